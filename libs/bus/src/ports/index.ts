@@ -1,0 +1,4 @@
+export * from './run-queue.port';
+export * from './run-stream.port';
+export * from './signals.port';
+export * from './tokens';

@@ -1,0 +1,4 @@
+export * from './app-names';
+export * from './service-config';
+export * from './test-services';
+export * from './variables';

@@ -1,0 +1,145 @@
+import { customCleanEnv } from 'envalid';
+import path from 'node:path';
+import { type AppName } from './app-names';
+import { type VariableDefinition, type VariableName, validatorFor, variables } from './variables';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type Edition = 'saas' | 'marketplace';
+
+/** The typed configuration of one app, built once at boot. */
+export interface ServiceConfig {
+  app: AppName;
+  edition: Edition;
+  http: {
+    host: string;
+    port: number;
+    /** {base_url} */
+    publicUrl: string;
+    shutdownTimeoutMs: number;
+  };
+  auth: {
+    /** {auth_url} */
+    authUrl: string;
+    /** {auth_url}/realms/federation */
+    issuer: string;
+    jwksUrl: string;
+    clockSkewSeconds: number;
+  };
+  database: {
+    /** Absent only where the embedded PostgreSQL may be used (platform, platformctl). */
+    url?: string;
+    poolSize: number;
+  };
+  redis: {
+    /** Absent only in platform, which then uses the in-process bus. */
+    url?: string;
+    keyPrefix: string;
+  };
+  /** Absolute path. */
+  dataDir: string;
+  log: { level: LogLevel };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly app: AppName,
+    readonly problems: readonly { variable: string; problem: string }[],
+  ) {
+    super(
+      `Invalid configuration for ${app}:\n` + problems.map((p) => `  ${p.variable}: ${p.problem}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export const REALM = 'federation';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates the variables of `app`. Every bad or missing value is reported at once,
+ * each with its name and what is allowed; secrets are never echoed.
+ */
+export function loadConfig(app: AppName, env: Env = process.env, cwd = process.cwd()): ServiceConfig {
+  const definitions = variables.filter((v) => (v.apps as readonly AppName[]).includes(app)) as VariableDefinition[];
+  const specs = Object.fromEntries(definitions.map((d) => [d.name, validatorFor(d, app)]));
+  // Empty strings count as unset, as in most twelve-factor tools (compose files often write `X=`).
+  const present: Env = {};
+  for (const d of definitions) {
+    const raw = env[d.name];
+    if (raw !== undefined && raw !== '') present[d.name] = raw;
+  }
+  const values = customCleanEnv(present, specs, (cleaned) => cleaned, {
+    reporter: ({ errors }) => {
+      const problems = Object.entries(errors).map(([name, error]) => {
+        const definition = definitions.find((d) => d.name === name) as VariableDefinition;
+        const reason = present[name] === undefined ? 'is required but not set' : describe(definition, present[name], error as Error);
+        return { variable: name, problem: `${reason}; allowed: ${definition.allowed}` };
+      });
+      if (problems.length > 0) throw new ConfigError(app, problems);
+    },
+  }) as Partial<Record<VariableName, unknown>>;
+
+  const has = (name: VariableName) => Object.prototype.hasOwnProperty.call(values, name);
+  const port = (values.PORT as number | undefined) ?? 8080;
+  const publicUrl = (values.PUBLIC_URL as string | undefined) ?? `http://localhost:${port}`;
+  const authUrl = (values.AUTH_URL as string | undefined) ?? publicUrl;
+  return {
+    app,
+    edition: (values.EDITION as Edition | undefined) ?? 'saas',
+    http: {
+      host: (values.HOST as string | undefined) ?? '0.0.0.0',
+      port,
+      publicUrl,
+      shutdownTimeoutMs: ((values.SHUTDOWN_TIMEOUT_SECONDS as number | undefined) ?? 10) * 1000,
+    },
+    auth: {
+      authUrl,
+      issuer: `${authUrl}/realms/${REALM}`,
+      jwksUrl: (values.AUTH_JWKS_URL as string | undefined) ?? `${authUrl}/${REALM}/auth/v1/jwks`,
+      clockSkewSeconds: (values.AUTH_CLOCK_SKEW_SECONDS as number | undefined) ?? 10,
+    },
+    database: {
+      url: has('DATABASE_URL') ? (values.DATABASE_URL as string | undefined) : undefined,
+      poolSize: (values.DATABASE_POOL_SIZE as number | undefined) ?? 10,
+    },
+    redis: {
+      url: has('REDIS_URL') ? (values.REDIS_URL as string | undefined) : undefined,
+      keyPrefix: (values.REDIS_KEY_PREFIX as string | undefined) ?? 'fed:',
+    },
+    dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),
+    log: { level: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info' },
+  };
+}
+
+function describe(definition: VariableDefinition, raw: string | undefined, error: Error): string {
+  if (definition.sensitive) return 'has an invalid value (not shown: sensitive)';
+  const shown = raw !== undefined && raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
+  return `"${shown}" is invalid (${error.message.replace(/^Invalid input: /, '')})`;
+}
+
+/** The configuration as printable rows, secrets masked (for `platformctl config check` and boot logs). */
+export function describeConfig(app: AppName, env: Env = process.env): { name: string; value: string; source: string }[] {
+  return variables
+    .filter((v) => (v.apps as readonly AppName[]).includes(app))
+    .map((d: VariableDefinition) => {
+      const raw = env[d.name];
+      const set = raw !== undefined && raw !== '';
+      const value = set ? (d.sensitive ? maskSecret(raw) : raw) : (d.defaultFor(app) ?? '(unset)');
+      return { name: d.name, value, source: set ? 'environment' : 'default' };
+    });
+}
+
+/** Keeps a URL's shape but hides its password; any other secret is hidden whole. */
+export function maskSecret(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return '****';
+  }
+}
+
+/** Nest injection token of the app's ServiceConfig. */
+export const SERVICE_CONFIG = Symbol.for('fed.config.ServiceConfig');

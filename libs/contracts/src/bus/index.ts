@@ -1,0 +1,2 @@
+export * from './run-job';
+export * from './signals';

@@ -1,0 +1,46 @@
+// Signals are small, versioned facts pushed to every instance (Redis pub/sub or in-process).
+// A receiver that misses one must not be wrong for long: each fact has a state of record elsewhere.
+
+export interface RunCancelledV1 {
+  version: 1;
+  runId?: string;
+  conversationId: string;
+}
+
+export interface TokenRevokedV1 {
+  version: 1;
+  /** `jti` of the revoked access token. */
+  jti: string;
+  /** Unix seconds; after this the token is expired anyway and may be forgotten. */
+  expiresAt: number;
+}
+
+export interface SessionsInvalidatedV1 {
+  version: 1;
+  /** `sub` whose tokens issued before `issuedBefore` are no longer accepted. */
+  subject: string;
+  /** Unix seconds. */
+  issuedBefore: number;
+}
+
+export interface ConfigChangedV1 {
+  version: 1;
+  /** What changed, e.g. `gateway.routes`, `gateway.keys`. */
+  area: string;
+}
+
+export interface SignalPayloads {
+  'run.cancelled': RunCancelledV1;
+  'auth.token-revoked': TokenRevokedV1;
+  'auth.sessions-invalidated': SessionsInvalidatedV1;
+  'config.changed': ConfigChangedV1;
+}
+
+export type SignalTopic = keyof SignalPayloads;
+
+export const signalTopics: readonly SignalTopic[] = [
+  'run.cancelled',
+  'auth.token-revoked',
+  'auth.sessions-invalidated',
+  'config.changed',
+];

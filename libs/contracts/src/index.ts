@@ -1,0 +1,4 @@
+export * from './bus';
+export * from './errors';
+export * from './pagination';
+export * from './sse';

@@ -1,0 +1,128 @@
+// The chat stream chunk of document 2 ("Events"). Clients ignore unknown fields, so these
+// types describe what we send, not a closed world.
+
+export type TaskStatus = 'in_progress' | 'completed' | 'failed' | 'error' | 'pending';
+export type FinishReason = 'stop' | 'error';
+export type ChunkStatus = 'processing' | 'unfinished';
+export type InteractionType = 'choice' | 'confirmation' | 'question';
+export type UiResourceOrigin = 'first-party' | 'external';
+
+export interface TaskFile {
+  filename: string;
+  size: number;
+  filepath: string;
+  mimeType?: string;
+}
+
+export interface Task {
+  messageId: string;
+  conversationId: string;
+  callId?: string;
+  actionType: string;
+  title?: string;
+  description?: string;
+  content?: string;
+  status: TaskStatus;
+  metadata?: Record<string, unknown>;
+  files?: TaskFile[];
+  /** Unix milliseconds. */
+  timestamp: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HtmlUiResource {
+  type: 'html';
+  origin: UiResourceOrigin;
+  altText: string;
+  tool_call_id: string;
+  uri: string;
+  tool_name: string;
+  server_name: string;
+  mime_type: string;
+  meta?: Record<string, unknown>;
+  capabilities?: Record<string, unknown>;
+  size?: number;
+}
+
+export interface DataUiResource {
+  type: 'data';
+  origin: 'first-party';
+  altText: string;
+  kind: string;
+  data: Record<string, unknown>;
+  generated_at?: string;
+}
+
+export type UiResource = HtmlUiResource | DataUiResource;
+
+export interface Interaction {
+  interactionType: InteractionType;
+  content: string;
+  options?: string[];
+  uiResource?: UiResource;
+}
+
+export interface Deliverable {
+  filename: string;
+  filepath: string;
+  source: 'agent' | 'user';
+  isPrimary: boolean;
+  createdAt: string;
+  mimeType?: string;
+  size?: number;
+}
+
+export interface ChunkDelta {
+  role?: 'assistant';
+  messageInfo?: { conversationId: string; messageId: string };
+  content?: string;
+  tasks?: Task[];
+  interaction?: Interaction;
+  uiResource?: UiResource;
+}
+
+export interface ChunkChoice {
+  index: 0;
+  delta: ChunkDelta;
+  finishReason: FinishReason | null;
+  status?: ChunkStatus;
+  deliverables?: Deliverable[];
+}
+
+export interface ChatCompletionChunk {
+  createdAt: string;
+  model: string;
+  /** Always exactly one element. */
+  choices: [ChunkChoice];
+}
+
+function chunk(model: string, choice: Omit<ChunkChoice, 'index'>, at: Date): ChatCompletionChunk {
+  return { createdAt: at.toISOString(), model, choices: [{ index: 0, ...choice }] };
+}
+
+/** Item 2 of the stream: sent once, names the conversation and the assistant message. */
+export function roleChunk(model: string, conversationId: string, messageId: string, at = new Date()) {
+  return chunk(model, { delta: { role: 'assistant', messageInfo: { conversationId, messageId } }, finishReason: null }, at);
+}
+
+/** Item 3: a piece of text, task updates, an interaction request or a display-only UI resource. */
+export function contentChunk(model: string, delta: Omit<ChunkDelta, 'role' | 'messageInfo'>, at = new Date()) {
+  return chunk(model, { delta, finishReason: null }, at);
+}
+
+/** Item 4: ends the turn with `stop` or `error`. */
+export function finalChunk(
+  model: string,
+  finishReason: FinishReason,
+  extra: { status?: ChunkStatus; deliverables?: Deliverable[]; content?: string } = {},
+  at = new Date(),
+) {
+  const choice: Omit<ChunkChoice, 'index'> = {
+    delta: extra.content === undefined ? {} : { content: extra.content },
+    finishReason,
+  };
+  if (extra.status) choice.status = extra.status;
+  if (extra.deliverables) choice.deliverables = extra.deliverables;
+  return chunk(model, choice, at);
+}

@@ -1,0 +1,2 @@
+export * from './chat-chunk';
+export * from './sse-encoder';

@@ -1,0 +1,1 @@
+export async function prepareTestTemplate(): Promise<void> {}
