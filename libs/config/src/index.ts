@@ -2,3 +2,4 @@ export * from './app-names';
 export * from './service-config';
 export * from './test-services';
 export * from './variables';
+export * from './config-table';

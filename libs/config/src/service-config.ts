@@ -45,9 +45,7 @@ export class ConfigError extends Error {
     readonly app: AppName,
     readonly problems: readonly { variable: string; problem: string }[],
   ) {
-    super(
-      `Invalid configuration for ${app}:\n` + problems.map((p) => `  ${p.variable}: ${p.problem}`).join('\n'),
-    );
+    super(`Invalid configuration for ${app}:\n` + problems.map((p) => `  ${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -73,7 +71,8 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
     reporter: ({ errors }) => {
       const problems = Object.entries(errors).map(([name, error]) => {
         const definition = definitions.find((d) => d.name === name) as VariableDefinition;
-        const reason = present[name] === undefined ? 'is required but not set' : describe(definition, present[name], error as Error);
+        const reason =
+          present[name] === undefined ? 'is required but not set' : describe(definition, present[name], error as Error);
         return { variable: name, problem: `${reason}; allowed: ${definition.allowed}` };
       });
       if (problems.length > 0) throw new ConfigError(app, problems);
@@ -119,7 +118,10 @@ function describe(definition: VariableDefinition, raw: string | undefined, error
 }
 
 /** The configuration as printable rows, secrets masked (for `platformctl config check` and boot logs). */
-export function describeConfig(app: AppName, env: Env = process.env): { name: string; value: string; source: string }[] {
+export function describeConfig(
+  app: AppName,
+  env: Env = process.env,
+): { name: string; value: string; source: string }[] {
   return variables
     .filter((v) => (v.apps as readonly AppName[]).includes(app))
     .map((d: VariableDefinition) => {

@@ -1,4 +1,5 @@
-// Where tests find the machine's PostgreSQL and Redis. Tests only: services read loadConfig().
+// Where tests find the machine's PostgreSQL and Redis (tools/check-services.cjs uses the same
+// defaults). Tests only: services read loadConfig().
 export interface TestServiceUrls {
   /** An admin connection that may CREATE DATABASE. */
   databaseUrl: string;
@@ -11,9 +12,3 @@ export function testServiceUrls(env: Record<string, string | undefined> = proces
     redisUrl: env.TEST_REDIS_URL || 'redis://127.0.0.1:6379',
   };
 }
-
-export const howToStartServices = {
-  postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
-  redis:
-    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
-};

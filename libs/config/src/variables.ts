@@ -112,7 +112,8 @@ export const variables = [
   }),
   define({
     name: 'AUTH_URL',
-    description: 'External base address of the authentication host ({auth_url}); the issuer is {auth_url}/realms/federation.',
+    description:
+      'External base address of the authentication host ({auth_url}); the issuer is {auth_url}/realms/federation.',
     allowed: 'an http or https URL',
     defaultText: 'PUBLIC_URL',
     apps: httpApps,
@@ -120,7 +121,8 @@ export const variables = [
   }),
   define({
     name: 'AUTH_JWKS_URL',
-    description: 'Where services fetch the signing keys that verify access tokens (an in-cluster address in distributed mode).',
+    description:
+      'Where services fetch the signing keys that verify access tokens (an in-cluster address in distributed mode).',
     allowed: 'an http or https URL',
     defaultText: '`{AUTH_URL}/federation/auth/v1/jwks`',
     apps: httpApps,
@@ -154,7 +156,8 @@ export const variables = [
   }),
   define({
     name: 'REDIS_URL',
-    description: 'Redis URL for the queue, run streams and signals. In `platform`, leaving it unset uses the in-process bus.',
+    description:
+      'Redis URL for the queue, run streams and signals. In `platform`, leaving it unset uses the in-process bus.',
     allowed: 'a redis:// or rediss:// URL',
     apps: everyApp,
     requiredIn: serviceNames,
@@ -211,5 +214,8 @@ export function validatorFor(definition: VariableDefinition, app: AppName) {
   const required = definition.requiredIn.includes(app);
   const validator = makeValidator<string | number>((raw: string) => definition.parse(raw));
   if (required) return validator({ desc: definition.description });
-  return validator({ desc: definition.description, default: fallback === undefined ? undefined : definition.parse(fallback) });
+  return validator({
+    desc: definition.description,
+    default: fallback === undefined ? undefined : definition.parse(fallback),
+  });
 }

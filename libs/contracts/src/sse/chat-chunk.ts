@@ -103,7 +103,11 @@ function chunk(model: string, choice: Omit<ChunkChoice, 'index'>, at: Date): Cha
 
 /** Item 2 of the stream: sent once, names the conversation and the assistant message. */
 export function roleChunk(model: string, conversationId: string, messageId: string, at = new Date()) {
-  return chunk(model, { delta: { role: 'assistant', messageInfo: { conversationId, messageId } }, finishReason: null }, at);
+  return chunk(
+    model,
+    { delta: { role: 'assistant', messageInfo: { conversationId, messageId } }, finishReason: null },
+    at,
+  );
 }
 
 /** Item 3: a piece of text, task updates, an interaction request or a display-only UI resource. */

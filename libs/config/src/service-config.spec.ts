@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { renderConfigTable } from './config-table';
+import { ConfigError, describeConfig, loadConfig } from './service-config';
+
+const serviceEnv = { DATABASE_URL: 'postgres://app:s3cret@db:5432/fed', REDIS_URL: 'redis://redis:6379' };
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((p) => `${p.variable}: ${p.problem}`);
+    throw error;
+  }
+  return [];
+}
+
+describe('service configuration', () => {
+  it('builds a typed configuration with the documented defaults', () => {
+    const config = loadConfig('chat-service', serviceEnv, '/srv');
+    expect(config.http).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      publicUrl: 'http://localhost:8080',
+      shutdownTimeoutMs: 10000,
+    });
+    expect(config.auth).toEqual({
+      authUrl: 'http://localhost:8080',
+      issuer: 'http://localhost:8080/realms/federation',
+      jwksUrl: 'http://localhost:8080/federation/auth/v1/jwks',
+      clockSkewSeconds: 10,
+    });
+    expect(config.database).toEqual({ url: serviceEnv.DATABASE_URL, poolSize: 10 });
+    expect(config.redis).toEqual({ url: serviceEnv.REDIS_URL, keyPrefix: 'fed:' });
+    expect(config.edition).toBe('saas');
+  });
+
+  it('derives the issuer from AUTH_URL and strips a trailing slash', () => {
+    const config = loadConfig('chat-service', { ...serviceEnv, AUTH_URL: 'https://id.example.com/' });
+    expect(config.auth.issuer).toBe('https://id.example.com/realms/federation');
+  });
+
+  it('stops a service without DATABASE_URL or REDIS_URL and names both variables', () => {
+    const problems = problemsOf(() => loadConfig('llm-gateway', {}));
+    expect(problems).toEqual([
+      expect.stringMatching(/^DATABASE_URL: is required but not set; allowed: a postgres:\/\/ or postgresql:\/\/ URL$/),
+      expect.stringMatching(/^REDIS_URL: is required but not set; allowed: a redis:\/\/ or rediss:\/\/ URL$/),
+    ]);
+  });
+
+  it('lets platform run without DATABASE_URL and REDIS_URL (embedded database, in-process bus)', () => {
+    const config = loadConfig('platform', {}, '/home/dev/fed');
+    expect(config.database.url).toBeUndefined();
+    expect(config.redis.url).toBeUndefined();
+    expect(config.http.host).toBe('127.0.0.1');
+    expect(config.dataDir).toBe('/home/dev/fed/.data');
+  });
+
+  it('names a bad value and what is allowed', () => {
+    expect(problemsOf(() => loadConfig('platform', { PORT: 'eighty' }))).toEqual([
+      'PORT: "eighty" is invalid ("eighty" is not an integer); allowed: an integer from 1 to 65535',
+    ]);
+    expect(problemsOf(() => loadConfig('platform', { PORT: '70000', EDITION: 'enterprise' }))).toEqual([
+      'PORT: "70000" is invalid (70000 is outside 1-65535); allowed: an integer from 1 to 65535',
+      'EDITION: "enterprise" is invalid ("enterprise" is not one of saas, marketplace); allowed: saas or marketplace',
+    ]);
+  });
+
+  it('never echoes the value of a secret it refuses', () => {
+    const problems = problemsOf(() =>
+      loadConfig('chat-service', { ...serviceEnv, DATABASE_URL: 'mysql://root:hunter2@db/x' }),
+    );
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('DATABASE_URL');
+    expect(problems[0]).not.toContain('hunter2');
+  });
+
+  it('masks passwords when describing the configuration', () => {
+    const rows = describeConfig('chat-service', serviceEnv);
+    const database = rows.find((r) => r.name === 'DATABASE_URL');
+    expect(database?.value).toBe('postgres://app:****@db:5432/fed');
+    expect(rows.find((r) => r.name === 'PORT')).toEqual({ name: 'PORT', value: '8080', source: 'default' });
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig('platform', { DATABASE_URL: '', PORT: '' }).database.url).toBeUndefined();
+  });
+
+  it('lists every variable in the README configuration table', () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const section = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
+    expect(section?.[1]).toBe(renderConfigTable());
+  });
+});
