@@ -10,15 +10,22 @@ export interface ConsumeOptions {
   concurrency?: number;
 }
 
-/** Runs one job; a throw counts as a failed attempt and the job is retried with backoff. */
+/**
+ * Runs one job; a throw counts as a failed attempt and the job is retried with backoff. `signal` aborts
+ * when the consumer closes (or the job is cancelled): a handler that then throws hands the job back to
+ * the queue without using up an attempt, one that returns has completed it.
+ */
 export type RunJobHandler = (job: RunJob, context: { attempt: number; signal: AbortSignal }) => Promise<void>;
 
 export interface RunConsumer {
-  /** Stops taking jobs and waits for the running ones to finish. */
+  /** Stops taking jobs, aborts the running ones' signals and waits for them to finish. */
   close(): Promise<void>;
 }
 
-/** Queue of agent turns. The job id is `runId`: enqueueing the same run twice queues it once. */
+/**
+ * Queue of agent turns, delivered at least once. The job id is `runId`: enqueueing the same run twice
+ * queues it once, also for a while after it finished (the dedupe window).
+ */
 export interface RunQueue {
   enqueue(job: RunJob, options?: EnqueueOptions): Promise<void>;
   consume(handler: RunJobHandler, options?: ConsumeOptions): RunConsumer;

@@ -15,6 +15,7 @@ export interface ReadOptions {
   blockMs?: number;
   /** Most entries returned by one read (default 100). */
   count?: number;
+  /** Aborting ends the wait early; the read then resolves with what it has (usually nothing). */
   signal?: AbortSignal;
 }
 
@@ -28,6 +29,7 @@ export const STREAM_START = '0';
 export interface RunStream {
   append(streamId: string, data: string): Promise<string>;
   read(streamId: string, afterOffset: string, options?: ReadOptions): Promise<StreamRead>;
+  /** Ending twice is harmless (the first end's expiry stands); ending an unknown stream leaves it ended and empty. */
   end(streamId: string, options?: { ttlSeconds?: number }): Promise<void>;
   /** Whether a stream exists and whether it has ended. */
   state(streamId: string): Promise<'absent' | 'open' | 'ended'>;

@@ -1,0 +1,239 @@
+import { testServiceUrls } from '@fed/config';
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { type Bus, createBus, type CreateBusOptions } from '../create-bus';
+import { STREAM_START } from '../ports';
+import { deferred, eventually, resolvesWithin, runJob, sleep } from '../testing/async-helpers';
+import { describeBusContract } from '../testing/bus-contract';
+import { TcpProxy } from '@fed/testing';
+
+// Every bus of this file lives under its own prefix, so parallel test files never meet.
+const { redisUrl } = testServiceUrls();
+const filePrefix = `test:${randomUUID()}:`;
+let busCount = 0;
+const uniquePrefix = () => `${filePrefix}${busCount++}:`;
+
+async function redisBus(options: Partial<CreateBusOptions> = {}): Promise<Bus> {
+  const bus = createBus({ redisUrl, keyPrefix: uniquePrefix(), ...options });
+  await bus.ping();
+  return bus;
+}
+
+let raw: Redis;
+
+beforeAll(() => {
+  raw = new Redis(redisUrl);
+});
+
+afterAll(async () => {
+  let cursor = '0';
+  do {
+    const [next, keys] = await raw.scan(cursor, 'MATCH', `${filePrefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await raw.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await raw.quit();
+});
+
+describeBusContract('Redis', (settings) => redisBus(settings));
+
+describe('Redis bus', () => {
+  const buses: Bus[] = [];
+  const proxies: TcpProxy[] = [];
+  const startProxy = async () => {
+    const proxy = await TcpProxy.start(redisUrl);
+    proxies.push(proxy);
+    return proxy;
+  };
+  const open = async (options: Partial<CreateBusOptions> = {}) => {
+    const bus = await redisBus(options);
+    buses.push(bus);
+    return bus;
+  };
+
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.close()));
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  });
+
+  it('is the Redis bus when given a URL', async () => {
+    expect((await open()).kind).toBe('redis');
+  });
+
+  it('shares jobs, streams and signals between instances with the same key prefix', async () => {
+    const keyPrefix = uniquePrefix();
+    const producer = await open({ keyPrefix });
+    const worker = await open({ keyPrefix });
+
+    const delivered = deferred<string>();
+    worker.runQueue.consume(async (job) => delivered.resolve(job.runId));
+    const job = runJob();
+    await producer.runQueue.enqueue(job);
+    expect(await resolvesWithin('the job on the other instance', delivered.promise)).toBe(job.runId);
+
+    const reading = producer.runStream.read(job.runId, STREAM_START, { blockMs: 5000 });
+    await sleep(50);
+    await worker.runStream.append(job.runId, 'chunk');
+    expect((await resolvesWithin('the blocking read', reading)).entries.map((e) => e.data)).toEqual(['chunk']);
+
+    const signalled = deferred<unknown>();
+    await worker.signals.subscribe('run.cancelled', (p) => signalled.resolve(p));
+    await producer.signals.publish('run.cancelled', { version: 1, conversationId: 'c1', runId: job.runId });
+    expect(await resolvesWithin('the signal', signalled.promise)).toEqual({
+      version: 1,
+      conversationId: 'c1',
+      runId: job.runId,
+    });
+  });
+
+  it('shares nothing between instances with different key prefixes', async () => {
+    const one = await open();
+    const other = await open();
+    let otherRuns = 0;
+    const otherSignals: unknown[] = [];
+    other.runQueue.consume(async () => void otherRuns++);
+    await other.signals.subscribe('config.changed', (p) => void otherSignals.push(p));
+
+    const oneRan = deferred();
+    one.runQueue.consume(async () => oneRan.resolve());
+    const job = runJob();
+    await one.runQueue.enqueue(job);
+    await resolvesWithin('the job on its own instance', oneRan.promise);
+    await one.runStream.append(job.runId, 'chunk');
+    const oneSignal = deferred();
+    await one.signals.subscribe('config.changed', () => oneSignal.resolve());
+    await one.signals.publish('config.changed', { version: 1, area: 'x' });
+    await resolvesWithin('the signal on its own instance', oneSignal.promise);
+    await sleep(50);
+
+    expect(otherRuns).toBe(0);
+    expect(otherSignals).toEqual([]);
+    expect(await other.runStream.state(job.runId)).toBe('absent');
+    expect(await other.runQueue.pendingCount()).toBe(0);
+  });
+
+  it('keeps every key it writes under its key prefix', async () => {
+    const keyPrefix = uniquePrefix();
+    const bus = await open({ keyPrefix });
+    const job = runJob();
+    await bus.runQueue.enqueue(job);
+    await bus.runStream.append(job.runId, 'chunk');
+    const keys = await raw.keys(`*${job.runId}*`);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    for (const key of keys) expect(key.startsWith(keyPrefix)).toBe(true);
+  });
+
+  it('gives an open stream a max-lifetime expiry, so an abandoned one vanishes', async () => {
+    const keyPrefix = uniquePrefix();
+    const bus = await open({ keyPrefix, runStream: { maxLifetimeSeconds: 3600 } });
+    await bus.runStream.append('abandoned', 'chunk');
+    const ttl = await raw.pttl(`${keyPrefix}run-stream:abandoned`);
+    expect(ttl).toBeGreaterThan(3590_000);
+    expect(ttl).toBeLessThanOrEqual(3600_000);
+  });
+
+  it('ignores malformed messages on a signal channel', async () => {
+    const keyPrefix = uniquePrefix();
+    const bus = await open({ keyPrefix });
+    const received: unknown[] = [];
+    await bus.signals.subscribe('config.changed', (p) => void received.push(p));
+    for (const junk of ['not json', '42', 'null', '[1]', '{"version":1,']) {
+      await raw.publish(`${keyPrefix}signal:config.changed`, junk);
+    }
+    await bus.signals.publish('config.changed', { version: 1, area: 'after-junk' });
+    await eventually('the valid signal', () => received.length > 0);
+    await sleep(20);
+    expect(received).toEqual([{ version: 1, area: 'after-junk' }]);
+  });
+
+  it('serves any number of blocking reads over one subscriber connection', async () => {
+    const keyPrefix = uniquePrefix();
+    const bus = await open({ keyPrefix });
+    const connections = async () => {
+      const clients = (await raw.client('LIST')) as string;
+      return clients.split('\n').filter((line) => line.includes(`name=${keyPrefix}`)).length;
+    };
+    // Warm up: the first blocking read makes the stream subscriber connect.
+    await bus.runStream.read('warm-up', STREAM_START, { blockMs: 20 });
+    const before = await connections();
+    const ids = Array.from({ length: 50 }, (_, i) => `stream-${i}`);
+    const reads = ids.map((id) => bus.runStream.read(id, STREAM_START, { blockMs: 5000 }));
+    await sleep(100);
+    expect(await connections()).toBe(before);
+    const subscriber = ((await raw.client('LIST')) as string)
+      .split('\n')
+      .find((line) => line.includes(`name=${keyPrefix}bus-stream-sub`));
+    expect(subscriber).toMatch(/ sub=5[0-9] /);
+    await Promise.all(ids.map((id) => bus.runStream.append(id, 'x')));
+    await resolvesWithin('all blocking reads', Promise.all(reads));
+  });
+
+  it('fails ping fast when Redis is unreachable, and still closes cleanly', async () => {
+    const errors: Error[] = [];
+    const bus = createBus({
+      redisUrl: 'redis://127.0.0.1:1',
+      keyPrefix: uniquePrefix(),
+      onError: (error) => void errors.push(error),
+    });
+    bus.runQueue.consume(async () => undefined);
+    const started = Date.now();
+    await expect(bus.ping()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(errors.length).toBeGreaterThan(0);
+    await resolvesWithin('close', bus.close(), 3000);
+  });
+
+  it('closes promptly, ending waiting reads, when Redis went away while it was in use', async () => {
+    const proxy = await startProxy();
+    const bus = createBus({ redisUrl: proxy.url, keyPrefix: uniquePrefix(), onError: () => undefined });
+    await bus.ping();
+    const started = deferred();
+    let handlerDone = false;
+    bus.runQueue.consume(async (_job, { signal }) => {
+      started.resolve();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      handlerDone = true;
+      throw new Error('interrupted');
+    });
+    await bus.runQueue.enqueue(runJob());
+    await resolvesWithin('the job to start', started.promise);
+    await bus.signals.subscribe('config.changed', () => undefined);
+    const reading = bus.runStream.read('lost', STREAM_START, { blockMs: 10_000 });
+    await sleep(200);
+    await proxy.cut();
+    await sleep(300);
+    const closingAt = Date.now();
+    await resolvesWithin('close', bus.close(), 5000);
+    expect(Date.now() - closingAt).toBeLessThan(3000);
+    expect(handlerDone).toBe(true);
+    expect(await resolvesWithin('the blocking read', reading, 1000)).toEqual({ entries: [], ended: false });
+  });
+
+  it('delivers signals and wakes waiting reads again once Redis is back', async () => {
+    const proxy = await startProxy();
+    const keyPrefix = uniquePrefix();
+    const flaky = createBus({ redisUrl: proxy.url, keyPrefix, onError: () => undefined });
+    buses.push(flaky);
+    const direct = await open({ keyPrefix });
+    await flaky.ping();
+    const signals: unknown[] = [];
+    await flaky.signals.subscribe('config.changed', (p) => void signals.push(p));
+    const offset = await direct.runStream.append('survivor', 'before');
+    const reading = flaky.runStream.read('survivor', offset, { blockMs: 10_000 });
+    await sleep(100);
+
+    await proxy.cut();
+    // Appended while the reader's instance is cut off: its nudge is lost, the re-check on reconnect is not.
+    await direct.runStream.append('survivor', 'during the outage');
+    await sleep(300);
+    await proxy.restore();
+    expect((await resolvesWithin('the blocking read', reading, 3000)).entries.map((e) => e.data)).toEqual([
+      'during the outage',
+    ]);
+    await eventually('the re-subscribed signal', async () => {
+      await direct.signals.publish('config.changed', { version: 1, area: 'after-outage' });
+      return signals.length > 0;
+    });
+    expect(signals[0]).toEqual({ version: 1, area: 'after-outage' });
+  });
+});

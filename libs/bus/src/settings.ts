@@ -1,0 +1,18 @@
+// Tuning shared by the Redis and in-process implementations, so both behave the same.
+
+export interface RunQueueSettings {
+  /** First retry delay; each further retry waits twice as long (default 1000 ms). */
+  backoffMs?: number;
+  /** How long a finished run id is still refused by `enqueue` (default 3600 s; at most 10,000 ids). */
+  dedupeWindowSeconds?: number;
+}
+
+export interface RunStreamSettings {
+  /** An open stream vanishes this long after its last append (default 24 h), so abandoned runs cannot pile up. */
+  maxLifetimeSeconds?: number;
+  /** How long an ended stream is kept when `end` gives no ttl (default 3600 s). */
+  endTtlSeconds?: number;
+}
+
+export const runQueueDefaults = { backoffMs: 1000, dedupeWindowSeconds: 3600, dedupeMaxIds: 10_000 } as const;
+export const runStreamDefaults = { maxLifetimeSeconds: 24 * 3600, endTtlSeconds: 3600 } as const;
