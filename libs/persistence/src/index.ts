@@ -1,1 +1,18 @@
-export {};
+export {
+  createDataSource,
+  dataSourceOptions,
+  defaultTimeouts,
+  type EntityClass,
+  type PersistenceOptions,
+  type PostgresDataSourceOptions,
+} from './data-source/data-source.factory';
+export { SnakeNamingStrategy, snakeCase } from './data-source/snake-naming.strategy';
+export { DataDirLockedError } from './embedded/data-dir.lock';
+export {
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+  type EmbeddedPostgresOptions,
+} from './embedded/embedded-postgres';
+export { migrations, type MigrationClass } from './migrations';
+export { pendingMigrations, revertLastMigration, runMigrations } from './migrator/migrator';
+export { contextSchemas, migrationsTable, platformSchema, type ContextSchema } from './schemas';

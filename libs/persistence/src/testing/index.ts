@@ -1,1 +1,8 @@
-export async function prepareTestTemplate(): Promise<void> {}
+export { prepareTestTemplate } from './test-template';
+export {
+  createTestDatabase,
+  useTestDatabase,
+  type TestDatabase,
+  type TestDatabaseHandle,
+  type TestDatabaseOptions,
+} from './test-database';

@@ -1,0 +1,8 @@
+import type { MigrationInterface } from 'typeorm';
+import { CreateContextSchemas1795320075713 } from './1795320075713-create-context-schemas';
+
+export type MigrationClass = new () => MigrationInterface;
+
+// Every migration, oldest first. Listed by hand (no glob): the same code runs from dist/ and from
+// Jest on .ts sources. A new migration is appended here; migrations.spec.ts fails if one is missing.
+export const migrations: readonly MigrationClass[] = [CreateContextSchemas1795320075713];

@@ -1,0 +1,7 @@
+// One Postgres schema per bounded context; each domain lib creates its tables only in its own.
+export const contextSchemas = ['identity', 'conversations', 'agent', 'gateway', 'audit', 'memory'] as const;
+export type ContextSchema = (typeof contextSchemas)[number];
+
+// Bookkeeping that belongs to no context: the migrations table. The migrator creates it.
+export const platformSchema = 'platform';
+export const migrationsTable = `${platformSchema}.migrations`;
