@@ -1,0 +1,77 @@
+import { invalidToken } from './auth.errors';
+import { type AccessTokenClaims } from './access-token.principal';
+
+// The only audience the platform's access tokens carry (Authorization Code flow; Client
+// Credentials tokens have none). ID tokens name the client instead and are refused by it too.
+export const ACCESS_TOKEN_AUDIENCE = 'broker';
+
+export interface ClaimRules {
+  issuer: string;
+  clockSkewSeconds: number;
+  /** Tokens issued longer ago than this are refused, whatever their `exp` (bounds revocation memory). */
+  maxTokenAgeSeconds: number;
+}
+
+/** Checks an already signature-verified payload against the spec's access-token rules. */
+export function checkAccessTokenClaims(
+  payload: Record<string, unknown>,
+  rules: ClaimRules,
+  nowSeconds: number,
+): AccessTokenClaims {
+  const skew = rules.clockSkewSeconds;
+  if (payload.iss !== rules.issuer) throw invalidToken('the token was issued by another issuer');
+  const exp = numeric(payload, 'exp', true) as number;
+  if (exp <= nowSeconds - skew) throw invalidToken('the token has expired');
+  const nbf = numeric(payload, 'nbf', false);
+  if (nbf !== undefined && nbf > nowSeconds + skew) throw invalidToken('the token is not valid yet');
+  const iat = numeric(payload, 'iat', true) as number;
+  if (iat > nowSeconds + skew) throw invalidToken('the token was issued in the future');
+  if (nowSeconds - iat > rules.maxTokenAgeSeconds + skew) throw invalidToken('the token is too old');
+  if (!nonEmptyString(payload.sub)) throw invalidToken('the token has no subject');
+  if (!nonEmptyString(payload.jti)) throw invalidToken('the token has no id');
+  // Only access tokens are `Bearer`; ID tokens (`ID`) and refresh tokens (`Refresh`) are not.
+  if (payload.typ !== undefined && payload.typ !== 'Bearer') throw invalidToken('the token is not an access token');
+  if (!audienceAccepted(payload.aud)) throw invalidToken('the token is meant for another audience');
+  for (const name of ['azp', 'scope', 'preferred_username', 'sid'] as const) {
+    if (payload[name] !== undefined && typeof payload[name] !== 'string') throw malformed(name);
+  }
+  if (payload.realm_access !== undefined && !rolesClaimValid(payload.realm_access)) throw malformed('realm_access');
+  if (payload.tenant !== undefined && !tenantClaimValid(payload.tenant)) throw malformed('tenant');
+  return payload as unknown as AccessTokenClaims;
+}
+
+function numeric(payload: Record<string, unknown>, name: string, required: boolean): number | undefined {
+  const value = payload[name];
+  if (value === undefined) {
+    if (required) throw invalidToken(`the token has no "${name}" claim`);
+    return undefined;
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw malformed(name);
+  return value;
+}
+
+function malformed(name: string) {
+  return invalidToken(`the "${name}" claim is malformed`);
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function audienceAccepted(aud: unknown): boolean {
+  if (aud === undefined) return true;
+  if (typeof aud === 'string') return aud === ACCESS_TOKEN_AUDIENCE;
+  return Array.isArray(aud) && aud.includes(ACCESS_TOKEN_AUDIENCE);
+}
+
+function rolesClaimValid(realmAccess: unknown): boolean {
+  if (typeof realmAccess !== 'object' || realmAccess === null) return false;
+  const roles = (realmAccess as { roles?: unknown }).roles;
+  return roles === undefined || (Array.isArray(roles) && roles.every((role) => typeof role === 'string'));
+}
+
+function tenantClaimValid(tenant: unknown): boolean {
+  if (typeof tenant !== 'object' || tenant === null) return false;
+  const { id, type, endpoint } = tenant as Record<string, unknown>;
+  return nonEmptyString(id) && (type === 'enterprise' || type === 'saas') && typeof endpoint === 'string';
+}

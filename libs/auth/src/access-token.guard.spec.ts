@@ -1,0 +1,307 @@
+import 'reflect-metadata';
+import { Controller, Get } from '@nestjs/common';
+import { MemorySignals } from '@fed/bus';
+import { type ErrorEnvelope } from '@fed/contracts';
+import { type AccessTokenPrincipal } from './access-token.principal';
+import { CurrentPrincipal } from './current-principal.decorator';
+import { Public } from './public.decorator';
+import { RevocationList } from './revocation-list';
+import { Scopes } from './scopes.decorator';
+import { type AuthTestApp, startAuthTestApp, testServiceConfig } from './testing/auth-test-app';
+import { JwksServer } from './testing/jwks-server';
+import { TestTokenIssuer } from './testing/token-issuer';
+
+@Controller()
+class ProbeController {
+  @Get('me')
+  me(@CurrentPrincipal() principal: AccessTokenPrincipal) {
+    return { subject: principal.subject, scopes: [...principal.scopes] };
+  }
+
+  @Public()
+  @Get('health')
+  health(@CurrentPrincipal() principal: AccessTokenPrincipal | undefined) {
+    return { status: 'ok', principal: principal ?? null };
+  }
+
+  @Scopes('chat:exec', 'a2a:all', 'mcp:all')
+  @Get('chat')
+  chat() {
+    return { ok: true };
+  }
+
+  @Scopes('users:read', 'users:manage')
+  @Get('users')
+  users() {
+    return { ok: true };
+  }
+}
+
+@Public()
+@Controller('.well-known')
+class DiscoveryController {
+  @Get('openid-configuration')
+  discovery() {
+    return { issuer: 'test' };
+  }
+
+  @Scopes('master:manage')
+  @Get('protected')
+  protectedOne() {
+    return { ok: true };
+  }
+}
+
+@Scopes('logs:read')
+@Controller('logs')
+class LogsController {
+  @Get()
+  list() {
+    return { ok: true };
+  }
+
+  @Scopes('master:manage')
+  @Get('masters')
+  masters() {
+    return { ok: true };
+  }
+
+  @Public()
+  @Get('retention')
+  retention() {
+    return { days: 90 };
+  }
+}
+
+const controllers = [ProbeController, DiscoveryController, LogsController];
+const now = () => Math.floor(Date.now() / 1000);
+
+describe('AccessTokenGuard in a Nest app', () => {
+  let issuer: TestTokenIssuer;
+  let jwks: JwksServer;
+
+  beforeAll(async () => {
+    issuer = await TestTokenIssuer.create();
+    jwks = await JwksServer.start(() => issuer.jwks());
+  });
+
+  afterAll(async () => {
+    await jwks.close();
+    await issuer.close();
+  });
+
+  const call = (app: AuthTestApp, path: string, authorization?: string) =>
+    fetch(`${app.url}${path}`, { headers: authorization === undefined ? {} : { authorization } });
+  const errorOf = async (response: Response) => ((await response.json()) as ErrorEnvelope).error;
+  const bearer = async (claims: Record<string, unknown> = {}) => `Bearer ${await issuer.mint(claims)}`;
+
+  describe('saas edition', () => {
+    let app: AuthTestApp;
+    let signals: MemorySignals;
+
+    beforeAll(async () => {
+      signals = new MemorySignals();
+      const config = testServiceConfig({ issuer: issuer.issuer, jwksUrl: jwks.url });
+      app = await startAuthTestApp({ config, signals, controllers });
+    });
+
+    afterAll(async () => {
+      await app.close();
+      await signals.close();
+    });
+
+    it('refuses a request without a token with 401, the error envelope and a Bearer challenge', async () => {
+      const response = await call(app, '/me');
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="federation"');
+      expect(await errorOf(response)).toEqual({
+        type: 'authentication_error',
+        code: 'invalid_token',
+        message: 'an access token is required',
+      });
+    });
+
+    it.each([
+      ['another scheme', 'Basic dXNlcjpwYXNzd29yZA=='],
+      ['Bearer with no token', 'Bearer'],
+      ['two tokens', 'Bearer abc.def.ghi jkl.mno.pqr'],
+      ['a token that is not token68', 'Bearer abc,def'],
+    ])('refuses a malformed Authorization header (%s) with 401', async (_case, authorization) => {
+      const response = await call(app, '/me', authorization);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect((await errorOf(response)).code).toBe('invalid_token');
+    });
+
+    it('refuses a valid token followed by a second one', async () => {
+      const response = await call(app, '/me', `${await bearer()} ${await issuer.mint()}`);
+      expect(response.status).toBe(401);
+    });
+
+    it('reads the scheme case-insensitively', async () => {
+      const token = await issuer.mint();
+      for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+        expect((await call(app, '/me', `${scheme} ${token}`)).status).toBe(200);
+      }
+    });
+
+    it('never takes a token from the query string', async () => {
+      const response = await fetch(`${app.url}/me?access_token=${await issuer.mint()}`);
+      expect(response.status).toBe(401);
+    });
+
+    it('lets a valid token through a route without @Scopes and hands over the principal', async () => {
+      const claims = issuer.claims({ scope: 'openid profile' });
+      const response = await call(app, '/me', await bearer(claims));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ subject: claims.sub, scopes: ['openid', 'profile'] });
+    });
+
+    it('refuses an invalid token with 401 and says why in the challenge', async () => {
+      const response = await call(app, '/me', await bearer({ exp: now() - 3600, iat: now() - 7200 }));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        'Bearer realm="federation", error="invalid_token", error_description="the token has expired"',
+      );
+      expect(await errorOf(response)).toEqual({
+        type: 'authentication_error',
+        code: 'invalid_token',
+        message: 'the token has expired',
+      });
+    });
+
+    it('refuses a token lacking the route scope with 403 insufficient_scope', async () => {
+      const response = await call(app, '/chat', await bearer({ scope: 'openid chat:history' }));
+      expect(response.status).toBe(403);
+      expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+      const error = await errorOf(response);
+      expect(error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });
+      expect(error.message).toContain('chat:exec, a2a:all, mcp:all');
+    });
+
+    it.each([
+      ['/chat', 'a2a:all'],
+      ['/chat', 'mcp:all'],
+      ['/users', 'users:manage'],
+      ['/users', 'users:read'],
+    ])('accepts any one of the listed scopes (%s with %s)', async (path, scope) => {
+      expect((await call(app, path, await bearer({ scope: `openid ${scope}` }))).status).toBe(200);
+    });
+
+    it('applies a method @Scopes over the class @Scopes', async () => {
+      const logsOnly = await bearer({ scope: 'logs:read' });
+      expect((await call(app, '/logs', logsOnly)).status).toBe(200);
+      expect((await call(app, '/logs/masters', logsOnly)).status).toBe(403);
+      expect((await call(app, '/logs/masters', await bearer({ scope: 'master:manage' }))).status).toBe(200);
+    });
+
+    it('lets the decorator nearest the route win between @Public and @Scopes', async () => {
+      expect((await call(app, '/logs/retention')).status).toBe(200);
+      expect((await call(app, '/.well-known/protected')).status).toBe(401);
+      expect((await call(app, '/.well-known/protected', await bearer({ scope: 'logs:read' }))).status).toBe(403);
+      expect((await call(app, '/.well-known/protected', await bearer({ scope: 'master:manage' }))).status).toBe(200);
+    });
+
+    it('needs no token on a @Public route, on the method or the class', async () => {
+      const health = await call(app, '/health');
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok', principal: null });
+      expect((await call(app, '/.well-known/openid-configuration')).status).toBe(200);
+      expect((await call(app, '/health', 'Bearer not-even-a-jwt')).status).toBe(200);
+    });
+
+    it('refuses a token revoked over Signals on the very next request', async () => {
+      const claims = issuer.claims();
+      const authorization = `Bearer ${await issuer.mint(claims)}`;
+      expect((await call(app, '/me', authorization)).status).toBe(200);
+
+      await signals.publish('auth.token-revoked', {
+        version: 1,
+        jti: claims.jti as string,
+        expiresAt: claims.exp as number,
+      });
+      const response = await call(app, '/me', authorization);
+
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('error_description="the token has been revoked"');
+      expect((await call(app, '/me', await bearer({ sub: claims.sub }))).status).toBe(200);
+    });
+
+    it('after sessions-invalidated refuses older tokens of the subject and accepts newer ones', async () => {
+      const subject = issuer.claims().sub as string;
+      const older = await bearer({ sub: subject, iat: now() - 120 });
+      const newer = await bearer({ sub: subject, iat: now() });
+      const otherSubject = await bearer({ iat: now() - 120 });
+      expect((await call(app, '/me', older)).status).toBe(200);
+
+      await signals.publish('auth.sessions-invalidated', { version: 1, subject, issuedBefore: now() - 60 });
+
+      expect((await call(app, '/me', older)).status).toBe(401);
+      expect((await call(app, '/me', newer)).status).toBe(200);
+      expect((await call(app, '/me', otherSubject)).status).toBe(200);
+    });
+  });
+
+  describe('marketplace edition', () => {
+    let app: AuthTestApp;
+    let signals: MemorySignals;
+
+    beforeAll(async () => {
+      signals = new MemorySignals();
+      const config = testServiceConfig({ issuer: issuer.issuer, jwksUrl: jwks.url }, 'marketplace');
+      app = await startAuthTestApp({ config, signals, controllers });
+    });
+
+    afterAll(async () => {
+      await app.close();
+      await signals.close();
+    });
+
+    it('skips the scope check', async () => {
+      const noScopes = await bearer({ scope: 'openid' });
+      expect((await call(app, '/chat', noScopes)).status).toBe(200);
+      expect((await call(app, '/logs/masters', noScopes)).status).toBe(200);
+    });
+
+    it('still needs a valid token', async () => {
+      expect((await call(app, '/chat')).status).toBe(401);
+      expect((await call(app, '/chat', await bearer({ iss: 'https://elsewhere.example.test' }))).status).toBe(401);
+    });
+  });
+
+  it('takes its tuning from AuthModule.forRoot (here: no JWKS refetch cooldown)', async () => {
+    const config = testServiceConfig({ issuer: issuer.issuer, jwksUrl: jwks.url });
+    // With the default cooldown a kid first seen right after a fetch waits for the cooldown to end.
+    for (const [auth, afterRotation] of [
+      [undefined, 401],
+      [{ jwksRefetchCooldownMs: 0 }, 200],
+    ] as const) {
+      const signals = new MemorySignals();
+      const app = await startAuthTestApp({ config, signals, controllers, auth });
+      try {
+        expect((await call(app, '/me', await bearer())).status).toBe(200);
+        await issuer.rotate();
+        expect((await call(app, '/me', await bearer())).status).toBe(afterRotation);
+      } finally {
+        await app.close();
+        await signals.close();
+      }
+    }
+  });
+
+  it('stops listening for revocations when the app closes', async () => {
+    const signals = new MemorySignals();
+    const config = testServiceConfig({ issuer: issuer.issuer, jwksUrl: jwks.url });
+    const app = await startAuthTestApp({ config, signals, controllers });
+    const revocations = app.nest.get(RevocationList);
+    await signals.publish('auth.token-revoked', { version: 1, jti: 'revoked-while-open', expiresAt: now() + 60 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(revocations.revokedTokenCount).toBe(1);
+
+    await app.close();
+    await signals.publish('auth.token-revoked', { version: 1, jti: 'revoked-after-close', expiresAt: now() + 60 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(revocations.revokedTokenCount).toBe(1);
+    await signals.close();
+  });
+});

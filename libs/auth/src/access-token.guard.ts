@@ -1,0 +1,55 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { insufficientScope } from './auth.errors';
+import { AccessTokenVerifier } from './access-token.verifier';
+import { bearerTokenFrom } from './bearer-token';
+import { setPrincipal } from './current-principal.decorator';
+import { PUBLIC_METADATA } from './public.decorator';
+import { SCOPES_METADATA } from './scopes.decorator';
+
+interface HttpRequest {
+  headers: { authorization?: string };
+}
+
+/**
+ * Every route needs a valid access token unless it is @Public(); @Scopes() adds a scope check,
+ * which the Marketplace edition skips (spec: "token only, no scope check").
+ */
+@Injectable()
+export class AccessTokenGuard implements CanActivate {
+  private readonly checksScopes: boolean;
+
+  constructor(
+    private readonly verifier: AccessTokenVerifier,
+    private readonly reflector: Reflector,
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
+  ) {
+    this.checksScopes = config.edition !== 'marketplace';
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    // Only HTTP is served; anything else is refused rather than waved through.
+    if (context.getType() !== 'http') return false;
+    const rule = this.ruleFor(context);
+    if (rule === 'public') return true;
+    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const principal = await this.verifier.verify(bearerTokenFrom(request.headers.authorization));
+    setPrincipal(request, principal);
+    if (this.checksScopes && rule && !rule.some((scope) => principal.scopes.has(scope))) {
+      throw insufficientScope(rule);
+    }
+    return true;
+  }
+
+  // The decorator nearest the route wins: a method's @Scopes inside a @Public() class is protected,
+  // a method's @Public() inside a @Scopes class is open.
+  private ruleFor(context: ExecutionContext): 'public' | readonly string[] | undefined {
+    for (const target of [context.getHandler(), context.getClass()]) {
+      if (this.reflector.get<boolean | undefined>(PUBLIC_METADATA, target)) return 'public';
+      const anyOf = this.reflector.get<string[] | undefined>(SCOPES_METADATA, target);
+      if (anyOf) return anyOf;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,76 @@
+/** Tenant of the user or service account (claims `tenant.id`, `tenant.type`, `tenant.endpoint`). */
+export interface TenantClaim {
+  readonly id: string;
+  readonly type: 'enterprise' | 'saas';
+  readonly endpoint: string;
+}
+
+/** The claims of an access token as they arrive (spec, document 1, "JWT"). */
+export interface AccessTokenClaims {
+  readonly sub: string;
+  readonly iss: string;
+  readonly exp: number;
+  readonly iat: number;
+  readonly jti: string;
+  readonly nbf?: number;
+  readonly typ?: string;
+  readonly azp?: string;
+  readonly scope?: string;
+  readonly aud?: string | readonly string[];
+  readonly sid?: string;
+  readonly auth_time?: number;
+  readonly preferred_username?: string;
+  readonly realm_access?: { readonly roles?: readonly string[] };
+  readonly tenant?: TenantClaim;
+  readonly [claim: string]: unknown;
+}
+
+/** Who called, as proven by a verified access token. Shared between requests: treat as read-only. */
+export interface AccessTokenPrincipal {
+  readonly subject: string;
+  /** `azp`: the client that requested the token. */
+  readonly clientId: string | undefined;
+  readonly scopes: ReadonlySet<string>;
+  /** `realm_access.roles`. */
+  readonly roles: readonly string[];
+  readonly tenant?: TenantClaim;
+  /** `jti`: what a revocation names. */
+  readonly tokenId: string;
+  /** Unix seconds. */
+  readonly issuedAt: number;
+  /** Unix seconds. */
+  readonly expiresAt: number;
+  /** A Client Credentials token of a service account rather than a user's. */
+  readonly isServiceAccount: boolean;
+  readonly claims: AccessTokenClaims;
+}
+
+const SERVICE_ACCOUNT_PREFIX = 'service-account-';
+const M2M_ROLE = 'M2M';
+
+export function toPrincipal(claims: AccessTokenClaims): AccessTokenPrincipal {
+  const roles = claims.realm_access?.roles ?? [];
+  const principal: AccessTokenPrincipal = {
+    subject: claims.sub,
+    clientId: claims.azp,
+    scopes: new Set(claims.scope ? claims.scope.split(' ').filter(Boolean) : []),
+    roles,
+    tokenId: claims.jti,
+    issuedAt: claims.iat,
+    expiresAt: claims.exp,
+    isServiceAccount:
+      (claims.preferred_username?.startsWith(SERVICE_ACCOUNT_PREFIX) ?? false) || roles.includes(M2M_ROLE),
+    claims: deepFreeze(claims),
+    ...(claims.tenant ? { tenant: claims.tenant } : {}),
+  };
+  return Object.freeze(principal);
+}
+
+// The principal is cached and handed to every request that shows the same token.
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}

@@ -1,0 +1,99 @@
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Module,
+  type OnModuleDestroy,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { SIGNALS, type Signals } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { AccessTokenGuard } from './access-token.guard';
+import { AccessTokenVerifier } from './access-token.verifier';
+import { JwksKeySet } from './jwks-key-set';
+import { RevocationList } from './revocation-list';
+import { VerificationCache } from './verification-cache';
+
+/** Tuning that is not configuration of the app; the defaults suit production. */
+export interface AuthOptions {
+  /** Least time between two JWKS fetches (default 5 s). */
+  jwksRefetchCooldownMs?: number;
+  /** Age after which the JWKS is refreshed in the background (default 10 min). */
+  jwksMaxAgeMs?: number;
+  jwksTimeoutMs?: number;
+  /** Verified tokens remembered (default 10,000; 0 turns the cache off). */
+  verificationCacheSize?: number;
+  /** Tokens issued longer ago than this are refused (default 24 h). */
+  maxTokenAgeSeconds?: number;
+}
+
+export const AUTH_OPTIONS = Symbol.for('fed.auth.AuthOptions');
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
+
+const providers: Provider[] = [
+  { provide: AUTH_OPTIONS, useValue: {} },
+  {
+    provide: RevocationList,
+    inject: [SERVICE_CONFIG, AUTH_OPTIONS],
+    useFactory: (config: ServiceConfig, options: AuthOptions) =>
+      new RevocationList({
+        clockSkewSeconds: config.auth.clockSkewSeconds,
+        maxTokenAgeSeconds: options.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS,
+      }),
+  },
+  {
+    provide: JwksKeySet,
+    inject: [SERVICE_CONFIG, AUTH_OPTIONS],
+    useFactory: (config: ServiceConfig, options: AuthOptions) =>
+      new JwksKeySet({
+        url: config.auth.jwksUrl,
+        refetchCooldownMs: options.jwksRefetchCooldownMs,
+        maxAgeMs: options.jwksMaxAgeMs,
+        timeoutMs: options.jwksTimeoutMs,
+      }),
+  },
+  {
+    provide: AccessTokenVerifier,
+    inject: [SERVICE_CONFIG, AUTH_OPTIONS, JwksKeySet, RevocationList],
+    useFactory: (config: ServiceConfig, options: AuthOptions, keys: JwksKeySet, revocations: RevocationList) =>
+      new AccessTokenVerifier(
+        {
+          issuer: config.auth.issuer,
+          clockSkewSeconds: config.auth.clockSkewSeconds,
+          maxTokenAgeSeconds: options.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS,
+        },
+        keys,
+        revocations,
+        new VerificationCache(options.verificationCacheSize),
+      ),
+  },
+  AccessTokenGuard,
+  { provide: APP_GUARD, useExisting: AccessTokenGuard },
+];
+
+/**
+ * Token verification for every route of the app (APP_GUARD). Needs SERVICE_CONFIG and SIGNALS
+ * from the host; listens for revocations from init to destroy.
+ */
+@Global()
+@Module({ providers, exports: [AccessTokenVerifier, RevocationList, AccessTokenGuard] })
+export class AuthModule implements OnModuleInit, OnModuleDestroy {
+  static forRoot(options: AuthOptions = {}): DynamicModule {
+    return { module: AuthModule, providers: [{ provide: AUTH_OPTIONS, useValue: options }] };
+  }
+
+  constructor(
+    private readonly revocations: RevocationList,
+    @Inject(SIGNALS) private readonly signals: Signals,
+  ) {}
+
+  onModuleInit(): Promise<void> {
+    return this.revocations.attach(this.signals);
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.revocations.detach();
+  }
+}

@@ -1,0 +1,13 @@
+export { ACCESS_TOKEN_AUDIENCE } from './access-token.claims';
+export { AccessTokenGuard } from './access-token.guard';
+export type { AccessTokenClaims, AccessTokenPrincipal, TenantClaim } from './access-token.principal';
+export { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token.verifier';
+export { AUTH_REALM, insufficientScope, invalidToken, missingToken } from './auth.errors';
+export { AUTH_OPTIONS, AuthModule, type AuthOptions, DEFAULT_MAX_TOKEN_AGE_SECONDS } from './auth.module';
+export { bearerTokenFrom } from './bearer-token';
+export { CurrentPrincipal, principalOf } from './current-principal.decorator';
+export { JWKS_DEFAULTS, JwksKeySet, type JwksKeySetOptions } from './jwks-key-set';
+export { Public } from './public.decorator';
+export { type RevocableToken, RevocationList, type RevocationListOptions } from './revocation-list';
+export { Scopes } from './scopes.decorator';
+export { DEFAULT_VERIFICATION_CACHE_SIZE, VerificationCache } from './verification-cache';

@@ -1,0 +1,147 @@
+import { type JsonWebKey, type KeyObject, createPublicKey } from 'node:crypto';
+import { invalidToken } from './auth.errors';
+
+export interface JwksKeySetOptions {
+  url: string;
+  /** Least time between two fetches: bounds what a flood of unknown `kid`s or an outage can cause. */
+  refetchCooldownMs?: number;
+  /** Past this age the set is refreshed in the background while the cached keys keep serving. */
+  maxAgeMs?: number;
+  timeoutMs?: number;
+}
+
+export const JWKS_DEFAULTS = { refetchCooldownMs: 5_000, maxAgeMs: 10 * 60_000, timeoutMs: 3_000 } as const;
+
+const MIN_RSA_MODULUS_BITS = 2048;
+
+/**
+ * The issuer's signing keys, fetched from the JWKS endpoint and kept in memory. An unknown `kid`
+ * triggers one refetch (key rotation); concurrent refetches share one request; a failed fetch
+ * keeps the keys already known and never yields a key.
+ */
+export class JwksKeySet {
+  private keys = new Map<string, KeyObject>();
+  private loadedAt = -Infinity;
+  private attemptedAt = -Infinity;
+  private pending: Promise<void> | undefined;
+  private removals = 0;
+  private readonly cooldownMs: number;
+  private readonly maxAgeMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: JwksKeySetOptions) {
+    this.cooldownMs = options.refetchCooldownMs ?? JWKS_DEFAULTS.refetchCooldownMs;
+    this.maxAgeMs = options.maxAgeMs ?? JWKS_DEFAULTS.maxAgeMs;
+    this.timeoutMs = options.timeoutMs ?? JWKS_DEFAULTS.timeoutMs;
+  }
+
+  /** Changes whenever a key leaves the set, so results verified with it can be dropped. */
+  get version(): number {
+    return this.removals;
+  }
+
+  async keyFor(kid: string): Promise<KeyObject> {
+    const now = Date.now();
+    const known = this.keys.get(kid);
+    if (known) {
+      if (now - this.loadedAt >= this.maxAgeMs && this.mayFetch(now)) this.refresh().catch(() => undefined);
+      return known;
+    }
+    if (!this.mayFetch(now)) throw this.noKeyFor();
+    try {
+      await this.refresh();
+    } catch {
+      throw invalidToken('the signing keys are unavailable');
+    }
+    const key = this.keys.get(kid);
+    if (!key) throw this.noKeyFor();
+    return key;
+  }
+
+  private mayFetch(now: number): boolean {
+    return this.pending !== undefined || now - this.attemptedAt >= this.cooldownMs;
+  }
+
+  private noKeyFor() {
+    return this.loadedAt === -Infinity
+      ? invalidToken('the signing keys are unavailable')
+      : invalidToken('the token was signed by an unknown key');
+  }
+
+  private refresh(): Promise<void> {
+    this.pending ??= this.fetchKeys().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async fetchKeys(): Promise<void> {
+    this.attemptedAt = Date.now();
+    const response = await fetch(this.options.url, {
+      headers: { accept: 'application/jwk-set+json, application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new Error(`the JWKS endpoint answered ${response.status}`);
+    }
+    const next = importKeySet(await response.json());
+    // An empty answer is more likely a broken endpoint than a deliberate withdrawal of every key.
+    if (next.size === 0) throw new Error('the JWKS holds no usable RS256 key');
+    for (const [kid, key] of this.keys) {
+      const replacement = next.get(kid);
+      if (!replacement || !replacement.equals(key)) {
+        this.removals++;
+        break;
+      }
+    }
+    this.keys = next;
+    this.loadedAt = Date.now();
+  }
+}
+
+function importKeySet(jwks: unknown): Map<string, KeyObject> {
+  const members = (jwks as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(members)) throw new Error('the JWKS response is not a JWK set');
+  const keys = new Map<string, KeyObject>();
+  const ambiguous = new Set<string>();
+  for (const jwk of members) {
+    if (!usableForRs256(jwk)) continue;
+    let key: KeyObject;
+    try {
+      key = createPublicKey({ key: jwk as unknown as JsonWebKey, format: 'jwk' });
+    } catch {
+      continue;
+    }
+    if (key.asymmetricKeyType !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_MODULUS_BITS) {
+      continue;
+    }
+    if (keys.has(jwk.kid)) ambiguous.add(jwk.kid);
+    keys.set(jwk.kid, key);
+  }
+  // Two keys under one `kid` cannot be told apart: use neither.
+  for (const kid of ambiguous) keys.delete(kid);
+  return keys;
+}
+
+interface RsaJwk {
+  kty: 'RSA';
+  kid: string;
+  n: string;
+  e: string;
+}
+
+function usableForRs256(jwk: unknown): jwk is RsaJwk {
+  if (typeof jwk !== 'object' || jwk === null) return false;
+  const { kty, kid, use, alg, key_ops: keyOps, d } = jwk as Record<string, unknown>;
+  return (
+    kty === 'RSA' &&
+    typeof kid === 'string' &&
+    kid !== '' &&
+    d === undefined &&
+    (use === undefined || use === 'sig') &&
+    (alg === undefined || alg === 'RS256') &&
+    (keyOps === undefined || (Array.isArray(keyOps) && keyOps.includes('verify')))
+  );
+}
