@@ -1,0 +1,43 @@
+import pino, { type Logger, type LevelWithSilent } from 'pino';
+import { currentRequestId } from './request-context';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  service: string;
+  level: LevelWithSilent;
+  /** Defaults to stdout; tests pass a stream to read what was written. */
+  destination?: pino.DestinationStream;
+}
+
+// Values that must never reach a log, wherever they appear in a logged object.
+const redactPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.client_secret',
+  '*.access_token',
+  '*.refresh_token',
+];
+
+export function createLogger(options: LoggerOptions): Logger {
+  return pino(
+    {
+      level: options.level,
+      base: { service: options.service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId ? { requestId } : {};
+      },
+    },
+    options.destination ?? pino.destination({ sync: false }),
+  );
+}
+
+/** Nest injection token of the app's pino logger. */
+export const LOGGER = Symbol.for('fed.observability.Logger');

@@ -1,0 +1,47 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One Prometheus registry per app instance (never the global one, so apps in one process never clash). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly httpRequests: Counter<'method' | 'route' | 'status_code'>;
+
+  constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
+    this.registry.setDefaultLabels({ service });
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request start to response end, by route template.',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    this.httpRequests = new Counter({
+      name: 'http_requests_total',
+      help: 'Requests answered, by route template.',
+      labelNames: ['method', 'route', 'status_code'],
+      registers: [this.registry],
+    });
+  }
+
+  /** Connect-style middleware recording every request against its route template (bounded cardinality). */
+  httpMiddleware() {
+    return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+        const template =
+          typeof routed.route?.path === 'string' ? `${routed.baseUrl ?? ''}${routed.route.path}` : 'unmatched';
+        const labels = { method: req.method ?? 'GET', route: template, status_code: String(res.statusCode) };
+        this.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        this.httpRequests.inc(labels);
+      });
+      next();
+    };
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,98 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { ApiError, type ErrorCode, errorEnvelope } from '@fed/contracts';
+import { type Logger } from '@fed/observability';
+import { randomUUID } from 'node:crypto';
+import { type Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+
+/** Nest's own HTTP exceptions (unknown route, body parser) by status, in our vocabulary. */
+const codeByStatus: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'invalid_token',
+  403: 'insufficient_scope',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  body: ReturnType<typeof errorEnvelope>;
+}
+
+/**
+ * The one place an exception becomes a response: known errors get the spec's status and envelope;
+ * anything else is a 500 whose `errorId` points to the logged stack, with no internals leaked.
+ */
+export function renderError(error: unknown, logger: Logger): RenderedError {
+  if (error instanceof ApiError)
+    return { status: error.status, headers: { ...error.headers }, body: error.toEnvelope() };
+  if (error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505') {
+    return { status: 409, headers: {}, body: errorEnvelope('conflict', 'the resource already exists') };
+  }
+  // Nest wraps body-parser errors in an HttpException; the original says what was wrong.
+  const bodyParserError = asBodyParserError(error instanceof HttpException ? error.cause : error);
+  if (bodyParserError) return bodyParserError;
+  if (error instanceof HttpException && error.getStatus() < 500) {
+    const status = error.getStatus();
+    const code = codeByStatus[status] ?? 'invalid_request';
+    return { status, headers: {}, body: errorEnvelope(code, messageOf(error)) };
+  }
+  const errorId = randomUUID();
+  logger.error({ err: error, errorId }, 'unhandled error');
+  return { status: 500, headers: {}, body: errorEnvelope('internal_error', 'internal error', errorId) };
+}
+
+function messageOf(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : error.message;
+}
+
+// body-parser (inside Express) signals problems with `type` and `status` on the error.
+function asBodyParserError(error: unknown): RenderedError | undefined {
+  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  if (typeof type !== 'string' || typeof status !== 'number') return undefined;
+  switch (type) {
+    case 'entity.parse.failed':
+      return { status: 400, headers: {}, body: errorEnvelope('invalid_json', 'the request body is not valid JSON') };
+    case 'entity.too.large':
+      return { status: 413, headers: {}, body: errorEnvelope('payload_too_large', 'the request body is too large') };
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return { status: 415, headers: {}, body: errorEnvelope('unsupported_media_type', 'unsupported body encoding') };
+    default:
+      return status >= 400 && status < 500
+        ? {
+            status,
+            headers: {},
+            body: errorEnvelope(codeByStatus[status] ?? 'invalid_request', 'the request body was refused'),
+          }
+        : undefined;
+  }
+}
+
+export function sendError(res: Response, rendered: RenderedError): void {
+  if (res.headersSent) {
+    // A stream already started: the response cannot change shape any more; end it.
+    res.end();
+    return;
+  }
+  res.status(rendered.status).set(rendered.headers).json(rendered.body);
+}
+
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    sendError(host.switchToHttp().getResponse<Response>(), renderError(exception, this.logger));
+  }
+}

@@ -1,0 +1,157 @@
+import { type INestApplication, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { type Bus, createBus } from '@fed/bus';
+import { type AppName, type ServiceConfig, loadConfig } from '@fed/config';
+import {
+  Health,
+  type Logger,
+  Metrics,
+  PinoNestLogger,
+  createLogger,
+  operationalEndpoints,
+  requestLogging,
+} from '@fed/observability';
+import express from 'express';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { InFlightTracker } from '../http/in-flight-tracker';
+import { securityHeaders } from '../http/security-headers';
+import { ServiceHostModule } from './service-host.module';
+
+/** Work done before the Nest app exists (platform: start the embedded database, migrate). */
+export type PrepareHook = (
+  config: ServiceConfig,
+  logger: Logger,
+) => Promise<{ config: ServiceConfig; cleanup?: () => Promise<void> }>;
+
+export interface ServiceAppOptions {
+  app: AppName;
+  features: Type[];
+  /** Defaults to loadConfig(app) from the process environment. */
+  config?: ServiceConfig;
+  prepare?: PrepareHook;
+  /** Tests pass a logger that writes nowhere or to a buffer. */
+  logger?: Logger;
+}
+
+export interface RunningService {
+  nest: INestApplication;
+  config: ServiceConfig;
+  logger: Logger;
+  bus: Bus;
+  /** The address actually listened on (the port may have been 0). */
+  url: string;
+  /** Stops taking requests, drains open ones up to the configured timeout, then releases everything. */
+  shutdown(reason?: string): Promise<void>;
+}
+
+const JSON_BODY_LIMIT = '2mb';
+
+/**
+ * Probes are answered by the HTTP server itself, before Express builds its request objects:
+ * they stay cheap and keep answering even if routing is misconfigured.
+ */
+function answerProbesFirst(server: Server, probes: ReturnType<typeof operationalEndpoints>): void {
+  const frameworkListeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    probes(req, res, () => frameworkListeners.forEach((listener) => listener(req, res))),
+  );
+}
+
+export async function createServiceApp(options: ServiceAppOptions): Promise<RunningService> {
+  let config = options.config ?? loadConfig(options.app);
+  const logger = options.logger ?? createLogger({ service: options.app, level: config.log.level });
+  const cleanups: (() => Promise<void>)[] = [];
+  const releaseAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.error({ err: error }, 'cleanup failed'));
+    }
+  };
+
+  try {
+    if (options.prepare) {
+      const prepared = await options.prepare(config, logger);
+      config = prepared.config;
+      if (prepared.cleanup) cleanups.push(prepared.cleanup);
+    }
+    const databaseUrl = config.database.url;
+    if (!databaseUrl) throw new Error(`${options.app} has no database: set DATABASE_URL`);
+
+    const bus = createBus({ redisUrl: config.redis.url, keyPrefix: config.redis.keyPrefix });
+    cleanups.push(() => bus.close());
+    // Without Redis an instance would miss revocations and cancellations: refuse to start
+    // (the orchestrator retries) rather than serve half-connected.
+    await bus.ping().catch((error: unknown) => {
+      const where = config.redis.url ? new URL(config.redis.url).host : 'the bus';
+      throw new Error(
+        `Redis at ${where} is not reachable (${error instanceof Error ? error.message : String(error)}); start it or correct REDIS_URL`,
+      );
+    });
+    const health = new Health();
+    health.register(
+      bus.kind === 'redis' ? { name: 'redis', check: () => bus.ping() } : { name: 'bus', check: () => bus.ping() },
+    );
+    const metrics = new Metrics(options.app);
+    const tracker = new InFlightTracker();
+    const shutdownController = new AbortController();
+
+    const http = express();
+    http.disable('x-powered-by');
+    http.disable('etag');
+    http.use(tracker.middleware());
+    http.use(securityHeaders());
+    http.use(requestLogging(logger));
+    http.use(metrics.httpMiddleware());
+    http.use(express.json({ limit: JSON_BODY_LIMIT }));
+
+    const nest = await NestFactory.create(
+      ServiceHostModule.forRoot({
+        config: { ...config, database: { ...config.database, url: databaseUrl } },
+        logger,
+        metrics,
+        health,
+        bus,
+        shutdownSignal: shutdownController.signal,
+        features: options.features,
+      }),
+      new ExpressAdapter(http),
+      { logger: new PinoNestLogger(logger), bodyParser: false, abortOnError: false },
+    );
+    await nest.init();
+    const server = nest.getHttpServer() as Server;
+    answerProbesFirst(server, operationalEndpoints(health, metrics));
+    await nest.listen(config.http.port, config.http.host);
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+
+    let shuttingDown: Promise<void> | undefined;
+    const shutdown = (reason = 'shutdown') =>
+      (shuttingDown ??= (async () => {
+        const started = Date.now();
+        logger.info({ reason, inFlight: tracker.inFlight }, 'shutting down: draining open requests');
+        health.markShuttingDown();
+        shutdownController.abort();
+        server.close();
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
+        server.closeIdleConnections();
+        const drained = await tracker.drained(config.http.shutdownTimeoutMs);
+        clearInterval(sweep);
+        if (!drained) {
+          logger.warn({ inFlight: tracker.inFlight }, 'drain timeout reached: closing remaining connections');
+        }
+        server.closeAllConnections();
+        await nest.close();
+        await releaseAll();
+        logger.info({ durationMs: Date.now() - started }, 'stopped');
+        logger.flush();
+      })());
+
+    return { nest, config, logger, bus, url, shutdown };
+  } catch (error) {
+    await releaseAll();
+    throw error;
+  }
+}

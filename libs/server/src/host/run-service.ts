@@ -1,0 +1,53 @@
+import { ConfigError } from '@fed/config';
+import { type RunningService, type ServiceAppOptions, createServiceApp } from './create-service-app';
+
+/**
+ * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
+ * A second signal exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
+ */
+export async function runService(
+  options: ServiceAppOptions & { onReady?: (service: RunningService) => void },
+): Promise<void> {
+  let service: RunningService;
+  try {
+    service = await createServiceApp(options);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    process.stderr.write(
+      `${options.app} failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  }
+
+  const { logger } = service;
+  logger.info({ url: service.url, edition: service.config.edition }, `${options.app} listening`);
+  options.onReady?.(service);
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting without draining');
+      logger.flush();
+      process.exit(130);
+    }
+    service.shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        logger.flush();
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled promise rejection');
+    logger.flush();
+    process.exit(1);
+  });
+}

@@ -1,0 +1,67 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '@fed/auth';
+import { type Bus, RUN_QUEUE, RUN_STREAM, SIGNALS } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
+import { dataSourceOptions } from '@fed/persistence';
+import { ApiExceptionFilter } from '../errors/api-exception.filter';
+import { PostgresReadiness } from './postgres-readiness';
+import { SHUTDOWN_SIGNAL } from './shutdown-signal';
+
+export interface ServiceHostOptions {
+  config: ServiceConfig & { database: { url: string } };
+  logger: Logger;
+  metrics: Metrics;
+  health: Health;
+  bus: Bus;
+  shutdownSignal: AbortSignal;
+  /** The app's root modules: its features. `platform` passes every app's. */
+  features: Type[];
+}
+
+/**
+ * What every deployable shares around its features: configuration, logging, metrics, health,
+ * the database, the bus, token verification and the error filter. Apps differ only in `features`.
+ */
+@Module({})
+export class ServiceHostModule {
+  static forRoot(options: ServiceHostOptions): DynamicModule {
+    const { config, logger, metrics, health, bus, shutdownSignal } = options;
+    const shared = [
+      { provide: SERVICE_CONFIG, useValue: config },
+      { provide: LOGGER, useValue: logger },
+      { provide: METRICS, useValue: metrics },
+      { provide: HEALTH, useValue: health },
+      { provide: RUN_QUEUE, useValue: bus.runQueue },
+      { provide: RUN_STREAM, useValue: bus.runStream },
+      { provide: SIGNALS, useValue: bus.signals },
+      { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
+    ];
+    return {
+      module: ServiceHostModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions({
+            url: config.database.url,
+            poolSize: config.database.poolSize,
+            applicationName: config.app,
+          }),
+          autoLoadEntities: true,
+          retryAttempts: 2,
+          retryDelay: 1000,
+        }),
+        AuthModule,
+        ...options.features,
+      ],
+      providers: [
+        ...shared,
+        PostgresReadiness,
+        { provide: APP_FILTER, useFactory: () => new ApiExceptionFilter(logger) },
+      ],
+      exports: shared.map((p) => p.provide),
+    };
+  }
+}

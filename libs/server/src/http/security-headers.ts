@@ -1,0 +1,13 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+
+// Every response is an API answer, never a page to frame or sniff. Pages (login, consent)
+// add their own Content-Security-Policy.
+export function securityHeaders() {
+  return (_req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-site');
+    next();
+  };
+}

@@ -1,0 +1,3 @@
+export * from './processes';
+export * from './tcp-proxy';
+export * from './redis-keys';

@@ -1,0 +1,85 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(__dirname, '../../..');
+
+/** Compiles the tree to dist/ (incremental), so process tests run what `npm start` runs. */
+export function buildDist(): void {
+  execFileSync(process.execPath, [path.join(repoRoot, 'tools/build.mjs')], {
+    cwd: repoRoot,
+    env: { ...process.env, BUILD_QUIET: '1' },
+    stdio: 'inherit',
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of a child without the variables that would change its mode. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'DATA_DIR', 'PUBLIC_URL', 'AUTH_URL', 'EDITION']) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+export interface ProcessHandle {
+  child: ChildProcess;
+  output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void>;
+  exited(timeoutMs: number): Promise<number | null>;
+}
+
+export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv): ProcessHandle {
+  const child = spawn(process.execPath, [path.join(repoRoot, script), ...args], { cwd: repoRoot, env, stdio: 'pipe' });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    listeners.forEach((l) => l());
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    waitForOutput: (pattern, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(output)) {
+            cleanup();
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${output.slice(-3000)}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        void exit.then(() => {
+          if (!pattern.test(output)) {
+            cleanup();
+            reject(new Error(`process exited before ${pattern}; output:\n${output.slice(-3000)}`));
+          }
+        });
+        check();
+      }),
+    exited: (timeoutMs) =>
+      Promise.race([exit, new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref())]),
+  };
+}
