@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { runService } from '@fed/server';
+import { LlmGatewayModule } from './llm-gateway.module';
+
+void runService({ app: 'llm-gateway', features: [LlmGatewayModule] });

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ProcessHandle, buildDist, cleanEnv, freePort, startProcess } from '@fed/testing';
+
+// `npm start` is `build && node dist/apps/platform/src/main.js`: these tests run exactly that process.
+const main = 'dist/apps/platform/src/main.js';
+
+describe('all-in-one platform (npm start)', () => {
+  let dataDir: string;
+  let port: number;
+  let first: ProcessHandle | undefined;
+
+  beforeAll(async () => {
+    buildDist();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-platform-'));
+    port = await freePort();
+  }, 60_000);
+
+  afterAll(() => {
+    first?.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const env = () => cleanEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+
+  it('starts with the embedded database and in-process bus, migrates, and prints the URLs it serves', async () => {
+    first = startProcess(main, [], env());
+    await first.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    const output = first.output();
+    expect(output).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(output).toContain(`embedded PostgreSQL in ${dataDir}`);
+    expect(output).toContain('in-process');
+    expect(output).toContain(`http://localhost:${port}/realms/federation/.well-known/openid-configuration`);
+    expect(output).toContain(`http://localhost:${port}/llm/v1`);
+    expect(output).toMatch(/"msg":"migrations applied"/);
+  }, 90_000);
+
+  it('answers /healthz and /readyz with 200, readiness covering the database and the bus', async () => {
+    const live = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(live.status).toBe(200);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { checks: Record<string, { status: string }> };
+    expect(body.checks.postgres?.status).toBe('ok');
+    expect(body.checks.bus?.status).toBe('ok');
+  });
+
+  it('writes JSON log lines', () => {
+    const jsonLines = first!
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    expect(jsonLines.length).toBeGreaterThan(0);
+    for (const line of jsonLines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('refuses a second instance on the same data directory instead of sharing the database', async () => {
+    const second = startProcess(main, [], cleanEnv({ PORT: String(await freePort()), DATA_DIR: dataDir }));
+    const code = await second.exited(60_000);
+    expect(code).not.toBe(0);
+    expect(second.output()).toContain(dataDir);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  }, 90_000);
+
+  it('stops cleanly on Ctrl-C (SIGINT) with exit code 0', async () => {
+    first!.child.kill('SIGINT');
+    const code = await first!.exited(30_000);
+    expect(code).toBe(0);
+    expect(first!.output()).toMatch(/"msg":"stopped"/);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 40_000);
+
+  it('reuses the data directory on the next start: nothing left to migrate', async () => {
+    const again = startProcess(main, [], env());
+    try {
+      await again.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+      expect(again.output()).toMatch(/"msg":"database schema up to date"/);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited(30_000)).toBe(0);
+    }
+  }, 90_000);
+
+  it('refuses to start on a bad configuration value, naming the variable (exit 78)', async () => {
+    const bad = startProcess(main, [], cleanEnv({ PORT: 'eighty', DATA_DIR: dataDir }));
+    expect(await bad.exited(30_000)).toBe(78);
+    expect(bad.output()).toContain('PORT: "eighty" is invalid');
+    expect(bad.output()).toContain('allowed: an integer from 1 to 65535');
+  }, 40_000);
+});

@@ -1,0 +1,31 @@
+import { type ServiceConfig } from '@fed/config';
+import { type Logger } from '@fed/observability';
+import { runMigrations, startEmbeddedPostgres } from '@fed/persistence';
+import { type PrepareHook } from '@fed/server';
+
+// Embedded PostgreSQL serializes its clients: a small pool is enough and avoids queueing inside PGlite.
+const EMBEDDED_POOL_SIZE = 4;
+
+/** All-in-one boot: the embedded database when no DATABASE_URL is given, then migrations. */
+export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger: Logger) => {
+  let prepared = config;
+  let cleanup: (() => Promise<void>) | undefined;
+  if (!config.database.url) {
+    const started = Date.now();
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir });
+    logger.info({ dataDir: config.dataDir, durationMs: Date.now() - started }, 'embedded PostgreSQL started');
+    prepared = {
+      ...config,
+      database: { url: embedded.url, poolSize: Math.min(config.database.poolSize, EMBEDDED_POOL_SIZE) },
+    };
+    cleanup = () => embedded.stop();
+  }
+  try {
+    const applied = await runMigrations(prepared.database.url as string);
+    logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+  } catch (error) {
+    await cleanup?.();
+    throw error;
+  }
+  return { config: prepared, cleanup };
+};

@@ -1,0 +1,29 @@
+import { type ServiceConfig } from '@fed/config';
+
+/** What a developer needs after `npm start`: where everything is. */
+export function banner(config: ServiceConfig, listening: string, embeddedDatabase: boolean, busKind: string): string {
+  const base = config.http.publicUrl;
+  const rows: [string, string][] = [
+    ['API base ({base_url})', `${base}/api/v1`],
+    ['OpenID discovery', `${config.auth.issuer}/.well-known/openid-configuration`],
+    ['Model gateway', `${base}/llm/v1`],
+    ['A2A agent card', `${base}/.well-known/agent-card.json`],
+    ['MCP endpoint', `${base}/api/v1/mcp`],
+    ['Liveness', `${base}/healthz`],
+    ['Readiness', `${base}/readyz`],
+    ['Metrics', `${base}/metrics`],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = [
+    '',
+    `Federation agent platform (all-in-one, ${config.edition}) listening on ${listening}`,
+    `  database: ${embeddedDatabase ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL at DATABASE_URL'}`,
+    `  bus:      ${busKind === 'redis' ? 'Redis at REDIS_URL' : 'in-process (set REDIS_URL to use Redis)'}`,
+    '',
+    ...rows.map(([label, url]) => `  ${label.padEnd(width)}  ${url}`),
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { loadConfig } from '@fed/config';
+import { runService } from '@fed/server';
+import { ConfigError } from '@fed/config';
+import { prepareAllInOne } from './all-in-one';
+import { banner } from './banner';
+import { platformFeatures } from './platform-features';
+
+let config;
+try {
+  config = loadConfig('platform');
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(78);
+}
+const embeddedDatabase = !config.database.url;
+
+void runService({
+  app: 'platform',
+  features: platformFeatures,
+  config,
+  prepare: prepareAllInOne,
+  onReady: (service) => process.stdout.write(banner(service.config, service.url, embeddedDatabase, service.bus.kind)),
+});

@@ -1,0 +1,17 @@
+/* eslint-disable @nx/enforce-module-boundaries -- platform runs the deployables' root modules in one process by design (docs/architecture.md); everywhere else importing an app stays forbidden. */
+import { AdminServiceModule } from '@fed/apps/admin-service';
+import { AgentProtocolsModule } from '@fed/apps/agent-protocols';
+import { AgentRuntimeModule } from '@fed/apps/agent-runtime';
+import { AuthServiceModule } from '@fed/apps/auth-service';
+import { ChatServiceModule } from '@fed/apps/chat-service';
+import { LlmGatewayModule } from '@fed/apps/llm-gateway';
+
+// The same root modules the six deployables run, in one process.
+export const platformFeatures = [
+  AuthServiceModule,
+  ChatServiceModule,
+  AgentRuntimeModule,
+  AdminServiceModule,
+  AgentProtocolsModule,
+  LlmGatewayModule,
+];

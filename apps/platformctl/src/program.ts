@@ -1,0 +1,13 @@
+import { Command } from 'commander';
+import { registerConfigCheck } from './commands/config-check.command';
+import { registerMigrate } from './commands/migrate.command';
+
+export function buildProgram(): Command {
+  const program = new Command('platformctl')
+    .description('operate the federation agent platform: database, configuration, realm, clients, users, keys')
+    .showHelpAfterError()
+    .exitOverride();
+  registerMigrate(program);
+  registerConfigCheck(program);
+  return program;
+}
