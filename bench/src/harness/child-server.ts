@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+
+export interface ChildServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a server in its own process (so it has its own core) and waits until /healthz answers. */
+export async function startChildServer(options: {
+  script: string;
+  args?: string[];
+  env?: Record<string, string>;
+  port: number;
+  readyTimeoutMs?: number;
+}): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.script} exited with ${child.exitCode}: ${stderr}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.script} was not ready within the timeout: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
