@@ -12,7 +12,16 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/deploy', '<rootDir>/bench', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }],
+    // Nest 12 and jose 6 ship ES modules only. Node 20.19 loads them with require(), but Jest's
+    // module runtime does not, so Jest compiles them to CommonJS (dist/ runs them untransformed).
+    '^.+\\.m?js$': [
+      '@swc/jest',
+      { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose)/)'],
   moduleNameMapper,
   globalSetup: '<rootDir>/tools/jest/global-setup.ts',
   testTimeout: 30000,
