@@ -1,86 +1,36 @@
-import { Worker } from 'node:worker_threads';
+import { type CryptoKey, SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
 
-// jose is ESM-only, which Jest's CommonJS runtime cannot load on Node 20 (it can on Node >= 24.9),
-// so the tests run real jose in a worker thread, where Node loads it natively.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { pathToFileURL } = require('node:url');
-const josePromise = import(pathToFileURL(workerData.josePath).href);
-const privateKeys = new Map();
-const operations = {
-  async generate(jose, { kid }) {
-    const { privateKey, publicKey } = await jose.generateKeyPair('RS256');
-    privateKeys.set(kid, privateKey);
-    return { ...(await jose.exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
-  },
-  async sign(jose, { kid, header, payload }) {
-    return new jose.SignJWT(payload).setProtectedHeader(header).sign(privateKeys.get(kid));
-  },
-  async signWithSecret(jose, { secret, header, payload }) {
-    return new jose.SignJWT(payload).setProtectedHeader(header).sign(new TextEncoder().encode(secret));
-  },
-  async unsecured(jose, { payload }) {
-    return new jose.UnsecuredJWT(payload).encode();
-  },
-};
-parentPort.on('message', async ({ id, operation, input }) => {
-  try {
-    parentPort.postMessage({ id, result: await operations[operation](await josePromise, input) });
-  } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.stack) || error) });
-  }
-});
-`;
-
-type Operation = 'generate' | 'sign' | 'signWithSecret' | 'unsecured';
-
-/** jose's key generation and signing, run in a worker thread; private keys never leave it. */
+/** jose as an independent token signer for the tests: the verifier under test never shares its code. */
 export class JoseSigner {
-  private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  private readonly worker: Worker;
+  private readonly privateKeys = new Map<string, CryptoKey>();
 
-  constructor() {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { josePath: require.resolve('jose') } });
-    this.worker.on('message', ({ id, result, error }: { id: number; result?: unknown; error?: string }) => {
-      const waiter = this.waiting.get(id);
-      this.waiting.delete(id);
-      if (error !== undefined) waiter?.reject(new Error(error));
-      else waiter?.resolve(result);
-    });
-    this.worker.unref();
+  async generate(kid: string): Promise<Record<string, unknown>> {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    this.privateKeys.set(kid, privateKey);
+    return { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   }
 
-  generate(kid: string): Promise<Record<string, unknown>> {
-    return this.call('generate', { kid }) as Promise<Record<string, unknown>>;
-  }
-
-  sign(kid: string, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string> {
-    return this.call('sign', { kid, header, payload }) as Promise<string>;
+  async sign(kid: string, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string> {
+    const key = this.privateKeys.get(kid);
+    if (!key) throw new Error(`no private key for kid ${kid}`);
+    return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', ...header }).sign(key);
   }
 
   /** An HMAC-signed JWT, e.g. HS256 keyed with an RSA public key (the algorithm-confusion attack). */
-  signWithSecret(secret: string, header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string> {
-    return this.call('signWithSecret', { secret, header, payload }) as Promise<string>;
+  async signWithSecret(
+    secret: string,
+    header: Record<string, unknown>,
+    payload: Record<string, unknown>,
+  ): Promise<string> {
+    return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', ...header }).sign(new TextEncoder().encode(secret));
   }
 
   /** `alg: none`. */
-  unsecured(payload: Record<string, unknown>): Promise<string> {
-    return this.call('unsecured', { payload }) as Promise<string>;
+  async unsecured(payload: Record<string, unknown>): Promise<string> {
+    return new UnsecuredJWT(payload).encode();
   }
 
   async close(): Promise<void> {
-    await this.worker.terminate();
-  }
-
-  private call(operation: Operation, input: unknown): Promise<unknown> {
-    const id = this.nextId++;
-    this.worker.ref();
-    return new Promise<unknown>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, operation, input });
-    }).finally(() => {
-      if (this.waiting.size === 0) this.worker.unref();
-    });
+    this.privateKeys.clear();
   }
 }
