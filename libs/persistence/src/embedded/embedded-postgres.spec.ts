@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
@@ -27,6 +27,13 @@ describe('the embedded PostgreSQL', () => {
     const runs = await Promise.all([runMigrations(embedded.url), runMigrations(embedded.url)]);
     expect(runs.flat()).toEqual(migrations.map((migration) => migration.name));
     expect(await pendingMigrations(embedded.url)).toEqual([]);
+  });
+
+  it('listens only on a Unix socket in a directory no other user may enter', async () => {
+    const socketDir = path.join(dataDir, 'run');
+    expect(new URL(embedded.url).searchParams.get('host')).toBe(socketDir);
+    expect((await stat(socketDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(socketDir, '.s.PGSQL.5432'))).isSocket()).toBe(true);
   });
 
   it('refuses a second start on the same data directory while the first holds it', async () => {

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type DataDirLock, lockDataDir } from './data-dir.lock';
@@ -23,6 +23,9 @@ export interface EmbeddedPostgres {
 }
 
 const host = '127.0.0.1';
+// PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; sun_path holds at most 107 bytes.
+const socketPort = 5432;
+const maxSocketPath = 100;
 
 // PGlite (one PostgreSQL session) served over TCP by pglite-socket, so the rest of the code uses the
 // same `pg` driver as in production. The socket server serializes its clients: while one
@@ -31,21 +34,37 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const lock = await lockDataDir(path.join(dataDir, 'pg.lock'), dataDir);
+  // The embedded server has no passwords: a Unix socket in a directory only this user may enter keeps
+  // other local users out. Loopback TCP is the fallback when the path is too long for a socket.
+  const socketDir = path.join(dataDir, 'run');
+  const socketPath = path.join(socketDir, `.s.PGSQL.${socketPort}`);
+  const useSocket = Buffer.byteLength(socketPath) <= maxSocketPath;
+  if (useSocket) {
+    await mkdir(socketDir, { recursive: true, mode: 0o700 });
+    await chmod(socketDir, 0o700);
+    // A socket left by a process that was killed; the data-dir lock proves nobody is serving it.
+    await rm(socketPath, { force: true });
+  }
   const workerData: PgliteWorkerData = {
     resolveFrom: __filename,
     pgDataDir: path.join(dataDir, 'pg'),
-    host,
+    listen: useSocket ? { path: socketPath } : { host },
     maxConnections: options.maxConnections ?? 10,
   };
   const worker = new Worker(pgliteServerWorkerSource, { eval: true, workerData });
   try {
     const address = await expectMessage(worker, 'listening');
-    return { url: connectionUrl(address.address), stop: once(() => stop(worker, lock)) };
+    const url = useSocket ? socketUrl(socketDir) : connectionUrl(address.address);
+    return { url, stop: once(() => stop(worker, lock)) };
   } catch (error) {
     await worker.terminate();
     await lock.release();
     throw error;
   }
+}
+
+function socketUrl(socketDir: string): string {
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=${socketPort}`;
 }
 
 // The address is "host:port", with the port the system chose.
