@@ -17,12 +17,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server in its own process (so it has its own core) and waits until /healthz answers. */
+/** Starts a server in its own process (so it has its own core) and waits until it answers. */
 export async function startChildServer(options: {
   script: string;
   args?: string[];
   env?: Record<string, string>;
   port: number;
+  /** Polled until it answers 200 (default `/healthz`). */
+  readyPath?: string;
   readyTimeoutMs?: number;
 }): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
@@ -38,7 +40,7 @@ export async function startChildServer(options: {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${options.script} exited with ${child.exitCode}: ${stderr}`);
     try {
-      const res = await fetch(`${url}/healthz`);
+      const res = await fetch(`${url}${options.readyPath ?? '/healthz'}`);
       if (res.ok) break;
     } catch {
       // not listening yet
@@ -47,7 +49,7 @@ export async function startChildServer(options: {
       child.kill('SIGKILL');
       throw new Error(`${options.script} was not ready within the timeout: ${stderr}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
   return {
     url,

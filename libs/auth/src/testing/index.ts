@@ -2,4 +2,3 @@ export * from './auth-test-app';
 export * from './jose-signer';
 export * from './jwks-server';
 export * from './token-issuer';
-export * from './verification-throughput.bench';
