@@ -2,57 +2,24 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
-// Layers, lowest first. A project may depend only on the layers listed for its tag:
+// Layers, lowest first. A project may depend on its own layer and the layers below it:
 // contracts (wire types) < util (config) < observability < infra (persistence, bus, auth, server)
 // < domain (bounded contexts) < app (deployables) < platform (all apps in one process).
+// `testing` (test-only helpers) sits beside them: infra and above may use it, from test files only.
+const layers = ['contracts', 'util', 'observability', 'infra', 'domain', 'app', 'platform'];
+const tags = (names) => names.map((name) => `type:${name}`);
+const upTo = (layer) => tags(layers.slice(0, layers.indexOf(layer) + 1));
 const depConstraints = [
-  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
-  // Test-only helpers (process control for end-to-end tests); imported by spec files.
-  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-  { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-  { sourceTag: 'type:observability', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:observability'] },
-  {
-    sourceTag: 'type:infra',
-    onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:observability', 'type:infra', 'type:testing'],
-  },
-  {
-    sourceTag: 'type:domain',
+  ...layers.map((layer) => ({
+    sourceTag: `type:${layer}`,
     onlyDependOnLibsWithTags: [
-      'type:contracts',
-      'type:util',
-      'type:observability',
-      'type:infra',
-      'type:domain',
-      'type:testing',
+      ...upTo(layer),
+      ...(layers.indexOf(layer) >= layers.indexOf('infra') ? ['type:testing'] : []),
     ],
-  },
-  {
-    sourceTag: 'type:app',
-    onlyDependOnLibsWithTags: [
-      'type:contracts',
-      'type:util',
-      'type:observability',
-      'type:infra',
-      'type:domain',
-      'type:testing',
-    ],
-  },
-  {
-    sourceTag: 'type:platform',
-    onlyDependOnLibsWithTags: [
-      'type:contracts',
-      'type:util',
-      'type:observability',
-      'type:infra',
-      'type:domain',
-      'type:app',
-      'type:testing',
-    ],
-  },
-  {
-    sourceTag: 'type:tooling',
-    onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:observability', 'type:infra', 'type:app'],
-  },
+  })),
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: tags(['contracts', 'util']) },
+  // Benchmarks and deployment checks drive the apps from outside.
+  { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: [...upTo('app'), 'type:testing'] },
 ];
 
 const deepImports = {
@@ -63,7 +30,13 @@ const testHelpers = {
   group: ['@fed/testing', '@fed/persistence/testing'],
   message: 'Test helpers are for spec files and testing folders only.',
 };
-const testFiles = ['**/*.spec.ts', 'libs/*/src/testing/**/*.ts', 'libs/testing/src/**/*.ts', 'tools/**/*.ts'];
+const testFiles = [
+  '**/*.spec.ts',
+  'libs/*/src/testing/**/*.ts',
+  'libs/testing/src/**/*.ts',
+  'tools/**/*.ts',
+  'bench/src/**/*.ts',
+];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', 'dist/**', '.data/**', '.nx/**', 'coverage/**', 'bench/results/**'] },

@@ -1,20 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
+
+export { freePort } from '@fed/testing';
 
 export interface ChildServer {
   url: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts a server in its own process (so it has its own core) and waits until it answers. */
