@@ -47,6 +47,18 @@ export interface RunningService {
 }
 
 const JSON_BODY_LIMIT = '2mb';
+// Redis clients retry on their own; while Redis is down one line per interval says so.
+const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
+
+function throttled(intervalMs: number, log: (error: Error) => void): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last < intervalMs) return;
+    last = now;
+    log(error);
+  };
+}
 
 /**
  * Probes are answered by the HTTP server itself, before Express builds its request objects:
@@ -79,7 +91,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Runn
     const databaseUrl = config.database.url;
     if (!databaseUrl) throw new Error(`${options.app} has no database: set DATABASE_URL`);
 
-    const bus = createBus({ redisUrl: config.redis.url, keyPrefix: config.redis.keyPrefix });
+    const bus = createBus({
+      redisUrl: config.redis.url,
+      keyPrefix: config.redis.keyPrefix,
+      onError: throttled(REDIS_ERROR_LOG_INTERVAL_MS, (error) => logger.warn({ err: error }, 'redis connection error')),
+    });
     cleanups.push(() => bus.close());
     // Without Redis an instance would miss revocations and cancellations: refuse to start
     // (the orchestrator retries) rather than serve half-connected.
