@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { loadConfig } from '@fed/config';
+import { writeToLogDestination } from '@fed/observability';
 import { runService } from '@fed/server';
-import { ConfigError } from '@fed/config';
+import { ConfigError, loadConfig } from '@fed/config';
 import { prepareAllInOne } from './all-in-one';
 import { banner } from './banner';
 import { platformFeatures } from './platform-features';
@@ -21,5 +21,6 @@ void runService({
   features: platformFeatures,
   config,
   prepare: prepareAllInOne,
-  onReady: (service) => process.stdout.write(banner(service.config, service.url, embeddedDatabase, service.bus.kind)),
+  onReady: (service) =>
+    writeToLogDestination(service.logger, banner(service.config, service.url, embeddedDatabase, service.bus.kind)),
 });

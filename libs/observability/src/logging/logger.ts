@@ -39,5 +39,17 @@ export function createLogger(options: LoggerOptions): Logger {
   );
 }
 
+/**
+ * Writes text (not a log record) to the log's destination, after every line logged before it:
+ * the destination is asynchronous, so a direct write to stdout could overtake them.
+ */
+export function writeToLogDestination(logger: Logger, text: string): void {
+  const destination = (logger as unknown as Record<symbol, { write(text: string): void } | undefined>)[
+    pino.symbols.streamSym
+  ];
+  if (destination) destination.write(text);
+  else process.stdout.write(text);
+}
+
 /** Nest injection token of the app's pino logger. */
 export const LOGGER = Symbol.for('fed.observability.Logger');
