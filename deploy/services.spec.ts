@@ -1,7 +1,7 @@
 import { serviceNames, testServiceUrls } from '@fed/config';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type ProcessHandle, buildDist, cleanEnv, deleteRedisKeys, freePort, startProcess } from '@fed/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 // Distributed mode: each deployable started exactly as its container starts it
 // (`node dist/apps/<app>/src/main.js`), against the machine's PostgreSQL and Redis.
@@ -28,6 +28,7 @@ describe.each(serviceNames)('%s as its own process', (app) => {
         PORT: String(port),
         LOG_LEVEL: 'info',
         SHUTDOWN_TIMEOUT_SECONDS: '5',
+        KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       }),
     );
     await service.waitForOutput(/"msg":"[a-z-]+ listening"/, 60_000);

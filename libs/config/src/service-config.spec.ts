@@ -82,6 +82,20 @@ describe('service configuration', () => {
     expect(rows.find((r) => r.name === 'PORT')).toEqual({ name: 'PORT', value: '8080', source: 'default' });
   });
 
+  it('requires a 32-byte base64 KEY_ENCRYPTION_KEY in auth-service, without echoing a bad one', () => {
+    expect(problemsOf(() => loadConfig('auth-service', serviceEnv))).toEqual([
+      expect.stringMatching(/^KEY_ENCRYPTION_KEY: is required but not set; allowed: 32 random bytes, base64-encoded/),
+    ]);
+    const short = problemsOf(() => loadConfig('auth-service', { ...serviceEnv, KEY_ENCRYPTION_KEY: 'c2hvcnQ=' }));
+    expect(short).toEqual([expect.stringContaining('KEY_ENCRYPTION_KEY: has an invalid value (not shown: sensitive)')]);
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig('auth-service', { ...serviceEnv, KEY_ENCRYPTION_KEY: key }).signingKeys).toEqual({
+      encryptionKey: key,
+      tokenTtlSeconds: 300,
+    });
+    expect(loadConfig('platform', {}).signingKeys.encryptionKey).toBeUndefined();
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig('platform', { DATABASE_URL: '', PORT: '' }).database.url).toBeUndefined();
   });

@@ -35,6 +35,12 @@ export interface ServiceConfig {
     url?: string;
     keyPrefix: string;
   };
+  /** Signing keys of the OpenID provider (auth-service, platform, platformctl). */
+  signingKeys: {
+    /** base64 of 32 bytes; absent only where a key kept in DATA_DIR may be used. */
+    encryptionKey?: string;
+    tokenTtlSeconds: number;
+  };
   /** Absolute path. */
   dataDir: string;
   log: { level: LogLevel };
@@ -105,6 +111,10 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
     redis: {
       url: has('REDIS_URL') ? (values.REDIS_URL as string | undefined) : undefined,
       keyPrefix: (values.REDIS_KEY_PREFIX as string | undefined) ?? 'fed:',
+    },
+    signingKeys: {
+      encryptionKey: values.KEY_ENCRYPTION_KEY as string | undefined,
+      tokenTtlSeconds: (values.ACCESS_TOKEN_TTL_SECONDS as number | undefined) ?? 300,
     },
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),
     log: { level: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info' },

@@ -181,6 +181,28 @@ export const variables = [
     parse: nonEmpty,
   }),
   define({
+    name: 'KEY_ENCRYPTION_KEY',
+    description:
+      'Encrypts the signing keys stored in the database (AES-256-GCM). In `platform` and `platformctl`, leaving it unset uses a key generated once and kept in DATA_DIR/key-encryption-key.',
+    allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
+    apps: ['auth-service', 'platform', 'platformctl'],
+    requiredIn: ['auth-service'],
+    sensitive: true,
+    parse: (raw) =>
+      Buffer.from(raw, 'base64').length === 32 && /^[A-Za-z0-9+/]{43}=$/.test(raw)
+        ? raw
+        : fail('not 32 bytes of base64'),
+  }),
+  define({
+    name: 'ACCESS_TOKEN_TTL_SECONDS',
+    description:
+      'Lifetime of access and ID tokens (`expires_in`); a retired signing key stays published this long after its last token.',
+    allowed: 'an integer from 60 to 86400',
+    default: '300',
+    apps: ['auth-service', 'platform', 'platformctl'],
+    parse: integer(60, 86400),
+  }),
+  define({
     name: 'LOG_LEVEL',
     description: 'Least severe level written to the JSON log.',
     allowed: 'fatal, error, warn, info, debug, trace or silent',
