@@ -1,5 +1,6 @@
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { buildDist, cleanEnv, startProcess } from '@fed/testing';
+import { randomBytes } from 'node:crypto';
 
 const cli = 'dist/apps/platformctl/src/main.js';
 
@@ -54,5 +55,65 @@ describe('platformctl', () => {
     const { code, output } = await run(['config', 'check', '--app', 'nope'], {});
     expect(code).not.toBe(0);
     expect(output).toContain('expected one of');
+  });
+
+  describe('keys', () => {
+    const encryptionKey = randomBytes(32).toString('base64');
+    let keysDatabase: TestDatabase;
+    const env = () => ({ DATABASE_URL: keysDatabase.url, KEY_ENCRYPTION_KEY: encryptionKey });
+
+    beforeAll(async () => {
+      keysDatabase = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await keysDatabase?.drop();
+    });
+
+    it('lists no keys before the provider first started', async () => {
+      const { code, output } = await run(['keys', 'list'], env());
+      expect(code).toBe(0);
+      expect(output).toContain('no signing keys yet');
+    });
+
+    it('rotate --now adds a key that signs at once', async () => {
+      const { code, output } = await run(['keys', 'rotate', '--now'], env());
+      expect(code).toBe(0);
+      expect(output).toMatch(/^added \S+ \(active\)/m);
+    });
+
+    it('rotate publishes the next key ahead of signing and keeps the current one until its tokens expire', async () => {
+      const rotated = await run(['keys', 'rotate', '--activate-in', '600'], env());
+      expect(rotated.code).toBe(0);
+      expect(rotated.output).toMatch(/^added \S+ \(next\)/m);
+      const { output } = await run(['keys', 'list'], env());
+      const states = output
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[1]);
+      expect(states).toEqual(['active', 'next']);
+    });
+
+    it('refuses to rotate with an encryption key that cannot open the current key', async () => {
+      const { code, output } = await run(['keys', 'rotate', '--now'], {
+        ...env(),
+        KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      });
+      expect(code).toBe(1);
+      expect(output).toContain('cannot be decrypted');
+      const listed = await run(['keys', 'list'], env());
+      expect(listed.output.trim().split('\n')).toHaveLength(2);
+    });
+
+    it('requires KEY_ENCRYPTION_KEY with an external database', async () => {
+      const { code, output } = await run(['keys', 'rotate'], { DATABASE_URL: keysDatabase.url });
+      expect(code).toBe(1);
+      expect(output).toContain('KEY_ENCRYPTION_KEY must be set');
+    });
+
+    it('refuses a lead that is not a whole number of seconds', async () => {
+      const { code, output } = await run(['keys', 'rotate', '--activate-in', '-5'], env());
+      expect(code).not.toBe(0);
+      expect(output).toContain('expected a whole number of seconds');
+    });
   });
 });

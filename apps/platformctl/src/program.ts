@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerConfigCheck } from './commands/config-check.command';
+import { registerKeys } from './commands/keys.command';
 import { registerMigrate } from './commands/migrate.command';
 
 export function buildProgram(): Command {
@@ -9,5 +10,6 @@ export function buildProgram(): Command {
     .exitOverride();
   registerMigrate(program);
   registerConfigCheck(program);
+  registerKeys(program);
   return program;
 }

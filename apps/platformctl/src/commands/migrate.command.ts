@@ -1,18 +1,6 @@
 import { type Command } from 'commander';
-import { loadConfig } from '@fed/config';
-import { pendingMigrations, runMigrations, startEmbeddedPostgres } from '@fed/persistence';
-
-/** Runs `work` against DATABASE_URL, or against the embedded database under DATA_DIR when unset. */
-async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const config = loadConfig('platformctl');
-  if (config.database.url) return work(config.database.url);
-  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir });
-  try {
-    return await work(embedded.url);
-  } finally {
-    await embedded.stop();
-  }
-}
+import { pendingMigrations, runMigrations } from '@fed/persistence';
+import { withDatabase } from './database';
 
 export function registerMigrate(program: Command): void {
   program

@@ -10,22 +10,24 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SIGNALS, type Signals } from '@fed/bus';
-import { type Edition, SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { type Edition, SERVICE_CONFIG, type ServiceConfig, loadConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type Response } from 'express';
 import { type AddressInfo } from 'node:net';
 import { AuthModule, type AuthOptions } from '../auth.module';
 
 export function testServiceConfig(auth: { issuer: string; jwksUrl: string }, edition: Edition = 'saas'): ServiceConfig {
+  // Built by the real loader, so it follows every field the app configuration gains.
+  const config = loadConfig('chat-service', {
+    DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
+    REDIS_URL: 'redis://127.0.0.1:1',
+    EDITION: edition,
+    LOG_LEVEL: 'silent',
+  });
   return {
-    app: 'chat-service',
-    edition,
-    http: { host: '127.0.0.1', port: 0, publicUrl: 'http://127.0.0.1', shutdownTimeoutMs: 1000 },
-    auth: { authUrl: auth.issuer.replace(/\/realms\/federation$/, ''), ...auth, clockSkewSeconds: 10 },
-    database: { poolSize: 1 },
-    redis: { keyPrefix: 'test:' },
-    dataDir: '/tmp',
-    log: { level: 'silent' },
+    ...config,
+    http: { ...config.http, host: '127.0.0.1', port: 0, shutdownTimeoutMs: 1000 },
+    auth: { ...config.auth, authUrl: auth.issuer.replace(/\/realms\/federation$/, ''), ...auth, clockSkewSeconds: 10 },
   };
 }
 

@@ -1,8 +1,12 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateContextSchemas1795320075713 } from './1795320075713-create-context-schemas';
+import { CreateSigningKeys1795323224555 } from './1795323224555-create-signing-keys';
 
 export type MigrationClass = new () => MigrationInterface;
 
 // Every migration, oldest first. Listed by hand (no glob): the same code runs from dist/ and from
 // Jest on .ts sources. A new migration is appended here; migrations.spec.ts fails if one is missing.
-export const migrations: readonly MigrationClass[] = [CreateContextSchemas1795320075713];
+export const migrations: readonly MigrationClass[] = [
+  CreateContextSchemas1795320075713,
+  CreateSigningKeys1795323224555,
+];

@@ -6,3 +6,4 @@ export {
   type TestDatabaseHandle,
   type TestDatabaseOptions,
 } from './test-database';
+export * from './schema-drift';

@@ -1,0 +1,22 @@
+import { type PublicSigningJwk } from './signing-key.entity';
+import { type SigningKeysService } from './signing-keys.service';
+
+// JWKS reads are rare (verifiers cache) but unauthenticated: a short-lived copy keeps a flood of
+// them off the database. A rotation shows within this time, well inside its publication lead.
+const CACHE_MS = 5000;
+
+export class PublishedJwks {
+  private cached?: { at: number; document: Promise<{ keys: PublicSigningJwk[] }> };
+
+  constructor(private readonly keys: SigningKeysService) {}
+
+  current(): Promise<{ keys: PublicSigningJwk[] }> {
+    const now = Date.now();
+    if (!this.cached || now - this.cached.at > CACHE_MS) {
+      const document = this.keys.publishedJwks();
+      this.cached = { at: now, document };
+      document.catch(() => (this.cached = undefined));
+    }
+    return this.cached.document;
+  }
+}

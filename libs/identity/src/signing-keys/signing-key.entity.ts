@@ -1,0 +1,49 @@
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** The public half of a signing key as published in the JWKS (spec document 1). */
+export interface PublicSigningJwk {
+  kty: 'RSA';
+  kid: string;
+  use: 'sig';
+  alg: 'RS256';
+  n: string;
+  e: string;
+}
+
+/**
+ * One RS256 key of the OpenID provider. It is published from creation, signs from `activatesAt`
+ * until `retiredAt`, and stays published until `expiresAt`, when no token it signed is valid any more.
+ */
+@Entity({ schema: 'identity', name: 'signing_keys' })
+@Check('signing_keys_alg', `"alg" = 'RS256'`)
+@Check('signing_keys_retired_after_activation', `"retired_at" IS NULL OR "retired_at" >= "activates_at"`)
+@Check(
+  'signing_keys_expires_after_retirement',
+  `"expires_at" IS NULL OR ("retired_at" IS NOT NULL AND "expires_at" >= "retired_at")`,
+)
+export class SigningKeyEntity {
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'signing_keys_pkey' })
+  kid!: string;
+
+  @Column({ type: 'text' })
+  alg!: 'RS256';
+
+  @Column({ type: 'jsonb' })
+  publicJwk!: PublicSigningJwk;
+
+  /** The PKCS#8 private key, AES-256-GCM encrypted with KEY_ENCRYPTION_KEY (see key-encryption.ts). */
+  @Column({ type: 'bytea' })
+  privateKeyCiphertext!: Buffer;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  activatesAt!: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  retiredAt!: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+}

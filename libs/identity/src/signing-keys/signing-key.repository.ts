@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { SigningKeyEntity } from './signing-key.entity';
+
+// Serializes key creation and rotation across instances; transaction-scoped, so it also works on
+// the embedded PostgreSQL (one shared session).
+const ROTATION_LOCK = "hashtext('identity.signing_keys')";
+
+@Injectable()
+export class SigningKeyRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in a transaction holding the rotation lock. */
+  locked<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(${ROTATION_LOCK})`);
+      return work(manager);
+    });
+  }
+
+  all(manager: EntityManager = this.dataSource.manager): Promise<SigningKeyEntity[]> {
+    return manager.find(SigningKeyEntity, { order: { activatesAt: 'ASC', createdAt: 'ASC' } });
+  }
+
+  /** Keys whose tokens may still be valid at `now`: published in the JWKS. */
+  published(now: Date): Promise<SigningKeyEntity[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(SigningKeyEntity, 'key')
+      .where('key.expiresAt IS NULL OR key.expiresAt > :now', { now })
+      .orderBy('key.activatesAt', 'ASC')
+      .getMany();
+  }
+
+  /** The key that signs at `now`: the latest activated one that is not retired. */
+  signingAt(now: Date, manager: EntityManager = this.dataSource.manager): Promise<SigningKeyEntity | null> {
+    return manager
+      .createQueryBuilder(SigningKeyEntity, 'key')
+      .where('key.activatesAt <= :now', { now })
+      .andWhere('(key.retiredAt IS NULL OR key.retiredAt > :now)', { now })
+      .orderBy('key.activatesAt', 'DESC')
+      .getOne();
+  }
+
+  insert(manager: EntityManager, key: SigningKeyEntity): Promise<unknown> {
+    return manager.insert(SigningKeyEntity, key);
+  }
+
+  /** Keys announced but never used to sign: a newer rotation supersedes them. */
+  deleteNotYetActive(manager: EntityManager, now: Date): Promise<unknown> {
+    return manager.createQueryBuilder().delete().from(SigningKeyEntity).where('activates_at > :now', { now }).execute();
+  }
+
+  retire(manager: EntityManager, kid: string, retiredAt: Date, expiresAt: Date): Promise<unknown> {
+    return manager.update(SigningKeyEntity, { kid }, { retiredAt, expiresAt });
+  }
+}

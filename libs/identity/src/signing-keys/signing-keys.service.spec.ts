@@ -1,0 +1,121 @@
+import { type TestDatabase, createTestDatabase, schemaDrift } from '@fed/persistence/testing';
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, createLocalJWKSet, jwtVerify } from 'jose';
+import { identityEntities } from '../index';
+import { KeyDecryptionError, KeyEncryption } from './key-encryption';
+import { SigningKeyEntity } from './signing-key.entity';
+import { SigningKeyRepository } from './signing-key.repository';
+import { SigningKeysService } from './signing-keys.service';
+
+const ttl = 300;
+const skew = 10;
+
+describe('signing keys (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let clock: Date;
+  let encryptionKey: string;
+  const service = () =>
+    new SigningKeysService(new SigningKeyRepository(database.dataSource), new KeyEncryption(encryptionKey), {
+      tokenTtlSeconds: ttl,
+      clockSkewSeconds: skew,
+      now: () => clock,
+    });
+  const later = (seconds: number) => (clock = new Date(clock.getTime() + seconds * 1000));
+
+  beforeEach(async () => {
+    database = await createTestDatabase({ entities: identityEntities });
+    clock = new Date('2026-11-22T10:00:00.000Z');
+    encryptionKey = randomBytes(32).toString('base64');
+  });
+  afterEach(() => database?.drop());
+
+  it('creates one signing key on first start, and only one when instances start together', async () => {
+    const kids = await Promise.all([
+      service().ensureSigningKey(),
+      service().ensureSigningKey(),
+      service().ensureSigningKey(),
+    ]);
+    expect(new Set(kids).size).toBe(1);
+    expect(await service().ensureSigningKey()).toBe(kids[0]);
+    expect((await service().list()).map((k) => k.state)).toEqual(['active']);
+  });
+
+  it('publishes exactly the JWKS fields of the spec, with the RFC 7638 thumbprint as kid', async () => {
+    await service().ensureSigningKey();
+    const { keys } = await service().publishedJwks();
+    expect(keys).toHaveLength(1);
+    const key = keys[0] as unknown as Record<string, string>;
+    expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+    const thumbprint = createHash('sha256')
+      .update(JSON.stringify({ e: key.e, kty: 'RSA', n: key.n }))
+      .digest('base64url');
+    expect(key.kid).toBe(thumbprint);
+  });
+
+  it('signs tokens that verify against the published JWKS', async () => {
+    await service().ensureSigningKey();
+    const { kid, privateKey } = await service().activeSigningKey();
+    const token = await new SignJWT({ typ: 'Bearer' }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+    const jwks = createLocalJWKSet((await service().publishedJwks()) as Parameters<typeof createLocalJWKSet>[0]);
+    await expect(jwtVerify(token, jwks, { algorithms: ['RS256'] })).resolves.toBeDefined();
+  });
+
+  it('stores the private key encrypted, and refuses to use it under another encryption key', async () => {
+    await service().ensureSigningKey();
+    const [row] = await database.dataSource.getRepository(SigningKeyEntity).find();
+    expect(row?.privateKeyCiphertext.includes(Buffer.from('PRIVATE KEY'))).toBe(false);
+    encryptionKey = randomBytes(32).toString('base64');
+    await expect(service().activeSigningKey()).rejects.toBeInstanceOf(KeyDecryptionError);
+  });
+
+  it('rotates by publishing the next key first, then signing with it, then expiring the old one after the token lifetime', async () => {
+    const first = await service().ensureSigningKey();
+    const next = await service().rotate(600);
+    expect(next.state).toBe('next');
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([first, next.kid]);
+    expect((await service().activeSigningKey()).kid).toBe(first);
+
+    later(600);
+    expect((await service().activeSigningKey()).kid).toBe(next.kid);
+    expect((await service().list()).map((k) => [k.kid, k.state])).toEqual([
+      [first, 'retired'],
+      [next.kid, 'active'],
+    ]);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([first, next.kid]);
+
+    later(ttl + skew - 1);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([first, next.kid]);
+    later(1);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([next.kid]);
+    expect((await service().list()).find((k) => k.kid === first)?.state).toBe('expired');
+  });
+
+  it('rotates immediately when asked, signing with the new key at once', async () => {
+    const first = await service().ensureSigningKey();
+    const next = await service().rotate(0);
+    expect(next.state).toBe('active');
+    expect((await service().activeSigningKey()).kid).toBe(next.kid);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([first, next.kid]);
+  });
+
+  it('replaces a key announced by an earlier rotation that never signed', async () => {
+    const first = await service().ensureSigningKey();
+    const announced = await service().rotate(600);
+    const replacement = await service().rotate(0);
+    const kids = (await service().list()).map((k) => k.kid);
+    expect(kids).not.toContain(announced.kid);
+    expect(kids).toEqual([first, replacement.kid]);
+  });
+
+  it('refuses a negative or fractional publication lead', async () => {
+    await expect(service().rotate(-1)).rejects.toThrow(RangeError);
+    await expect(service().rotate(1.5)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('identity schema', () => {
+  it('matches its migrations (no drift between entities and migrations)', async () => {
+    expect(await schemaDrift(identityEntities)).toEqual([]);
+  });
+});

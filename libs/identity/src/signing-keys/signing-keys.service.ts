@@ -1,0 +1,142 @@
+import { createHash, createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import { type EntityManager } from 'typeorm';
+import { KeyEncryption } from './key-encryption';
+import { type PublicSigningJwk, SigningKeyEntity } from './signing-key.entity';
+import { SigningKeyRepository } from './signing-key.repository';
+
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+export type SigningKeyState = 'next' | 'active' | 'retired' | 'expired';
+
+export interface SigningKeyStatus {
+  kid: string;
+  state: SigningKeyState;
+  createdAt: Date;
+  activatesAt: Date;
+  retiredAt: Date | null;
+  expiresAt: Date | null;
+}
+
+export interface SigningKeysSettings {
+  /** Longest lifetime of a token signed with these keys (access and ID tokens). */
+  tokenTtlSeconds: number;
+  /** Added to the published period, for verifiers whose clocks run behind. */
+  clockSkewSeconds: number;
+  now?: () => Date;
+}
+
+export interface ActiveSigningKey {
+  kid: string;
+  privateKey: KeyObject;
+}
+
+/**
+ * The provider's RS256 keys. Rotation publishes the next key before it signs (verifiers refetch the
+ * JWKS on an unknown `kid`), and keeps the retired key published until every token it signed has expired.
+ */
+export class SigningKeysService {
+  private readonly now: () => Date;
+  private decrypted?: { kid: string; key: KeyObject };
+
+  constructor(
+    private readonly repository: SigningKeyRepository,
+    private readonly encryption: KeyEncryption,
+    private readonly settings: SigningKeysSettings,
+  ) {
+    this.now = settings.now ?? (() => new Date());
+  }
+
+  /** First start: creates a key that signs at once, unless one already does. Safe to race. */
+  async ensureSigningKey(): Promise<string> {
+    return this.repository.locked(async (manager) => {
+      const now = this.now();
+      const current = await this.repository.signingAt(now, manager);
+      if (current) return current.kid;
+      return (await this.createKey(manager, now, now)).kid;
+    });
+  }
+
+  /**
+   * Adds a key that starts signing `activateInSeconds` from now; the current key signs until then,
+   * then stays published for the token lifetime. A key announced by an earlier rotation that has not
+   * signed yet is replaced.
+   */
+  async rotate(activateInSeconds: number): Promise<SigningKeyStatus> {
+    if (!Number.isInteger(activateInSeconds) || activateInSeconds < 0) {
+      throw new RangeError('activateInSeconds must be a non-negative integer');
+    }
+    // A new key sealed with another encryption key than the current one would be unreadable to the
+    // provider: prove this encryption key opens the current key first.
+    if (await this.repository.signingAt(this.now())) await this.activeSigningKey();
+    const created = await this.repository.locked(async (manager) => {
+      const now = this.now();
+      const activatesAt = new Date(now.getTime() + activateInSeconds * 1000);
+      await this.repository.deleteNotYetActive(manager, now);
+      const current = await this.repository.signingAt(now, manager);
+      if (current) {
+        const expiresAt = new Date(
+          activatesAt.getTime() + (this.settings.tokenTtlSeconds + this.settings.clockSkewSeconds) * 1000,
+        );
+        await this.repository.retire(manager, current.kid, activatesAt, expiresAt);
+      }
+      return this.createKey(manager, now, activatesAt);
+    });
+    this.decrypted = undefined;
+    return this.statusOf(created, this.now());
+  }
+
+  async list(): Promise<SigningKeyStatus[]> {
+    const now = this.now();
+    return (await this.repository.all()).map((key) => this.statusOf(key, now));
+  }
+
+  /** The JWKS document of the spec: every key a valid token may name. */
+  async publishedJwks(): Promise<{ keys: PublicSigningJwk[] }> {
+    return { keys: (await this.repository.published(this.now())).map((key) => key.publicJwk) };
+  }
+
+  /** The key to sign with now, decrypted (kept in memory while it stays the signing key). */
+  async activeSigningKey(): Promise<ActiveSigningKey> {
+    const key = await this.repository.signingAt(this.now());
+    if (!key) throw new Error('no signing key is active: run ensureSigningKey() first');
+    if (this.decrypted?.kid !== key.kid) {
+      const der = this.encryption.decrypt(key.privateKeyCiphertext, key.kid);
+      this.decrypted = { kid: key.kid, key: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
+    }
+    return { kid: key.kid, privateKey: this.decrypted.key };
+  }
+
+  private async createKey(manager: EntityManager, now: Date, activatesAt: Date): Promise<SigningKeyEntity> {
+    const { publicKey, privateKey } = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
+    const jwk = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+    const kid = thumbprint(jwk);
+    const key = Object.assign(new SigningKeyEntity(), {
+      kid,
+      alg: 'RS256' as const,
+      publicJwk: { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: jwk.n, e: jwk.e } satisfies PublicSigningJwk,
+      privateKeyCiphertext: this.encryption.encrypt(privateKey.export({ format: 'der', type: 'pkcs8' }), kid),
+      createdAt: now,
+      activatesAt,
+      retiredAt: null,
+      expiresAt: null,
+    });
+    await this.repository.insert(manager, key);
+    return key;
+  }
+
+  private statusOf(key: SigningKeyEntity, now: Date): SigningKeyStatus {
+    let state: SigningKeyState = 'active';
+    if (key.activatesAt > now) state = 'next';
+    else if (key.expiresAt && key.expiresAt <= now) state = 'expired';
+    else if (key.retiredAt && key.retiredAt <= now) state = 'retired';
+    const { kid, createdAt, activatesAt, retiredAt, expiresAt } = key;
+    return { kid, state, createdAt, activatesAt, retiredAt, expiresAt };
+  }
+}
+
+/** RFC 7638 JWK thumbprint: the key id is derived from the key itself. */
+function thumbprint(jwk: { n: string; e: string }): string {
+  const canonical = JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
