@@ -116,4 +116,87 @@ describe('platformctl', () => {
       expect(output).toContain('expected a whole number of seconds');
     });
   });
+
+  describe('clients', () => {
+    let clientsDatabase: TestDatabase;
+    const env = () => ({ DATABASE_URL: clientsDatabase.url });
+
+    beforeAll(async () => {
+      clientsDatabase = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await clientsDatabase?.drop();
+    });
+
+    it('creates a client and prints its secret once', async () => {
+      const { code, output } = await run(
+        [
+          'clients',
+          'create',
+          '--client-id',
+          'crm',
+          '--name',
+          'CRM',
+          '--grant',
+          'authorization_code',
+          '--grant',
+          'refresh_token',
+          '--redirect-uri',
+          'https://crm.example.com/cb',
+          '--scope',
+          'openid',
+          '--scope',
+          'chat:exec',
+          '--unpublished',
+        ],
+        env(),
+      );
+      expect(code).toBe(0);
+      expect(output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
+      const listed = await run(['clients', 'list'], env());
+      expect(listed.output).toContain(
+        'crm  Unpublished  consent=on  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
+      );
+      const secret = /^client_secret: (\S+)$/m.exec(output)?.[1] as string;
+      expect(listed.output).not.toContain(secret);
+    });
+
+    it('refuses an invalid registration with the reason and exit 1', async () => {
+      const { code, output } = await run(
+        [
+          'clients',
+          'create',
+          '--client-id',
+          'bad',
+          '--name',
+          'Bad',
+          '--grant',
+          'authorization_code',
+          '--redirect-uri',
+          'http://evil.example.com/cb',
+        ],
+        env(),
+      );
+      expect(code).toBe(1);
+      expect(output).toContain('refused (invalid_redirect_uri)');
+      expect((await run(['clients', 'list'], env())).output).not.toContain('bad ');
+    });
+
+    it('refuses a duplicate client id', async () => {
+      const args = ['clients', 'create', '--client-id', 'etl', '--name', 'ETL', '--grant', 'client_credentials'];
+      expect((await run(args, env())).code).toBe(0);
+      const again = await run(args, env());
+      expect(again.code).toBe(1);
+      expect(again.output).toContain('refused (client_exists)');
+    });
+
+    it('rotates a secret and says when the client does not exist', async () => {
+      const rotated = await run(['clients', 'rotate-secret', 'etl'], env());
+      expect(rotated.code).toBe(0);
+      expect(rotated.output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
+      const missing = await run(['clients', 'rotate-secret', 'nobody'], env());
+      expect(missing.code).toBe(1);
+      expect(missing.output).toContain('refused (client_not_found)');
+    });
+  });
 });

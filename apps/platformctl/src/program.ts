@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
 import { registerKeys } from './commands/keys.command';
 import { registerMigrate } from './commands/migrate.command';
@@ -11,5 +12,6 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerConfigCheck(program);
   registerKeys(program);
+  registerClients(program);
   return program;
 }

@@ -1,4 +1,6 @@
+export * from './auth';
 export * from './bus';
 export * from './errors';
 export * from './pagination';
 export * from './sse';
+export * from './text';

@@ -1,6 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateContextSchemas1795320075713 } from './1795320075713-create-context-schemas';
 import { CreateSigningKeys1795323224555 } from './1795323224555-create-signing-keys';
+import { CreateClients1795323740074 } from './1795323740074-create-clients';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -9,4 +10,5 @@ export type MigrationClass = new () => MigrationInterface;
 export const migrations: readonly MigrationClass[] = [
   CreateContextSchemas1795320075713,
   CreateSigningKeys1795323224555,
+  CreateClients1795323740074,
 ];

@@ -1,0 +1,104 @@
+import { type Command } from 'commander';
+import {
+  ClientRepository,
+  ClientsError,
+  ClientsService,
+  type PublicationStatus,
+  identityEntities,
+} from '@fed/identity';
+import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { withDatabase } from './database';
+
+function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
+  return withDatabase(async (url) => {
+    const dataSource = await createDataSource(
+      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
+    );
+    try {
+      return await work(new ClientsService(new ClientRepository(dataSource)));
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+}
+
+// Refusals are the operator's input, not a failure of the tool: say why, exit 1.
+async function reportingRefusals(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof ClientsError)) throw error;
+    process.stderr.write(`refused (${error.code}): ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerClients(program: Command): void {
+  const clients = program.command('clients').description('client applications of the OpenID provider');
+
+  clients
+    .command('create')
+    .description('register a client; its secret is shown once')
+    .requiredOption('--client-id <id>', 'client_id: 1-64 letters, digits, ".", "_" or "-"')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--grant <type>', 'authorization_code, client_credentials or refresh_token (repeatable)', collect)
+    .option('--redirect-uri <uri>', 'registered redirect URI, https (http only for localhost) (repeatable)', collect)
+    .option('--scope <scope>', 'scope of the spec, e.g. chat:exec (repeatable)', collect)
+    .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
+    .option('--no-consent', 'do not show the consent screen')
+    .action(
+      (options: {
+        clientId: string;
+        name: string;
+        grant: string[];
+        redirectUri?: string[];
+        scope?: string[];
+        unpublished?: boolean;
+        consent: boolean;
+      }) =>
+        reportingRefusals(async () => {
+          const publicationStatus: PublicationStatus = options.unpublished ? 'Unpublished' : 'Published';
+          const { client, clientSecret } = await withClients((service) =>
+            service.create({
+              clientId: options.clientId,
+              name: options.name,
+              grantTypes: options.grant,
+              redirectUris: options.redirectUri,
+              scopes: options.scope,
+              publicationStatus,
+              consentRequired: options.consent,
+            }),
+          );
+          process.stdout.write(
+            `client_id: ${client.clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
+          );
+        }),
+    );
+
+  clients
+    .command('list')
+    .description('list registered clients (never their secrets)')
+    .action(async () => {
+      const rows = await withClients((service) => service.list());
+      if (rows.length === 0) process.stdout.write('no clients\n');
+      for (const c of rows) {
+        process.stdout.write(
+          `${c.clientId}  ${c.publicationStatus}  consent=${c.consentRequired ? 'on' : 'off'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+        );
+      }
+    });
+
+  clients
+    .command('rotate-secret <clientId>')
+    .description('replace a client secret; the old one stops working at once; the new one is shown once')
+    .action((clientId: string) =>
+      reportingRefusals(async () => {
+        const { clientSecret } = await withClients((service) => service.rotateSecret(clientId));
+        process.stdout.write(
+          `client_id: ${clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,22 @@
+// The scopes of spec document 1 ("Scopes"); a client is given a subset of them.
+export const scopes = [
+  'openid',
+  'profile',
+  'email',
+  'chat:exec',
+  'chat:history',
+  'chat:file',
+  'mcp:all',
+  'a2a:all',
+  'sharedmemory:query',
+  'users:read',
+  'users:manage',
+  'logs:read',
+  'master:manage',
+] as const;
+
+export type Scope = (typeof scopes)[number];
+
+export function isScope(value: string): value is Scope {
+  return (scopes as readonly string[]).includes(value);
+}

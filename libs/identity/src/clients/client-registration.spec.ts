@@ -1,0 +1,88 @@
+import { type ClientRegistration, validateRegistration } from './client-registration';
+import { ClientsError } from './clients.errors';
+
+const base: ClientRegistration = {
+  clientId: 'crm-app',
+  name: 'CRM',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  redirectUris: ['https://crm.example.com/callback'],
+  scopes: ['openid', 'chat:exec'],
+};
+
+function codeOf(change: Partial<ClientRegistration>): string | undefined {
+  try {
+    validateRegistration({ ...base, ...change });
+  } catch (error) {
+    return error instanceof ClientsError ? error.code : 'not a ClientsError';
+  }
+  return undefined;
+}
+
+describe('client registration', () => {
+  it('accepts a browser application and applies the defaults (Published, consent on)', () => {
+    expect(validateRegistration(base)).toEqual({
+      ...base,
+      publicationStatus: 'Published',
+      consentRequired: true,
+    });
+  });
+
+  it('accepts a system integration with client credentials and no redirect URI', () => {
+    const valid = validateRegistration({
+      clientId: 'etl',
+      name: 'ETL',
+      grantTypes: ['client_credentials'],
+      scopes: ['users:read'],
+    });
+    expect(valid.redirectUris).toEqual([]);
+  });
+
+  it('refuses client ids that are empty, too long or carry other characters', () => {
+    for (const clientId of ['', 'a'.repeat(65), 'has space', '../etc', '-leading', 'ünï']) {
+      expect(codeOf({ clientId })).toBe('invalid_client_id');
+    }
+  });
+
+  it('refuses names that are empty, too long, or hold NUL, control characters or lone surrogates', () => {
+    for (const name of ['  ', 'x'.repeat(201), 'a\u0000b', 'line\nbreak', 'bad\uD800']) {
+      expect(codeOf({ name })).toBe('invalid_name');
+    }
+  });
+
+  it('refuses unknown grant types, none at all, and refresh_token without authorization_code', () => {
+    expect(codeOf({ grantTypes: ['password'] })).toBe('invalid_grant_types');
+    expect(codeOf({ grantTypes: [] })).toBe('invalid_grant_types');
+    expect(codeOf({ grantTypes: ['client_credentials', 'refresh_token'] })).toBe('invalid_grant_types');
+  });
+
+  it('requires a redirect URI for authorization_code, and only https or loopback http ones', () => {
+    expect(codeOf({ redirectUris: [] })).toBe('invalid_redirect_uri');
+    for (const uri of [
+      'http://crm.example.com/cb',
+      '/relative/cb',
+      'javascript:alert(1)',
+      'https://crm.example.com/cb#frag',
+      'https://user:pass@crm.example.com/cb',
+      'https://crm.example.com/\ncb',
+    ]) {
+      expect(codeOf({ redirectUris: [uri] })).toBe('invalid_redirect_uri');
+    }
+    expect(
+      codeOf({ redirectUris: ['http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb'] }),
+    ).toBeUndefined();
+  });
+
+  it('refuses scopes the spec does not define', () => {
+    expect(codeOf({ scopes: ['openid', 'admin:all'] })).toBe('invalid_scope');
+  });
+
+  it('removes duplicate grants, redirect URIs and scopes', () => {
+    const valid = validateRegistration({
+      ...base,
+      scopes: ['openid', 'openid'],
+      grantTypes: ['authorization_code', 'authorization_code'],
+    });
+    expect(valid.scopes).toEqual(['openid']);
+    expect(valid.grantTypes).toEqual(['authorization_code']);
+  });
+});

@@ -1,0 +1,100 @@
+import { isPrintableLine, isScope } from '@fed/contracts';
+import { type GrantType, type PublicationStatus, grantTypes } from './client.entity';
+import { ClientsError } from './clients.errors';
+
+export interface ClientRegistration {
+  clientId: string;
+  name: string;
+  grantTypes: readonly string[];
+  redirectUris?: readonly string[];
+  scopes?: readonly string[];
+  publicationStatus?: PublicationStatus;
+  consentRequired?: boolean;
+}
+
+export interface ValidClientRegistration {
+  clientId: string;
+  name: string;
+  grantTypes: GrantType[];
+  redirectUris: string[];
+  scopes: string[];
+  publicationStatus: PublicationStatus;
+  consentRequired: boolean;
+}
+
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const MAX_NAME = 200;
+const MAX_REDIRECT_URIS = 20;
+const MAX_URI_LENGTH = 2000;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Checks a registration as hostile input; returns it normalized (deduplicated, defaults applied). */
+export function validateRegistration(input: ClientRegistration): ValidClientRegistration {
+  if (!CLIENT_ID.test(input.clientId)) {
+    throw new ClientsError(
+      'invalid_client_id',
+      'client_id must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    );
+  }
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > MAX_NAME || !isPrintableLine(name)) {
+    throw new ClientsError('invalid_name', `name must be 1-${MAX_NAME} printable characters`);
+  }
+  const grants = unique(input.grantTypes);
+  const unknownGrant = grants.find((g) => !(grantTypes as readonly string[]).includes(g));
+  if (grants.length === 0 || unknownGrant !== undefined) {
+    throw new ClientsError('invalid_grant_types', `grant types must be some of ${grantTypes.join(', ')}`);
+  }
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code')) {
+    throw new ClientsError(
+      'invalid_grant_types',
+      'refresh_token needs authorization_code (client credentials get no refresh token)',
+    );
+  }
+  const redirectUris = unique(input.redirectUris ?? []);
+  if (grants.includes('authorization_code') && redirectUris.length === 0) {
+    throw new ClientsError('invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
+  }
+  if (redirectUris.length > MAX_REDIRECT_URIS) {
+    throw new ClientsError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect URIs`);
+  }
+  redirectUris.forEach(checkRedirectUri);
+  const scopes = unique(input.scopes ?? []);
+  const unknownScope = scopes.find((scope) => !isScope(scope));
+  if (unknownScope !== undefined) {
+    throw new ClientsError('invalid_scope', `unknown scope ${JSON.stringify(unknownScope.slice(0, 64))}`);
+  }
+  return {
+    clientId: input.clientId,
+    name,
+    grantTypes: grants as GrantType[],
+    redirectUris,
+    scopes,
+    publicationStatus: input.publicationStatus ?? 'Published',
+    consentRequired: input.consentRequired ?? true,
+  };
+}
+
+// Redirects go only to exactly registered URIs (compared byte for byte later), so each one must be
+// an absolute https URL (http only on the loopback), without fragment or credentials (RFC 6749 3.1.2).
+function checkRedirectUri(uri: string): void {
+  const refuse = (why: string): never => {
+    throw new ClientsError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri.slice(0, 200))} ${why}`);
+  };
+  if (uri.length > MAX_URI_LENGTH || !isPrintableLine(uri)) refuse('is too long or has control characters');
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return refuse('is not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    refuse('must use https (http only for localhost)');
+  }
+  if (url.hash || uri.includes('#')) refuse('must not have a fragment');
+  if (url.username || url.password) refuse('must not carry credentials');
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,55 @@
+import { Check, Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+
+export const grantTypes = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
+export type GrantType = (typeof grantTypes)[number];
+
+export const publicationStatuses = ['Published', 'Unpublished'] as const;
+export type PublicationStatus = (typeof publicationStatuses)[number];
+
+/** A relying party of the OpenID provider (spec document 1, "Client"). */
+@Entity({ schema: 'identity', name: 'clients' })
+@Unique('clients_service_account_id_key', ['serviceAccountId'])
+@Check('clients_publication_status', `"publication_status" IN ('Published', 'Unpublished')`)
+export class ClientEntity {
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'clients_pkey' })
+  clientId!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  /** SHA-256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. */
+  @Column({ type: 'bytea' })
+  secretHash!: Buffer;
+
+  @Column({ type: 'timestamptz' })
+  secretRotatedAt!: Date;
+
+  @Column({ type: 'text', array: true })
+  redirectUris!: string[];
+
+  @Column({ type: 'text', array: true })
+  grantTypes!: GrantType[];
+
+  @Column({ type: 'text', array: true })
+  scopes!: string[];
+
+  @Column({ type: 'text' })
+  publicationStatus!: PublicationStatus;
+
+  /** Consent screen enabled for this application. */
+  @Column({ type: 'boolean' })
+  consentRequired!: boolean;
+
+  /** `sub` of the client's service account in client-credentials tokens. */
+  @Column({ type: 'uuid' })
+  serviceAccountId!: string;
+
+  @Column({ type: 'boolean', default: true })
+  enabled!: boolean;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,71 @@
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { identityEntities } from '../index';
+import { ClientEntity } from './client.entity';
+import { ClientRepository } from './client.repository';
+import { ClientsError } from './clients.errors';
+import { ClientsService } from './clients.service';
+
+describe('client registry (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let clients: ClientsService;
+
+  beforeEach(async () => {
+    database = await createTestDatabase({ entities: identityEntities });
+    clients = new ClientsService(new ClientRepository(database.dataSource));
+  });
+  afterEach(() => database?.drop());
+
+  const registration = { clientId: 'etl', name: 'ETL', grantTypes: ['client_credentials'], scopes: ['users:read'] };
+
+  it('creates a client and shows its secret once, storing only a hash', async () => {
+    const { client, clientSecret } = await clients.create(registration);
+    expect(clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(client).not.toHaveProperty('secretHash');
+    expect(client).toMatchObject({
+      clientId: 'etl',
+      publicationStatus: 'Published',
+      consentRequired: true,
+      enabled: true,
+    });
+    expect(client.serviceAccountId).toMatch(/^[0-9a-f-]{36}$/);
+    const [row] = await database.dataSource.getRepository(ClientEntity).find();
+    expect(row?.secretHash.includes(Buffer.from(clientSecret))).toBe(false);
+    expect(JSON.stringify(await clients.list())).not.toContain(clientSecret);
+  });
+
+  it('authenticates the right secret only', async () => {
+    const { clientSecret } = await clients.create(registration);
+    expect((await clients.authenticate('etl', clientSecret))?.clientId).toBe('etl');
+    expect(await clients.authenticate('etl', `${clientSecret}x`)).toBeNull();
+    expect(await clients.authenticate('etl', '')).toBeNull();
+    expect(await clients.authenticate('unknown', clientSecret)).toBeNull();
+    expect(await clients.authenticate('x'.repeat(10_000), clientSecret)).toBeNull();
+  });
+
+  it('refuses a disabled client even with the right secret', async () => {
+    const { clientSecret } = await clients.create(registration);
+    await database.dataSource.getRepository(ClientEntity).update({ clientId: 'etl' }, { enabled: false });
+    expect(await clients.authenticate('etl', clientSecret)).toBeNull();
+  });
+
+  it('rotates the secret: the old one stops working, the new one works', async () => {
+    const first = await clients.create(registration);
+    const rotated = await clients.rotateSecret('etl');
+    expect(rotated.clientSecret).not.toBe(first.clientSecret);
+    expect(await clients.authenticate('etl', first.clientSecret)).toBeNull();
+    expect((await clients.authenticate('etl', rotated.clientSecret))?.clientId).toBe('etl');
+  });
+
+  it('refuses a second client with the same id, also when both are created at once', async () => {
+    const results = await Promise.allSettled([clients.create(registration), clients.create(registration)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(ClientsError);
+    expect((refused.reason as ClientsError).code).toBe('client_exists');
+    expect(await clients.list()).toHaveLength(1);
+  });
+
+  it('says when the client to rotate does not exist', async () => {
+    await expect(clients.rotateSecret('nobody')).rejects.toMatchObject({ code: 'client_not_found' });
+  });
+});

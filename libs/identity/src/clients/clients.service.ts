@@ -1,0 +1,75 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ClientEntity } from './client.entity';
+import { type ClientRegistration, validateRegistration } from './client-registration';
+import { ClientRepository } from './client.repository';
+import { ClientsError } from './clients.errors';
+
+export type ClientView = Omit<ClientEntity, 'secretHash'>;
+
+export interface IssuedSecret {
+  client: ClientView;
+  /** Shown once: only its hash is stored. */
+  clientSecret: string;
+}
+
+// Compared against when the client is unknown, so the answer takes the same time either way.
+const UNKNOWN_CLIENT_HASH = hashSecret(randomBytes(32).toString('base64url'));
+
+function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function toView(client: ClientEntity): ClientView {
+  const { secretHash: _secretHash, ...view } = client;
+  return view;
+}
+
+export class ClientsService {
+  constructor(
+    private readonly repository: ClientRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(registration: ClientRegistration): Promise<IssuedSecret> {
+    const valid = validateRegistration(registration);
+    const clientSecret = newSecret();
+    const at = this.now();
+    const client = Object.assign(new ClientEntity(), {
+      ...valid,
+      secretHash: hashSecret(clientSecret),
+      secretRotatedAt: at,
+      serviceAccountId: randomUUID(),
+      enabled: true,
+      createdAt: at,
+      updatedAt: at,
+    });
+    if (!(await this.repository.insert(client))) {
+      throw new ClientsError('client_exists', `client ${valid.clientId} already exists`);
+    }
+    const stored = await this.repository.find(valid.clientId);
+    return { client: toView(stored as ClientEntity), clientSecret };
+  }
+
+  async list(): Promise<ClientView[]> {
+    return (await this.repository.list()).map(toView);
+  }
+
+  async rotateSecret(clientId: string): Promise<IssuedSecret> {
+    const clientSecret = newSecret();
+    if (!(await this.repository.updateSecret(clientId, hashSecret(clientSecret), this.now()))) {
+      throw new ClientsError('client_not_found', `no client ${clientId}`);
+    }
+    return { client: toView((await this.repository.find(clientId)) as ClientEntity), clientSecret };
+  }
+
+  /** The client when the id and secret match and it is enabled; null otherwise, in constant time. */
+  async authenticate(clientId: string, clientSecret: string): Promise<ClientView | null> {
+    const client = clientId.length <= 64 ? await this.repository.find(clientId) : null;
+    const matches = timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashSecret(clientSecret));
+    return client && matches && client.enabled ? toView(client) : null;
+  }
+}
