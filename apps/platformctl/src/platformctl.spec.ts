@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 
 const cli = 'dist/apps/platformctl/src/main.js';
 
-async function run(args: string[], env: Record<string, string>) {
+async function run(args: string[], env: Record<string, string>, input?: string) {
   const handle = startProcess(cli, args, cleanEnv(env));
+  if (input !== undefined) handle.child.stdin?.end(input);
   const code = await handle.exited(60_000);
   return { code, output: handle.output() };
 }
@@ -197,6 +198,60 @@ describe('platformctl', () => {
       const missing = await run(['clients', 'rotate-secret', 'nobody'], env());
       expect(missing.code).toBe(1);
       expect(missing.output).toContain('refused (client_not_found)');
+    });
+  });
+
+  describe('users', () => {
+    let usersDatabase: TestDatabase;
+    const env = () => ({ DATABASE_URL: usersDatabase.url });
+
+    beforeAll(async () => {
+      usersDatabase = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await usersDatabase?.drop();
+    });
+
+    it('creates an approved user with a generated password shown once', async () => {
+      const { code, output } = await run(
+        ['users', 'create', '--email', 'Dev@Example.com', '--name', 'Dev', '--developer'],
+        env(),
+      );
+      expect(code).toBe(0);
+      expect(output).toMatch(/^user \S+ dev@example\.com \(user, approved\)$/m);
+      expect(output).toMatch(/^password: [A-Za-z0-9_-]{24}$/m);
+      expect((await run(['users', 'list'], env())).output).toContain(
+        'dev@example.com  user+developer  approved  tenant=default',
+      );
+    });
+
+    it('takes a password from standard input, never from the command line', async () => {
+      const { code, output } = await run(
+        ['users', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--password-stdin', '--pending'],
+        env(),
+        'a long passphrase\n',
+      );
+      expect(code).toBe(0);
+      expect(output).not.toContain('password:');
+      expect(output).toContain('(user, pending)');
+    });
+
+    it('approves a pending user once, and refuses to approve again', async () => {
+      expect((await run(['users', 'approve', 'ops@example.com'], env())).output).toContain('ops@example.com: approved');
+      const again = await run(['users', 'approve', 'ops@example.com'], env());
+      expect(again.code).toBe(1);
+      expect(again.output).toContain('refused (invalid_status)');
+    });
+
+    it('changes roles, and says when lowering one ends the sessions', async () => {
+      expect((await run(['users', 'set-role', 'ops@example.com', 'admin'], env())).output).toContain(
+        'role of ops@example.com: admin',
+      );
+      const lowered = await run(['users', 'set-role', 'ops@example.com', 'user'], env());
+      expect(lowered.output).toContain('(existing sessions ended)');
+      const unknown = await run(['users', 'set-role', 'nobody@example.com', 'admin'], env());
+      expect(unknown.code).toBe(1);
+      expect(unknown.output).toContain('refused (user_not_found)');
     });
   });
 });

@@ -3,6 +3,7 @@ import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
 import { registerKeys } from './commands/keys.command';
 import { registerMigrate } from './commands/migrate.command';
+import { registerUsers } from './commands/users.command';
 
 export function buildProgram(): Command {
   const program = new Command('platformctl')
@@ -13,5 +14,6 @@ export function buildProgram(): Command {
   registerConfigCheck(program);
   registerKeys(program);
   registerClients(program);
+  registerUsers(program);
   return program;
 }

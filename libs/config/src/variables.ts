@@ -107,7 +107,7 @@ export const variables = [
     description: 'External base address of the API host ({base_url}), used in links and printed URLs.',
     allowed: 'an http or https URL',
     defaultText: '`http://localhost:{PORT}`',
-    apps: httpApps,
+    apps: [...httpApps, 'platformctl'],
     parse: httpUrl,
   }),
   define({

@@ -2,6 +2,7 @@ import type { MigrationInterface } from 'typeorm';
 import { CreateContextSchemas1795320075713 } from './1795320075713-create-context-schemas';
 import { CreateSigningKeys1795323224555 } from './1795323224555-create-signing-keys';
 import { CreateClients1795323740074 } from './1795323740074-create-clients';
+import { CreateTenantsAndUsers1795324154797 } from './1795324154797-create-tenants-and-users';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -11,4 +12,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateContextSchemas1795320075713,
   CreateSigningKeys1795323224555,
   CreateClients1795323740074,
+  CreateTenantsAndUsers1795324154797,
 ];
