@@ -1,6 +1,9 @@
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { buildDist, cleanEnv, startProcess } from '@fed/testing';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const cli = 'dist/apps/platformctl/src/main.js';
 
@@ -252,6 +255,63 @@ describe('platformctl', () => {
       const unknown = await run(['users', 'set-role', 'nobody@example.com', 'admin'], env());
       expect(unknown.code).toBe(1);
       expect(unknown.output).toContain('refused (user_not_found)');
+    });
+  });
+
+  describe('realm', () => {
+    let realmDatabase: TestDatabase;
+    let dir: string;
+    const env = () => ({ DATABASE_URL: realmDatabase.url });
+
+    beforeAll(async () => {
+      realmDatabase = await createTestDatabase();
+      dir = await mkdtemp(path.join(tmpdir(), 'fed-realm-'));
+    });
+    afterAll(async () => {
+      await realmDatabase?.drop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    const realmFile = {
+      realm: 'federation',
+      tenants: [{ name: 'acme', type: 'enterprise', endpoint: 'https://acme.example.com' }],
+      clients: [{ clientId: 'etl', name: 'ETL', grantTypes: ['client_credentials'], scopes: ['users:read'] }],
+      users: [{ email: 'alice@acme.example.com', displayName: 'Alice', tenant: 'acme', password: 'alice password 1' }],
+    };
+
+    it('imports a realm file, showing a generated client secret once, and re-imports without change', async () => {
+      const file = path.join(dir, 'realm.json');
+      await writeFile(file, JSON.stringify(realmFile));
+      const first = await run(['realm', 'import', file], env());
+      expect(first.code).toBe(0);
+      expect(first.output).toContain('users: 1 created, 0 updated');
+      expect(first.output).toMatch(/^client_secret of etl: [A-Za-z0-9_-]{43} \(shown once/m);
+      const again = await run(['realm', 'import', file], env());
+      expect(again.output).toContain('tenants: 0 created, 1 updated');
+      expect(again.output).not.toContain('client_secret');
+    });
+
+    it('exports the realm to a file only its owner can read, with hashes and no plain secrets', async () => {
+      const file = path.join(dir, 'export.json');
+      expect((await run(['realm', 'export', file], env())).code).toBe(0);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const text = await readFile(file, 'utf8');
+      expect(text).not.toContain('alice password 1');
+      const exported = JSON.parse(text) as { clients: { secretSha256: string }[]; users: { passwordHash: string }[] };
+      expect(exported.clients[0]?.secretSha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(exported.users[0]?.passwordHash).toMatch(/^\$argon2id\$/);
+    });
+
+    it('refuses an invalid file with every problem and its path, exit 1', async () => {
+      const file = path.join(dir, 'bad.json');
+      await writeFile(file, JSON.stringify({ ...realmFile, users: [{ email: 'x', displayName: 'X', extra: 1 }] }));
+      const { code, output } = await run(['realm', 'import', file], env());
+      expect(code).toBe(1);
+      expect(output).toContain('/users/0: must NOT have additional properties');
+      await writeFile(file, '{ not json');
+      const broken = await run(['realm', 'import', file], env());
+      expect(broken.code).toBe(1);
+      expect(broken.output).toContain('is not valid JSON');
     });
   });
 });

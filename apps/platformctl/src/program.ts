@@ -3,6 +3,7 @@ import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
 import { registerKeys } from './commands/keys.command';
 import { registerMigrate } from './commands/migrate.command';
+import { registerRealm } from './commands/realm.command';
 import { registerUsers } from './commands/users.command';
 
 export function buildProgram(): Command {
@@ -15,5 +16,6 @@ export function buildProgram(): Command {
   registerKeys(program);
   registerClients(program);
   registerUsers(program);
+  registerRealm(program);
   return program;
 }

@@ -41,6 +41,8 @@ export interface ServiceConfig {
     encryptionKey?: string;
     tokenTtlSeconds: number;
   };
+  /** Absolute path of a realm file to import at start. */
+  realmImport?: string;
   /** Absolute path. */
   dataDir: string;
   log: { level: LogLevel };
@@ -116,6 +118,7 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
       encryptionKey: values.KEY_ENCRYPTION_KEY as string | undefined,
       tokenTtlSeconds: (values.ACCESS_TOKEN_TTL_SECONDS as number | undefined) ?? 300,
     },
+    realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),
     log: { level: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info' },
   };

@@ -203,6 +203,14 @@ export const variables = [
     parse: integer(60, 86400),
   }),
   define({
+    name: 'REALM_IMPORT',
+    description:
+      'A realm file (docs/realm.schema.json) imported at start: tenants, clients and users are created or updated, all or nothing; a bad file stops the start.',
+    allowed: 'a path to a JSON file',
+    apps: ['auth-service', 'platform'],
+    parse: nonEmpty,
+  }),
+  define({
     name: 'LOG_LEVEL',
     description: 'Least severe level written to the JSON log.',
     allowed: 'fatal, error, warn, info, debug, trace or silent',

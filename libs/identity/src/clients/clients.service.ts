@@ -13,9 +13,10 @@ export interface IssuedSecret {
 }
 
 // Compared against when the client is unknown, so the answer takes the same time either way.
-const UNKNOWN_CLIENT_HASH = hashSecret(randomBytes(32).toString('base64url'));
+const UNKNOWN_CLIENT_HASH = hashClientSecret(randomBytes(32).toString('base64url'));
 
-function hashSecret(secret: string): Buffer {
+/** SHA-256 of a client secret, as stored. */
+export function hashClientSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
@@ -40,7 +41,7 @@ export class ClientsService {
     const at = this.now();
     const client = Object.assign(new ClientEntity(), {
       ...valid,
-      secretHash: hashSecret(clientSecret),
+      secretHash: hashClientSecret(clientSecret),
       secretRotatedAt: at,
       serviceAccountId: randomUUID(),
       enabled: true,
@@ -60,7 +61,7 @@ export class ClientsService {
 
   async rotateSecret(clientId: string): Promise<IssuedSecret> {
     const clientSecret = newSecret();
-    if (!(await this.repository.updateSecret(clientId, hashSecret(clientSecret), this.now()))) {
+    if (!(await this.repository.updateSecret(clientId, hashClientSecret(clientSecret), this.now()))) {
       throw new ClientsError('client_not_found', `no client ${clientId}`);
     }
     return { client: toView((await this.repository.find(clientId)) as ClientEntity), clientSecret };
@@ -69,7 +70,7 @@ export class ClientsService {
   /** The client when the id and secret match and it is enabled; null otherwise, in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<ClientView | null> {
     const client = clientId.length <= 64 ? await this.repository.find(clientId) : null;
-    const matches = timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashSecret(clientSecret));
+    const matches = timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashClientSecret(clientSecret));
     return client && matches && client.enabled ? toView(client) : null;
   }
 }

@@ -57,28 +57,10 @@ export class UsersService {
   }
 
   async create(input: NewUser): Promise<{ user: UserView; generatedPassword?: string }> {
-    const email = input.email.trim().toLowerCase();
-    if (email.length > 254 || !EMAIL.test(email) || !isPrintableLine(email)) {
-      throw new UsersError('invalid_email', 'email must be an e-mail address');
-    }
-    const username = (input.username ?? email).trim().toLowerCase();
-    if (!USERNAME.test(username))
-      throw new UsersError('invalid_username', 'username must be 1-64 of a-z, 0-9, ".", "_", "@", "-"');
-    const displayName = input.displayName.trim();
-    if (displayName.length === 0 || displayName.length > 200 || !isPrintableLine(displayName)) {
-      throw new UsersError('invalid_name', 'name must be 1-200 printable characters');
-    }
-    const role = input.role ?? 'user';
-    if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
-    const status = input.status ?? 'pending';
-    if (!userStatuses.includes(status))
-      throw new UsersError('invalid_status', `status must be one of ${userStatuses.join(', ')}`);
-    if (input.bio !== undefined && (input.bio.length > 2000 || !isStorableText(input.bio))) {
-      throw new UsersError('invalid_name', 'bio must be at most 2000 characters of storable text');
-    }
+    const { email, username, displayName, role, status } = validateUserFields(input);
+    if (input.bio !== undefined) validateBio(input.bio);
     const generatedPassword = input.password === undefined ? randomBytes(18).toString('base64url') : undefined;
-    const password = input.password ?? (generatedPassword as string);
-    checkPassword(password);
+    const passwordHash = await hashPassword(input.password ?? (generatedPassword as string));
 
     const at = this.now();
     const tenant = await this.repository.tenantNamed(input.tenantName ?? DEFAULT_TENANT, {
@@ -95,7 +77,7 @@ export class UsersService {
       emailVerified: false,
       username,
       displayName,
-      passwordHash: await hash(password, ARGON2),
+      passwordHash,
       role,
       developer: input.developer ?? false,
       status,
@@ -119,7 +101,7 @@ export class UsersService {
     if (password.length > MAX_PASSWORD) return null;
     const user = login.length <= 254 ? await this.repository.findByLogin(login.trim().toLowerCase()) : null;
     const stored = user?.passwordHash ?? (await this.decoyHash);
-    const matches = await verify(stored, password).catch(() => false);
+    const matches = await verifyPasswordHash(stored, password);
     return user && user.passwordHash && matches ? toView(user) : null;
   }
 
@@ -161,6 +143,50 @@ export class UsersService {
     if (!(await this.repository.find(userId))) throw new UsersError('user_not_found', 'no such user');
     throw new UsersError('invalid_status', why);
   }
+}
+
+export interface UserFields {
+  email: string;
+  username?: string;
+  displayName: string;
+  role?: UserRole;
+  status?: UserStatus;
+}
+
+/** The rules every user record meets, however it arrives (CLI, realm file, admin API); normalized. */
+export function validateUserFields(input: UserFields): Required<UserFields> {
+  const email = input.email.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL.test(email) || !isPrintableLine(email)) {
+    throw new UsersError('invalid_email', 'email must be an e-mail address');
+  }
+  const username = (input.username ?? email).trim().toLowerCase();
+  if (!USERNAME.test(username))
+    throw new UsersError('invalid_username', 'username must be 1-64 of a-z, 0-9, ".", "_", "@", "-"');
+  const displayName = input.displayName.trim();
+  if (displayName.length === 0 || displayName.length > 200 || !isPrintableLine(displayName)) {
+    throw new UsersError('invalid_name', 'name must be 1-200 printable characters');
+  }
+  const role = input.role ?? 'user';
+  if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
+  const status = input.status ?? 'pending';
+  if (!userStatuses.includes(status))
+    throw new UsersError('invalid_status', `status must be one of ${userStatuses.join(', ')}`);
+  return { email, username, displayName, role, status };
+}
+
+export function validateBio(bio: string): void {
+  if (bio.length > 2000 || !isStorableText(bio))
+    throw new UsersError('invalid_name', 'bio must be at most 2000 characters of storable text');
+}
+
+/** argon2id hash of a password that meets the rules. */
+export async function hashPassword(password: string): Promise<string> {
+  checkPassword(password);
+  return hash(password, ARGON2);
+}
+
+export function verifyPasswordHash(passwordHash: string, password: string): Promise<boolean> {
+  return verify(passwordHash, password).catch(() => false);
 }
 
 function checkPassword(password: string): void {

@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { loadConfig } from '@fed/config';
+import { ClientRepository, ClientsService, RealmError } from '@fed/identity';
+import { createLogger } from '@fed/observability';
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { createServiceApp } from '@fed/server';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import { AuthServiceModule } from './auth-service.module';
+
+describe('REALM_IMPORT at start', () => {
+  let database: TestDatabase;
+  let dir: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dir = await mkdtemp(path.join(tmpdir(), 'fed-realm-boot-'));
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function boot(realm: unknown) {
+    const file = path.join(dir, `realm-${Date.now()}.json`);
+    await writeFile(file, JSON.stringify(realm));
+    const base = loadConfig('auth-service', {
+      DATABASE_URL: database.url,
+      REDIS_URL: 'redis://unused:6379',
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      REALM_IMPORT: file,
+      HOST: '127.0.0.1',
+    });
+    return createServiceApp({
+      app: 'auth-service',
+      features: [AuthServiceModule],
+      config: { ...base, http: { ...base.http, port: 0 }, redis: { ...base.redis, url: undefined } },
+      logger: createLogger({ service: 'auth-service', level: 'silent' }),
+    });
+  }
+
+  it('imports the realm file before the service takes requests', async () => {
+    const secret = 'a-client-secret-that-is-long-enough-42';
+    const service = await boot({
+      realm: 'federation',
+      clients: [{ clientId: 'etl', name: 'ETL', secret, grantTypes: ['client_credentials'] }],
+    });
+    try {
+      const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)));
+      expect(await clients.authenticate('etl', secret)).not.toBeNull();
+    } finally {
+      await service.shutdown('test');
+    }
+  });
+
+  it('refuses to start on a realm file it cannot import', async () => {
+    await expect(
+      boot({ realm: 'federation', clients: [{ clientId: 'bad id', name: 'x', grantTypes: [] }] }),
+    ).rejects.toBeInstanceOf(RealmError);
+  });
+});

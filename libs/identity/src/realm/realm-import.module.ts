@@ -1,0 +1,37 @@
+import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { DataSource } from 'typeorm';
+import { identityEntities } from '../identity.entities';
+import { readRealmFile } from './realm-file';
+import { RealmService } from './realm.service';
+
+/** REALM_IMPORT: the realm file is imported at start (idempotent, all or nothing; a bad file stops the start). */
+@Injectable()
+class ImportRealmAtStart implements OnApplicationBootstrap {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const file = this.config.realmImport;
+    if (!file) return;
+    const realm = new RealmService(this.dataSource, { defaultTenantEndpoint: this.config.http.publicUrl });
+    const report = await realm.import(await readRealmFile(file));
+    const { tenants, clients, users } = report;
+    this.logger.info({ file, tenants, clients, users }, 'realm imported');
+    // Secrets are never logged: such a client gets one from `platformctl clients rotate-secret`.
+    for (const { clientId } of report.generatedSecrets) {
+      this.logger.warn(
+        { clientId },
+        'realm file gave this new client no secret; run `platformctl clients rotate-secret` to get one',
+      );
+    }
+  }
+}
+
+@Module({ imports: [TypeOrmModule.forFeature(identityEntities)], providers: [ImportRealmAtStart] })
+export class RealmImportModule {}

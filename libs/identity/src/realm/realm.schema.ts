@@ -1,0 +1,116 @@
+// JSON Schema (draft-07) of a realm file. docs/realm.schema.json is this object, kept equal by a test,
+// so editors can validate realm files; the importer validates with it before the domain rules run.
+const labelled = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'label'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 100 },
+    label: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+};
+
+export const realmSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://federation-platform.dev/schemas/realm.schema.json',
+  title: 'Federation realm',
+  description: 'Tenants, client applications (service accounts included) and users of the realm "federation".',
+  type: 'object',
+  additionalProperties: false,
+  required: ['realm'],
+  properties: {
+    $schema: { type: 'string' },
+    realm: { const: 'federation' },
+    tenants: {
+      type: 'array',
+      maxItems: 10000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'type', 'endpoint'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          type: { enum: ['enterprise', 'saas'] },
+          endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
+          enabled: { type: 'boolean', default: true },
+        },
+      },
+    },
+    clients: {
+      type: 'array',
+      maxItems: 10000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['clientId', 'name', 'grantTypes'],
+        properties: {
+          clientId: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          secret: {
+            type: 'string',
+            minLength: 32,
+            maxLength: 256,
+            description:
+              'Plain secret (hashed on import). At least 32 characters: generate it, e.g. `openssl rand -base64 32`.',
+          },
+          secretSha256: {
+            type: 'string',
+            pattern: '^[0-9a-f]{64}$',
+            description: 'SHA-256 of the secret, hex (what `realm export` writes).',
+          },
+          grantTypes: {
+            type: 'array',
+            minItems: 1,
+            uniqueItems: true,
+            items: { enum: ['authorization_code', 'client_credentials', 'refresh_token'] },
+          },
+          redirectUris: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 2000 } },
+          scopes: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 64 } },
+          publicationStatus: { enum: ['Published', 'Unpublished'], default: 'Published' },
+          consentRequired: { type: 'boolean', default: true },
+          enabled: { type: 'boolean', default: true },
+          serviceAccountId: {
+            type: 'string',
+            pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+          },
+        },
+        not: { required: ['secret', 'secretSha256'] },
+      },
+    },
+    users: {
+      type: 'array',
+      maxItems: 100000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['email', 'displayName'],
+        properties: {
+          email: { type: 'string', minLength: 3, maxLength: 254 },
+          username: { type: 'string', minLength: 1, maxLength: 64 },
+          displayName: { type: 'string', minLength: 1, maxLength: 200 },
+          emailVerified: { type: 'boolean', default: false },
+          password: { type: 'string', minLength: 8, maxLength: 256, description: 'Plain password (hashed on import).' },
+          passwordHash: {
+            type: 'string',
+            pattern: '^\\$argon2id\\$',
+            description: 'argon2id PHC string (what `realm export` writes).',
+          },
+          role: { enum: ['admin', 'user'], default: 'user' },
+          developer: { type: 'boolean', default: false },
+          status: { enum: ['unverified', 'pending', 'approved'], default: 'approved' },
+          tenant: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            description: 'Tenant name; the default saas tenant when omitted.',
+          },
+          organization: labelled,
+          job: labelled,
+          bio: { type: 'string', maxLength: 2000 },
+          idpSubject: { type: 'string', minLength: 1, maxLength: 256 },
+        },
+        not: { required: ['password', 'passwordHash'] },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,163 @@
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ClientRepository } from '../clients/client.repository';
+import { ClientsService } from '../clients/clients.service';
+import { identityEntities } from '../index';
+import { TenantEntity } from '../tenants/tenant.entity';
+import { UserRepository } from '../users/user.repository';
+import { UsersService } from '../users/users.service';
+import { realmSchema } from './realm.schema';
+import { RealmError, RealmService } from './realm.service';
+import { type RealmFile } from './realm.types';
+
+const settings = { defaultTenantEndpoint: 'http://localhost:8080' };
+const crmSecret = 'crm-secret-that-is-long-enough-0123456789';
+
+const realmFile = (): RealmFile => ({
+  realm: 'federation',
+  tenants: [{ name: 'acme', type: 'enterprise', endpoint: 'https://acme.example.com' }],
+  clients: [
+    {
+      clientId: 'crm',
+      name: 'CRM',
+      secret: crmSecret,
+      grantTypes: ['authorization_code', 'refresh_token'],
+      redirectUris: ['https://crm.example.com/cb'],
+      scopes: ['openid', 'chat:exec'],
+      publicationStatus: 'Unpublished',
+    },
+    { clientId: 'etl', name: 'ETL service account', grantTypes: ['client_credentials'], scopes: ['users:read'] },
+  ],
+  users: [
+    {
+      email: 'alice@acme.example.com',
+      displayName: 'Alice',
+      password: 'alice password 1',
+      tenant: 'acme',
+      role: 'admin',
+    },
+    { email: 'bob@example.com', displayName: 'Bob', organization: { id: 'sales', label: 'Sales' } },
+  ],
+});
+
+async function problemsOf(work: Promise<unknown>): Promise<readonly string[]> {
+  try {
+    await work;
+  } catch (error) {
+    if (error instanceof RealmError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('realm import and export (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let realm: RealmService;
+
+  beforeEach(async () => {
+    database = await createTestDatabase({ entities: identityEntities });
+    realm = new RealmService(database.dataSource, settings);
+  });
+  afterEach(() => database?.drop());
+
+  it('imports tenants, clients and users, generating a secret only for a new client that has none', async () => {
+    const report = await realm.import(realmFile());
+    expect(report.tenants).toEqual({ created: 1, updated: 0 });
+    expect(report.clients).toEqual({ created: 2, updated: 0 });
+    expect(report.users).toEqual({ created: 2, updated: 0 });
+    expect(report.generatedSecrets.map((g) => g.clientId)).toEqual(['etl']);
+
+    const clients = new ClientsService(new ClientRepository(database.dataSource));
+    expect((await clients.authenticate('crm', crmSecret))?.publicationStatus).toBe('Unpublished');
+    expect(await clients.authenticate('etl', report.generatedSecrets[0]?.secret as string)).not.toBeNull();
+    const users = new UsersService(new UserRepository(database.dataSource), settings);
+    const alice = await users.verifyPassword('alice@acme.example.com', 'alice password 1');
+    expect(alice).toMatchObject({ role: 'admin', status: 'approved' });
+    expect(alice?.tenant?.name).toBe('acme');
+    expect((await users.findByLogin('bob@example.com')).tenant?.name).toBe('default');
+  });
+
+  it('is idempotent: importing the same file again changes nothing', async () => {
+    await realm.import(realmFile());
+    const before = await realm.export();
+    const again = await realm.import(realmFile());
+    expect(again.tenants).toEqual({ created: 0, updated: 1 });
+    expect(again.generatedSecrets).toEqual([]);
+    expect(await realm.export()).toEqual(before);
+  });
+
+  it('exports what another installation imports to the same state, without any plain secret', async () => {
+    await realm.import(realmFile());
+    const exported = await realm.export();
+    const text = JSON.stringify(exported);
+    expect(text).not.toContain(crmSecret);
+    expect(text).not.toContain('alice password 1');
+
+    const other = await createTestDatabase({ entities: identityEntities });
+    try {
+      const otherRealm = new RealmService(other.dataSource, settings);
+      await otherRealm.import(exported);
+      expect(await otherRealm.export()).toEqual(exported);
+      const clients = new ClientsService(new ClientRepository(other.dataSource));
+      expect(await clients.authenticate('crm', crmSecret)).not.toBeNull();
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('reports every structural problem with its path', async () => {
+    const file = realmFile() as unknown as Record<string, unknown[]>;
+    (file.clients?.[0] as Record<string, unknown>).grantTypes = ['password'];
+    (file.users?.[1] as Record<string, unknown>).shoeSize = 42;
+    const problems = await problemsOf(realm.import(file));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\/clients\/0\/grantTypes\/0: /),
+        expect.stringMatching(/^\/users\/1: must NOT have additional properties/),
+      ]),
+    );
+  });
+
+  it('applies the same rules as every other way in, and names the record', async () => {
+    const file = realmFile();
+    file.clients![0]!.redirectUris = ['http://crm.example.com/cb'];
+    file.users![0]!.displayName = 'Alice\u0000';
+    file.clients!.push({ ...file.clients![1]! });
+    const problems = await problemsOf(realm.import(file));
+    expect(problems).toEqual([
+      expect.stringMatching(/^\/clients\/0: redirect URI .* must use https/),
+      '/clients/2: client etl appears twice',
+      '/users/0: name must be 1-200 printable characters',
+    ]);
+  });
+
+  it('writes nothing when any record is refused (all or nothing)', async () => {
+    const file = realmFile();
+    file.users![1]!.tenant = 'no-such-tenant';
+    const problems = await problemsOf(realm.import(file));
+    expect(problems).toEqual(['/users/1/tenant: no tenant named "no-such-tenant"']);
+    expect(await database.dataSource.getRepository(TenantEntity).count()).toBe(0);
+    expect((await realm.export()).clients).toEqual([]);
+  });
+
+  it('refuses a file that is not a realm file at all', async () => {
+    for (const input of [null, [], 'federation', { realm: 'other' }, { realm: 'federation', clients: 'x' }]) {
+      expect((await problemsOf(realm.import(input))).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('refuses to change the service account of an existing client', async () => {
+    await realm.import(realmFile());
+    const file = realmFile();
+    file.clients![1]!.serviceAccountId = '00000000-0000-4000-8000-000000000000';
+    expect(await problemsOf(realm.import(file))).toEqual([expect.stringContaining('serviceAccountId cannot change')]);
+  });
+});
+
+describe('the published realm JSON Schema', () => {
+  it('is docs/realm.schema.json, equal to the one the importer uses', () => {
+    const published = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../docs/realm.schema.json'), 'utf8'));
+    expect(published).toEqual(JSON.parse(JSON.stringify(realmSchema)));
+  });
+});

@@ -1,0 +1,276 @@
+import Ajv from 'ajv';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { ClientEntity } from '../clients/client.entity';
+import { validateRegistration } from '../clients/client-registration';
+import { ClientsError } from '../clients/clients.errors';
+import { hashClientSecret } from '../clients/clients.service';
+import { TenantEntity } from '../tenants/tenant.entity';
+import { UserEntity } from '../users/user.entity';
+import { UsersError } from '../users/users.errors';
+import {
+  DEFAULT_TENANT,
+  hashPassword,
+  validateBio,
+  validateUserFields,
+  verifyPasswordHash,
+} from '../users/users.service';
+import { realmSchema } from './realm.schema';
+import { type ImportReport, type RealmClient, type RealmFile, type RealmUser } from './realm.types';
+
+export class RealmError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `the realm file was refused:\n  ${problems.slice(0, 50).join('\n  ')}${problems.length > 50 ? `\n  ... and ${problems.length - 50} more` : ''}`,
+    );
+    this.name = 'RealmError';
+  }
+}
+
+const validateSchema = new Ajv({
+  allErrors: true,
+  useDefaults: false,
+  strict: true,
+  strictRequired: false,
+}).compile<RealmFile>(realmSchema);
+// Imports of one realm serialize; transaction-scoped, so it also holds on the embedded PostgreSQL.
+const IMPORT_LOCK = "hashtext('identity.realm-import')";
+
+export interface RealmSettings {
+  defaultTenantEndpoint: string;
+  now?: () => Date;
+}
+
+/**
+ * Realm files in and out. Import is idempotent and all-or-nothing (one transaction): records are
+ * matched by tenant name, client id and e-mail address; what the file states replaces what is stored.
+ */
+export class RealmService {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly settings: RealmSettings,
+  ) {
+    this.now = settings.now ?? (() => new Date());
+  }
+
+  /** Structure by the JSON Schema, then the same rules as every other way in; every problem at once. */
+  validate(input: unknown): RealmFile {
+    if (!validateSchema(input)) {
+      throw new RealmError(
+        (validateSchema.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`),
+      );
+    }
+    const problems: string[] = [];
+    const tenants = new Set((input.tenants ?? []).map((t) => t.name));
+    if (tenants.size !== (input.tenants ?? []).length) problems.push('/tenants: names must be unique');
+    const clientIds = new Set<string>();
+    (input.clients ?? []).forEach((client, index) => {
+      if (clientIds.has(client.clientId)) problems.push(`/clients/${index}: client ${client.clientId} appears twice`);
+      clientIds.add(client.clientId);
+      explain(problems, `/clients/${index}`, () => validateRegistration(client));
+    });
+    const emails = new Set<string>();
+    (input.users ?? []).forEach((user, index) => {
+      explain(problems, `/users/${index}`, () => {
+        const { email } = validateUserFields(user);
+        if (emails.has(email)) throw new UsersError('user_exists', `${email} appears twice`);
+        emails.add(email);
+        if (user.bio !== undefined) validateBio(user.bio);
+      });
+    });
+    if (problems.length > 0) throw new RealmError(problems);
+    return input;
+  }
+
+  async import(input: unknown): Promise<ImportReport> {
+    const realm = this.validate(input);
+    const report: ImportReport = {
+      tenants: { created: 0, updated: 0 },
+      clients: { created: 0, updated: 0 },
+      users: { created: 0, updated: 0 },
+      generatedSecrets: [],
+    };
+    // Slow work (argon2) before the transaction, so it stays short.
+    const passwordHashes = await Promise.all(
+      (realm.users ?? []).map((u) => (u.password ? hashPassword(u.password) : undefined)),
+    );
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`);
+      const at = this.now();
+      for (const tenant of realm.tenants ?? []) {
+        const existing = await manager.findOneBy(TenantEntity, { name: tenant.name });
+        const values = { type: tenant.type, endpoint: tenant.endpoint, enabled: tenant.enabled ?? true };
+        if (existing) await manager.update(TenantEntity, { id: existing.id }, values);
+        else await manager.insert(TenantEntity, { id: randomUUID(), name: tenant.name, ...values, createdAt: at });
+        report.tenants[existing ? 'updated' : 'created']++;
+      }
+      for (const client of realm.clients ?? []) await this.importClient(manager, client, at, report);
+      for (const [index, user] of (realm.users ?? []).entries()) {
+        await this.importUser(manager, user, passwordHashes[index], index, at, report);
+      }
+    });
+    return report;
+  }
+
+  async export(): Promise<RealmFile> {
+    const manager = this.dataSource.manager;
+    const [tenants, clients, users] = await Promise.all([
+      manager.find(TenantEntity, { order: { name: 'ASC' } }),
+      manager.find(ClientEntity, { order: { clientId: 'ASC' } }),
+      manager.find(UserEntity, { order: { email: 'ASC' }, relations: { tenant: true } }),
+    ]);
+    return {
+      realm: 'federation',
+      tenants: tenants.map((t) => ({ name: t.name, type: t.type, endpoint: t.endpoint, enabled: t.enabled })),
+      clients: clients.map((c) => ({
+        clientId: c.clientId,
+        name: c.name,
+        secretSha256: c.secretHash.toString('hex'),
+        grantTypes: c.grantTypes,
+        redirectUris: c.redirectUris,
+        scopes: c.scopes,
+        publicationStatus: c.publicationStatus,
+        consentRequired: c.consentRequired,
+        enabled: c.enabled,
+        serviceAccountId: c.serviceAccountId,
+      })),
+      users: users.map((u) => ({
+        email: u.email,
+        username: u.username,
+        displayName: u.displayName,
+        emailVerified: u.emailVerified,
+        ...(u.passwordHash ? { passwordHash: u.passwordHash } : {}),
+        role: u.role,
+        developer: u.developer,
+        status: u.status,
+        tenant: u.tenant?.name ?? DEFAULT_TENANT,
+        ...(u.organization ? { organization: u.organization } : {}),
+        ...(u.job ? { job: u.job } : {}),
+        ...(u.bio !== null ? { bio: u.bio } : {}),
+        ...(u.idpSubject !== null ? { idpSubject: u.idpSubject } : {}),
+      })),
+    };
+  }
+
+  private async importClient(
+    manager: EntityManager,
+    client: RealmClient,
+    at: Date,
+    report: ImportReport,
+  ): Promise<void> {
+    const valid = validateRegistration(client);
+    const existing = await manager.findOneBy(ClientEntity, { clientId: client.clientId });
+    if (existing && client.serviceAccountId && client.serviceAccountId !== existing.serviceAccountId) {
+      throw new RealmError([
+        `/clients: ${client.clientId}: serviceAccountId cannot change (it is the sub of its tokens)`,
+      ]);
+    }
+    let secretHash = client.secret
+      ? hashClientSecret(client.secret)
+      : client.secretSha256
+        ? Buffer.from(client.secretSha256, 'hex')
+        : undefined;
+    if (!existing && !secretHash) {
+      const secret = randomBytes(32).toString('base64url');
+      report.generatedSecrets.push({ clientId: client.clientId, secret });
+      secretHash = hashClientSecret(secret);
+    }
+    const values = { ...valid, enabled: client.enabled ?? true, updatedAt: at };
+    if (existing) {
+      const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash);
+      await manager.update(
+        ClientEntity,
+        { clientId: client.clientId },
+        {
+          ...values,
+          ...(secretChanged ? { secretHash, secretRotatedAt: at } : {}),
+        },
+      );
+    } else {
+      await manager.insert(ClientEntity, {
+        ...values,
+        secretHash: secretHash as Buffer,
+        secretRotatedAt: at,
+        serviceAccountId: client.serviceAccountId ?? randomUUID(),
+        createdAt: at,
+      });
+    }
+    report.clients[existing ? 'updated' : 'created']++;
+  }
+
+  private async importUser(
+    manager: EntityManager,
+    user: RealmUser,
+    newPasswordHash: string | undefined,
+    index: number,
+    at: Date,
+    report: ImportReport,
+  ): Promise<void> {
+    const fields = validateUserFields({ ...user, status: user.status ?? 'approved' });
+    const tenantName = user.tenant ?? DEFAULT_TENANT;
+    let tenant = await manager.findOneBy(TenantEntity, { name: tenantName });
+    if (!tenant && tenantName === DEFAULT_TENANT) {
+      tenant = Object.assign(new TenantEntity(), {
+        id: randomUUID(),
+        name: DEFAULT_TENANT,
+        type: 'saas' as const,
+        endpoint: this.settings.defaultTenantEndpoint,
+        enabled: true,
+        createdAt: at,
+      });
+      await manager.insert(TenantEntity, tenant);
+    }
+    if (!tenant) throw new RealmError([`/users/${index}/tenant: no tenant named ${JSON.stringify(tenantName)}`]);
+    const existing = await manager.findOneBy(UserEntity, { email: fields.email });
+    // Re-importing the same plain password keeps the stored hash: import stays idempotent.
+    let passwordHash = user.passwordHash ?? existing?.passwordHash ?? null;
+    if (user.password && newPasswordHash) {
+      const unchanged = existing?.passwordHash && (await verifyPasswordHash(existing.passwordHash, user.password));
+      passwordHash = unchanged ? (existing?.passwordHash as string) : newPasswordHash;
+    }
+    const values = {
+      tenantId: tenant.id,
+      username: fields.username,
+      displayName: fields.displayName,
+      emailVerified: user.emailVerified ?? false,
+      passwordHash,
+      role: fields.role,
+      developer: user.developer ?? false,
+      status: fields.status,
+      organization: user.organization ?? null,
+      job: user.job ?? null,
+      bio: user.bio ?? null,
+      idpSubject: user.idpSubject ?? null,
+      updatedAt: at,
+    };
+    try {
+      if (existing) await manager.update(UserEntity, { id: existing.id }, values);
+      else
+        await manager.insert(UserEntity, {
+          id: randomUUID(),
+          email: fields.email,
+          ...values,
+          sessionsValidAfter: null,
+          createdAt: at,
+          lastLoginAt: null,
+        });
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+        throw new RealmError([`/users/${index}: username ${fields.username} belongs to another user`]);
+      }
+      throw error;
+    }
+    report.users[existing ? 'updated' : 'created']++;
+  }
+}
+
+function explain(problems: string[], path: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof ClientsError || error instanceof UsersError) problems.push(`${path}: ${error.message}`);
+    else throw error;
+  }
+}

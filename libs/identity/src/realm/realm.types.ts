@@ -1,0 +1,58 @@
+import { type GrantType, type PublicationStatus } from '../clients/client.entity';
+import { type TenantType } from '../tenants/tenant.entity';
+import { type Labelled, type UserRole, type UserStatus } from '../users/user.entity';
+
+export interface RealmTenant {
+  name: string;
+  type: TenantType;
+  endpoint: string;
+  enabled?: boolean;
+}
+
+export interface RealmClient {
+  clientId: string;
+  name: string;
+  secret?: string;
+  secretSha256?: string;
+  grantTypes: GrantType[];
+  redirectUris?: string[];
+  scopes?: string[];
+  publicationStatus?: PublicationStatus;
+  consentRequired?: boolean;
+  enabled?: boolean;
+  serviceAccountId?: string;
+}
+
+export interface RealmUser {
+  email: string;
+  username?: string;
+  displayName: string;
+  emailVerified?: boolean;
+  password?: string;
+  passwordHash?: string;
+  role?: UserRole;
+  developer?: boolean;
+  status?: UserStatus;
+  tenant?: string;
+  organization?: Labelled;
+  job?: Labelled;
+  bio?: string;
+  idpSubject?: string;
+}
+
+/** A realm file (`docs/realm.schema.json`). */
+export interface RealmFile {
+  $schema?: string;
+  realm: 'federation';
+  tenants?: RealmTenant[];
+  clients?: RealmClient[];
+  users?: RealmUser[];
+}
+
+export interface ImportReport {
+  tenants: { created: number; updated: number };
+  clients: { created: number; updated: number };
+  users: { created: number; updated: number };
+  /** Secrets generated for new clients that the file gave none: shown once. */
+  generatedSecrets: { clientId: string; secret: string }[];
+}
