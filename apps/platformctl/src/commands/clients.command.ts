@@ -1,36 +1,9 @@
 import { type Command } from 'commander';
-import {
-  ClientRepository,
-  ClientsError,
-  ClientsService,
-  type PublicationStatus,
-  identityEntities,
-} from '@fed/identity';
-import { createDataSource, dataSourceOptions } from '@fed/persistence';
-import { withDatabase } from './database';
+import { ClientRepository, ClientsService, type PublicationStatus } from '@fed/identity';
+import { reportingRefusals, withIdentity } from './database';
 
 function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
-  return withDatabase(async (url) => {
-    const dataSource = await createDataSource(
-      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
-    );
-    try {
-      return await work(new ClientsService(new ClientRepository(dataSource)));
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-}
-
-// Refusals are the operator's input, not a failure of the tool: say why, exit 1.
-async function reportingRefusals(work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (!(error instanceof ClientsError)) throw error;
-    process.stderr.write(`refused (${error.code}): ${error.message}\n`);
-    process.exitCode = 1;
-  }
+  return withIdentity((dataSource) => work(new ClientsService(new ClientRepository(dataSource))));
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -1,5 +1,7 @@
 import { type ServiceConfig, loadConfig } from '@fed/config';
-import { startEmbeddedPostgres } from '@fed/persistence';
+import { ClientsError, RealmError, UsersError, identityEntities } from '@fed/identity';
+import { createDataSource, dataSourceOptions, startEmbeddedPostgres } from '@fed/persistence';
+import { type DataSource } from 'typeorm';
 
 /** Runs `work` against DATABASE_URL, or against the embedded database under DATA_DIR when unset. */
 export async function withDatabase<T>(work: (url: string, config: ServiceConfig) => Promise<T>): Promise<T> {
@@ -10,5 +12,35 @@ export async function withDatabase<T>(work: (url: string, config: ServiceConfig)
     return await work(embedded.url, config);
   } finally {
     await embedded.stop();
+  }
+}
+
+/** A data source with the identity context's entities, closed when `work` ends. */
+export function withIdentity<T>(work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>): Promise<T> {
+  return withDatabase(async (url, config) => {
+    const dataSource = await createDataSource(
+      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
+    );
+    try {
+      return await work(dataSource, config);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+}
+
+/** Refusals are the operator's input, not a failure of the tool: say why and exit 1. */
+export async function reportingRefusals(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof ClientsError || error instanceof UsersError) {
+      process.stderr.write(`refused (${error.code}): ${error.message}\n`);
+    } else if (error instanceof RealmError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      throw error;
+    }
+    process.exitCode = 1;
   }
 }

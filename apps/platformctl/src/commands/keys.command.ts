@@ -1,14 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ServiceConfig } from '@fed/config';
-import {
-  KeyEncryption,
-  SigningKeyRepository,
-  SigningKeysService,
-  identityEntities,
-  keyEncryptionKeyFromDataDir,
-} from '@fed/identity';
-import { createDataSource, dataSourceOptions } from '@fed/persistence';
-import { withDatabase } from './database';
+import { KeyEncryption, SigningKeyRepository, SigningKeysService, keyEncryptionKeyFromDataDir } from '@fed/identity';
+import { withIdentity } from './database';
 
 // The default lead: verifiers refresh their JWKS copy at least every 10 minutes, so by then every
 // one of them knows the new key before it signs anything.
@@ -22,21 +15,14 @@ async function encryptionKey(config: ServiceConfig): Promise<string> {
 }
 
 function withSigningKeys<T>(work: (keys: SigningKeysService) => Promise<T>): Promise<T> {
-  return withDatabase(async (url, config) => {
-    const dataSource = await createDataSource(
-      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
-    );
-    try {
-      const keys = new SigningKeysService(
-        new SigningKeyRepository(dataSource),
-        new KeyEncryption(await encryptionKey(config)),
-        { tokenTtlSeconds: config.signingKeys.tokenTtlSeconds, clockSkewSeconds: config.auth.clockSkewSeconds },
-      );
-      return await work(keys);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+  return withIdentity(async (dataSource, config) =>
+    work(
+      new SigningKeysService(new SigningKeyRepository(dataSource), new KeyEncryption(await encryptionKey(config)), {
+        tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
+        clockSkewSeconds: config.auth.clockSkewSeconds,
+      }),
+    ),
+  );
 }
 
 const iso = (date: Date | null) => (date ? date.toISOString() : '-');

@@ -1,20 +1,12 @@
 import { type Command } from 'commander';
-import { RealmError, RealmService, identityEntities, readRealmFile } from '@fed/identity';
-import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { RealmService, readRealmFile } from '@fed/identity';
 import { writeFile } from 'node:fs/promises';
-import { withDatabase } from './database';
+import { reportingRefusals, withIdentity } from './database';
 
 function withRealm<T>(work: (realm: RealmService) => Promise<T>): Promise<T> {
-  return withDatabase(async (url, config) => {
-    const dataSource = await createDataSource(
-      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
-    );
-    try {
-      return await work(new RealmService(dataSource, { defaultTenantEndpoint: config.http.publicUrl }));
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+  return withIdentity((dataSource, config) =>
+    work(new RealmService(dataSource, { defaultTenantEndpoint: config.http.publicUrl })),
+  );
 }
 
 export function registerRealm(program: Command): void {
@@ -25,8 +17,8 @@ export function registerRealm(program: Command): void {
   realm
     .command('import <file>')
     .description('create or update what the file describes, all or nothing; running it again changes nothing')
-    .action(async (file: string) => {
-      try {
+    .action((file: string) =>
+      reportingRefusals(async () => {
         const input = await readRealmFile(file);
         const report = await withRealm((service) => service.import(input));
         for (const kind of ['tenants', 'clients', 'users'] as const) {
@@ -35,12 +27,8 @@ export function registerRealm(program: Command): void {
         for (const { clientId, secret } of report.generatedSecrets) {
           process.stdout.write(`client_secret of ${clientId}: ${secret} (shown once; store it now)\n`);
         }
-      } catch (error) {
-        if (!(error instanceof RealmError)) throw error;
-        process.stderr.write(`${error.message}\n`);
-        process.exitCode = 1;
-      }
-    });
+      }),
+    );
 
   realm
     .command('export [file]')

@@ -1,31 +1,11 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type UserRole, UserRepository, UsersError, UsersService, identityEntities, userRoles } from '@fed/identity';
-import { createDataSource, dataSourceOptions } from '@fed/persistence';
-import { withDatabase } from './database';
+import { type UserRole, UserRepository, UsersService, userRoles } from '@fed/identity';
+import { reportingRefusals, withIdentity } from './database';
 
 function withUsers<T>(work: (users: UsersService) => Promise<T>): Promise<T> {
-  return withDatabase(async (url, config) => {
-    const dataSource = await createDataSource(
-      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
-    );
-    try {
-      return await work(
-        new UsersService(new UserRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl }),
-      );
-    } finally {
-      await dataSource.destroy();
-    }
-  });
-}
-
-async function reportingRefusals(work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (!(error instanceof UsersError)) throw error;
-    process.stderr.write(`refused (${error.code}): ${error.message}\n`);
-    process.exitCode = 1;
-  }
+  return withIdentity((dataSource, config) =>
+    work(new UsersService(new UserRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl })),
+  );
 }
 
 function parseRole(value: string): UserRole {
