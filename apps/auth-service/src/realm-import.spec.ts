@@ -49,7 +49,9 @@ describe('REALM_IMPORT at start', () => {
       clients: [{ clientId: 'etl', name: 'ETL', secret, grantTypes: ['client_credentials'] }],
     });
     try {
-      const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)));
+      const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)), {
+        defaultTenantEndpoint: 'http://localhost:8080',
+      });
       expect(await clients.authenticate('etl', secret)).not.toBeNull();
     } finally {
       await service.shutdown('test');

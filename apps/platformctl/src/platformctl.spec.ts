@@ -159,7 +159,7 @@ describe('platformctl', () => {
       expect(output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
       const listed = await run(['clients', 'list'], env());
       expect(listed.output).toContain(
-        'crm  Unpublished  consent=on  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
+        'crm  Unpublished  tenant=default  consent=on  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
       );
       const secret = /^client_secret: (\S+)$/m.exec(output)?.[1] as string;
       expect(listed.output).not.toContain(secret);

@@ -10,6 +10,7 @@ export * from './realm/realm.service';
 export * from './realm/realm.types';
 export * from './signing-keys/key-encryption';
 export * from './tenants/tenant.entity';
+export * from './tenants/tenant.repository';
 export * from './users/user.entity';
 export * from './users/user.repository';
 export * from './users/users.errors';

@@ -3,7 +3,9 @@ import { ClientRepository, ClientsService, type PublicationStatus } from '@fed/i
 import { reportingRefusals, withIdentity } from './database';
 
 function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
-  return withIdentity((dataSource) => work(new ClientsService(new ClientRepository(dataSource))));
+  return withIdentity((dataSource, config) =>
+    work(new ClientsService(new ClientRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl })),
+  );
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -19,6 +21,7 @@ export function registerClients(program: Command): void {
     .requiredOption('--grant <type>', 'authorization_code, client_credentials or refresh_token (repeatable)', collect)
     .option('--redirect-uri <uri>', 'registered redirect URI, https (http only for localhost) (repeatable)', collect)
     .option('--scope <scope>', 'scope of the spec, e.g. chat:exec (repeatable)', collect)
+    .option('--tenant <name>', 'tenant whose claims its tokens carry (default: the default saas tenant)')
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
     .option('--no-consent', 'do not show the consent screen')
     .action(
@@ -29,6 +32,7 @@ export function registerClients(program: Command): void {
         redirectUri?: string[];
         scope?: string[];
         unpublished?: boolean;
+        tenant?: string;
         consent: boolean;
       }) =>
         reportingRefusals(async () => {
@@ -42,6 +46,7 @@ export function registerClients(program: Command): void {
               scopes: options.scope,
               publicationStatus,
               consentRequired: options.consent,
+              tenantName: options.tenant,
             }),
           );
           process.stdout.write(
@@ -58,7 +63,7 @@ export function registerClients(program: Command): void {
       if (rows.length === 0) process.stdout.write('no clients\n');
       for (const c of rows) {
         process.stdout.write(
-          `${c.clientId}  ${c.publicationStatus}  consent=${c.consentRequired ? 'on' : 'off'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenant?.name ?? c.tenantId}  consent=${c.consentRequired ? 'on' : 'off'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
         );
       }
     });

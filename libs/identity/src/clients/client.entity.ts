@@ -1,4 +1,5 @@
-import { Check, Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity';
 
 export const grantTypes = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
 export type GrantType = (typeof grantTypes)[number];
@@ -16,6 +17,15 @@ export class ClientEntity {
 
   @Column({ type: 'text' })
   name!: string;
+
+  /** The tenant whose `tenant.*` claims its tokens carry; a disabled tenant gets no tokens. */
+  @Index('clients_tenant_id_idx')
+  @Column({ type: 'uuid' })
+  tenantId!: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'clients_tenant_id_fkey' })
+  tenant?: TenantEntity;
 
   /** SHA-256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. */
   @Column({ type: 'bytea' })

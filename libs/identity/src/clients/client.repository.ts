@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { type TenantEntity } from '../tenants/tenant.entity';
+import { tenantNamed } from '../tenants/tenant.repository';
 import { ClientEntity } from './client.entity';
 
 @Injectable()
@@ -7,11 +9,16 @@ export class ClientRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   find(clientId: string): Promise<ClientEntity | null> {
-    return this.dataSource.manager.findOneBy(ClientEntity, { clientId });
+    return this.dataSource.manager.findOne(ClientEntity, { where: { clientId }, relations: { tenant: true } });
   }
 
   list(): Promise<ClientEntity[]> {
-    return this.dataSource.manager.find(ClientEntity, { order: { clientId: 'ASC' } });
+    return this.dataSource.manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } });
+  }
+
+  /** See tenantNamed(): the default tenant is created on first use. */
+  tenantNamed(name: string, defaultEndpoint: string): Promise<TenantEntity | null> {
+    return tenantNamed(this.dataSource.manager, name, defaultEndpoint);
   }
 
   /** Inserts unless the id is taken; false when it was (atomic: no read-then-write race). */

@@ -5,7 +5,8 @@ export type ClientsErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_scope'
   | 'client_exists'
-  | 'client_not_found';
+  | 'client_not_found'
+  | 'tenant_not_found';
 
 /** A refused client registration or change; the message is safe to show to an operator. */
 export class ClientsError extends Error {

@@ -11,7 +11,9 @@ describe('client registry (real PostgreSQL)', () => {
 
   beforeEach(async () => {
     database = await createTestDatabase({ entities: identityEntities });
-    clients = new ClientsService(new ClientRepository(database.dataSource));
+    clients = new ClientsService(new ClientRepository(database.dataSource), {
+      defaultTenantEndpoint: 'http://localhost:8080',
+    });
   });
   afterEach(() => database?.drop());
 
@@ -63,6 +65,14 @@ describe('client registry (real PostgreSQL)', () => {
     expect(refused.reason).toBeInstanceOf(ClientsError);
     expect((refused.reason as ClientsError).code).toBe('client_exists');
     expect(await clients.list()).toHaveLength(1);
+  });
+
+  it('puts a client without a tenant in the default tenant, and refuses an unknown tenant', async () => {
+    const { client } = await clients.create(registration);
+    expect(client.tenant?.name).toBe('default');
+    await expect(clients.create({ ...registration, clientId: 'other', tenantName: 'nope' })).rejects.toMatchObject({
+      code: 'tenant_not_found',
+    });
   });
 
   it('says when the client to rotate does not exist', async () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { ClientEntity } from './client.entity';
 import { type ClientRegistration, validateRegistration } from './client-registration';
 import { ClientRepository } from './client.repository';
+import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { ClientsError } from './clients.errors';
 
 export type ClientView = Omit<ClientEntity, 'secretHash'>;
@@ -30,13 +31,21 @@ function toView(client: ClientEntity): ClientView {
 }
 
 export class ClientsService {
+  private readonly now: () => Date;
+
   constructor(
     private readonly repository: ClientRepository,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly settings: { defaultTenantEndpoint: string; now?: () => Date },
+  ) {
+    this.now = settings.now ?? (() => new Date());
+  }
 
-  async create(registration: ClientRegistration): Promise<IssuedSecret> {
+  /** Registers a client in `tenantName` (the default tenant when omitted). */
+  async create(registration: ClientRegistration & { tenantName?: string }): Promise<IssuedSecret> {
     const valid = validateRegistration(registration);
+    const tenantName = registration.tenantName ?? DEFAULT_TENANT;
+    const tenant = await this.repository.tenantNamed(tenantName, this.settings.defaultTenantEndpoint);
+    if (!tenant) throw new ClientsError('tenant_not_found', `no tenant named ${JSON.stringify(tenantName)}`);
     const clientSecret = newSecret();
     const at = this.now();
     const client = Object.assign(new ClientEntity(), {
@@ -44,6 +53,7 @@ export class ClientsService {
       secretHash: hashClientSecret(clientSecret),
       secretRotatedAt: at,
       serviceAccountId: randomUUID(),
+      tenantId: tenant.id,
       enabled: true,
       createdAt: at,
       updatedAt: at,

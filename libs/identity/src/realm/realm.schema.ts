@@ -73,6 +73,12 @@ export const realmSchema = {
             type: 'string',
             pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
           },
+          tenant: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            description: 'Tenant name; the default saas tenant when omitted.',
+          },
         },
         not: { required: ['secret', 'secretSha256'] },
       },

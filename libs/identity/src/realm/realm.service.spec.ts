@@ -27,7 +27,13 @@ const realmFile = (): RealmFile => ({
       scopes: ['openid', 'chat:exec'],
       publicationStatus: 'Unpublished',
     },
-    { clientId: 'etl', name: 'ETL service account', grantTypes: ['client_credentials'], scopes: ['users:read'] },
+    {
+      clientId: 'etl',
+      name: 'ETL service account',
+      grantTypes: ['client_credentials'],
+      scopes: ['users:read'],
+      tenant: 'acme',
+    },
   ],
   users: [
     {
@@ -68,8 +74,12 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect(report.users).toEqual({ created: 2, updated: 0 });
     expect(report.generatedSecrets.map((g) => g.clientId)).toEqual(['etl']);
 
-    const clients = new ClientsService(new ClientRepository(database.dataSource));
+    const clients = new ClientsService(new ClientRepository(database.dataSource), settings);
     expect((await clients.authenticate('crm', crmSecret))?.publicationStatus).toBe('Unpublished');
+    expect((await clients.list()).map((c) => [c.clientId, c.tenant?.name])).toEqual([
+      ['crm', 'default'],
+      ['etl', 'acme'],
+    ]);
     expect(await clients.authenticate('etl', report.generatedSecrets[0]?.secret as string)).not.toBeNull();
     const users = new UsersService(new UserRepository(database.dataSource), settings);
     const alice = await users.verifyPassword('alice@acme.example.com', 'alice password 1');
@@ -99,7 +109,7 @@ describe('realm import and export (real PostgreSQL)', () => {
       const otherRealm = new RealmService(other.dataSource, settings);
       await otherRealm.import(exported);
       expect(await otherRealm.export()).toEqual(exported);
-      const clients = new ClientsService(new ClientRepository(other.dataSource));
+      const clients = new ClientsService(new ClientRepository(other.dataSource), settings);
       expect(await clients.authenticate('crm', crmSecret)).not.toBeNull();
     } finally {
       await other.drop();
@@ -139,6 +149,12 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect(problems).toEqual(['/users/1/tenant: no tenant named "no-such-tenant"']);
     expect(await database.dataSource.getRepository(TenantEntity).count()).toBe(0);
     expect((await realm.export()).clients).toEqual([]);
+  });
+
+  it('refuses a client of a tenant that does not exist', async () => {
+    const file = realmFile();
+    file.clients![0]!.tenant = 'nowhere';
+    expect(await problemsOf(realm.import(file))).toEqual(['/clients/0/tenant: no tenant named "nowhere"']);
   });
 
   it('refuses a file that is not a realm file at all', async () => {

@@ -8,13 +8,8 @@ import { hashClientSecret } from '../clients/clients.service';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { UserEntity } from '../users/user.entity';
 import { UsersError } from '../users/users.errors';
-import {
-  DEFAULT_TENANT,
-  hashPassword,
-  validateBio,
-  validateUserFields,
-  verifyPasswordHash,
-} from '../users/users.service';
+import { DEFAULT_TENANT, tenantNamed } from '../tenants/tenant.repository';
+import { hashPassword, validateBio, validateUserFields, verifyPasswordHash } from '../users/users.service';
 import { realmSchema } from './realm.schema';
 import { type ImportReport, type RealmClient, type RealmFile, type RealmUser } from './realm.types';
 
@@ -106,7 +101,8 @@ export class RealmService {
         else await manager.insert(TenantEntity, { id: randomUUID(), name: tenant.name, ...values, createdAt: at });
         report.tenants[existing ? 'updated' : 'created']++;
       }
-      for (const client of realm.clients ?? []) await this.importClient(manager, client, at, report);
+      for (const [index, client] of (realm.clients ?? []).entries())
+        await this.importClient(manager, client, index, at, report);
       for (const [index, user] of (realm.users ?? []).entries()) {
         await this.importUser(manager, user, passwordHashes[index], index, at, report);
       }
@@ -118,7 +114,7 @@ export class RealmService {
     const manager = this.dataSource.manager;
     const [tenants, clients, users] = await Promise.all([
       manager.find(TenantEntity, { order: { name: 'ASC' } }),
-      manager.find(ClientEntity, { order: { clientId: 'ASC' } }),
+      manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } }),
       manager.find(UserEntity, { order: { email: 'ASC' }, relations: { tenant: true } }),
     ]);
     return {
@@ -135,6 +131,7 @@ export class RealmService {
         consentRequired: c.consentRequired,
         enabled: c.enabled,
         serviceAccountId: c.serviceAccountId,
+        tenant: c.tenant?.name ?? DEFAULT_TENANT,
       })),
       users: users.map((u) => ({
         email: u.email,
@@ -157,10 +154,14 @@ export class RealmService {
   private async importClient(
     manager: EntityManager,
     client: RealmClient,
+    index: number,
     at: Date,
     report: ImportReport,
   ): Promise<void> {
     const valid = validateRegistration(client);
+    const tenantName = client.tenant ?? DEFAULT_TENANT;
+    const tenant = await tenantNamed(manager, tenantName, this.settings.defaultTenantEndpoint);
+    if (!tenant) throw new RealmError([`/clients/${index}/tenant: no tenant named ${JSON.stringify(tenantName)}`]);
     const existing = await manager.findOneBy(ClientEntity, { clientId: client.clientId });
     if (existing && client.serviceAccountId && client.serviceAccountId !== existing.serviceAccountId) {
       throw new RealmError([
@@ -177,7 +178,7 @@ export class RealmService {
       report.generatedSecrets.push({ clientId: client.clientId, secret });
       secretHash = hashClientSecret(secret);
     }
-    const values = { ...valid, enabled: client.enabled ?? true, updatedAt: at };
+    const values = { ...valid, tenantId: tenant.id, enabled: client.enabled ?? true, updatedAt: at };
     if (existing) {
       const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash);
       await manager.update(
@@ -210,18 +211,7 @@ export class RealmService {
   ): Promise<void> {
     const fields = validateUserFields({ ...user, status: user.status ?? 'approved' });
     const tenantName = user.tenant ?? DEFAULT_TENANT;
-    let tenant = await manager.findOneBy(TenantEntity, { name: tenantName });
-    if (!tenant && tenantName === DEFAULT_TENANT) {
-      tenant = Object.assign(new TenantEntity(), {
-        id: randomUUID(),
-        name: DEFAULT_TENANT,
-        type: 'saas' as const,
-        endpoint: this.settings.defaultTenantEndpoint,
-        enabled: true,
-        createdAt: at,
-      });
-      await manager.insert(TenantEntity, tenant);
-    }
+    const tenant = await tenantNamed(manager, tenantName, this.settings.defaultTenantEndpoint);
     if (!tenant) throw new RealmError([`/users/${index}/tenant: no tenant named ${JSON.stringify(tenantName)}`]);
     const existing = await manager.findOneBy(UserEntity, { email: fields.email });
     // Re-importing the same plain password keeps the stored hash: import stays idempotent.

@@ -21,6 +21,8 @@ export interface RealmClient {
   consentRequired?: boolean;
   enabled?: boolean;
   serviceAccountId?: string;
+  /** Tenant name; the default saas tenant when omitted. */
+  tenant?: string;
 }
 
 export interface RealmUser {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { TenantEntity } from '../tenants/tenant.entity';
+import { type TenantEntity } from '../tenants/tenant.entity';
+import { tenantNamed } from '../tenants/tenant.repository';
 import { type UserRole, type UserStatus, UserEntity } from './user.entity';
 
 @Injectable()
@@ -23,16 +24,9 @@ export class UserRepository {
     return this.dataSource.manager.find(UserEntity, { order: { email: 'ASC' }, relations: { tenant: true } });
   }
 
-  /** The tenant named `name`, created with `defaults` if absent (atomic under concurrent calls). */
-  async tenantNamed(name: string, defaults: Omit<TenantEntity, 'name'>): Promise<TenantEntity> {
-    await this.dataSource.manager
-      .createQueryBuilder()
-      .insert()
-      .into(TenantEntity)
-      .values({ ...defaults, name })
-      .orIgnore()
-      .execute();
-    return this.dataSource.manager.findOneByOrFail(TenantEntity, { name });
+  /** See tenantNamed(): the default tenant is created on first use. */
+  tenantNamed(name: string, defaultEndpoint: string): Promise<TenantEntity | null> {
+    return tenantNamed(this.dataSource.manager, name, defaultEndpoint);
   }
 
   /** False when the e-mail address or username is taken. */

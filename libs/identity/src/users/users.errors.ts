@@ -6,6 +6,7 @@ export type UsersErrorCode =
   | 'invalid_role'
   | 'user_exists'
   | 'user_not_found'
+  | 'tenant_not_found'
   | 'invalid_status';
 
 /** A refused user operation; the message is safe to show. Admin APIs map codes to 400/404. */

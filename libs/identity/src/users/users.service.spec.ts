@@ -4,7 +4,8 @@ import { TenantEntity } from '../tenants/tenant.entity';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
 import { UsersError } from './users.errors';
-import { DEFAULT_TENANT, type NewUser, UsersService } from './users.service';
+import { DEFAULT_TENANT } from '../tenants/tenant.repository';
+import { type NewUser, UsersService } from './users.service';
 
 describe('users (real PostgreSQL)', () => {
   let database: TestDatabase;

@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import { isPrintableLine, isStorableText } from '@fed/contracts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { TenantEntity } from '../tenants/tenant.entity';
+import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { type Labelled, type UserRole, type UserStatus, UserEntity, userRoles, userStatuses } from './user.entity';
 import { UserRepository } from './user.repository';
 import { UsersError } from './users.errors';
@@ -36,7 +36,6 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
 const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 256;
-export const DEFAULT_TENANT = 'default';
 
 function toView(user: UserEntity): UserView {
   const { passwordHash: _passwordHash, ...view } = user;
@@ -63,13 +62,9 @@ export class UsersService {
     const passwordHash = await hashPassword(input.password ?? (generatedPassword as string));
 
     const at = this.now();
-    const tenant = await this.repository.tenantNamed(input.tenantName ?? DEFAULT_TENANT, {
-      id: randomUUID(),
-      type: 'saas',
-      endpoint: this.settings.defaultTenantEndpoint,
-      enabled: true,
-      createdAt: at,
-    } satisfies Omit<TenantEntity, 'name'>);
+    const tenantName = input.tenantName ?? DEFAULT_TENANT;
+    const tenant = await this.repository.tenantNamed(tenantName, this.settings.defaultTenantEndpoint);
+    if (!tenant) throw new UsersError('tenant_not_found', `no tenant named ${JSON.stringify(tenantName)}`);
     const user = Object.assign(new UserEntity(), {
       id: randomUUID(),
       tenantId: tenant.id,

@@ -3,6 +3,7 @@ import { CreateContextSchemas1795320075713 } from './1795320075713-create-contex
 import { CreateSigningKeys1795323224555 } from './1795323224555-create-signing-keys';
 import { CreateClients1795323740074 } from './1795323740074-create-clients';
 import { CreateTenantsAndUsers1795324154797 } from './1795324154797-create-tenants-and-users';
+import { AddClientTenant1795325009413 } from './1795325009413-add-client-tenant';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -13,4 +14,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateSigningKeys1795323224555,
   CreateClients1795323740074,
   CreateTenantsAndUsers1795324154797,
+  AddClientTenant1795325009413,
 ];
