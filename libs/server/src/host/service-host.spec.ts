@@ -158,6 +158,16 @@ describe('the service host (real PostgreSQL and Redis)', () => {
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
   });
 
+  it('refuses deeply nested JSON within the size limit with 400, not a 500 or a stall', async () => {
+    const res = await fetch(`${service.url}/test/echo`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '['.repeat(1_900_000),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+  });
+
   it('refuses a protected route without a token with 401', async () => {
     const res = await fetch(`${service.url}/test/private`);
     expect(res.status).toBe(401);
