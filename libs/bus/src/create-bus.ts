@@ -1,18 +1,22 @@
-import { type RunQueue, type RunStream, type Signals } from './ports';
+import { type Counters, type RunQueue, type RunStream, type Signals } from './ports';
 import { within } from './internal/within';
+import { MemoryCounters } from './memory/memory-counters';
 import { MemoryRunQueue } from './memory/memory-run-queue';
 import { MemoryRunStream } from './memory/memory-run-stream';
 import { MemorySignals } from './memory/memory-signals';
+import { RedisCounters } from './redis/redis-counters';
 import { RedisRunQueue } from './redis/redis-run-queue';
 import { RedisRunStream } from './redis/redis-run-stream';
 import { RedisSignals } from './redis/redis-signals';
 import { type RunQueueSettings, type RunStreamSettings } from './settings';
 
-/** The three bus ports of one process, built together and closed together. */
+/** The bus ports of one process, built together and closed together. */
 export interface Bus {
   runQueue: RunQueue;
   runStream: RunStream;
   signals: Signals;
+  /** Windowed counters: rate limits, quotas, failed logins. */
+  counters: Counters;
   kind: 'redis' | 'in-process';
   /** Rejects when Redis cannot be reached within ~2 s; resolves at once in-process. */
   ping(): Promise<void>;
@@ -45,11 +49,13 @@ function createMemoryBus(options: CreateBusOptions): Bus {
   const runQueue = new MemoryRunQueue(options.runQueue);
   const runStream = new MemoryRunStream(options.runStream);
   const signals = new MemorySignals();
+  const counters = new MemoryCounters();
   let closed = false;
   return {
     runQueue,
     runStream,
     signals,
+    counters,
     kind: 'in-process',
     ping: async () => {
       if (closed) throw new Error('bus is closed');
@@ -57,7 +63,7 @@ function createMemoryBus(options: CreateBusOptions): Bus {
     close: async () => {
       closed = true;
       await runQueue.close();
-      await Promise.all([runStream.close(), signals.close()]);
+      await Promise.all([runStream.close(), signals.close(), counters.close()]);
     },
   };
 }
@@ -70,11 +76,12 @@ function createRedisBus(options: CreateBusOptions & { redisUrl: string }): Bus {
     onError: options.onError,
   };
   const opened: { close(): Promise<void> }[] = [];
-  let runQueue: RedisRunQueue, runStream: RedisRunStream, signals: RedisSignals;
+  let runQueue: RedisRunQueue, runStream: RedisRunStream, signals: RedisSignals, counters: RedisCounters;
   try {
     opened.push((runQueue = new RedisRunQueue({ ...endpoint, ...options.runQueue })));
     opened.push((runStream = new RedisRunStream({ ...endpoint, ...options.runStream })));
     opened.push((signals = new RedisSignals(endpoint)));
+    opened.push((counters = new RedisCounters(endpoint)));
   } catch (error) {
     // A bad setting must not leave the connections opened so far behind.
     for (const part of opened) void part.close().catch(() => undefined);
@@ -86,16 +93,17 @@ function createRedisBus(options: CreateBusOptions & { redisUrl: string }): Bus {
     runQueue,
     runStream,
     signals,
+    counters,
     kind: 'redis',
     ping: async () => {
       if (closing) throw new Error('bus is closed');
-      const all = Promise.all([runQueue.ping(), runStream.ping(), signals.ping()]);
+      const all = Promise.all([runQueue.ping(), runStream.ping(), signals.ping(), counters.ping()]);
       if (!(await within(all, pingTimeoutMs))) throw new Error(`Redis did not answer within ${pingTimeoutMs} ms`);
     },
     close: () =>
       (closing ??= (async () => {
         await runQueue.close();
-        await Promise.all([runStream.close(), signals.close()]);
+        await Promise.all([runStream.close(), signals.close(), counters.close()]);
       })()),
   };
 }

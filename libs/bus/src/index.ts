@@ -1,10 +1,12 @@
 export * from './ports';
 export * from './settings';
 export * from './create-bus';
+export * from './memory/memory-counters';
 export * from './memory/memory-run-queue';
 export * from './memory/memory-run-stream';
 export * from './memory/memory-signals';
 export { type RedisEndpoint } from './redis/redis-connection';
+export * from './redis/redis-counters';
 export * from './redis/redis-run-queue';
 export * from './redis/redis-run-stream';
 export * from './redis/redis-signals';

@@ -22,3 +22,4 @@ export * from './signing-keys/signing-keys.module';
 export * from './signing-keys/signing-keys.service';
 
 export * from './identity.entities';
+export * from './brute-force/attempt-throttle';

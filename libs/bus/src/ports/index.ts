@@ -2,3 +2,4 @@ export * from './run-queue.port';
 export * from './run-stream.port';
 export * from './signals.port';
 export * from './tokens';
+export * from './counters.port';

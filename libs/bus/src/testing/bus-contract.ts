@@ -622,6 +622,56 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
       });
     });
 
+    describe('Counters', () => {
+      const key = () => `attempts:${randomUUID()}`;
+
+      it('counts hits in a window that starts at the first hit', async () => {
+        const k = key();
+        expect(await bus.counters.hit(k, 60)).toEqual({ count: 1, resetInSeconds: 60 });
+        expect((await bus.counters.hit(k, 60)).count).toBe(2);
+        const state = await bus.counters.peek(k);
+        expect(state.count).toBe(2);
+        expect(state.resetInSeconds).toBeGreaterThan(58);
+        expect(state.resetInSeconds).toBeLessThanOrEqual(60);
+      });
+
+      it('does not extend a window with later hits', async () => {
+        const k = key();
+        await bus.counters.hit(k, 60);
+        expect((await bus.counters.hit(k, 3600)).resetInSeconds).toBeLessThanOrEqual(60);
+      });
+
+      it('starts again from zero when the window has passed', async () => {
+        const k = key();
+        await bus.counters.hit(k, 1);
+        await bus.counters.hit(k, 1);
+        await sleep(1100);
+        expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });
+        expect((await bus.counters.hit(k, 1)).count).toBe(1);
+      });
+
+      it('reads an unknown key as zero, and reset clears a key', async () => {
+        const k = key();
+        expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });
+        await bus.counters.hit(k, 60);
+        await bus.counters.reset(k);
+        expect((await bus.counters.peek(k)).count).toBe(0);
+      });
+
+      it('counts concurrent hits exactly, and keeps keys apart', async () => {
+        const [a, b] = [key(), key()];
+        await Promise.all(Array.from({ length: 50 }, () => bus.counters.hit(a, 60)));
+        await bus.counters.hit(b, 60);
+        expect((await bus.counters.peek(a)).count).toBe(50);
+        expect((await bus.counters.peek(b)).count).toBe(1);
+      });
+
+      it('refuses a window that is not a positive whole number of seconds', async () => {
+        await expect(bus.counters.hit(key(), 0)).rejects.toThrow(RangeError);
+        await expect(bus.counters.hit(key(), 1.5)).rejects.toThrow(RangeError);
+      });
+    });
+
     describe('Bus', () => {
       it('answers ping while open and refuses work after close', async () => {
         await expect(bus.ping()).resolves.toBeUndefined();

@@ -2,7 +2,7 @@ import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@fed/auth';
-import { type Bus, RUN_QUEUE, RUN_STREAM, SIGNALS } from '@fed/bus';
+import { type Bus, COUNTERS, RUN_QUEUE, RUN_STREAM, SIGNALS } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { dataSourceOptions } from '@fed/persistence';
@@ -37,6 +37,7 @@ export class ServiceHostModule {
       { provide: RUN_QUEUE, useValue: bus.runQueue },
       { provide: RUN_STREAM, useValue: bus.runStream },
       { provide: SIGNALS, useValue: bus.signals },
+      { provide: COUNTERS, useValue: bus.counters },
       { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
     ];
     return {

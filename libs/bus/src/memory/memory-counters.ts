@@ -1,0 +1,68 @@
+import { type CounterState, type Counters } from '../ports';
+
+const SWEEP_MS = 60_000;
+
+/** In-process Counters for all-in-one mode: expired windows are dropped on access and by a periodic sweep. */
+export class MemoryCounters implements Counters {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private readonly sweep: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly now: () => number = Date.now) {
+    // Keys come from requests (accounts, addresses): without a sweep they would only ever grow.
+    this.sweep = setInterval(() => this.dropExpired(), SWEEP_MS).unref();
+  }
+
+  async hit(key: string, windowSeconds: number): Promise<CounterState> {
+    this.assertOpen();
+    checkWindow(windowSeconds);
+    const now = this.now();
+    let window = this.live(key, now);
+    if (!window) this.windows.set(key, (window = { count: 0, endsAt: now + windowSeconds * 1000 }));
+    window.count++;
+    return { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) };
+  }
+
+  async peek(key: string): Promise<CounterState> {
+    this.assertOpen();
+    const now = this.now();
+    const window = this.live(key, now);
+    return window
+      ? { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) }
+      : { count: 0, resetInSeconds: 0 };
+  }
+
+  async reset(key: string): Promise<void> {
+    this.assertOpen();
+    this.windows.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweep);
+    this.windows.clear();
+  }
+
+  private live(key: string, now: number) {
+    const window = this.windows.get(key);
+    if (window && window.endsAt <= now) {
+      this.windows.delete(key);
+      return undefined;
+    }
+    return window;
+  }
+
+  private dropExpired(): void {
+    const now = this.now();
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('counters are closed');
+  }
+}
+
+export function checkWindow(windowSeconds: number): void {
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
+    throw new RangeError('windowSeconds must be a positive integer');
+}
