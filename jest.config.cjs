@@ -21,7 +21,7 @@ module.exports = {
       { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|oidc-provider|openid-client|oauth4webapi)/)'],
   moduleNameMapper,
   globalSetup: '<rootDir>/tools/jest/global-setup.ts',
   testTimeout: 30000,

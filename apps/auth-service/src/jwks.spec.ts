@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { Scopes } from '@fed/auth';
 import { loadConfig } from '@fed/config';
-import { SigningKeysService } from '@fed/identity';
+import { KeyDecryptionError, SigningKeysService } from '@fed/identity';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -75,5 +75,22 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
     const res = await fetch(`${service.url}/probe`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it('refuses to start with an encryption key that cannot open the stored signing key', async () => {
+    const base = loadConfig('auth-service', {
+      DATABASE_URL: database.url,
+      REDIS_URL: 'redis://unused:6379',
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      HOST: '127.0.0.1',
+    });
+    await expect(
+      createServiceApp({
+        app: 'auth-service',
+        features: [AuthServiceModule],
+        config: { ...base, http: { ...base.http, port: 0 }, redis: { ...base.redis, url: undefined } },
+        logger: createLogger({ service: 'auth-service', level: 'silent' }),
+      }),
+    ).rejects.toBeInstanceOf(KeyDecryptionError);
   });
 });

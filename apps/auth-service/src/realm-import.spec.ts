@@ -14,6 +14,8 @@ import { AuthServiceModule } from './auth-service.module';
 describe('REALM_IMPORT at start', () => {
   let database: TestDatabase;
   let dir: string;
+  // One key for the database: the signing key made at the first start must open at the next.
+  const encryptionKey = randomBytes(32).toString('base64');
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -30,7 +32,7 @@ describe('REALM_IMPORT at start', () => {
     const base = loadConfig('auth-service', {
       DATABASE_URL: database.url,
       REDIS_URL: 'redis://unused:6379',
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      KEY_ENCRYPTION_KEY: encryptionKey,
       REALM_IMPORT: file,
       HOST: '127.0.0.1',
     });

@@ -92,6 +92,7 @@ describe('service configuration', () => {
     expect(loadConfig('auth-service', { ...serviceEnv, KEY_ENCRYPTION_KEY: key }).signingKeys).toEqual({
       encryptionKey: key,
       tokenTtlSeconds: 300,
+      serviceAccountDomain: 'federation.invalid',
     });
     expect(loadConfig('platform', {}).signingKeys.encryptionKey).toBeUndefined();
   });

@@ -40,6 +40,8 @@ export interface ServiceConfig {
     /** base64 of 32 bytes; absent only where a key kept in DATA_DIR may be used. */
     encryptionKey?: string;
     tokenTtlSeconds: number;
+    /** `<reserved_domain>` of `service-account-<client_id>@<reserved_domain>`. */
+    serviceAccountDomain: string;
   };
   /** Absolute path of a realm file to import at start. */
   realmImport?: string;
@@ -117,6 +119,7 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
     signingKeys: {
       encryptionKey: values.KEY_ENCRYPTION_KEY as string | undefined,
       tokenTtlSeconds: (values.ACCESS_TOKEN_TTL_SECONDS as number | undefined) ?? 300,
+      serviceAccountDomain: (values.SERVICE_ACCOUNT_DOMAIN as string | undefined) ?? 'federation.invalid',
     },
     realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),

@@ -203,6 +203,18 @@ export const variables = [
     parse: integer(60, 86400),
   }),
   define({
+    name: 'SERVICE_ACCOUNT_DOMAIN',
+    description:
+      'The reserved domain of service-account names in client-credentials tokens: `preferred_username` = `service-account-<client_id>@<domain>`.',
+    allowed: 'a domain name',
+    default: 'federation.invalid',
+    apps: ['auth-service', 'platform'],
+    parse: (raw) =>
+      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(raw)
+        ? raw.toLowerCase()
+        : fail(`"${raw}" is not a domain name`),
+  }),
+  define({
     name: 'REALM_IMPORT',
     description:
       'A realm file (docs/realm.schema.json) imported at start: tenants, clients and users are created or updated, all or nothing; a bad file stops the start.',

@@ -3,6 +3,8 @@ export * from './clients/client.repository';
 export * from './clients/client-registration';
 export * from './clients/clients.errors';
 export * from './clients/clients.service';
+export * from './oidc/client-credentials.grant';
+export * from './oidc/oidc.module';
 export * from './realm/realm-file';
 export * from './realm/realm-import.module';
 export * from './realm/realm.schema';

@@ -1,6 +1,12 @@
 import { type ServiceConfig, loadConfig } from '@fed/config';
 import { ClientsError, RealmError, UsersError, identityEntities } from '@fed/identity';
-import { createDataSource, dataSourceOptions, startEmbeddedPostgres } from '@fed/persistence';
+import {
+  createDataSource,
+  dataSourceOptions,
+  pendingMigrations,
+  runMigrations,
+  startEmbeddedPostgres,
+} from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 
 /** Runs `work` against DATABASE_URL, or against the embedded database under DATA_DIR when unset. */
@@ -15,9 +21,16 @@ export async function withDatabase<T>(work: (url: string, config: ServiceConfig)
   }
 }
 
-/** A data source with the identity context's entities, closed when `work` ends. */
+/**
+ * A data source with the identity context's entities, closed when `work` ends. The embedded database
+ * is migrated first (as `platform` does at start); an external one must be migrated by the operator.
+ */
 export function withIdentity<T>(work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>): Promise<T> {
   return withDatabase(async (url, config) => {
+    if (!config.database.url) await runMigrations(url);
+    else if ((await pendingMigrations(url)).length > 0) {
+      throw new Error('the database schema is not up to date: run `platformctl migrate` first');
+    }
     const dataSource = await createDataSource(
       dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
     );

@@ -1,0 +1,1 @@
+export const OIDC_PROVIDER = Symbol.for('fed.identity.OidcProvider');
