@@ -16,23 +16,36 @@ export interface LatencyResult {
  * Concurrency 1, closed loop over one keep-alive connection: each request is sent when the previous
  * answer has been read, and its time recorded in microseconds in an HDR histogram.
  */
+export interface RequestShape {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 export async function measureLatency(
   url: string,
-  options: { durationMs: number; warmupMs: number },
+  options: { durationMs: number; warmupMs: number; request?: RequestShape },
 ): Promise<LatencyResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL(url);
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const req = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname + target.search, agent, method: 'GET' },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          agent,
+          method: options.request?.method ?? 'GET',
+          headers: options.request?.headers,
+        },
         (res) => {
           res.on('data', () => undefined);
           res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(options.request?.body);
     });
 
   const warmupEnd = performance.now() + options.warmupMs;

@@ -13,13 +13,25 @@ export interface ThroughputResult {
 /** Many keep-alive connections as fast as the server answers (autocannon, on loopback). */
 export async function measureThroughput(
   url: string,
-  options: { connections: number; durationSeconds: number },
+  options: {
+    connections: number;
+    durationSeconds: number;
+    /** Requests per second for the whole run (open load); absent: as fast as the server answers. */
+    overallRate?: number;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<ThroughputResult> {
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.durationSeconds,
     pipelining: 1,
+    overallRate: options.overallRate,
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
   });
   return {
     connections: options.connections,

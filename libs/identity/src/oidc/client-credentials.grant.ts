@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type TokenEndpointGrantContext, type errors as OidcErrors } from 'oidc-provider';
 import { type ClientRepository } from '../clients/client.repository';
 import { type SigningKeysService } from '../signing-keys/signing-keys.service';
+import { findClientOnce } from './token-request.context';
 
 export interface ClientCredentialsSettings {
   issuer: string;
@@ -30,7 +31,7 @@ export function clientCredentialsGrant(
   errors: typeof OidcErrors,
 ) {
   return async (ctx: TokenEndpointGrantContext): Promise<void> => {
-    const client = await clients.find(ctx.oidc.client.clientId);
+    const client = await findClientOnce(clients, ctx.oidc.client.clientId);
     if (!client || !client.enabled) throw new errors.InvalidClient('client authentication failed');
     if (!client.tenant?.enabled) throw new errors.UnauthorizedClient("the client's tenant is disabled");
     const requested = ctx.oidc.params.scope?.split(' ').filter(Boolean);

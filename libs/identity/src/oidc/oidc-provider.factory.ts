@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { type Adapter, type AdapterPayload } from 'oidc-provider';
@@ -6,16 +5,9 @@ import { type ClientEntity } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
 import { type ActiveSigningKey, type SigningKeysService } from '../signing-keys/signing-keys.service';
 import { type ClientCredentialsSettings, clientCredentialsGrant } from './client-credentials.grant';
+import { findClientOnce, tokenRequest } from './token-request.context';
 
 export const OIDC_BASE_PATH = '/federation/auth/v1';
-
-/** The client authentication method the current token request used (the spec allows both for every client). */
-const requestAuthMethod = new AsyncLocalStorage<'client_secret_basic' | 'client_secret_post'>();
-
-export function withAuthMethodOf<T>(authorization: string | undefined, work: () => T): T {
-  const method = /^basic /i.test(authorization ?? '') ? 'client_secret_basic' : 'client_secret_post';
-  return requestAuthMethod.run(method, work);
-}
 
 function clientMetadata(client: ClientEntity): AdapterPayload {
   return {
@@ -40,7 +32,7 @@ function adapterFor(clients: ClientRepository) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model !== 'Client') throw new Error(`${this.model} storage is not served yet`);
-      const client = id.length <= 64 ? await clients.find(id) : null;
+      const client = id.length <= 64 ? await findClientOnce(clients, id) : null;
       return client?.enabled ? clientMetadata(client) : undefined;
     }
 
@@ -132,7 +124,7 @@ export async function createOidcProvider(
     // Any client may use either method; the provider would otherwise insist on the registered one.
     clientAuthMethod: {
       get(this: { tokenEndpointAuthMethod: string }) {
-        return requestAuthMethod.getStore() ?? this.tokenEndpointAuthMethod;
+        return tokenRequest.getStore()?.authMethod ?? this.tokenEndpointAuthMethod;
       },
     },
   });

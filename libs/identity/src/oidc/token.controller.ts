@@ -3,7 +3,7 @@ import { Public } from '@fed/auth';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { OIDC_PROVIDER } from './oidc.tokens';
-import { withAuthMethodOf } from './oidc-provider.factory';
+import { withAuthMethodOf } from './token-request.context';
 
 @Controller('federation/auth/v1')
 export class TokenController {

@@ -6,6 +6,8 @@ import { type PublicSigningJwk, SigningKeyEntity } from './signing-key.entity';
 import { SigningKeyRepository } from './signing-key.repository';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
+// How stale the signing key in memory may be: a rotation by another process shows within this time.
+const ACTIVE_KEY_RECHECK_MS = 5000;
 
 export type SigningKeyState = 'next' | 'active' | 'retired' | 'expired';
 
@@ -37,7 +39,7 @@ export interface ActiveSigningKey {
  */
 export class SigningKeysService {
   private readonly now: () => Date;
-  private decrypted?: { kid: string; key: KeyObject };
+  private active?: { key: ActiveSigningKey; recheckAt: Date };
 
   constructor(
     private readonly repository: SigningKeyRepository,
@@ -82,7 +84,7 @@ export class SigningKeysService {
       }
       return this.createKey(manager, now, activatesAt);
     });
-    this.decrypted = undefined;
+    this.active = undefined;
     return this.statusOf(created, this.now());
   }
 
@@ -96,15 +98,24 @@ export class SigningKeysService {
     return { keys: (await this.repository.published(this.now())).map((key) => key.publicJwk) };
   }
 
-  /** The key to sign with now, decrypted (kept in memory while it stays the signing key). */
+  /**
+   * The key to sign with now, decrypted. Kept in memory and looked up again at most every few seconds
+   * (a rotation may come from another process) and at the moment a scheduled next key activates.
+   */
   async activeSigningKey(): Promise<ActiveSigningKey> {
-    const key = await this.repository.signingAt(this.now());
+    const now = this.now();
+    if (this.active && now < this.active.recheckAt) return this.active.key;
+    const key = await this.repository.signingAt(now);
     if (!key) throw new Error('no signing key is active: run ensureSigningKey() first');
-    if (this.decrypted?.kid !== key.kid) {
+    let privateKey = this.active?.key.kid === key.kid ? this.active.key.privateKey : undefined;
+    if (!privateKey) {
       const der = this.encryption.decrypt(key.privateKeyCiphertext, key.kid);
-      this.decrypted = { kid: key.kid, key: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
+      privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
     }
-    return { kid: key.kid, privateKey: this.decrypted.key };
+    const retiresAt = key.retiredAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    const recheckAt = new Date(Math.min(now.getTime() + ACTIVE_KEY_RECHECK_MS, retiresAt));
+    this.active = { key: { kid: key.kid, privateKey }, recheckAt };
+    return this.active.key;
   }
 
   private async createKey(manager: EntityManager, now: Date, activatesAt: Date): Promise<SigningKeyEntity> {
