@@ -108,6 +108,21 @@ describe('signing keys (real PostgreSQL)', () => {
     expect(kids).toEqual([first, replacement.kid]);
   });
 
+  it('keeps the signing key in memory, and follows a rotation made by another process', async () => {
+    const signer = service();
+    const first = await signer.ensureSigningKey();
+    expect((await signer.activeSigningKey()).kid).toBe(first);
+    const next = await service().rotate(600);
+    later(599);
+    expect((await signer.activeSigningKey()).kid).toBe(first);
+    later(1);
+    expect((await signer.activeSigningKey()).kid).toBe(next.kid);
+    const immediate = await service().rotate(0);
+    expect((await signer.activeSigningKey()).kid).toBe(next.kid);
+    later(5);
+    expect((await signer.activeSigningKey()).kid).toBe(immediate.kid);
+  });
+
   it('refuses a negative or fractional publication lead', async () => {
     await expect(service().rotate(-1)).rejects.toThrow(RangeError);
     await expect(service().rotate(1.5)).rejects.toThrow(RangeError);
