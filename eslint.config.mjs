@@ -33,6 +33,7 @@ const testHelpers = {
 const testFiles = [
   '**/*.spec.ts',
   'libs/*/src/testing/**/*.ts',
+  'apps/*/src/testing/**/*.ts',
   'libs/testing/src/**/*.ts',
   'tools/**/*.ts',
   'bench/src/**/*.ts',

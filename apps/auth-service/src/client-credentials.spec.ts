@@ -1,17 +1,13 @@
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { Scopes } from '@fed/auth';
-import { loadConfig } from '@fed/config';
 import { ClientRepository, ClientsService, TenantEntity } from '@fed/identity';
-import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { type RunningService, createServiceApp } from '@fed/server';
-import { freePort } from '@fed/testing';
+import { type RunningService } from '@fed/server';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { AuthServiceModule } from './auth-service.module';
+import { bootAuthService } from './testing/boot-auth-service';
 
 @Controller('probe')
 class ProbeController {
@@ -40,25 +36,11 @@ describe('token endpoint: client credentials (spec document 1)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const port = await freePort();
-    const base = loadConfig('auth-service', {
-      DATABASE_URL: database.url,
-      REDIS_URL: 'redis://unused:6379',
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    service = await createServiceApp({
-      app: 'auth-service',
-      features: [AuthServiceModule, ProbeModule],
-      config: { ...base, redis: { ...base.redis, url: undefined } },
-      logger: createLogger({ service: 'auth-service', level: 'silent' }),
-    });
+    service = await bootAuthService({ databaseUrl: database.url, features: [ProbeModule] });
     tokenUrl = `${service.url}/federation/auth/v1/token`;
     const dataSource = service.nest.get(DataSource);
     const clients = new ClientsService(new ClientRepository(dataSource), {
-      defaultTenantEndpoint: base.http.publicUrl,
+      defaultTenantEndpoint: service.config.http.publicUrl,
     });
     await dataSource.getRepository(TenantEntity).insert({
       id: '11111111-1111-4111-8111-111111111111',

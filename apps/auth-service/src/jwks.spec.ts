@@ -1,15 +1,12 @@
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { Scopes } from '@fed/auth';
-import { loadConfig } from '@fed/config';
 import { KeyDecryptionError, SigningKeysService } from '@fed/identity';
-import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { type RunningService, createServiceApp } from '@fed/server';
-import { freePort } from '@fed/testing';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { type RunningService } from '@fed/server';
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { AuthServiceModule } from './auth-service.module';
+import { bootAuthService } from './testing/boot-auth-service';
 
 @Controller('probe')
 class ProbeController {
@@ -29,21 +26,7 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const port = await freePort();
-    const base = loadConfig('auth-service', {
-      DATABASE_URL: database.url,
-      REDIS_URL: 'redis://unused:6379',
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    service = await createServiceApp({
-      app: 'auth-service',
-      features: [AuthServiceModule, ProbeModule],
-      // In-process bus: this test is about keys, not Redis.
-      config: { ...base, redis: { ...base.redis, url: undefined } },
-      logger: createLogger({ service: 'auth-service', level: 'silent' }),
-    });
+    service = await bootAuthService({ databaseUrl: database.url, features: [ProbeModule] });
   });
 
   afterAll(async () => {
@@ -78,19 +61,6 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
   });
 
   it('refuses to start with an encryption key that cannot open the stored signing key', async () => {
-    const base = loadConfig('auth-service', {
-      DATABASE_URL: database.url,
-      REDIS_URL: 'redis://unused:6379',
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      HOST: '127.0.0.1',
-    });
-    await expect(
-      createServiceApp({
-        app: 'auth-service',
-        features: [AuthServiceModule],
-        config: { ...base, http: { ...base.http, port: 0 }, redis: { ...base.redis, url: undefined } },
-        logger: createLogger({ service: 'auth-service', level: 'silent' }),
-      }),
-    ).rejects.toBeInstanceOf(KeyDecryptionError);
+    await expect(bootAuthService({ databaseUrl: database.url })).rejects.toBeInstanceOf(KeyDecryptionError);
   });
 });

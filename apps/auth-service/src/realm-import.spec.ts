@@ -1,15 +1,12 @@
 import 'reflect-metadata';
-import { loadConfig } from '@fed/config';
 import { ClientRepository, ClientsService, RealmError } from '@fed/identity';
-import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { createServiceApp } from '@fed/server';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { AuthServiceModule } from './auth-service.module';
+import { bootAuthService } from './testing/boot-auth-service';
 
 describe('REALM_IMPORT at start', () => {
   let database: TestDatabase;
@@ -29,19 +26,7 @@ describe('REALM_IMPORT at start', () => {
   async function boot(realm: unknown) {
     const file = path.join(dir, `realm-${Date.now()}.json`);
     await writeFile(file, JSON.stringify(realm));
-    const base = loadConfig('auth-service', {
-      DATABASE_URL: database.url,
-      REDIS_URL: 'redis://unused:6379',
-      KEY_ENCRYPTION_KEY: encryptionKey,
-      REALM_IMPORT: file,
-      HOST: '127.0.0.1',
-    });
-    return createServiceApp({
-      app: 'auth-service',
-      features: [AuthServiceModule],
-      config: { ...base, http: { ...base.http, port: 0 }, redis: { ...base.redis, url: undefined } },
-      logger: createLogger({ service: 'auth-service', level: 'silent' }),
-    });
+    return bootAuthService({ databaseUrl: database.url, encryptionKey, env: { REALM_IMPORT: file } });
   }
 
   it('imports the realm file before the service takes requests', async () => {

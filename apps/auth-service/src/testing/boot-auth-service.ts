@@ -1,0 +1,37 @@
+import { type Type } from '@nestjs/common';
+import { loadConfig } from '@fed/config';
+import { createLogger } from '@fed/observability';
+import { type RunningService, createServiceApp } from '@fed/server';
+import { freePort } from '@fed/testing';
+import { randomBytes } from 'node:crypto';
+import { AuthServiceModule } from '../auth-service.module';
+
+export interface AuthServiceBoot {
+  databaseUrl: string;
+  /** One key per database: the signing key made at a first start must open at the next. */
+  encryptionKey?: string;
+  /** More environment (e.g. REALM_IMPORT). */
+  env?: Record<string, string>;
+  /** Feature modules besides auth-service's own (test probes). */
+  features?: Type[];
+}
+
+/** auth-service as its main.ts starts it, on a free loopback port, with the in-process bus and a silent log. */
+export async function bootAuthService(options: AuthServiceBoot): Promise<RunningService> {
+  const port = await freePort();
+  const config = loadConfig('auth-service', {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: 'redis://unused:6379',
+    KEY_ENCRYPTION_KEY: options.encryptionKey ?? randomBytes(32).toString('base64'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...options.env,
+  });
+  return createServiceApp({
+    app: 'auth-service',
+    features: [AuthServiceModule, ...(options.features ?? [])],
+    config: { ...config, redis: { ...config.redis, url: undefined } },
+    logger: createLogger({ service: 'auth-service', level: 'silent' }),
+  });
+}
