@@ -43,6 +43,12 @@ export interface ServiceConfig {
     /** `<reserved_domain>` of `service-account-<client_id>@<reserved_domain>`. */
     serviceAccountDomain: string;
   };
+  sessions: {
+    /** Idle lifetime of each refresh token (`refresh_expires_in`). */
+    refreshTokenTtlSeconds: number;
+    /** Absolute lifetime of a login: browser session and refresh-token family. */
+    maxSeconds: number;
+  };
   /** Absolute path of a realm file to import at start. */
   realmImport?: string;
   /** Absolute path. */
@@ -120,6 +126,10 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
       encryptionKey: values.KEY_ENCRYPTION_KEY as string | undefined,
       tokenTtlSeconds: (values.ACCESS_TOKEN_TTL_SECONDS as number | undefined) ?? 300,
       serviceAccountDomain: (values.SERVICE_ACCOUNT_DOMAIN as string | undefined) ?? 'federation.invalid',
+    },
+    sessions: {
+      refreshTokenTtlSeconds: (values.REFRESH_TOKEN_TTL_SECONDS as number | undefined) ?? 1800,
+      maxSeconds: (values.SESSION_MAX_SECONDS as number | undefined) ?? 36_000,
     },
     realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),

@@ -203,6 +203,24 @@ export const variables = [
     parse: integer(60, 86400),
   }),
   define({
+    name: 'REFRESH_TOKEN_TTL_SECONDS',
+    description:
+      'Idle lifetime of a refresh token (`refresh_expires_in`): each refresh issues a new one for this long, within the session maximum.',
+    allowed: 'an integer from 300 to 2592000',
+    default: '1800',
+    apps: ['auth-service', 'platform'],
+    parse: integer(300, 2_592_000),
+  }),
+  define({
+    name: 'SESSION_MAX_SECONDS',
+    description:
+      'Longest a login lasts: the browser session and its refresh-token family end this long after the user authenticated.',
+    allowed: 'an integer from 300 to 31536000',
+    default: '36000',
+    apps: ['auth-service', 'platform'],
+    parse: integer(300, 31_536_000),
+  }),
+  define({
     name: 'SERVICE_ACCOUNT_DOMAIN',
     description:
       'The reserved domain of service-account names in client-credentials tokens: `preferred_username` = `service-account-<client_id>@<domain>`.',

@@ -1,7 +1,20 @@
 import { ClientEntity } from './clients/client.entity';
+import { ConsentEntity } from './consents/consent.entity';
+import { OidcArtifactEntity } from './oidc/artifacts/oidc-artifact.entity';
+import { RefreshTokenEntity } from './oidc/refresh-tokens/refresh-token.entity';
+import { RevokedAccessTokenEntity } from './oidc/revocation/revoked-access-token.entity';
 import { SigningKeyEntity } from './signing-keys/signing-key.entity';
 import { TenantEntity } from './tenants/tenant.entity';
 import { UserEntity } from './users/user.entity';
 
 /** Every entity of the identity context: for Nest modules that touch them all, and data sources outside Nest (platformctl). */
-export const identityEntities = [ClientEntity, SigningKeyEntity, TenantEntity, UserEntity];
+export const identityEntities = [
+  ClientEntity,
+  ConsentEntity,
+  OidcArtifactEntity,
+  RefreshTokenEntity,
+  RevokedAccessTokenEntity,
+  SigningKeyEntity,
+  TenantEntity,
+  UserEntity,
+];

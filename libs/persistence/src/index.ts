@@ -16,3 +16,4 @@ export {
 export { migrations, type MigrationClass } from './migrations';
 export { pendingMigrations, revertLastMigration, runMigrations } from './migrator/migrator';
 export { contextSchemas, migrationsTable, platformSchema, type ContextSchema } from './schemas';
+export { modifyReturning } from './query/returning';

@@ -1,31 +1,163 @@
-import { Module } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { AttemptThrottle } from '../brute-force/attempt-throttle';
 import { ClientRepository } from '../clients/client.repository';
+import { ClientsService } from '../clients/clients.service';
+import { ConsentRepository } from '../consents/consent.repository';
 import { identityEntities } from '../identity.entities';
+import { KeyEncryption } from '../signing-keys/key-encryption';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
 import { SigningKeysService } from '../signing-keys/signing-keys.service';
+import { UserRepository } from '../users/user.repository';
+import { UsersService } from '../users/users.service';
+import { ArtifactStore } from './artifacts/artifact-store';
+import { DiscoveryController } from './discovery.controller';
+import { InteractionController } from './interactions/interaction.controller';
+import { LocalTokenVerifier } from './local-token-verifier';
 import { OIDC_PROVIDER } from './oidc.tokens';
 import { createOidcProvider } from './oidc-provider.factory';
-import { TokenController } from './token.controller';
+import { RefreshTokenRepository } from './refresh-tokens/refresh-token.repository';
+import { RevocationController } from './revocation/revocation.controller';
+import { TokenRevocations } from './revocation/token-revocations';
+import { TokenIssuer } from './token-issuer';
+import { ProviderController } from './token.controller';
+import { UserinfoController } from './userinfo.controller';
 
-/** The OpenID provider's endpoints that are served so far: the token endpoint's client-credentials grant. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/** Deletes expired sessions, codes, refresh tokens and revocations now and then. */
+@Injectable()
+class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly artifacts: ArtifactStore,
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly revocations: TokenRevocations,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const [artifacts, refreshTokens, revocations] = await Promise.all([
+        this.artifacts.sweep(),
+        this.refreshTokens.sweep(),
+        this.revocations.sweep(),
+      ]);
+      this.logger.debug({ artifacts, refreshTokens, revocations }, 'expired OpenID artifacts deleted');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'sweeping expired OpenID artifacts failed');
+    }
+  }
+}
+
+/** The OpenID provider of spec document 1: discovery, authorize (login, consent), token, userinfo, revoke. */
 @Module({
   imports: [TypeOrmModule.forFeature(identityEntities), SigningKeysModule],
-  controllers: [TokenController],
+  controllers: [
+    DiscoveryController,
+    ProviderController,
+    InteractionController,
+    UserinfoController,
+    RevocationController,
+  ],
   providers: [
     ClientRepository,
+    UserRepository,
+    ConsentRepository,
+    ArtifactStore,
+    RefreshTokenRepository,
+    TokenRevocations,
+    LocalTokenVerifier,
+    ExpiredArtifactsSweeper,
     {
-      provide: OIDC_PROVIDER,
-      inject: [ClientRepository, SigningKeysService, SERVICE_CONFIG],
-      useFactory: async (clients: ClientRepository, keys: SigningKeysService, config: ServiceConfig) => {
-        // The provider signs ID tokens of later flows with the active key (never its development keys).
-        await keys.ensureSigningKey();
-        return createOidcProvider(clients, keys, await keys.activeSigningKey(), {
+      provide: ClientsService,
+      inject: [ClientRepository, SERVICE_CONFIG],
+      useFactory: (clients: ClientRepository, config: ServiceConfig) =>
+        new ClientsService(clients, { defaultTenantEndpoint: config.http.publicUrl }),
+    },
+    {
+      provide: UsersService,
+      inject: [UserRepository, SERVICE_CONFIG],
+      useFactory: (users: UserRepository, config: ServiceConfig) =>
+        new UsersService(users, { defaultTenantEndpoint: config.http.publicUrl }),
+    },
+    {
+      provide: TokenIssuer,
+      inject: [SigningKeysService, SERVICE_CONFIG],
+      useFactory: (keys: SigningKeysService, config: ServiceConfig) =>
+        new TokenIssuer(keys, {
           issuer: config.auth.issuer,
           tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
           serviceAccountDomain: config.signingKeys.serviceAccountDomain,
-        });
+        }),
+    },
+    {
+      provide: OIDC_PROVIDER,
+      inject: [
+        ClientRepository,
+        UserRepository,
+        ConsentRepository,
+        ArtifactStore,
+        RefreshTokenRepository,
+        TokenRevocations,
+        TokenIssuer,
+        SigningKeysService,
+        KeyEncryption,
+        COUNTERS,
+        SERVICE_CONFIG,
+        LOGGER,
+      ],
+      useFactory: async (
+        clients: ClientRepository,
+        users: UserRepository,
+        consents: ConsentRepository,
+        artifacts: ArtifactStore,
+        refreshTokens: RefreshTokenRepository,
+        revocations: TokenRevocations,
+        issuer: TokenIssuer,
+        keys: SigningKeysService,
+        encryption: KeyEncryption,
+        counters: Counters,
+        config: ServiceConfig,
+        logger: Logger,
+      ) => {
+        await keys.ensureSigningKey();
+        const active = await keys.activeSigningKey();
+        return createOidcProvider(
+          {
+            clients,
+            users,
+            consents,
+            artifacts,
+            refreshTokens,
+            revocations,
+            issuer,
+            clientThrottle: new AttemptThrottle(counters, 'client'),
+          },
+          {
+            issuer: config.auth.issuer,
+            session: {
+              refreshTokenTtlSeconds: config.sessions.refreshTokenTtlSeconds,
+              maxSeconds: config.sessions.maxSeconds,
+            },
+            cookieKey: encryption.derive('oidc-cookies'),
+            signingJwk: { ...active.privateKey.export({ format: 'jwk' }), kid: active.kid, alg: 'RS256', use: 'sig' },
+            onServerError: (error, route) => logger.error({ err: error, route }, 'OpenID provider error'),
+          },
+        );
       },
     },
   ],

@@ -1,22 +1,57 @@
-import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
+import { ClientRepository } from '../clients/client.repository';
+import { precheckAuthorization } from './authorize-precheck';
 import { OIDC_PROVIDER } from './oidc.tokens';
-import { withAuthMethodOf } from './token-request.context';
+import { withTokenRequest } from './token-request.context';
 
+/**
+ * The routes oidc-provider answers itself: the authorization endpoint (and its resume step after
+ * login and consent) and the token endpoint. It reads the form body from the raw request.
+ */
 @Controller('federation/auth/v1')
-export class TokenController {
+export class ProviderController {
   private readonly handle: ReturnType<Provider['callback']>;
 
-  constructor(@Inject(OIDC_PROVIDER) provider: Provider) {
+  constructor(
+    @Inject(OIDC_PROVIDER) private readonly provider: Provider,
+    private readonly clients: ClientRepository,
+  ) {
     this.handle = provider.callback();
   }
 
-  // The provider writes RFC 6749 responses itself and reads the form body from the raw request.
+  @Public()
+  @Get('authorize')
+  async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const query = req.query as Record<string, unknown>;
+    const { client_id: clientId, redirect_uri: redirectUri, state } = query;
+    if (typeof clientId === 'string' && typeof redirectUri === 'string' && clientId.length <= 64) {
+      const client = await this.clients.find(clientId);
+      const refusal = client?.redirectUris.includes(redirectUri) ? precheckAuthorization(client, query) : undefined;
+      if (refusal) {
+        const target = new URL(redirectUri);
+        target.searchParams.set('error', refusal.error);
+        target.searchParams.set('error_description', refusal.description);
+        if (typeof state === 'string') target.searchParams.set('state', state);
+        target.searchParams.set('iss', this.provider.issuer);
+        res.set('Cache-Control', 'no-store').redirect(302, target.href);
+        return;
+      }
+    }
+    this.handle(req, res);
+  }
+
   @Public()
   @Post('token')
   token(@Req() req: Request, @Res() res: Response): void {
-    withAuthMethodOf(req.headers.authorization, () => this.handle(req, res));
+    withTokenRequest(req.headers.authorization, req.ip ?? 'unknown', () => this.handle(req, res));
+  }
+
+  @Public()
+  @Get('authorize/:uid')
+  resume(@Req() req: Request, @Res() res: Response): void {
+    this.handle(req, res);
   }
 }

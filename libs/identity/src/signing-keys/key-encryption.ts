@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const FORMAT_VERSION = 1;
 const IV_BYTES = 12;
@@ -31,6 +31,11 @@ export class KeyEncryption {
     cipher.setAAD(associatedData(kid));
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return Buffer.concat([Buffer.of(FORMAT_VERSION), iv, cipher.getAuthTag(), ciphertext]);
+  }
+
+  /** A 256-bit key for another purpose (cookie signing, CSRF tokens), derived with HKDF-SHA256. */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `federation/${purpose}`, 32));
   }
 
   decrypt(sealed: Buffer, kid: string): Buffer {

@@ -33,11 +33,12 @@ class EnsureSigningKey implements OnApplicationBootstrap {
   controllers: [JwksController],
   providers: [
     SigningKeyRepository,
+    { provide: KeyEncryption, inject: [SERVICE_CONFIG], useFactory: keyEncryptionFor },
     {
       provide: SigningKeysService,
-      inject: [SigningKeyRepository, SERVICE_CONFIG],
-      useFactory: async (repository: SigningKeyRepository, config: ServiceConfig) =>
-        new SigningKeysService(repository, await keyEncryptionFor(config), {
+      inject: [SigningKeyRepository, KeyEncryption, SERVICE_CONFIG],
+      useFactory: (repository: SigningKeyRepository, encryption: KeyEncryption, config: ServiceConfig) =>
+        new SigningKeysService(repository, encryption, {
           tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
           clockSkewSeconds: config.auth.clockSkewSeconds,
         }),
@@ -49,6 +50,6 @@ class EnsureSigningKey implements OnApplicationBootstrap {
     },
     EnsureSigningKey,
   ],
-  exports: [SigningKeysService],
+  exports: [SigningKeysService, KeyEncryption, PublishedJwks],
 })
 export class SigningKeysModule {}

@@ -4,6 +4,7 @@ import { CreateSigningKeys1795323224555 } from './1795323224555-create-signing-k
 import { CreateClients1795323740074 } from './1795323740074-create-clients';
 import { CreateTenantsAndUsers1795324154797 } from './1795324154797-create-tenants-and-users';
 import { AddClientTenant1795325009413 } from './1795325009413-add-client-tenant';
+import { CreateOidcSessions1795330000000 } from './1795330000000-create-oidc-sessions';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -15,4 +16,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateClients1795323740074,
   CreateTenantsAndUsers1795324154797,
   AddClientTenant1795325009413,
+  CreateOidcSessions1795330000000,
 ];

@@ -1,0 +1,79 @@
+import { modifyReturning } from '@fed/persistence';
+import { Injectable } from '@nestjs/common';
+import { type AdapterPayload } from 'oidc-provider';
+import { DataSource } from 'typeorm';
+
+const TABLE = '"identity"."oidc_artifacts"';
+
+/**
+ * PostgreSQL storage of oidc-provider's artifacts (sessions, interactions, grants, authorization
+ * codes). Rows carry their expiry; a read never returns an expired one, and `sweep()` deletes them.
+ */
+@Injectable()
+export class ArtifactStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async upsert(model: string, id: string, payload: AdapterPayload, expiresInSeconds: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO ${TABLE} ("model", "id", "payload", "grant_id", "uid", "expires_at")
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::double precision))
+       ON CONFLICT ("model", "id") DO UPDATE
+         SET "payload" = EXCLUDED."payload", "grant_id" = EXCLUDED."grant_id", "uid" = EXCLUDED."uid",
+             "expires_at" = EXCLUDED."expires_at"`,
+      [model, id, payload, payload.grantId ?? null, payload.uid ?? null, expiresInSeconds],
+    );
+  }
+
+  async find(model: string, id: string): Promise<AdapterPayload | undefined> {
+    const rows: { payload: AdapterPayload; consumed: number | null }[] = await this.dataSource.query(
+      `SELECT "payload", extract(epoch FROM "consumed_at")::int AS "consumed" FROM ${TABLE}
+        WHERE "model" = $1 AND "id" = $2 AND "expires_at" > now()`,
+      [model, id],
+    );
+    return rows[0] && withConsumed(rows[0]);
+  }
+
+  async findByUid(model: string, uid: string): Promise<AdapterPayload | undefined> {
+    const rows: { payload: AdapterPayload; consumed: number | null }[] = await this.dataSource.query(
+      `SELECT "payload", extract(epoch FROM "consumed_at")::int AS "consumed" FROM ${TABLE}
+        WHERE "model" = $1 AND "uid" = $2 AND "expires_at" > now()`,
+      [model, uid],
+    );
+    return rows[0] && withConsumed(rows[0]);
+  }
+
+  /** Marks the artifact consumed; true only for the one caller that consumed it first. */
+  async consume(model: string, id: string): Promise<boolean> {
+    const rows = await modifyReturning<unknown>(
+      this.dataSource,
+      `UPDATE ${TABLE} SET "consumed_at" = now()
+        WHERE "model" = $1 AND "id" = $2 AND "consumed_at" IS NULL AND "expires_at" > now() RETURNING 1`,
+      [model, id],
+    );
+    return rows.length === 1;
+  }
+
+  async destroy(model: string, id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "model" = $1 AND "id" = $2`, [model, id]);
+  }
+
+  /** Every artifact of a grant: the grant, its codes and what else names it. */
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "grant_id" = $1 OR ("model" = 'Grant' AND "id" = $1)`, [
+      grantId,
+    ]);
+  }
+
+  /** Deletes expired rows; returns how many. */
+  async sweep(): Promise<number> {
+    const rows = await modifyReturning<unknown>(
+      this.dataSource,
+      `DELETE FROM ${TABLE} WHERE "expires_at" <= now() RETURNING 1`,
+    );
+    return rows.length;
+  }
+}
+
+function withConsumed(row: { payload: AdapterPayload; consumed: number | null }): AdapterPayload {
+  return row.consumed === null ? row.payload : { ...row.payload, consumed: row.consumed };
+}

@@ -1,0 +1,215 @@
+import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Public } from '@fed/auth';
+import { COUNTERS, type Counters } from '@fed/bus';
+import { LOGGER, type Logger } from '@fed/observability';
+import express, { type Request, type Response } from 'express';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type Provider from 'oidc-provider';
+import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { ClientRepository } from '../../clients/client.repository';
+import { ConsentRepository } from '../../consents/consent.repository';
+import { KeyEncryption } from '../../signing-keys/key-encryption';
+import { UsersService } from '../../users/users.service';
+import { INTERACTION_PATH } from '../oidc-provider.factory';
+import { OIDC_PROVIDER } from '../oidc.tokens';
+import { PAGE_SECURITY_HEADERS, type UiLocale, consentPage, errorPage, loginPage, pickLocale } from './pages';
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
+
+/**
+ * The login and consent pages of the authorization endpoint. oidc-provider sends the browser here
+ * with an interaction bound to a cookie; each form carries a CSRF token derived from the interaction
+ * (HMAC), and the answer goes back to the provider, which resumes the authorization request.
+ */
+@Controller('federation/auth/v1/interaction')
+export class InteractionController {
+  private readonly throttle: AttemptThrottle;
+  private readonly csrfKey: Buffer;
+
+  constructor(
+    @Inject(OIDC_PROVIDER) private readonly provider: Provider,
+    private readonly clients: ClientRepository,
+    private readonly users: UsersService,
+    private readonly consents: ConsentRepository,
+    encryption: KeyEncryption,
+    @Inject(COUNTERS) counters: Counters,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.throttle = new AttemptThrottle(counters, 'login');
+    this.csrfKey = encryption.derive('interaction-csrf');
+  }
+
+  @Public()
+  @Get(':uid')
+  async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const details = await this.details(uid, req, res);
+    if (!details) return;
+    const locale = pickLocale(details.params.ui_locales);
+    const client = await this.clients.find(String(details.params.client_id));
+    if (!client) return this.fail(res, 400, 'invalid_client', 'the application is no longer available', locale);
+    if (details.prompt.name === 'login') {
+      return this.send(
+        res,
+        200,
+        loginPage({
+          locale,
+          action: `${INTERACTION_PATH}/${uid}/login`,
+          csrf: this.csrf(uid),
+          clientName: client.name,
+        }),
+      );
+    }
+    return this.send(
+      res,
+      200,
+      consentPage({
+        locale,
+        action: `${INTERACTION_PATH}/${uid}/consent`,
+        csrf: this.csrf(uid),
+        clientName: client.name,
+        scopes: [...new Set(['openid', ...client.scopes])],
+      }),
+    );
+  }
+
+  @Public()
+  @Post(':uid/login')
+  async login(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const form = await this.form(uid, req, res, 'login');
+    if (!form) return;
+    const { details, body, locale } = form;
+    const client = await this.clients.find(String(details.params.client_id));
+    const clientName = client?.name ?? String(details.params.client_id);
+    const login = (typeof body.login === 'string' ? body.login : '').trim().toLowerCase();
+    const password = typeof body.password === 'string' ? body.password : '';
+    const again = (status: number, error: string) =>
+      this.send(
+        res,
+        status,
+        loginPage({
+          locale,
+          action: `${INTERACTION_PATH}/${uid}/login`,
+          csrf: this.csrf(uid),
+          clientName,
+          login,
+          error,
+        }),
+      );
+    if (login === '' || password === '') return again(400, 'Enter your login and password.');
+
+    const source = req.ip ?? 'unknown';
+    const decision = await this.throttle.check(login, source);
+    if (!decision.allowed) {
+      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+      return again(429, `Too many failed attempts. Try again in ${decision.retryAfterSeconds} seconds.`);
+    }
+    const user = await this.users.verifyPassword(login, password);
+    if (!user) {
+      await this.throttle.failed(login, source);
+      this.logger.info({ event: 'login_failed' }, 'login failed');
+      return again(401, 'The login or password is wrong.');
+    }
+    await this.throttle.succeeded(login, source);
+    if (user.status !== 'approved') return again(403, 'Your account has not been approved yet.');
+    await this.provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: user.id } },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  @Public()
+  @Post(':uid/consent')
+  async consent(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const form = await this.form(uid, req, res, 'consent');
+    if (!form) return;
+    const { details, body } = form;
+    const accountId = details.session?.accountId;
+    const client = await this.clients.find(String(details.params.client_id));
+    if (body.decision !== 'allow' || !accountId || !client) {
+      await this.provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'the user denied access' },
+        { mergeWithLastSubmission: true },
+      );
+      return;
+    }
+    const scopes = [...new Set(['openid', ...client.scopes])];
+    const existing = details.grantId ? await this.provider.Grant.find(details.grantId) : undefined;
+    const grant = existing ?? new this.provider.Grant({ accountId, clientId: client.clientId });
+    grant.addOIDCScope(scopes.join(' '));
+    const grantId = await grant.save();
+    await this.consents.record(accountId, client.clientId, client.scopes);
+    await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
+  /** The interaction of this browser, or an error page when it is unknown, expired or another one. */
+  private async details(uid: string, req: Request, res: Response): Promise<Details | undefined> {
+    let details: Details;
+    try {
+      details = await this.provider.interactionDetails(req, res);
+    } catch {
+      this.fail(
+        res,
+        400,
+        'invalid_request',
+        'this sign-in request has expired or is unknown; start again from the application',
+      );
+      return undefined;
+    }
+    if (details.uid !== uid) {
+      this.fail(res, 400, 'invalid_request', 'this page belongs to another sign-in request');
+      return undefined;
+    }
+    return details;
+  }
+
+  private async form(uid: string, req: Request, res: Response, prompt: 'login' | 'consent') {
+    const details = await this.details(uid, req, res);
+    if (!details) return undefined;
+    const locale = pickLocale(details.params.ui_locales);
+    if (details.prompt.name !== prompt) {
+      this.fail(res, 400, 'invalid_request', 'this step of the sign-in is already done', locale);
+      return undefined;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = await new Promise<Record<string, unknown>>((resolve, reject) =>
+        parseForm(req, res, (error?: unknown) =>
+          error ? reject(error as Error) : resolve((req.body ?? {}) as Record<string, unknown>),
+        ),
+      );
+    } catch {
+      this.fail(res, 400, 'invalid_request', 'the form could not be read', locale);
+      return undefined;
+    }
+    if (!this.csrfValid(uid, body.csrf)) {
+      this.fail(res, 403, 'invalid_request', 'the form has expired; reload the page and try again', locale);
+      return undefined;
+    }
+    return { details, body, locale };
+  }
+
+  private csrf(uid: string): string {
+    return createHmac('sha256', this.csrfKey).update(uid).digest('base64url');
+  }
+
+  private csrfValid(uid: string, given: unknown): boolean {
+    if (typeof given !== 'string') return false;
+    const expected = Buffer.from(this.csrf(uid));
+    const actual = Buffer.from(given);
+    return expected.length === actual.length && timingSafeEqual(expected, actual);
+  }
+
+  private fail(res: Response, status: number, error: string, description: string, locale: UiLocale = 'ja'): void {
+    this.send(res, status, errorPage(error, description, locale));
+  }
+
+  private send(res: Response, status: number, html: string): void {
+    res.status(status).set(PAGE_SECURITY_HEADERS).send(html);
+  }
+}

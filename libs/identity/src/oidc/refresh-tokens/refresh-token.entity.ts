@@ -1,0 +1,58 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * One refresh token of a family (every token descended from one authorization code). Only the
+ * SHA-256 of the token is kept. A token is used once: its refresh marks it used and issues the next
+ * one; presenting a used token revokes the whole family, access tokens included.
+ */
+@Entity({ schema: 'identity', name: 'refresh_tokens' })
+@Index('refresh_tokens_family_id_idx', ['familyId'])
+@Index('refresh_tokens_expires_at_idx', ['expiresAt'])
+export class RefreshTokenEntity {
+  @PrimaryColumn({ type: 'bytea', primaryKeyConstraintName: 'refresh_tokens_pkey' })
+  tokenHash!: Buffer;
+
+  /** The provider's grant id of the login the family descends from. */
+  @Column({ type: 'text' })
+  familyId!: string;
+
+  @Column({ type: 'text' })
+  clientId!: string;
+
+  @Column({ type: 'uuid' })
+  userId!: string;
+
+  @Column({ type: 'text' })
+  scope!: string;
+
+  /** `sid`: the browser session of the login. */
+  @Column({ type: 'text' })
+  sessionId!: string;
+
+  /** `auth_time`, Unix seconds. */
+  @Column({ type: 'bigint' })
+  authTime!: string;
+
+  /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
+  @Column({ type: 'text' })
+  accessTokenId!: string;
+
+  @Column({ type: 'timestamptz' })
+  accessExpiresAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  issuedAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  /** No token of the family outlives this (the session maximum). */
+  @Column({ type: 'timestamptz' })
+  familyExpiresAt!: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  usedAt!: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  revokedAt!: Date | null;
+}

@@ -1,0 +1,109 @@
+import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
+import { Public } from '@fed/auth';
+import { COUNTERS, type Counters } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import express, { type Request, type Response } from 'express';
+import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { ClientsService } from '../../clients/clients.service';
+import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
+import { isUnreachable, sendOAuthError } from '../oauth-errors';
+import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
+import { basicCredentials } from '../token-request.context';
+import { TokenRevocations } from './token-revocations';
+
+const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });
+
+/**
+ * `POST /federation/auth/v1/revoke` (RFC 7009): the client authenticates; the token, access or
+ * refresh, valid or not, is then answered with 200 and an empty body. An access token is revoked
+ * by its `jti` everywhere within a second (Signals); a refresh token takes its whole family with it.
+ * A token of another client is left alone (RFC 7009 2.1), with the same answer.
+ */
+@Controller('federation/auth/v1/revoke')
+export class RevocationController {
+  private readonly throttle: AttemptThrottle;
+
+  constructor(
+    private readonly clients: ClientsService,
+    private readonly verifier: LocalTokenVerifier,
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly revocations: TokenRevocations,
+    @Inject(COUNTERS) counters: Counters,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.throttle = new AttemptThrottle(counters, 'client');
+  }
+
+  @Public()
+  @Post()
+  async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = await new Promise((resolve, reject) =>
+        parseForm(req, res, (error?: unknown) =>
+          error ? reject(error as Error) : resolve((req.body ?? {}) as Record<string, unknown>),
+        ),
+      );
+    } catch {
+      return sendOAuthError(res, 400, 'invalid_request', 'the body could not be read');
+    }
+    const basic = basicCredentials(req.headers.authorization);
+    if (req.headers.authorization && !basic) {
+      return sendOAuthError(res, 400, 'invalid_request', 'the Authorization header must be HTTP Basic');
+    }
+    const clientId = basic?.id ?? body.client_id;
+    const clientSecret = basic?.secret ?? body.client_secret;
+    if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || !clientId || !clientSecret) {
+      return sendOAuthError(res, 400, 'invalid_request', 'client_id and client_secret are required');
+    }
+    if (typeof body.token !== 'string' || body.token === '') {
+      return sendOAuthError(res, 400, 'invalid_request', "missing required parameter 'token'");
+    }
+    const refuseClient = () =>
+      sendOAuthError(
+        res,
+        401,
+        'invalid_client',
+        'client authentication failed',
+        basic ? { 'WWW-Authenticate': 'Basic realm="federation"' } : {},
+      );
+    try {
+      const source = req.ip ?? 'unknown';
+      if (!(await this.throttle.check(clientId, source)).allowed) return refuseClient();
+      const client = clientId.length <= 64 ? await this.clients.authenticate(clientId, clientSecret) : null;
+      if (!client || !client.enabled) {
+        await this.throttle.failed(clientId, source);
+        return refuseClient();
+      }
+      await this.revokeFor(client.clientId, body.token);
+      res.status(200).set('Cache-Control', 'no-store').end();
+    } catch (error) {
+      if (isUnreachable(error)) {
+        this.logger.error({ err: error }, 'revocation: storage unreachable');
+        return sendOAuthError(res, 502, 'bad_gateway', 'the revocation could not be recorded');
+      }
+      throw error;
+    }
+  }
+
+  private async revokeFor(clientId: string, token: string): Promise<void> {
+    if (token.split('.').length === 3) {
+      try {
+        const claims = await this.verifier.verify(token, this.config.auth.issuer, { ignoreExpiry: true });
+        if (claims.azp === clientId && typeof claims.jti === 'string' && typeof claims.exp === 'number') {
+          await this.revocations.revokeAccessToken(claims.jti, new Date(claims.exp * 1000));
+        }
+      } catch (error) {
+        if (!(error instanceof TokenRejected)) throw error;
+      }
+      return;
+    }
+    const family = await this.refreshTokens.familyOf(token, clientId);
+    if (family) await this.revocations.revokeFamily(family);
+  }
+}

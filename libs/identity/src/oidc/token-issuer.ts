@@ -1,0 +1,149 @@
+import { ACCESS_TOKEN_AUDIENCE } from '@fed/auth';
+import { type JWTPayload, SignJWT } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
+import { type ClientEntity } from '../clients/client.entity';
+import { type SigningKeysService } from '../signing-keys/signing-keys.service';
+import { type TenantEntity } from '../tenants/tenant.entity';
+import { type UserEntity } from '../users/user.entity';
+
+export interface TokenIssuerSettings {
+  issuer: string;
+  tokenTtlSeconds: number;
+  serviceAccountDomain: string;
+}
+
+export interface UserLogin {
+  client: ClientEntity;
+  user: UserEntity & { tenant: TenantEntity };
+  /** Granted scopes, space separated. */
+  scope: string;
+  /** `sid`: the browser session. */
+  sessionId: string;
+  /** `auth_time`, Unix seconds. */
+  authTime: number;
+  /** Copied into the ID token (code exchange only). */
+  nonce?: string;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  accessTokenId: string;
+  accessExpiresAt: Date;
+  idToken: string;
+}
+
+/** Signs the spec's access and ID tokens (RS256, `kid`, `typ` JWT) with the active signing key. */
+export class TokenIssuer {
+  constructor(
+    private readonly keys: SigningKeysService,
+    private readonly settings: TokenIssuerSettings,
+  ) {}
+
+  get tokenTtlSeconds(): number {
+    return this.settings.tokenTtlSeconds;
+  }
+
+  /** Client Credentials: tokens of the client's service account, with none of the code-flow claims. */
+  async forServiceAccount(client: ClientEntity & { tenant: TenantEntity }, scope: string): Promise<IssuedTokens> {
+    const preferredUsername = `service-account-${client.clientId}@${this.settings.serviceAccountDomain}`;
+    const tenant = tenantClaim(client.tenant);
+    return this.sign(client.serviceAccountId, {
+      access: {
+        typ: 'Bearer',
+        azp: client.clientId,
+        scope,
+        preferred_username: preferredUsername,
+        realm_access: { roles: ['M2M'] },
+        tenant,
+      },
+      id: { typ: 'ID', aud: client.clientId, azp: client.clientId, preferred_username: preferredUsername, tenant },
+    });
+  }
+
+  /** Authorization Code and refresh: the user's tokens. */
+  async forUser(login: UserLogin): Promise<IssuedTokens> {
+    const { client, user, scope } = login;
+    const scopes = new Set(scope.split(' '));
+    const tenant = tenantClaim(user.tenant);
+    const roles = { roles: userRoles(user) };
+    const idp = identityProviderClaims(user);
+    const access: JWTPayload = {
+      typ: 'Bearer',
+      azp: client.clientId,
+      aud: ACCESS_TOKEN_AUDIENCE,
+      scope,
+      sid: login.sessionId,
+      auth_time: login.authTime,
+      'allowed-origins': allowedOrigins(client.redirectUris),
+      realm_access: roles,
+      tenant,
+      ...(idp ? { idp: idp.access } : {}),
+    };
+    const id: JWTPayload = {
+      typ: 'ID',
+      aud: client.clientId,
+      azp: client.clientId,
+      sid: login.sessionId,
+      auth_time: login.authTime,
+      ...(login.nonce !== undefined ? { nonce: login.nonce } : {}),
+      ...(scopes.has('profile') ? { name: user.displayName } : {}),
+      ...(scopes.has('email') ? { email: user.email, email_verified: user.emailVerified } : {}),
+      realm_access: roles,
+      tenant,
+      ...(idp ? { idp: idp.id } : {}),
+    };
+    return this.sign(user.id, { access, id });
+  }
+
+  private async sign(subject: string, claims: { access: JWTPayload; id: JWTPayload }): Promise<IssuedTokens> {
+    const { kid, privateKey } = await this.keys.activeSigningKey();
+    const header = { alg: 'RS256', typ: 'JWT', kid };
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + this.settings.tokenTtlSeconds;
+    const common = { iss: this.settings.issuer, sub: subject, iat, exp };
+    const accessTokenId = randomUUID();
+    const accessToken = await new SignJWT({ ...common, jti: accessTokenId, ...claims.access })
+      .setProtectedHeader(header)
+      .sign(privateKey);
+    const idToken = await new SignJWT({ ...common, jti: randomUUID(), at_hash: atHash(accessToken), ...claims.id })
+      .setProtectedHeader(header)
+      .sign(privateKey);
+    return { accessToken, accessTokenId, accessExpiresAt: new Date(exp * 1000), idToken };
+  }
+}
+
+function tenantClaim(tenant: TenantEntity) {
+  return { id: tenant.id, type: tenant.type, endpoint: tenant.endpoint };
+}
+
+/** `realm_access.roles`: the user's role, and `developer` for users who may use Unpublished clients. */
+export function userRoles(user: Pick<UserEntity, 'role' | 'developer'>): string[] {
+  return user.developer ? [user.role, 'developer'] : [user.role];
+}
+
+/** Users of an enterprise tenant who come with identity-provider attributes. */
+export function isTenantUser(user: UserEntity & { tenant: TenantEntity }): boolean {
+  return user.tenant.type === 'enterprise' && user.idpSubject !== null;
+}
+
+function identityProviderClaims(user: UserEntity & { tenant: TenantEntity }) {
+  if (!isTenantUser(user)) return undefined;
+  const access = {
+    sub: user.idpSubject,
+    preferred_username: user.email,
+    ...(user.organization ? { organization: user.organization.label } : {}),
+    ...(user.job ? { job: user.job.label } : {}),
+    ...(user.bio !== null ? { bio: user.bio } : {}),
+  };
+  // `idp.display_name` and `idp.email` are ID-token claims only.
+  return { access, id: { ...access, display_name: user.displayName, email: user.email } };
+}
+
+function allowedOrigins(redirectUris: readonly string[]): string[] {
+  return [...new Set(redirectUris.map((uri) => new URL(uri).origin))];
+}
+
+// OpenID Connect Core 3.1.3.6: the left half of the SHA-256 of the access token, base64url.
+function atHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+}

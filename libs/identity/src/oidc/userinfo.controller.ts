@@ -1,0 +1,106 @@
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Public, bearerTokenFrom } from '@fed/auth';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { type Request, type Response } from 'express';
+import { type TenantEntity } from '../tenants/tenant.entity';
+import { type UserEntity } from '../users/user.entity';
+import { UserRepository } from '../users/user.repository';
+import { LocalTokenVerifier, TokenRejected } from './local-token-verifier';
+import { isUnreachable, sendOAuthError } from './oauth-errors';
+import { TokenRevocations } from './revocation/token-revocations';
+import { isTenantUser } from './token-issuer';
+
+/** The spec's UserInfo response; `idp` only for users of an enterprise tenant with identity-provider attributes. */
+export function userInfoOf(user: UserEntity & { tenant: TenantEntity }, scopes: ReadonlySet<string>) {
+  return {
+    sub: user.id,
+    ...(scopes.has('profile') ? { name: user.displayName, preferred_username: user.username } : {}),
+    ...(scopes.has('email') ? { email: user.email, email_verified: user.emailVerified } : {}),
+    ...(isTenantUser(user)
+      ? {
+          idp: {
+            sub: user.idpSubject,
+            name: user.displayName,
+            preferred_username: user.email,
+            email: user.email,
+            email_verified: user.emailVerified,
+            ...(user.organization ? { organization: user.organization } : {}),
+            ...(user.job ? { job: user.job } : {}),
+            ...(user.bio !== null ? { bio: user.bio } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header. */
+@Controller('federation/auth/v1/userinfo')
+export class UserinfoController {
+  constructor(
+    private readonly verifier: LocalTokenVerifier,
+    private readonly users: UserRepository,
+    private readonly revocations: TokenRevocations,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Public()
+  @Get()
+  get(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.answer(req, res);
+  }
+
+  @Public()
+  @Post()
+  post(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.answer(req, res);
+  }
+
+  private async answer(req: Request, res: Response): Promise<void> {
+    const refuse = (description: string) =>
+      sendOAuthError(res, 401, 'invalid_token', description, {
+        'WWW-Authenticate': `Bearer realm="federation", error="invalid_token", error_description="${description}"`,
+      });
+    if (!req.headers.authorization) return refuse('an access token is required in the Authorization header');
+    let token: string;
+    try {
+      token = bearerTokenFrom(req.headers.authorization);
+    } catch {
+      return refuse('the Authorization header must be "Bearer <token>"');
+    }
+    try {
+      const claims = await this.verifier.verify(token, this.config.auth.issuer, {
+        clockSkewSeconds: this.config.auth.clockSkewSeconds,
+      });
+      if (claims.typ !== 'Bearer' || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') {
+        return refuse('the token is not an access token');
+      }
+      if (await this.revocations.isAccessTokenRevoked(claims.jti)) return refuse('the token has been revoked');
+      const scopes = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ') : []);
+      const user = /^[0-9a-f-]{36}$/i.test(claims.sub) ? await this.users.find(claims.sub) : null;
+      if (!user) {
+        // A service account (client credentials) has no profile beyond its subject.
+        const serviceAccount = String(claims.preferred_username ?? '').startsWith('service-account-');
+        if (serviceAccount) return void res.status(200).set('Cache-Control', 'no-store').json({ sub: claims.sub });
+        return refuse('the user no longer exists');
+      }
+      const validAfter = user.sessionsValidAfter ? Math.floor(user.sessionsValidAfter.getTime() / 1000) : 0;
+      if (user.status !== 'approved' || (claims.iat ?? 0) < validAfter || !user.tenant) {
+        return refuse('the token is no longer valid');
+      }
+      res
+        .status(200)
+        .set('Cache-Control', 'no-store')
+        .json(userInfoOf(user as UserEntity & { tenant: TenantEntity }, scopes));
+    } catch (error) {
+      if (error instanceof TokenRejected) return refuse(error.message);
+      if (isUnreachable(error)) {
+        this.logger.error({ err: error }, 'userinfo: storage unreachable');
+        return sendOAuthError(res, 502, 'bad_gateway', 'user information could not be fetched');
+      }
+      this.logger.error({ err: error }, 'userinfo failed');
+      return sendOAuthError(res, 500, 'server_error', 'the user information could not be produced');
+    }
+  }
+}
