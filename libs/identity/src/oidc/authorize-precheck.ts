@@ -2,7 +2,7 @@ import { scopes as supportedScopes } from '@fed/contracts';
 import { type ClientEntity } from '../clients/client.entity';
 
 export interface AuthorizeRefusal {
-  error: 'invalid_request' | 'invalid_scope' | 'access_denied' | 'unauthorized_client';
+  error: 'invalid_request' | 'invalid_scope' | 'access_denied' | 'unauthorized_client' | 'unsupported_response_type';
   description: string;
 }
 
@@ -11,7 +11,7 @@ const known = new Set<string>(supportedScopes);
 /**
  * The spec's authorization-request rules that oidc-provider does not apply itself, checked once the
  * client and its exactly registered `redirect_uri` are known (so the error may be redirected):
- * a disabled client is `access_denied`; `scope` is required, must include `openid` and may only
+ * a disabled client is `access_denied`; a response type other than `code` is answered in the query; `scope` is required, must include `openid` and may only
  * name scopes of the spec that the client was given; the only response mode is `query`.
  */
 export function precheckAuthorization(
@@ -19,7 +19,11 @@ export function precheckAuthorization(
   query: Record<string, unknown>,
 ): AuthorizeRefusal | undefined {
   if (!client.enabled) return { error: 'access_denied', description: 'the application is disabled' };
-  if (query.response_type !== 'code') return undefined; // the provider answers unsupported_response_type
+  // The provider would answer other response types in the fragment; the spec's only mode is query.
+  if (typeof query.response_type === 'string' && query.response_type !== '' && query.response_type !== 'code') {
+    return { error: 'unsupported_response_type', description: 'response_type must be code' };
+  }
+  if (query.response_type !== 'code') return undefined; // missing or repeated: the provider's invalid_request
   if (!client.grantTypes.includes('authorization_code')) {
     return { error: 'unauthorized_client', description: 'this application may not use the authorization code flow' };
   }
