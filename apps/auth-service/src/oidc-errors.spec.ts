@@ -310,6 +310,15 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     });
   });
 
+  it('has no Marketplace token endpoint outside the Marketplace edition', async () => {
+    const res = await fetch(`${service.url}/api/v1/auth/external-service-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'web', client_secret: secrets.web }),
+    });
+    expect(res.status).toBe(404);
+  });
+
   describe('revoke', () => {
     const revoke = (form: Record<string, string>, contentType = 'application/x-www-form-urlencoded') =>
       fetch(`${base}/revoke`, {

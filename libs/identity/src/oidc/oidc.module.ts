@@ -17,6 +17,7 @@ import { ArtifactStore } from './artifacts/artifact-store';
 import { DiscoveryController } from './discovery.controller';
 import { InteractionController } from './interactions/interaction.controller';
 import { LocalTokenVerifier } from './local-token-verifier';
+import { MarketplaceTokenController } from './marketplace-token.controller';
 import { OIDC_PROVIDER } from './oidc.tokens';
 import { createOidcProvider } from './oidc-provider.factory';
 import { RefreshTokenRepository } from './refresh-tokens/refresh-token.repository';
@@ -72,6 +73,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     InteractionController,
     UserinfoController,
     RevocationController,
+    MarketplaceTokenController,
   ],
   providers: [
     ClientRepository,
