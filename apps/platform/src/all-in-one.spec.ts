@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ProcessHandle, buildDist, cleanEnv, freePort, startProcess } from '@fed/testing';
@@ -46,6 +46,27 @@ describe('all-in-one platform (npm start)', () => {
     expect(body.checks.bus?.status).toBe('ok');
   });
 
+  it('creates a demo realm on the first start and prints how to get a token with it', async () => {
+    const output = first!.output();
+    expect(output).toContain('Demo realm created');
+    const curl = /curl -u (demo-service):(\S+) -d grant_type=client_credentials (\S+)/.exec(output);
+    expect(curl).not.toBeNull();
+    const [, clientId, secret, tokenUrl] = curl as RegExpExecArray;
+    expect(tokenUrl).toBe(`http://localhost:${port}/federation/auth/v1/token`);
+    const res = await fetch(`http://127.0.0.1:${port}/federation/auth/v1/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ token_type: 'Bearer', scope: expect.stringContaining('users:read') });
+    const saved = statSync(path.join(dataDir, 'demo-credentials.json'));
+    expect(saved.mode & 0o777).toBe(0o600);
+  });
+
   it('writes JSON log lines', () => {
     const jsonLines = first!
       .output()
@@ -76,6 +97,8 @@ describe('all-in-one platform (npm start)', () => {
     try {
       await again.waitForOutput(/Press Ctrl-C to stop/, 60_000);
       expect(again.output()).toMatch(/"msg":"database schema up to date"/);
+      expect(again.output()).not.toContain('Demo realm created');
+      expect(again.output()).toContain(`Demo credentials: ${path.join(dataDir, 'demo-credentials.json')}`);
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     } finally {
       again.child.kill('SIGTERM');

@@ -1,7 +1,13 @@
 import { type ServiceConfig } from '@fed/config';
 
 /** What a developer needs after `npm start`: where everything is. */
-export function banner(config: ServiceConfig, listening: string, embeddedDatabase: boolean, busKind: string): string {
+export function banner(
+  config: ServiceConfig,
+  listening: string,
+  embeddedDatabase: boolean,
+  busKind: string,
+  extra: string[] = [],
+): string {
   const base = config.http.publicUrl;
   const rows: [string, string][] = [
     ['API base ({base_url})', `${base}/api/v1`],
@@ -22,6 +28,7 @@ export function banner(config: ServiceConfig, listening: string, embeddedDatabas
     '',
     ...rows.map(([label, url]) => `  ${label.padEnd(width)}  ${url}`),
     '',
+    ...extra,
     'Press Ctrl-C to stop.',
     '',
   ];

@@ -4,6 +4,7 @@ import { runService } from '@fed/server';
 import { ConfigError, loadConfig } from '@fed/config';
 import { prepareAllInOne } from './all-in-one';
 import { banner } from './banner';
+import { DemoRealm, demoBanner } from './demo-realm';
 import { platformFeatures } from './platform-features';
 
 let config;
@@ -22,5 +23,14 @@ void runService({
   config,
   prepare: prepareAllInOne,
   onReady: (service) =>
-    writeToLogDestination(service.logger, banner(service.config, service.url, embeddedDatabase, service.bus.kind)),
+    writeToLogDestination(
+      service.logger,
+      banner(
+        service.config,
+        service.url,
+        embeddedDatabase,
+        service.bus.kind,
+        demoBanner(service.nest.get(DemoRealm), `${service.config.auth.authUrl}/federation/auth/v1/token`),
+      ),
+    ),
 });

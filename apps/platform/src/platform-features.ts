@@ -5,8 +5,9 @@ import { AgentRuntimeModule } from '@fed/apps/agent-runtime';
 import { AuthServiceModule } from '@fed/apps/auth-service';
 import { ChatServiceModule } from '@fed/apps/chat-service';
 import { LlmGatewayModule } from '@fed/apps/llm-gateway';
+import { DemoRealmModule } from './demo-realm';
 
-// The same root modules the six deployables run, in one process.
+// The same root modules the six deployables run, in one process, and the demo realm of a first start.
 export const platformFeatures = [
   AuthServiceModule,
   ChatServiceModule,
@@ -14,4 +15,5 @@ export const platformFeatures = [
   AdminServiceModule,
   AgentProtocolsModule,
   LlmGatewayModule,
+  DemoRealmModule,
 ];

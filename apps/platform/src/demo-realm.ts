@@ -1,0 +1,100 @@
+import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
+import { LOGGER, type Logger } from '@fed/observability';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+
+export interface DemoCredentials {
+  file: string;
+  user: { login: string; password: string };
+  app: { clientId: string; clientSecret: string; redirectUri: string };
+  service: { clientId: string; clientSecret: string };
+}
+
+export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
+
+/**
+ * All-in-one only: on the first start (no client and no user yet, and no REALM_IMPORT), creates a
+ * demo user, a browser application and a service account, so `npm start` is followed by a token at
+ * once. The secrets are printed once and kept in DATA_DIR (mode 0600) for a developer who missed them.
+ */
+@Injectable()
+export class DemoRealm implements OnApplicationBootstrap {
+  created?: DemoCredentials;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  get credentialsFile(): string {
+    return path.join(this.config.dataDir, DEMO_CREDENTIALS_FILE);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.realmImport) return;
+    const [{ clients, users }] = (await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM "identity"."clients")::int AS "clients",
+              (SELECT count(*) FROM "identity"."users")::int AS "users"`,
+    )) as { clients: number; users: number }[];
+    if (clients > 0 || users > 0) return;
+
+    const settings = { defaultTenantEndpoint: this.config.http.publicUrl };
+    const clientsService = new ClientsService(new ClientRepository(this.dataSource), settings);
+    const usersService = new UsersService(new UserRepository(this.dataSource), settings);
+    const redirectUri = 'http://localhost:3000/callback';
+    const { generatedPassword } = await usersService.create({
+      email: 'demo@example.com',
+      username: 'demo',
+      displayName: 'Demo User',
+      role: 'admin',
+      developer: true,
+      status: 'approved',
+    });
+    const app = await clientsService.create({
+      clientId: 'demo-app',
+      name: 'Demo application',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      scopes: ['openid', 'profile', 'email', 'chat:exec', 'chat:history', 'chat:file', 'mcp:all', 'a2a:all'],
+      redirectUris: [redirectUri],
+      consentRequired: true,
+    });
+    const service = await clientsService.create({
+      clientId: 'demo-service',
+      name: 'Demo system integration',
+      grantTypes: ['client_credentials'],
+      scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query'],
+    });
+    this.created = {
+      file: this.credentialsFile,
+      user: { login: 'demo', password: generatedPassword as string },
+      app: { clientId: 'demo-app', clientSecret: app.clientSecret, redirectUri },
+      service: { clientId: 'demo-service', clientSecret: service.clientSecret },
+    };
+    await mkdir(this.config.dataDir, { recursive: true });
+    await writeFile(this.credentialsFile, `${JSON.stringify(this.created, null, 2)}\n`, { mode: 0o600 });
+    this.logger.info({ file: this.credentialsFile }, 'demo realm created');
+  }
+}
+
+@Module({ providers: [DemoRealm] })
+export class DemoRealmModule {}
+
+/** The banner's lines about the demo realm. */
+export function demoBanner(demo: DemoRealm, tokenUrl: string): string[] {
+  const created = demo.created;
+  if (!created) return existsSync(demo.credentialsFile) ? [`Demo credentials: ${demo.credentialsFile}`, ''] : [];
+  return [
+    `Demo realm created (shown once; kept in ${created.file}):`,
+    `  user            ${created.user.login} / ${created.user.password}  (admin, developer)`,
+    `  application     ${created.app.clientId} / ${created.app.clientSecret}  (redirect ${created.app.redirectUri})`,
+    `  service account ${created.service.clientId} / ${created.service.clientSecret}`,
+    'Get a token:',
+    `  curl -u ${created.service.clientId}:${created.service.clientSecret} -d grant_type=client_credentials ${tokenUrl}`,
+    '',
+  ];
+}
