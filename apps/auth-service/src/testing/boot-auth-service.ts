@@ -14,14 +14,17 @@ export interface AuthServiceBoot {
   env?: Record<string, string>;
   /** Feature modules besides auth-service's own (test probes). */
   features?: Type[];
+  /** Use this Redis (with a key prefix of the test's own) instead of the in-process bus. */
+  redis?: { url: string; keyPrefix: string };
 }
 
-/** auth-service as its main.ts starts it, on a free loopback port, with the in-process bus and a silent log. */
+/** auth-service as its main.ts starts it, on a free loopback port, with a silent log and the in-process bus unless `redis` is given. */
 export async function bootAuthService(options: AuthServiceBoot): Promise<RunningService> {
   const port = await freePort();
   const config = loadConfig('auth-service', {
     DATABASE_URL: options.databaseUrl,
-    REDIS_URL: 'redis://unused:6379',
+    REDIS_URL: options.redis?.url ?? 'redis://unused:6379',
+    ...(options.redis ? { REDIS_KEY_PREFIX: options.redis.keyPrefix } : {}),
     KEY_ENCRYPTION_KEY: options.encryptionKey ?? randomBytes(32).toString('base64'),
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -31,7 +34,7 @@ export async function bootAuthService(options: AuthServiceBoot): Promise<Running
   return createServiceApp({
     app: 'auth-service',
     features: [AuthServiceModule, ...(options.features ?? [])],
-    config: { ...config, redis: { ...config.redis, url: undefined } },
+    config: options.redis ? config : { ...config, redis: { ...config.redis, url: undefined } },
     logger: createLogger({ service: 'auth-service', level: 'silent' }),
   });
 }

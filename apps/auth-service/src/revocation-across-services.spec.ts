@@ -1,0 +1,103 @@
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { Scopes } from '@fed/auth';
+import { loadConfig, testServiceUrls } from '@fed/config';
+import { ClientRepository, ClientsService } from '@fed/identity';
+import { createLogger } from '@fed/observability';
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { type RunningService, createServiceApp } from '@fed/server';
+import { deleteRedisKeys, freePort } from '@fed/testing';
+import { randomUUID } from 'node:crypto';
+import * as oidc from 'openid-client';
+import { DataSource } from 'typeorm';
+import { bootAuthService } from './testing/boot-auth-service';
+
+@Controller('probe')
+class ProbeController {
+  @Scopes('logs:read')
+  @Get('logs')
+  logs() {
+    return { ok: true };
+  }
+}
+
+@Module({ controllers: [ProbeController] })
+class ProbeModule {}
+
+/**
+ * Distributed: auth-service and another service (its own Nest app, bus connections and revocation
+ * list) share only Redis and the JWKS URL. A token revoked at auth-service is refused by the other
+ * service within a second.
+ */
+describe('revocation reaches another service within a second (Redis signals)', () => {
+  const redis = { url: testServiceUrls().redisUrl, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
+  let database: TestDatabase;
+  let auth: RunningService;
+  let other: RunningService;
+  let secret: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    auth = await bootAuthService({ databaseUrl: database.url, redis });
+    const clients = new ClientsService(new ClientRepository(auth.nest.get(DataSource)), {
+      defaultTenantEndpoint: auth.config.http.publicUrl,
+    });
+    secret = (
+      await clients.create({ clientId: 'etl', name: 'etl', grantTypes: ['client_credentials'], scopes: ['logs:read'] })
+    ).clientSecret;
+    const port = await freePort();
+    const config = loadConfig('chat-service', {
+      DATABASE_URL: database.url,
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: redis.keyPrefix,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AUTH_URL: auth.config.auth.authUrl,
+    });
+    other = await createServiceApp({
+      app: 'chat-service',
+      features: [ProbeModule],
+      config,
+      logger: createLogger({ service: 'chat-service', level: 'silent' }),
+    });
+  });
+
+  afterAll(async () => {
+    await other?.shutdown('test');
+    await auth?.shutdown('test');
+    await database?.drop();
+    await deleteRedisKeys(redis.url, redis.keyPrefix);
+  });
+
+  it('refuses the revoked token at the other service, and keeps accepting the others', async () => {
+    const config = new oidc.Configuration(
+      {
+        issuer: auth.config.auth.issuer,
+        token_endpoint: `${auth.url}/federation/auth/v1/token`,
+        revocation_endpoint: `${auth.url}/federation/auth/v1/revoke`,
+      },
+      'etl',
+      secret,
+      oidc.ClientSecretBasic(secret),
+    );
+    oidc.allowInsecureRequests(config);
+    const [revoked, kept] = await Promise.all([
+      oidc.clientCredentialsGrant(config),
+      oidc.clientCredentialsGrant(config),
+    ]);
+    const call = (token: string) =>
+      fetch(`${other.url}/probe/logs`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+    expect(await call(revoked.access_token)).toBe(200);
+
+    await oidc.tokenRevocation(config, revoked.access_token);
+    const revokedAt = Date.now();
+    let status = await call(revoked.access_token);
+    while (status === 200 && Date.now() - revokedAt < 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = await call(revoked.access_token);
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(1000);
+    expect(await call(kept.access_token)).toBe(200);
+  });
+});
