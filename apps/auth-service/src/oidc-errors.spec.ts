@@ -55,6 +55,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     for (const [login, tenantName] of [
       ['carol', undefined],
       ['dave', 'closed'],
+      ['erin', undefined],
     ] as const) {
       await users.create({
         email: `${login}@example.com`,
@@ -188,6 +189,29 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       expect(cookies).toMatch(/httponly/i);
       expect(cookies).toMatch(/samesite=lax/i);
     });
+  });
+
+  it('shows the login page in the language of ui_locales (Japanese by default)', async () => {
+    const html = async (extra: Record<string, string>) =>
+      (await new TestBrowser(service.url).visit(authorizeUrl({ ...valid, ...extra }))).html;
+    expect(await html({})).toContain('<html lang="ja"');
+    expect(await html({ ui_locales: 'en-US fr' })).toContain('<html lang="en"');
+    expect(await html({ ui_locales: 'zh-TW' })).toContain('<html lang="zh-TW"');
+    expect(await html({ ui_locales: 'xx' })).toContain('<html lang="ja"');
+  });
+
+  it('locks one address out of an account after five failed logins, without locking the account for others', async () => {
+    const browser = new TestBrowser(service.url);
+    let page = await browser.visit(authorizeUrl(valid));
+    for (let attempt = 0; attempt < 5; attempt++) {
+      page = await browser.submit(page, { login: 'erin', password: 'wrong password' });
+      expect(page.status).toBe(401);
+    }
+    page = await browser.submit(page, { login: 'erin', password: PASSWORD });
+    expect(page.status).toBe(429);
+    expect(page.html).toContain('Too many failed attempts');
+    const other = await browser.submit(page, { login: 'carol', password: PASSWORD });
+    expect(other.location).toBeDefined();
   });
 
   describe('token endpoint', () => {
