@@ -45,22 +45,25 @@ describe('revocation reaches another service within a second (Redis signals)', (
     secret = (
       await clients.create({ clientId: 'etl', name: 'etl', grantTypes: ['client_credentials'], scopes: ['logs:read'] })
     ).clientSecret;
-    const port = await freePort();
-    const config = loadConfig('chat-service', {
+    other = await startService('chat-service');
+  });
+
+  async function startService(app: 'chat-service' | 'admin-service'): Promise<RunningService> {
+    const config = loadConfig(app, {
       DATABASE_URL: database.url,
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: redis.keyPrefix,
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: String(await freePort()),
       AUTH_URL: auth.config.auth.authUrl,
     });
-    other = await createServiceApp({
-      app: 'chat-service',
+    return createServiceApp({
+      app,
       features: [ProbeModule],
       config,
-      logger: createLogger({ service: 'chat-service', level: 'silent' }),
+      logger: createLogger({ service: app, level: 'silent' }),
     });
-  });
+  }
 
   afterAll(async () => {
     await other?.shutdown('test');
@@ -99,5 +102,18 @@ describe('revocation reaches another service within a second (Redis signals)', (
     expect(status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(1000);
     expect(await call(kept.access_token)).toBe(200);
+
+    // A service started after the revocation knows it from the start (retained signal).
+    const late = await startService('admin-service');
+    try {
+      const status = await fetch(`${late.url}/probe/logs`, {
+        headers: { authorization: `Bearer ${revoked.access_token}` },
+      });
+      expect(status.status).toBe(401);
+      const ok = await fetch(`${late.url}/probe/logs`, { headers: { authorization: `Bearer ${kept.access_token}` } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await late.shutdown('test');
+    }
   });
 });

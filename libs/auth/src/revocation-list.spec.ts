@@ -91,6 +91,19 @@ describe('RevocationList', () => {
       await revocations.detach();
     });
 
+    it('loads the revocations retained before it attached', async () => {
+      const until = Date.now() / 1000 + 300;
+      await signals.publishRetained(
+        'auth.token-revoked',
+        { version: 1, jti: 'jti-1', expiresAt: nowSeconds() + 300 },
+        until,
+      );
+      const revocations = list();
+      await revocations.attach(signals);
+      expect(revocations.isRevoked(token())).toBe(true);
+      await revocations.detach();
+    });
+
     it('ignores malformed signals', async () => {
       const revocations = list();
       await revocations.attach(signals);

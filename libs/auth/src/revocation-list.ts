@@ -70,13 +70,22 @@ export class RevocationList {
     return cutOff !== undefined && token.issuedAt < cutOff.issuedBefore;
   }
 
-  /** Subscribes to `auth.token-revoked` and `auth.sessions-invalidated`; resolves once both are live. */
+  /**
+   * Subscribes to `auth.token-revoked` and `auth.sessions-invalidated`, then reads what was retained
+   * of them before this instance started; resolves once both are live and loaded (no gap between).
+   */
   async attach(signals: Signals): Promise<void> {
     await this.detach();
     this.subscriptions = await Promise.all([
       signals.subscribe('auth.token-revoked', (signal) => this.onTokenRevoked(signal)),
       signals.subscribe('auth.sessions-invalidated', (signal) => this.onSessionsInvalidated(signal)),
     ]);
+    const [revoked, invalidated] = await Promise.all([
+      signals.retained('auth.token-revoked'),
+      signals.retained('auth.sessions-invalidated'),
+    ]);
+    for (const signal of revoked) this.onTokenRevoked(signal);
+    for (const signal of invalidated) this.onSessionsInvalidated(signal);
     if (this.revokedTokens.size > 0 || this.cutOffs.size > 0) this.startSweeping();
   }
 

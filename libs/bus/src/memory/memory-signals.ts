@@ -6,7 +6,35 @@ import { deliverSafely } from '../internal/deliver-safely';
 export class MemorySignals implements Signals {
   // One entry object per subscription: the same function subscribed twice is called twice, as on Redis.
   private readonly handlers = new Map<SignalTopic, Set<{ handler: SignalHandler<SignalTopic> }>>();
+  private readonly kept = new Map<SignalTopic, Map<string, number>>();
   private closed = false;
+
+  async publishRetained<T extends SignalTopic>(
+    topic: T,
+    payload: SignalPayloads[T],
+    untilSeconds: number,
+  ): Promise<void> {
+    if (this.closed) throw new Error('signals are closed');
+    let entries = this.kept.get(topic);
+    if (!entries) this.kept.set(topic, (entries = new Map()));
+    const wire = JSON.stringify(payload);
+    entries.set(wire, Math.max(untilSeconds, entries.get(wire) ?? 0));
+    this.forgetEnded(entries);
+    await this.publish(topic, payload);
+  }
+
+  async retained<T extends SignalTopic>(topic: T): Promise<SignalPayloads[T][]> {
+    if (this.closed) throw new Error('signals are closed');
+    const entries = this.kept.get(topic);
+    if (!entries) return [];
+    this.forgetEnded(entries);
+    return [...entries].sort(([, a], [, b]) => a - b).map(([wire]) => JSON.parse(wire) as SignalPayloads[T]);
+  }
+
+  private forgetEnded(entries: Map<string, number>): void {
+    const now = Date.now() / 1000;
+    for (const [wire, until] of entries) if (until <= now) entries.delete(wire);
+  }
 
   async publish<T extends SignalTopic>(topic: T, payload: SignalPayloads[T]): Promise<void> {
     if (this.closed) throw new Error('signals are closed');

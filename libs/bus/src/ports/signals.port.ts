@@ -12,6 +12,13 @@ export interface Subscription {
  */
 export interface Signals {
   publish<T extends SignalTopic>(topic: T, payload: SignalPayloads[T]): Promise<void>;
+  /**
+   * Publishes, and keeps the payload until `untilSeconds` (Unix seconds) for instances that start
+   * later and read `retained()` after subscribing (a revocation must reach a service started after it).
+   */
+  publishRetained<T extends SignalTopic>(topic: T, payload: SignalPayloads[T], untilSeconds: number): Promise<void>;
+  /** The payloads published with `publishRetained` whose time has not ended, oldest end first. */
+  retained<T extends SignalTopic>(topic: T): Promise<SignalPayloads[T][]>;
   subscribe<T extends SignalTopic>(topic: T, handler: SignalHandler<T>): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -25,6 +25,39 @@ export class RedisSignals implements Signals {
     await this.publisher.publish(this.channel(topic), JSON.stringify(payload));
   }
 
+  async publishRetained<T extends SignalTopic>(
+    topic: T,
+    payload: SignalPayloads[T],
+    untilSeconds: number,
+  ): Promise<void> {
+    this.assertOpen();
+    const key = this.retainedKey(topic);
+    const now = Date.now() / 1000;
+    // One sorted set per topic, scored by the end of retention; the key lives as long as its last member.
+    await this.publisher
+      .multi()
+      .zremrangebyscore(key, '-inf', now)
+      .zadd(key, untilSeconds, JSON.stringify(payload))
+      .expireat(key, Math.ceil(untilSeconds), 'GT')
+      .expireat(key, Math.ceil(untilSeconds), 'NX')
+      .exec();
+    await this.publish(topic, payload);
+  }
+
+  async retained<T extends SignalTopic>(topic: T): Promise<SignalPayloads[T][]> {
+    this.assertOpen();
+    const members = await this.publisher.zrangebyscore(this.retainedKey(topic), `(${Date.now() / 1000}`, '+inf');
+    const payloads: SignalPayloads[T][] = [];
+    for (const member of members) {
+      try {
+        payloads.push(JSON.parse(member) as SignalPayloads[T]);
+      } catch {
+        // Not ours to trust: skipped, as a malformed live signal is.
+      }
+    }
+    return payloads;
+  }
+
   async subscribe<T extends SignalTopic>(topic: T, handler: SignalHandler<T>): Promise<Subscription> {
     this.assertOpen();
     const erased = handler as SignalHandler<SignalTopic>;
@@ -50,6 +83,10 @@ export class RedisSignals implements Signals {
     this.closed = true;
     this.mux.close();
     await Promise.all([closeRedisClient(this.subscriber), closeRedisClient(this.publisher)]);
+  }
+
+  private retainedKey(topic: SignalTopic): string {
+    return `${this.prefix}signal-retained:${topic}`;
   }
 
   private channel(topic: SignalTopic): string {

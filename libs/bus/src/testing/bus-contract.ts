@@ -617,6 +617,19 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         expect(seen).toEqual([payload, payload]);
       });
 
+      it('keeps a retained payload for readers that come later, until its time ends', async () => {
+        const now = Date.now() / 1000;
+        const live = deferred<unknown>();
+        await bus.signals.subscribe('auth.token-revoked', (p) => live.resolve(p));
+        const lasting = { version: 1 as const, jti: randomUUID(), expiresAt: Math.floor(now) + 60 };
+        const ended = { version: 1 as const, jti: randomUUID(), expiresAt: Math.floor(now) - 1 };
+        await bus.signals.publishRetained('auth.token-revoked', lasting, now + 60);
+        await bus.signals.publishRetained('auth.token-revoked', ended, now - 1);
+        expect(await resolvesWithin('the live delivery', live.promise)).toEqual(lasting);
+        expect(await bus.signals.retained('auth.token-revoked')).toEqual([lasting]);
+        expect(await bus.signals.retained('auth.sessions-invalidated')).toEqual([]);
+      });
+
       it('publishes with no subscriber without error', async () => {
         await expect(bus.signals.publish('config.changed', { version: 1, area: 'nobody' })).resolves.toBeUndefined();
       });

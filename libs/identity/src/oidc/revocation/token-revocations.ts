@@ -27,11 +27,9 @@ export class TokenRevocations {
       `INSERT INTO ${TABLE} ("jti", "expires_at", "revoked_at") VALUES ($1, $2, now()) ON CONFLICT ("jti") DO NOTHING`,
       [jti, expiresAt],
     );
-    await this.signals.publish('auth.token-revoked', {
-      version: 1,
-      jti,
-      expiresAt: Math.floor(expiresAt.getTime() / 1000),
-    });
+    const exp = Math.floor(expiresAt.getTime() / 1000);
+    // Retained until the token has expired (plus a minute of clock skew) for services that start later.
+    await this.signals.publishRetained('auth.token-revoked', { version: 1, jti, expiresAt: exp }, exp + 60);
   }
 
   async isAccessTokenRevoked(jti: string): Promise<boolean> {
