@@ -17,6 +17,7 @@ import { type ArtifactStore } from './artifacts/artifact-store';
 import { clientCredentialsGrant } from './grants/client-credentials.grant';
 import { type SessionSettings, type UserGrantDependencies, userGrants } from './grants/user-grants';
 import { errorPage } from './interactions/pages';
+import { isUnreachable } from './oauth-errors';
 import { type TokenIssuer } from './token-issuer';
 import { basicCredentials, findClientOnce, tokenRequest } from './token-request.context';
 
@@ -109,6 +110,18 @@ async function grantNotAllowedIsUnauthorizedClient(
     body.error_description === 'requested grant type is not allowed for this client'
   ) {
     body.error = 'unauthorized_client';
+  }
+}
+
+/** The spec's 502 `bad_gateway`: the provider masks every failure as 500 `server_error`; ours unreachable is 502. */
+async function storageUnreachableIsBadGateway(
+  ctx: { state: { storageUnreachable?: boolean }; status: number; body?: unknown },
+  next: () => Promise<unknown>,
+): Promise<void> {
+  await next();
+  if (ctx.state.storageUnreachable && ctx.status === 500) {
+    ctx.status = 502;
+    ctx.body = { error: 'bad_gateway', error_description: 'the authentication platform could not be reached' };
   }
 }
 
@@ -241,9 +254,11 @@ export async function createOidcProvider(
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
   provider.proxy = settings.issuer.startsWith('https:');
-  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) =>
-    settings.onServerError(error, ctx.oidc?.route),
-  );
+  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {
+    settings.onServerError(error, ctx.oidc?.route);
+    if (isUnreachable(error)) (ctx.state as { storageUnreachable?: boolean }).storageUnreachable = true;
+  });
+  provider.use(storageUnreachableIsBadGateway);
 
   const grants = userGrants({ ...deps, settings: settings.session, errors });
   const guard = (handler: (ctx: TokenEndpointGrantContext) => Promise<void>) =>

@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { ClientRepository, ClientsService } from '@fed/identity';
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { type RunningService } from '@fed/server';
+import { TcpProxy } from '@fed/testing';
+import { DataSource } from 'typeorm';
+import { bootAuthService } from './testing/boot-auth-service';
+
+/** The spec's 502 `bad_gateway` rows: the service's own storage cannot be reached (connection cut). */
+describe('auth-service with its database unreachable', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let service: RunningService;
+  let secret: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    proxy = await TcpProxy.start(database.url);
+    service = await bootAuthService({ databaseUrl: proxy.urlFor(database.url), env: { EDITION: 'marketplace' } });
+    const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)), {
+      defaultTenantEndpoint: service.config.http.publicUrl,
+    });
+    secret = (
+      await clients.create({ clientId: 'etl', name: 'etl', grantTypes: ['client_credentials'], scopes: ['logs:read'] })
+    ).clientSecret;
+  });
+
+  afterAll(async () => {
+    await proxy?.restore().catch(() => undefined);
+    await service?.shutdown('test');
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('answers 502 bad_gateway at the token, userinfo, revoke and Marketplace endpoints, then recovers', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const token = () =>
+      fetch(`${service.url}/federation/auth/v1/token`, {
+        method: 'POST',
+        headers: form,
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'etl', client_secret: secret }),
+      });
+    const issued = await token();
+    expect(issued.status).toBe(200);
+    const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+    await proxy.cut();
+    const userinfo = await fetch(`${service.url}/federation/auth/v1/userinfo`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(userinfo.status).toBe(502);
+    expect(await userinfo.json()).toMatchObject({ error: 'bad_gateway' });
+    const cut = await token();
+    expect(cut.status).toBe(502);
+    expect(await cut.json()).toMatchObject({ error: 'bad_gateway' });
+    const revoke = await fetch(`${service.url}/federation/auth/v1/revoke`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ token: 'x', client_id: 'etl', client_secret: secret }),
+    });
+    expect(revoke.status).toBe(502);
+    const marketplace = await fetch(`${service.url}/api/v1/auth/external-service-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'etl', client_secret: secret }),
+    });
+    expect(marketplace.status).toBe(502);
+    expect(await marketplace.json()).toMatchObject({ success: false, error: 'bad_gateway' });
+    await proxy.restore();
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      status = (await token()).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+  }, 30_000);
+});
