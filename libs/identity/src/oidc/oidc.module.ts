@@ -14,6 +14,7 @@ import { SigningKeysService } from '../signing-keys/signing-keys.service';
 import { UserRepository } from '../users/user.repository';
 import { UsersService } from '../users/users.service';
 import { ArtifactStore } from './artifacts/artifact-store';
+import { ClientCache } from './client-cache';
 import { DiscoveryController } from './discovery.controller';
 import { InteractionController } from './interactions/interaction.controller';
 import { LocalTokenVerifier } from './local-token-verifier';
@@ -84,6 +85,11 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     TokenRevocations,
     LocalTokenVerifier,
     ExpiredArtifactsSweeper,
+    {
+      provide: ClientCache,
+      inject: [ClientRepository],
+      useFactory: (clients: ClientRepository) => new ClientCache(clients),
+    },
     {
       provide: ClientsService,
       inject: [ClientRepository, SERVICE_CONFIG],

@@ -1,30 +1,32 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ClientEntity } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
+import { type ClientCache } from './client-cache';
 
 interface TokenRequestContext {
   /** The client authentication method this request used (the spec allows both for every client). */
   authMethod: 'client_secret_basic' | 'client_secret_post';
   /** The caller's address, for brute-force protection. */
   source: string;
-  /** Client records read during this request: the provider's lookup and the grant handler share one query. */
-  clients: Map<string, Promise<ClientEntity | null>>;
+  /** Client records of the token endpoint: the provider's lookup and the grant handler share one read. */
+  clients: ClientCache;
 }
 
 export const tokenRequest = new AsyncLocalStorage<TokenRequestContext>();
 
-export function withTokenRequest<T>(authorization: string | undefined, source: string, work: () => T): T {
+export function withTokenRequest<T>(
+  authorization: string | undefined,
+  source: string,
+  clients: ClientCache,
+  work: () => T,
+): T {
   const authMethod = /^basic /i.test(authorization ?? '') ? 'client_secret_basic' : 'client_secret_post';
-  return tokenRequest.run({ authMethod, source, clients: new Map() }, work);
+  return tokenRequest.run({ authMethod, source, clients }, work);
 }
 
-/** The client record, read once per request. */
+/** The client record: from the token endpoint's cache during a token request, else read now. */
 export function findClientOnce(clients: ClientRepository, clientId: string): Promise<ClientEntity | null> {
-  const memo = tokenRequest.getStore()?.clients;
-  if (!memo) return clients.find(clientId);
-  let found = memo.get(clientId);
-  if (!found) memo.set(clientId, (found = clients.find(clientId)));
-  return found;
+  return tokenRequest.getStore()?.clients.find(clientId) ?? clients.find(clientId);
 }
 
 /** The credentials of an HTTP Basic `Authorization` header (RFC 6749 2.3.1: form-encoded), if any. */

@@ -4,6 +4,7 @@ import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { ClientRepository } from '../clients/client.repository';
 import { precheckAuthorization } from './authorize-precheck';
+import { ClientCache } from './client-cache';
 import { OIDC_PROVIDER } from './oidc.tokens';
 import { withTokenRequest } from './token-request.context';
 
@@ -18,6 +19,7 @@ export class ProviderController {
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
     private readonly clients: ClientRepository,
+    private readonly clientCache: ClientCache,
   ) {
     this.handle = provider.callback();
   }
@@ -46,7 +48,7 @@ export class ProviderController {
   @Public()
   @Post('token')
   token(@Req() req: Request, @Res() res: Response): void {
-    withTokenRequest(req.headers.authorization, req.ip ?? 'unknown', () => this.handle(req, res));
+    withTokenRequest(req.headers.authorization, req.ip ?? 'unknown', this.clientCache, () => this.handle(req, res));
   }
 
   @Public()
