@@ -1,33 +1,13 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { Scopes } from '@fed/auth';
-import {
-  ClientRepository,
-  ClientsService,
-  TenantEntity,
-  UserEntity,
-  UserRepository,
-  UsersService,
-} from '@fed/identity';
+import { TenantEntity, UserEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { ScopeProbeModule } from './testing/scope-probe.module';
 import { TestBrowser } from './testing/browser';
-
-@Controller('probe')
-class ProbeController {
-  @Scopes('chat:exec')
-  @Get('chat')
-  chat() {
-    return { ok: true };
-  }
-}
-
-@Module({ controllers: [ProbeController] })
-class ProbeModule {}
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
@@ -42,15 +22,10 @@ describe('authorization code flow with openid-client as the relying party (spec 
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await bootAuthService({ databaseUrl: database.url, features: [ProbeModule] });
+    service = await bootAuthService({ databaseUrl: database.url, features: [ScopeProbeModule] });
     issuer = service.config.auth.issuer;
     dataSource = service.nest.get(DataSource);
-    const clients = new ClientsService(new ClientRepository(dataSource), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
-    const users = new UsersService(new UserRepository(dataSource), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
+    const { clients, users } = registryOf(service);
     await dataSource.getRepository(TenantEntity).insert({
       id: '22222222-2222-4222-8222-222222222222',
       name: 'acme',

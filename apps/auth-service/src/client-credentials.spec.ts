@@ -1,31 +1,12 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { Scopes } from '@fed/auth';
-import { ClientRepository, ClientsService, TenantEntity } from '@fed/identity';
+import { TenantEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
-
-@Controller('probe')
-class ProbeController {
-  @Scopes('users:read')
-  @Get('users')
-  users() {
-    return { ok: true };
-  }
-
-  @Scopes('logs:read')
-  @Get('logs')
-  logs() {
-    return { ok: true };
-  }
-}
-
-@Module({ controllers: [ProbeController] })
-class ProbeModule {}
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { ScopeProbeModule } from './testing/scope-probe.module';
 
 describe('token endpoint: client credentials (spec document 1)', () => {
   let database: TestDatabase;
@@ -36,12 +17,10 @@ describe('token endpoint: client credentials (spec document 1)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await bootAuthService({ databaseUrl: database.url, features: [ProbeModule] });
+    service = await bootAuthService({ databaseUrl: database.url, features: [ScopeProbeModule] });
     tokenUrl = `${service.url}/federation/auth/v1/token`;
     const dataSource = service.nest.get(DataSource);
-    const clients = new ClientsService(new ClientRepository(dataSource), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
+    const { clients } = registryOf(service);
     await dataSource.getRepository(TenantEntity).insert({
       id: '11111111-1111-4111-8111-111111111111',
       name: 'closed',

@@ -1,24 +1,11 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { Scopes } from '@fed/auth';
 import { KeyDecryptionError, SigningKeysService } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { bootAuthService } from './testing/boot-auth-service';
-
-@Controller('probe')
-class ProbeController {
-  @Scopes('chat:exec')
-  @Get()
-  probe() {
-    return { ok: true };
-  }
-}
-
-@Module({ controllers: [ProbeController] })
-class ProbeModule {}
+import { ScopeProbeModule } from './testing/scope-probe.module';
 
 describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
   let database: TestDatabase;
@@ -26,7 +13,7 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await bootAuthService({ databaseUrl: database.url, features: [ProbeModule] });
+    service = await bootAuthService({ databaseUrl: database.url, features: [ScopeProbeModule] });
   });
 
   afterAll(async () => {
@@ -55,7 +42,7 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
       .setIssuedAt(now)
       .setExpirationTime(now + 300)
       .sign(privateKey);
-    const res = await fetch(`${service.url}/probe`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(`${service.url}/probe/chat`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
   });

@@ -1,24 +1,9 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { Scopes } from '@fed/auth';
-import { ClientRepository, ClientsService } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { decodeJwt } from 'jose';
-import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
-
-@Controller('probe')
-class ProbeController {
-  @Scopes('logs:read')
-  @Get('logs')
-  logs() {
-    return { ok: true };
-  }
-}
-
-@Module({ controllers: [ProbeController] })
-class ProbeModule {}
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { ScopeProbeModule } from './testing/scope-probe.module';
 
 describe('Marketplace token endpoint (EDITION=marketplace)', () => {
   let database: TestDatabase;
@@ -32,12 +17,10 @@ describe('Marketplace token endpoint (EDITION=marketplace)', () => {
     service = await bootAuthService({
       databaseUrl: database.url,
       env: { EDITION: 'marketplace' },
-      features: [ProbeModule],
+      features: [ScopeProbeModule],
     });
     url = `${service.url}/api/v1/auth/external-service-token`;
-    const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
+    const { clients } = registryOf(service);
     secret = (
       await clients.create({ clientId: 'svc', name: 'svc', grantTypes: ['client_credentials'], scopes: ['users:read'] })
     ).clientSecret;

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { ClientRepository, ClientsService, TenantEntity, UserRepository, UsersService } from '@fed/identity';
+import { TenantEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
 import { TestBrowser } from './testing/browser';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
@@ -23,12 +23,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     service = await bootAuthService({ databaseUrl: database.url });
     base = `${service.url}/federation/auth/v1`;
     dataSource = service.nest.get(DataSource);
-    const clients = new ClientsService(new ClientRepository(dataSource), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
-    const users = new UsersService(new UserRepository(dataSource), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
+    const { clients, users } = registryOf(service);
     await dataSource.getRepository(TenantEntity).insert({
       id: '33333333-3333-4333-8333-333333333333',
       name: 'closed',

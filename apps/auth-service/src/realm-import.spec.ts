@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { ClientRepository, ClientsService, RealmError } from '@fed/identity';
+import { RealmError } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
 
 describe('REALM_IMPORT at start', () => {
   let database: TestDatabase;
@@ -36,9 +35,7 @@ describe('REALM_IMPORT at start', () => {
       clients: [{ clientId: 'etl', name: 'ETL', secret, grantTypes: ['client_credentials'] }],
     });
     try {
-      const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)), {
-        defaultTenantEndpoint: 'http://localhost:8080',
-      });
+      const { clients } = registryOf(service);
       expect(await clients.authenticate('etl', secret)).not.toBeNull();
     } finally {
       await service.shutdown('test');

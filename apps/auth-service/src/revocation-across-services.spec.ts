@@ -1,28 +1,13 @@
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { Scopes } from '@fed/auth';
 import { loadConfig, testServiceUrls } from '@fed/config';
-import { ClientRepository, ClientsService } from '@fed/identity';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { deleteRedisKeys, freePort } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
-
-@Controller('probe')
-class ProbeController {
-  @Scopes('logs:read')
-  @Get('logs')
-  logs() {
-    return { ok: true };
-  }
-}
-
-@Module({ controllers: [ProbeController] })
-class ProbeModule {}
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { ScopeProbeModule } from './testing/scope-probe.module';
 
 /**
  * Distributed: auth-service and another service (its own Nest app, bus connections and revocation
@@ -39,9 +24,7 @@ describe('revocation reaches another service within a second (Redis signals)', (
   beforeAll(async () => {
     database = await createTestDatabase();
     auth = await bootAuthService({ databaseUrl: database.url, redis });
-    const clients = new ClientsService(new ClientRepository(auth.nest.get(DataSource)), {
-      defaultTenantEndpoint: auth.config.http.publicUrl,
-    });
+    const { clients } = registryOf(auth);
     secret = (
       await clients.create({ clientId: 'etl', name: 'etl', grantTypes: ['client_credentials'], scopes: ['logs:read'] })
     ).clientSecret;
@@ -59,7 +42,7 @@ describe('revocation reaches another service within a second (Redis signals)', (
     });
     return createServiceApp({
       app,
-      features: [ProbeModule],
+      features: [ScopeProbeModule],
       config,
       logger: createLogger({ service: app, level: 'silent' }),
     });

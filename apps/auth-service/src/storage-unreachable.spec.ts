@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { ClientRepository, ClientsService } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { TcpProxy } from '@fed/testing';
-import { DataSource } from 'typeorm';
-import { bootAuthService } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from './testing/boot-auth-service';
 
 /** The spec's 502 `bad_gateway` rows: the service's own storage cannot be reached (connection cut). */
 describe('auth-service with its database unreachable', () => {
@@ -18,9 +16,7 @@ describe('auth-service with its database unreachable', () => {
     database = await createTestDatabase();
     proxy = await TcpProxy.start(database.url);
     service = await bootAuthService({ databaseUrl: proxy.urlFor(database.url), env: { EDITION: 'marketplace' } });
-    const clients = new ClientsService(new ClientRepository(service.nest.get(DataSource)), {
-      defaultTenantEndpoint: service.config.http.publicUrl,
-    });
+    const { clients } = registryOf(service);
     secret = (
       await clients.create({ clientId: 'etl', name: 'etl', grantTypes: ['client_credentials'], scopes: ['logs:read'] })
     ).clientSecret;

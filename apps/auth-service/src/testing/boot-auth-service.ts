@@ -1,9 +1,11 @@
 import { type Type } from '@nestjs/common';
+import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
 import { loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
 import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { AuthServiceModule } from '../auth-service.module';
 
 export interface AuthServiceBoot {
@@ -37,4 +39,15 @@ export async function bootAuthService(options: AuthServiceBoot): Promise<Running
     config: options.redis ? config : { ...config, redis: { ...config.redis, url: undefined } },
     logger: createLogger({ service: 'auth-service', level: 'silent' }),
   });
+}
+
+/** The registry of a running auth-service, as platformctl reaches it: its data source, clients and users. */
+export function registryOf(service: RunningService) {
+  const dataSource = service.nest.get(DataSource);
+  const settings = { defaultTenantEndpoint: service.config.http.publicUrl };
+  return {
+    dataSource,
+    clients: new ClientsService(new ClientRepository(dataSource), settings),
+    users: new UsersService(new UserRepository(dataSource), settings),
+  };
 }

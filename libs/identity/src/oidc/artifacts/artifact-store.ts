@@ -24,22 +24,23 @@ export class ArtifactStore {
     );
   }
 
-  async find(model: string, id: string): Promise<AdapterPayload | undefined> {
-    const rows: { payload: AdapterPayload; consumed: number | null }[] = await this.dataSource.query(
-      `SELECT "payload", extract(epoch FROM "consumed_at")::int AS "consumed" FROM ${TABLE}
-        WHERE "model" = $1 AND "id" = $2 AND "expires_at" > now()`,
-      [model, id],
-    );
-    return rows[0] && withConsumed(rows[0]);
+  find(model: string, id: string): Promise<AdapterPayload | undefined> {
+    return this.findOne(model, '"id"', id);
   }
 
-  async findByUid(model: string, uid: string): Promise<AdapterPayload | undefined> {
+  findByUid(model: string, uid: string): Promise<AdapterPayload | undefined> {
+    return this.findOne(model, '"uid"', uid);
+  }
+
+  private async findOne(model: string, column: '"id"' | '"uid"', value: string): Promise<AdapterPayload | undefined> {
     const rows: { payload: AdapterPayload; consumed: number | null }[] = await this.dataSource.query(
       `SELECT "payload", extract(epoch FROM "consumed_at")::int AS "consumed" FROM ${TABLE}
-        WHERE "model" = $1 AND "uid" = $2 AND "expires_at" > now()`,
-      [model, uid],
+        WHERE "model" = $1 AND ${column} = $2 AND "expires_at" > now()`,
+      [model, value],
     );
-    return rows[0] && withConsumed(rows[0]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return row.consumed === null ? row.payload : { ...row.payload, consumed: row.consumed };
   }
 
   /** Marks the artifact consumed; true only for the one caller that consumed it first. */
@@ -72,8 +73,4 @@ export class ArtifactStore {
     );
     return rows.length;
   }
-}
-
-function withConsumed(row: { payload: AdapterPayload; consumed: number | null }): AdapterPayload {
-  return row.consumed === null ? row.payload : { ...row.payload, consumed: row.consumed };
 }
