@@ -222,6 +222,40 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       expect(await errorOf(noRedirect)).toMatchObject({ status: 400, error: 'invalid_request' });
     });
 
+    it('400 unsupported_grant_type, and invalid_request for repeated parameters or two authentication methods', async () => {
+      const credentials = { client_id: 'web', client_secret: secrets.web };
+      expect(await errorOf(await token({ grant_type: 'password', ...credentials }))).toMatchObject({
+        status: 400,
+        error: 'unsupported_grant_type',
+      });
+      const repeated = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=refresh_token&grant_type=refresh_token&refresh_token=x&client_id=web&client_secret=${secrets.web}`,
+      });
+      expect(await errorOf(repeated)).toMatchObject({ status: 400, error: 'invalid_request' });
+      const both = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`web:${secrets.web}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_secret: secrets.web }),
+      });
+      expect(await errorOf(both)).toMatchObject({ status: 400, error: 'invalid_request' });
+      const wrongBasic = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from('web:wrong').toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+      });
+      expect(wrongBasic.status).toBe(401);
+      expect(wrongBasic.headers.get('www-authenticate')).toMatch(/^Basic /);
+      expect(wrongBasic.headers.get('cache-control')).toBe('no-store');
+    });
+
     it('400 invalid_grant for an unknown, reused, expired or mismatched code, and a failed PKCE check', async () => {
       expect(await errorOf(await exchange('nope'))).toMatchObject({ status: 400, error: 'invalid_grant' });
 

@@ -21,6 +21,14 @@ export function hashClientSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
+/**
+ * Whether `secret` is the secret of `client`, in constant time; an unknown client (null) is compared
+ * against a decoy so that the answer takes the same time either way.
+ */
+export function clientSecretMatches(client: Pick<ClientEntity, 'secretHash'> | null, secret: string): boolean {
+  return timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashClientSecret(secret)) && client !== null;
+}
+
 function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -80,7 +88,6 @@ export class ClientsService {
   /** The client when the id and secret match and it is enabled; null otherwise, in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<ClientView | null> {
     const client = clientId.length <= 64 ? await this.repository.find(clientId) : null;
-    const matches = timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashClientSecret(clientSecret));
-    return client && matches && client.enabled ? toView(client) : null;
+    return client && clientSecretMatches(client, clientSecret) && client.enabled ? toView(client) : null;
   }
 }

@@ -7,7 +7,7 @@ import { type Request, type Response } from 'express';
 import { AttemptThrottle } from '../brute-force/attempt-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
-import { isUnreachable } from './oauth-errors';
+import { isUnreachable } from './oauth-http';
 import { TokenIssuer } from './token-issuer';
 
 /** The spec's Marketplace token response: no refresh token, no ID token. */

@@ -1,25 +1,13 @@
 import { scopes as supportedScopes } from '@fed/contracts';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
-import {
-  type Adapter,
-  type AdapterPayload,
-  type KoaContextWithOIDC,
-  type TokenEndpointGrantContext,
-  type errors as OidcErrors,
-} from 'oidc-provider';
-import { type AttemptThrottle } from '../brute-force/attempt-throttle';
+import { type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import { type ClientEntity } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
 import { type ConsentRepository } from '../consents/consent.repository';
 import { type UserRepository } from '../users/user.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
-import { clientCredentialsGrant } from './grants/client-credentials.grant';
-import { type SessionSettings, type UserGrantDependencies, userGrants } from './grants/user-grants';
+import { type SessionSettings } from './grants/user-grants';
 import { errorPage } from './interactions/pages';
-import { isUnreachable } from './oauth-errors';
-import { type TokenIssuer } from './token-issuer';
-import { basicCredentials, findClientOnce, tokenRequest } from './token-request.context';
 
 export const OIDC_BASE_PATH = '/federation/auth/v1';
 export const INTERACTION_PATH = `${OIDC_BASE_PATH}/interaction`;
@@ -38,22 +26,23 @@ export interface OidcProviderSettings {
   onServerError: (error: unknown, route: string | undefined) => void;
 }
 
-export interface OidcProviderDependencies extends Omit<UserGrantDependencies, 'errors' | 'settings'> {
-  consents: ConsentRepository;
+export interface OidcProviderDependencies {
+  clients: ClientRepository;
   users: UserRepository;
-  issuer: TokenIssuer;
-  /** Brute-force protection of client authentication at the token endpoint. */
-  clientThrottle: AttemptThrottle;
+  consents: ConsentRepository;
+  artifacts: ArtifactStore;
 }
 
 function clientMetadata(client: ClientEntity): AdapterPayload {
+  // The provider serves only the browser side, so it knows a client's code flow and nothing else.
+  const codeFlow = client.grantTypes.includes('authorization_code');
   return {
     client_id: client.clientId,
-    // The SHA-256 of the secret: compareClientSecret below hashes what the client sends.
+    // The provider authenticates no client (the token endpoint is ours) but wants a secret on record.
     client_secret: client.secretHash.toString('hex'),
-    grant_types: client.grantTypes,
+    grant_types: codeFlow ? ['authorization_code'] : [],
     redirect_uris: client.redirectUris,
-    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+    response_types: codeFlow ? ['code'] : [],
     token_endpoint_auth_method: 'client_secret_basic',
     id_token_signed_response_alg: 'RS256',
     // The provider refuses at the authorization endpoint a scope the client was not given.
@@ -68,7 +57,7 @@ function adapterFor(clients: ClientRepository, artifacts: ArtifactStore) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') {
-        const client = id.length <= 64 ? await findClientOnce(clients, id) : null;
+        const client = id.length <= 64 ? await clients.find(id) : null;
         return client?.enabled ? clientMetadata(client) : undefined;
       }
       return id.length <= 256 ? artifacts.find(this.model, id) : undefined;
@@ -95,80 +84,6 @@ function adapterFor(clients: ClientRepository, artifacts: ArtifactStore) {
 }
 
 /**
- * RFC 6749 5.2 and the spec: a client using a grant it was not given gets `unauthorized_client`; the
- * library answers `invalid_request` for that one case, recognised by its fixed description.
- */
-async function grantNotAllowedIsUnauthorizedClient(
-  ctx: { oidc?: { route?: string }; body?: unknown },
-  next: () => Promise<unknown>,
-): Promise<void> {
-  await next();
-  const body = ctx.body as { error?: string; error_description?: string } | undefined;
-  if (
-    ctx.oidc?.route === 'token' &&
-    body?.error === 'invalid_request' &&
-    body.error_description === 'requested grant type is not allowed for this client'
-  ) {
-    body.error = 'unauthorized_client';
-  }
-}
-
-/** The spec's 502 `bad_gateway`: the provider masks every failure as 500 `server_error`; ours unreachable is 502. */
-async function storageUnreachableIsBadGateway(
-  ctx: { state: { storageUnreachable?: boolean }; status: number; body?: unknown },
-  next: () => Promise<unknown>,
-): Promise<void> {
-  await next();
-  if (ctx.state.storageUnreachable && ctx.status === 500) {
-    ctx.status = 502;
-    ctx.body = { error: 'bad_gateway', error_description: 'the authentication platform could not be reached' };
-  }
-}
-
-/**
- * Brute-force protection at the token endpoint: a failed client authentication is counted for the
- * client id and the caller's address; while they are locked, every request of theirs is refused
- * with the same `invalid_client`, the right secret included, so the lock tells nothing.
- */
-function throttleClientAuthentication(throttle: AttemptThrottle) {
-  return async (
-    ctx: {
-      oidc?: { route?: string; client?: { clientId: string }; body?: Record<string, unknown> };
-      status: number;
-      body?: unknown;
-      headers: Record<string, string | string[] | undefined>;
-    },
-    next: () => Promise<unknown>,
-  ): Promise<void> => {
-    await next();
-    if (ctx.oidc?.route !== 'token') return;
-    const error = (ctx.body as { error?: string } | undefined)?.error;
-    if (error !== 'invalid_client') return;
-    const clientId =
-      ctx.oidc.client?.clientId ??
-      basicCredentials(ctx.headers.authorization as string | undefined)?.id ??
-      (typeof ctx.oidc.body?.client_id === 'string' ? ctx.oidc.body.client_id : undefined);
-    const source = tokenRequest.getStore()?.source;
-    if (clientId && source && clientId.length <= 64) await throttle.failed(clientId, source);
-  };
-}
-
-/** A grant handler that first refuses a client locked for the caller's address (the client has authenticated). */
-function unlessLocked(
-  throttle: AttemptThrottle,
-  errors: typeof OidcErrors,
-  handler: (ctx: TokenEndpointGrantContext) => Promise<void>,
-) {
-  return async (ctx: TokenEndpointGrantContext): Promise<void> => {
-    const source = tokenRequest.getStore()?.source;
-    if (source && !(await throttle.check(ctx.oidc.client.clientId, source)).allowed) {
-      throw new errors.InvalidClient('client authentication failed');
-    }
-    await handler(ctx);
-  };
-}
-
-/**
  * The grant of a returning user: consent is asked on the first use of an application whose consent
  * screen is enabled, and again (for every scope) once the application has a scope the user has not
  * agreed to. Otherwise the grant covers the application's scopes without a consent screen.
@@ -178,7 +93,7 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
     const { provider, session, client: oidcClient } = ctx.oidc;
     const accountId = session?.accountId;
     if (!oidcClient || !accountId) return undefined;
-    const client = await findClientOnce(clients, oidcClient.clientId);
+    const client = await clients.find(oidcClient.clientId);
     if (!client) return undefined;
     const decided = ctx.oidc.result?.consent?.grantId as string | undefined;
     const existingId = decided ?? session.grantIdFor(client.clientId);
@@ -200,7 +115,7 @@ export async function createOidcProvider(
   deps: OidcProviderDependencies,
   settings: OidcProviderSettings,
 ): Promise<Provider> {
-  const { default: Provider, errors } = await import('oidc-provider');
+  const { default: Provider } = await import('oidc-provider');
   const { clients, users, consents, artifacts } = deps;
   const provider = new Provider(settings.issuer, {
     jwks: { keys: [settings.signingJwk] },
@@ -234,7 +149,7 @@ export async function createOidcProvider(
     },
     routes: {
       authorization: `${OIDC_BASE_PATH}/authorize`,
-      token: `${OIDC_BASE_PATH}/token`,
+      token: `${OIDC_BASE_PATH}/provider/token`,
       // Served by our own controllers; the provider's routes are moved out of the way.
       userinfo: `${OIDC_BASE_PATH}/provider/userinfo`,
       jwks: `${OIDC_BASE_PATH}/provider/jwks`,
@@ -254,43 +169,8 @@ export async function createOidcProvider(
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
   provider.proxy = settings.issuer.startsWith('https:');
-  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {
-    settings.onServerError(error, ctx.oidc?.route);
-    if (isUnreachable(error)) (ctx.state as { storageUnreachable?: boolean }).storageUnreachable = true;
-  });
-  provider.use(storageUnreachableIsBadGateway);
-
-  const grants = userGrants({ ...deps, settings: settings.session, errors });
-  const guard = (handler: (ctx: TokenEndpointGrantContext) => Promise<void>) =>
-    unlessLocked(deps.clientThrottle, errors, handler);
-  provider.registerGrantType('authorization_code', guard(grants.authorizationCode), [
-    'code',
-    'code_verifier',
-    'redirect_uri',
-  ]);
-  provider.registerGrantType('refresh_token', guard(grants.refreshToken), ['refresh_token', 'scope']);
-  provider.registerGrantType('client_credentials', guard(clientCredentialsGrant(clients, deps.issuer, errors)), [
-    'scope',
-  ]);
-  provider.use(grantNotAllowedIsUnauthorizedClient);
-  provider.use(throttleClientAuthentication(deps.clientThrottle));
-
-  const hashOf = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
-  Object.defineProperties(provider.Client.prototype, {
-    // Secrets are stored hashed: compare digests in constant time.
-    compareClientSecret: {
-      value(this: { clientSecret?: string }, actual: string) {
-        const stored = Buffer.from(this.clientSecret ?? '', 'hex');
-        const given = hashOf(actual);
-        return stored.length === given.length && timingSafeEqual(stored, given);
-      },
-    },
-    // Any client may use either method; the provider would otherwise insist on the registered one.
-    clientAuthMethod: {
-      get(this: { tokenEndpointAuthMethod: string }) {
-        return tokenRequest.getStore()?.authMethod ?? this.tokenEndpointAuthMethod;
-      },
-    },
-  });
+  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) =>
+    settings.onServerError(error, ctx.oidc?.route),
+  );
   return provider;
 }

@@ -1,9 +1,16 @@
-import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  RequestMethod,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
-import { AttemptThrottle } from '../brute-force/attempt-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
 import { ConsentRepository } from '../consents/consent.repository';
@@ -25,7 +32,10 @@ import { RefreshTokenRepository } from './refresh-tokens/refresh-token.repositor
 import { RevocationController } from './revocation/revocation.controller';
 import { TokenRevocations } from './revocation/token-revocations';
 import { TokenIssuer } from './token-issuer';
-import { ProviderController } from './token.controller';
+import { AuthorizeController } from './authorize.controller';
+import { clientCredentialsGrant } from './grants/client-credentials.grant';
+import { userGrants } from './grants/user-grants';
+import { TOKEN_GRANTS, TokenEndpointMiddleware, type TokenGrants } from './token-endpoint/token-endpoint.middleware';
 import { UserinfoController } from './userinfo.controller';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -70,7 +80,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
   imports: [TypeOrmModule.forFeature(identityEntities), SigningKeysModule],
   controllers: [
     DiscoveryController,
-    ProviderController,
+    AuthorizeController,
     InteractionController,
     UserinfoController,
     RevocationController,
@@ -112,6 +122,30 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
           serviceAccountDomain: config.signingKeys.serviceAccountDomain,
         }),
     },
+    TokenEndpointMiddleware,
+    {
+      provide: TOKEN_GRANTS,
+      inject: [UserRepository, ArtifactStore, RefreshTokenRepository, TokenRevocations, TokenIssuer, SERVICE_CONFIG],
+      useFactory: (
+        users: UserRepository,
+        artifacts: ArtifactStore,
+        refreshTokens: RefreshTokenRepository,
+        revocations: TokenRevocations,
+        issuer: TokenIssuer,
+        config: ServiceConfig,
+      ): TokenGrants => {
+        const settings = {
+          refreshTokenTtlSeconds: config.sessions.refreshTokenTtlSeconds,
+          maxSeconds: config.sessions.maxSeconds,
+        };
+        const grants = userGrants({ users, artifacts, refreshTokens, revocations, issuer, settings });
+        return {
+          authorization_code: grants.authorizationCode,
+          refresh_token: grants.refreshToken,
+          client_credentials: clientCredentialsGrant(issuer),
+        };
+      },
+    },
     {
       provide: OIDC_PROVIDER,
       inject: [
@@ -119,12 +153,8 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
         UserRepository,
         ConsentRepository,
         ArtifactStore,
-        RefreshTokenRepository,
-        TokenRevocations,
-        TokenIssuer,
         SigningKeysService,
         KeyEncryption,
-        COUNTERS,
         SERVICE_CONFIG,
         LOGGER,
       ],
@@ -133,28 +163,15 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
         users: UserRepository,
         consents: ConsentRepository,
         artifacts: ArtifactStore,
-        refreshTokens: RefreshTokenRepository,
-        revocations: TokenRevocations,
-        issuer: TokenIssuer,
         keys: SigningKeysService,
         encryption: KeyEncryption,
-        counters: Counters,
         config: ServiceConfig,
         logger: Logger,
       ) => {
         await keys.ensureSigningKey();
         const active = await keys.activeSigningKey();
         return createOidcProvider(
-          {
-            clients,
-            users,
-            consents,
-            artifacts,
-            refreshTokens,
-            revocations,
-            issuer,
-            clientThrottle: new AttemptThrottle(counters, 'client'),
-          },
+          { clients, users, consents, artifacts },
           {
             issuer: config.auth.issuer,
             session: {
@@ -170,4 +187,8 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     },
   ],
 })
-export class OidcModule {}
+export class OidcModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(TokenEndpointMiddleware).forRoutes({ path: 'federation/auth/v1/token', method: RequestMethod.POST });
+  }
+}

@@ -7,7 +7,7 @@ import { type TenantEntity } from '../tenants/tenant.entity';
 import { type UserEntity } from '../users/user.entity';
 import { UserRepository } from '../users/user.repository';
 import { LocalTokenVerifier, TokenRejected } from './local-token-verifier';
-import { isUnreachable, sendOAuthError } from './oauth-errors';
+import { isUnreachable, sendOAuthError } from './oauth-http';
 import { TokenRevocations } from './revocation/token-revocations';
 import { isTenantUser } from './token-issuer';
 

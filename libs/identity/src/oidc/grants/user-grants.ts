@@ -1,15 +1,14 @@
-import { type TokenEndpointGrantContext, type errors as OidcErrors } from 'oidc-provider';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type ClientEntity } from '../../clients/client.entity';
-import { type ClientRepository } from '../../clients/client.repository';
 import { type TenantEntity } from '../../tenants/tenant.entity';
 import { type UserEntity } from '../../users/user.entity';
 import { type UserRepository } from '../../users/user.repository';
 import { type ArtifactStore } from '../artifacts/artifact-store';
 import { type RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
 import { type TokenRevocations } from '../revocation/token-revocations';
+import { oauthErrors as errors } from '../oauth-http';
 import { type TokenIssuer } from '../token-issuer';
-import { findClientOnce } from '../token-request.context';
+import { type GrantRequest } from './grant-request';
 
 export interface SessionSettings {
   refreshTokenTtlSeconds: number;
@@ -29,14 +28,12 @@ export interface UserTokenResponse {
 }
 
 export interface UserGrantDependencies {
-  clients: ClientRepository;
   users: UserRepository;
   artifacts: ArtifactStore;
   refreshTokens: RefreshTokenRepository;
   revocations: TokenRevocations;
   issuer: TokenIssuer;
   settings: SessionSettings;
-  errors: typeof OidcErrors;
 }
 
 /** What oidc-provider stores for an authorization code (the fields we read). */
@@ -65,34 +62,25 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
  * token. A code or refresh token used twice revokes every token descended from its login.
  */
 export function userGrants(deps: UserGrantDependencies) {
-  const { errors } = deps;
-
   async function eligibleUser(client: ClientEntity, userId: string, authTime: number) {
     const user = await deps.users.find(userId);
     if (!user || user.status !== 'approved' || !user.tenant) {
-      throw new errors.InvalidGrant('the user can no longer sign in');
+      throw errors.invalidGrant('the user can no longer sign in');
     }
     if (user.sessionsValidAfter && authTime < Math.floor(user.sessionsValidAfter.getTime() / 1000)) {
-      throw new errors.InvalidGrant("the user's sessions have ended; sign in again");
+      throw errors.invalidGrant("the user's sessions have ended; sign in again");
     }
-    if (!user.tenant.enabled) throw new errors.UnauthorizedClient("the user's tenant is disabled");
+    if (!user.tenant.enabled) throw errors.unauthorizedClient("the user's tenant is disabled");
     if (client.publicationStatus === 'Unpublished' && !user.developer) {
-      throw new errors.UnauthorizedClient('this application is unpublished; only developers may use it');
+      throw errors.unauthorizedClient('this application is unpublished; only developers may use it');
     }
     return user as UserEntity & { tenant: TenantEntity };
   }
 
-  async function activeClient(ctx: TokenEndpointGrantContext): Promise<ClientEntity> {
-    const client = await findClientOnce(deps.clients, ctx.oidc.client.clientId);
-    if (!client || !client.enabled) throw new errors.InvalidClient('client authentication failed');
-    return client;
-  }
-
   async function respond(
-    ctx: TokenEndpointGrantContext,
     login: { client: ClientEntity; user: UserEntity & { tenant: TenantEntity }; scope: string },
     family: { id: string; sessionId: string; authTime: number; expiresAt: Date; nonce?: string },
-  ): Promise<void> {
+  ): Promise<UserTokenResponse> {
     const now = Date.now();
     const expiresAt = new Date(Math.min(now + deps.settings.refreshTokenTtlSeconds * 1000, family.expiresAt.getTime()));
     const tokens = await deps.issuer.forUser({
@@ -113,7 +101,7 @@ export function userGrants(deps: UserGrantDependencies) {
       expiresAt,
       familyExpiresAt: family.expiresAt,
     });
-    const body: UserTokenResponse = {
+    return {
       access_token: tokens.accessToken,
       id_token: tokens.idToken,
       expires_in: deps.issuer.tokenTtlSeconds,
@@ -122,24 +110,21 @@ export function userGrants(deps: UserGrantDependencies) {
       token_type: 'Bearer',
       scope: login.scope,
     };
-    ctx.body = body;
   }
 
-  async function authorizationCode(ctx: TokenEndpointGrantContext): Promise<void> {
-    const params = ctx.oidc.params as Record<string, string | undefined>;
-    if (!params.code) throw new errors.InvalidRequest("missing required parameter 'code'");
-    if (!params.redirect_uri) throw new errors.InvalidRequest("missing required parameter 'redirect_uri'");
-    const client = await activeClient(ctx);
+  async function authorizationCode({ client, params }: GrantRequest): Promise<UserTokenResponse> {
+    if (!params.code) throw errors.invalidRequest("missing required parameter 'code'");
+    if (!params.redirect_uri) throw errors.invalidRequest("missing required parameter 'redirect_uri'");
     const code = params.code.length <= 256 ? await deps.artifacts.find('AuthorizationCode', params.code) : undefined;
     const stored = code as (StoredCode & { consumed?: number }) | undefined;
-    if (!stored || stored.clientId !== client.clientId) throw new errors.InvalidGrant('authorization code not found');
-    if (stored.exp <= Math.floor(Date.now() / 1000)) throw new errors.InvalidGrant('authorization code is expired');
+    if (!stored || stored.clientId !== client.clientId) throw errors.invalidGrant('authorization code not found');
+    if (stored.exp <= Math.floor(Date.now() / 1000)) throw errors.invalidGrant('authorization code is expired');
     if (stored.consumed !== undefined || !(await deps.artifacts.consume('AuthorizationCode', params.code))) {
       // RFC 6749 4.1.2: a code used twice revokes what it was exchanged for.
       await deps.revocations.revokeFamily(stored.grantId);
-      throw new errors.InvalidGrant('authorization code already used; the tokens issued for it are revoked');
+      throw errors.invalidGrant('authorization code already used; the tokens issued for it are revoked');
     }
-    if (stored.redirectUri !== params.redirect_uri) throw new errors.InvalidGrant('redirect_uri mismatch');
+    if (stored.redirectUri !== params.redirect_uri) throw errors.invalidGrant('redirect_uri mismatch');
     checkPkce(params.code_verifier, stored);
 
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
@@ -147,8 +132,7 @@ export function userGrants(deps: UserGrantDependencies) {
       .split(' ')
       .filter((name) => client.scopes.includes(name) || name === 'openid')
       .join(' ');
-    await respond(
-      ctx,
+    return respond(
       { client, user, scope },
       {
         id: stored.grantId,
@@ -162,28 +146,26 @@ export function userGrants(deps: UserGrantDependencies) {
 
   function checkPkce(verifier: string | undefined, code: StoredCode): void {
     if (!code.codeChallenge) {
-      if (verifier !== undefined) throw new errors.InvalidGrant('code_verifier given but no code_challenge was sent');
+      if (verifier !== undefined) throw errors.invalidGrant('code_verifier given but no code_challenge was sent');
       return;
     }
-    if (verifier === undefined) throw new errors.InvalidGrant('code_verifier is required');
-    if (!VERIFIER.test(verifier)) throw new errors.InvalidGrant('code_verifier is malformed');
+    if (verifier === undefined) throw errors.invalidGrant('code_verifier is required');
+    if (!VERIFIER.test(verifier)) throw errors.invalidGrant('code_verifier is malformed');
     const expected = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
     const challenge = Buffer.from(code.codeChallenge);
     if (expected.length !== challenge.length || !timingSafeEqual(expected, challenge)) {
-      throw new errors.InvalidGrant('PKCE verification failed');
+      throw errors.invalidGrant('PKCE verification failed');
     }
   }
 
-  async function refreshToken(ctx: TokenEndpointGrantContext): Promise<void> {
-    const params = ctx.oidc.params as Record<string, string | undefined>;
-    if (!params.refresh_token) throw new errors.InvalidRequest("missing required parameter 'refresh_token'");
-    const client = await activeClient(ctx);
+  async function refreshToken({ client, params }: GrantRequest): Promise<UserTokenResponse> {
+    if (!params.refresh_token) throw errors.invalidRequest("missing required parameter 'refresh_token'");
     const redeemed = await deps.refreshTokens.redeem(params.refresh_token, client.clientId);
     if (redeemed.outcome === 'reused') {
       await deps.revocations.revokeFamily(redeemed.familyId);
-      throw new errors.InvalidGrant('refresh token already used; every token of this login is revoked');
+      throw errors.invalidGrant('refresh token already used; every token of this login is revoked');
     }
-    if (redeemed.outcome === 'invalid') throw new errors.InvalidGrant('refresh token is invalid or expired');
+    if (redeemed.outcome === 'invalid') throw errors.invalidGrant('refresh token is invalid or expired');
     const { token } = redeemed;
     const user = await eligibleUser(client, token.userId, token.authTime);
     const held = token.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid');
@@ -191,11 +173,10 @@ export function userGrants(deps: UserGrantDependencies) {
     if (params.scope !== undefined) {
       const requested = [...new Set(params.scope.split(' ').filter(Boolean))];
       const refused = requested.find((name) => !held.includes(name));
-      if (refused !== undefined) throw new errors.InvalidScope('refresh token does not grant this scope', refused);
+      if (refused !== undefined) throw errors.invalidScope(`the refresh token does not grant this scope: ${refused}`);
       scope = requested;
     }
-    await respond(
-      ctx,
+    return respond(
       { client, user, scope: scope.join(' ') },
       { id: token.familyId, sessionId: token.sessionId, authTime: token.authTime, expiresAt: token.familyExpiresAt },
     );

@@ -7,9 +7,9 @@ import express, { type Request, type Response } from 'express';
 import { AttemptThrottle } from '../../brute-force/attempt-throttle';
 import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
-import { isUnreachable, sendOAuthError } from '../oauth-errors';
+import { isUnreachable, sendOAuthError } from '../oauth-http';
 import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
-import { basicCredentials } from '../token-request.context';
+import { basicCredentials } from '../token-endpoint/token-endpoint.middleware';
 import { TokenRevocations } from './token-revocations';
 
 const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });

@@ -1,25 +1,22 @@
-import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { ClientRepository } from '../clients/client.repository';
 import { precheckAuthorization } from './authorize-precheck';
-import { ClientCache } from './client-cache';
 import { OIDC_PROVIDER } from './oidc.tokens';
-import { withTokenRequest } from './token-request.context';
 
 /**
- * The routes oidc-provider answers itself: the authorization endpoint (and its resume step after
- * login and consent) and the token endpoint. It reads the form body from the raw request.
+ * The routes oidc-provider answers itself: the authorization endpoint and its resume step after
+ * login and consent. (The token endpoint is ours: TokenEndpointMiddleware.)
  */
 @Controller('federation/auth/v1')
-export class ProviderController {
+export class AuthorizeController {
   private readonly handle: ReturnType<Provider['callback']>;
 
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
     private readonly clients: ClientRepository,
-    private readonly clientCache: ClientCache,
   ) {
     this.handle = provider.callback();
   }
@@ -43,12 +40,6 @@ export class ProviderController {
       }
     }
     this.handle(req, res);
-  }
-
-  @Public()
-  @Post('token')
-  token(@Req() req: Request, @Res() res: Response): void {
-    withTokenRequest(req.headers.authorization, req.ip ?? 'unknown', this.clientCache, () => this.handle(req, res));
   }
 
   @Public()

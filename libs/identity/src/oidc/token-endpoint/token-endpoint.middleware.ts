@@ -1,0 +1,114 @@
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { COUNTERS, type Counters } from '@fed/bus';
+import { LOGGER, type Logger } from '@fed/observability';
+import { type NextFunction, type Request, type Response } from 'express';
+import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { type ClientEntity } from '../../clients/client.entity';
+import { clientSecretMatches } from '../../clients/clients.service';
+import { ClientCache } from '../client-cache';
+import { type GrantHandler } from '../grants/grant-request';
+import { OAuthError, isUnreachable, oauthErrors, readOAuthForm, sendOAuthError } from '../oauth-http';
+
+/** The grant handlers by `grant_type`. */
+export const TOKEN_GRANTS = Symbol.for('fed.identity.TokenGrants');
+export type TokenGrants = Readonly<Record<'authorization_code' | 'client_credentials' | 'refresh_token', GrantHandler>>;
+
+/**
+ * `POST /federation/auth/v1/token`, served as a Nest middleware ahead of the router: it is the
+ * platform's hottest authenticated path (every service account asks here), so it skips the
+ * controller pipeline and oidc-provider, which has nothing to add at this endpoint once codes and
+ * refresh tokens are ours. RFC 6749 throughout: a form body with each parameter once, client
+ * authentication by `client_secret_basic` or `client_secret_post` (one of them), brute-force
+ * throttling before the secret is compared, then the grant.
+ */
+@Injectable()
+export class TokenEndpointMiddleware implements NestMiddleware {
+  private readonly throttle: AttemptThrottle;
+
+  constructor(
+    private readonly clients: ClientCache,
+    @Inject(TOKEN_GRANTS) private readonly grants: TokenGrants,
+    @Inject(COUNTERS) counters: Counters,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.throttle = new AttemptThrottle(counters, 'client');
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    if (req.method !== 'POST') return next();
+    void this.handle(req, res);
+  }
+
+  private async handle(req: Request, res: Response): Promise<void> {
+    const basic = basicCredentials(req.headers.authorization);
+    try {
+      const form = await readOAuthForm(req, res);
+      const client = await this.authenticate(req, form, basic);
+      const grantType = form.grant_type;
+      if (!grantType) throw oauthErrors.invalidRequest("missing required parameter 'grant_type'");
+      const grant = this.grants[grantType as keyof TokenGrants];
+      if (!Object.hasOwn(this.grants, grantType) || !grant) {
+        throw oauthErrors.unsupportedGrantType(`unsupported grant_type: ${grantType.slice(0, 64)}`);
+      }
+      if (!client.grantTypes.includes(grantType as ClientEntity['grantTypes'][number])) {
+        throw oauthErrors.unauthorizedClient('this client may not use this grant type');
+      }
+      const body = await grant({ client, params: form });
+      res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(body);
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        const challenge =
+          error.status === 401 && basic ? { 'WWW-Authenticate': 'Basic realm="federation"' } : undefined;
+        return sendOAuthError(res, error.status, error.error, error.description, challenge);
+      }
+      if (isUnreachable(error)) {
+        this.logger.error({ err: error }, 'token endpoint: storage unreachable');
+        return sendOAuthError(res, 502, 'bad_gateway', 'the authentication platform could not be reached');
+      }
+      this.logger.error({ err: error }, 'token endpoint failed');
+      sendOAuthError(res, 500, 'server_error', 'the token could not be issued');
+    }
+  }
+
+  /** The client, or `invalid_client`; a locked client id is refused before its secret is compared. */
+  private async authenticate(
+    req: Request,
+    form: Record<string, string>,
+    basic: { id: string; secret: string } | undefined,
+  ): Promise<ClientEntity> {
+    if (req.headers.authorization && !basic)
+      throw oauthErrors.invalidClient('the Authorization header must be HTTP Basic');
+    if (basic && form.client_secret !== undefined) {
+      throw oauthErrors.invalidRequest('use one client authentication method, not both');
+    }
+    if (basic && form.client_id !== undefined && form.client_id !== basic.id) {
+      throw oauthErrors.invalidRequest('client_id does not match the authenticated client');
+    }
+    const clientId = basic?.id ?? form.client_id;
+    const secret = basic?.secret ?? form.client_secret;
+    if (!clientId || !secret) throw oauthErrors.invalidClient('client authentication is required');
+    const source = req.ip ?? 'unknown';
+    if (!(await this.throttle.check(clientId, source)).allowed) throw oauthErrors.invalidClient();
+    const client = clientId.length <= 64 ? await this.clients.find(clientId) : null;
+    if (!clientSecretMatches(client, secret) || !client?.enabled) {
+      await this.throttle.failed(clientId, source);
+      throw oauthErrors.invalidClient();
+    }
+    return client;
+  }
+}
+
+/** The credentials of an HTTP Basic `Authorization` header (RFC 6749 2.3.1: form-encoded), if any. */
+export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^basic +([A-Za-z0-9+/=]+)$/i.exec(authorization ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const unform = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
+    return { id: unform(decoded.slice(0, colon)), secret: unform(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
