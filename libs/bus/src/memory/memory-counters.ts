@@ -32,6 +32,10 @@ export class MemoryCounters implements Counters {
       : { count: 0, resetInSeconds: 0 };
   }
 
+  async peekMany(keys: readonly string[]): Promise<CounterState[]> {
+    return Promise.all(keys.map((key) => this.peek(key)));
+  }
+
   async reset(key: string): Promise<void> {
     this.assertOpen();
     this.windows.delete(key);

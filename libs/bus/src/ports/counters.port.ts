@@ -12,6 +12,8 @@ export interface Counters {
   /** Adds one to `key`; a new key's window is `windowSeconds` long (an existing window is not extended). */
   hit(key: string, windowSeconds: number): Promise<CounterState>;
   peek(key: string): Promise<CounterState>;
+  /** `peek` of several keys in one round trip, in order. */
+  peekMany(keys: readonly string[]): Promise<CounterState[]>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
 }

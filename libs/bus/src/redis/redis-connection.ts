@@ -41,8 +41,12 @@ export function reconnectDelay(times: number): number {
   return Math.min(times * 50, 2000);
 }
 
-export function createRedisClient(endpoint: RedisEndpoint, role: string): Redis {
-  const client = new Redis(endpoint.url, connectionOptions(endpoint, role));
+export function createRedisClient(
+  endpoint: RedisEndpoint,
+  role: string,
+  extra: Pick<RedisOptions, 'enableAutoPipelining'> = {},
+): Redis {
+  const client = new Redis(endpoint.url, { ...connectionOptions(endpoint, role), ...extra });
   // Without a listener ioredis prints every reconnect failure to the console.
   client.on('error', (error: Error) => endpoint.onError?.(error));
   return client;

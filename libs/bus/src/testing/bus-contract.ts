@@ -663,6 +663,19 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         expect((await bus.counters.hit(k, 1)).count).toBe(1);
       });
 
+      it('peeks at several keys in one call, in order', async () => {
+        const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+        await bus.counters.hit(a, 60);
+        await bus.counters.hit(c, 30);
+        await bus.counters.hit(c, 30);
+        expect(await bus.counters.peekMany([a, b, c])).toEqual([
+          { count: 1, resetInSeconds: 60 },
+          { count: 0, resetInSeconds: 0 },
+          { count: 2, resetInSeconds: 30 },
+        ]);
+        expect(await bus.counters.peekMany([])).toEqual([]);
+      });
+
       it('reads an unknown key as zero, and reset clears a key', async () => {
         const k = key();
         expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });

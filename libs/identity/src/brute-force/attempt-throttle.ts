@@ -1,4 +1,4 @@
-import { type Counters } from '@fed/bus';
+import { type CounterState, type Counters } from '@fed/bus';
 import { createHash } from 'node:crypto';
 
 export interface ThrottlePolicy {
@@ -36,10 +36,10 @@ export class AttemptThrottle {
   ) {}
 
   async check(account: string, source: string): Promise<ThrottleDecision> {
-    const [pair, hold] = await Promise.all([
-      this.counters.peek(this.key('pair', account, source)),
-      this.counters.peek(this.key('hold', account)),
-    ]);
+    const [pair, hold] = (await this.counters.peekMany([
+      this.key('pair', account, source),
+      this.key('hold', account),
+    ])) as [CounterState, CounterState];
     if (pair.count >= this.policy.lockAfterPerSource) return { allowed: false, retryAfterSeconds: pair.resetInSeconds };
     if (hold.count > 0) return { allowed: false, retryAfterSeconds: hold.resetInSeconds };
     return { allowed: true };

@@ -1,4 +1,4 @@
-import express, { type Request, type Response } from 'express';
+import { type Request, type Response } from 'express';
 
 /** An RFC 6749 5.2 error: its status, code and a description for the client. */
 export class OAuthError extends Error {
@@ -46,29 +46,29 @@ export function isUnreachable(error: unknown): boolean {
   );
 }
 
-const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 32 });
+const FORM_LIMIT_BYTES = 64 * 1024;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /**
- * The `application/x-www-form-urlencoded` body of an OAuth request, each parameter at most once
- * (RFC 6749 3.1: a repeated parameter is `invalid_request`), or the OAuthError to answer.
+ * The `application/x-www-form-urlencoded` body of an OAuth request (at most 64 KiB), each parameter
+ * at most once (RFC 6749 3.1: a repeated parameter is `invalid_request`); empty values count as absent.
  */
-export async function readOAuthForm(req: Request, res: Response): Promise<Record<string, string>> {
-  if (!req.is('application/x-www-form-urlencoded')) {
+export async function readOAuthForm(req: Request): Promise<Record<string, string>> {
+  if (!FORM_TYPE.test(req.headers['content-type'] ?? '')) {
     throw oauthErrors.invalidRequest('the body must be application/x-www-form-urlencoded');
   }
-  let body: Record<string, unknown>;
-  try {
-    body = await new Promise((resolve, reject) =>
-      parseForm(req, res, (error?: unknown) =>
-        error ? reject(error as Error) : resolve((req.body ?? {}) as Record<string, unknown>),
-      ),
-    );
-  } catch {
-    throw oauthErrors.invalidRequest('the body could not be read (at most 64 KiB of form fields)');
+  const tooLarge = () => oauthErrors.invalidRequest('the body is larger than 64 KiB');
+  if (Number(req.headers['content-length'] ?? 0) > FORM_LIMIT_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > FORM_LIMIT_BYTES) throw tooLarge();
+    chunks.push(chunk);
   }
   const form: Record<string, string> = {};
-  for (const [name, value] of Object.entries(body)) {
-    if (typeof value !== 'string') throw oauthErrors.invalidRequest(`parameter ${name} must not be repeated`);
+  for (const [name, value] of new URLSearchParams(Buffer.concat(chunks, size).toString('utf8'))) {
+    if (Object.hasOwn(form, name)) throw oauthErrors.invalidRequest(`parameter ${name} must not be repeated`);
     if (value !== '') form[name] = value;
   }
   return form;

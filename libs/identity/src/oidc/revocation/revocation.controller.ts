@@ -3,16 +3,14 @@ import { Public } from '@fed/auth';
 import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
-import express, { type Request, type Response } from 'express';
+import { type Request, type Response } from 'express';
 import { AttemptThrottle } from '../../brute-force/attempt-throttle';
 import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
-import { isUnreachable, sendOAuthError } from '../oauth-http';
+import { OAuthError, isUnreachable, readOAuthForm, sendOAuthError } from '../oauth-http';
 import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
 import { basicCredentials } from '../token-endpoint/token-endpoint.middleware';
 import { TokenRevocations } from './token-revocations';
-
-const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 10 });
 
 /**
  * `POST /federation/auth/v1/revoke` (RFC 7009): the client authenticates; the token, access or
@@ -39,18 +37,12 @@ export class RevocationController {
   @Public()
   @Post()
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
-    if (!req.is('application/x-www-form-urlencoded')) {
-      return sendOAuthError(res, 400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-    }
-    let body: Record<string, unknown>;
+    let body: Record<string, string>;
     try {
-      body = await new Promise((resolve, reject) =>
-        parseForm(req, res, (error?: unknown) =>
-          error ? reject(error as Error) : resolve((req.body ?? {}) as Record<string, unknown>),
-        ),
-      );
-    } catch {
-      return sendOAuthError(res, 400, 'invalid_request', 'the body could not be read');
+      body = await readOAuthForm(req);
+    } catch (error) {
+      if (error instanceof OAuthError) return sendOAuthError(res, error.status, error.error, error.description);
+      throw error;
     }
     const basic = basicCredentials(req.headers.authorization);
     if (req.headers.authorization && !basic) {

@@ -42,7 +42,7 @@ export class TokenEndpointMiddleware implements NestMiddleware {
   private async handle(req: Request, res: Response): Promise<void> {
     const basic = basicCredentials(req.headers.authorization);
     try {
-      const form = await readOAuthForm(req, res);
+      const form = await readOAuthForm(req);
       const client = await this.authenticate(req, form, basic);
       const grantType = form.grant_type;
       if (!grantType) throw oauthErrors.invalidRequest("missing required parameter 'grant_type'");
