@@ -23,6 +23,7 @@ describe('service configuration', () => {
       port: 8080,
       publicUrl: 'http://localhost:8080',
       shutdownTimeoutMs: 10000,
+      trustProxyHops: 0,
     });
     expect(config.auth).toEqual({
       authUrl: 'http://localhost:8080',

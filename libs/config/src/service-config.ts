@@ -16,6 +16,8 @@ export interface ServiceConfig {
     /** {base_url} */
     publicUrl: string;
     shutdownTimeoutMs: number;
+    /** Reverse proxies in front that append to `X-Forwarded-For` (0: the TCP peer is the caller). */
+    trustProxyHops: number;
   };
   auth: {
     /** {auth_url} */
@@ -107,6 +109,7 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
       port,
       publicUrl,
       shutdownTimeoutMs: ((values.SHUTDOWN_TIMEOUT_SECONDS as number | undefined) ?? 10) * 1000,
+      trustProxyHops: (values.TRUST_PROXY_HOPS as number | undefined) ?? 0,
     },
     auth: {
       authUrl,

@@ -249,6 +249,15 @@ export const variables = [
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
   }),
   define({
+    name: 'TRUST_PROXY_HOPS',
+    description:
+      "How many reverse proxies (ingress, load balancer) stand in front and append to `X-Forwarded-For`: the caller's address, which brute-force protection counts by, is taken that many entries from the right. 0: the TCP peer.",
+    allowed: 'an integer from 0 to 5',
+    default: '0',
+    apps: httpApps,
+    parse: integer(0, 5),
+  }),
+  define({
     name: 'SHUTDOWN_TIMEOUT_SECONDS',
     description: 'On SIGTERM or Ctrl-C, how long open requests may finish before connections are closed.',
     allowed: 'an integer from 0 to 600',

@@ -5,3 +5,5 @@ export * from './host/service-host.module';
 export * from './host/shutdown-signal';
 export * from './http/in-flight-tracker';
 export * from './http/security-headers';
+export * from './http/fast-routes';
+export * from './http/client-address';

@@ -35,6 +35,22 @@ describe('brute-force throttle', () => {
     expect(await throttle.check('alice', '203.0.113.7')).toEqual({ allowed: true });
   });
 
+  it('on a hot path, remembers a clean pair briefly, and forgets it at the first failure seen here', async () => {
+    const hot = new AttemptThrottle(counters, 'client', policy, { rememberCleanMs: 1000 });
+    const peeks = jest.spyOn(counters, 'peekMany');
+    expect(await hot.check('etl', '203.0.113.7')).toEqual({ allowed: true });
+    expect(await hot.check('etl', '203.0.113.7')).toEqual({ allowed: true });
+    expect(peeks).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 5; i++) await hot.failed('etl', '203.0.113.7');
+    expect((await hot.check('etl', '203.0.113.7')).allowed).toBe(false);
+    // Failures recorded by another instance reach this one once the remembered answer expires.
+    const other = new AttemptThrottle(counters, 'client', policy, { rememberCleanMs: 1000 });
+    expect((await hot.check('svc', '198.51.100.1')).allowed).toBe(true);
+    for (let i = 0; i < 5; i++) await other.failed('svc', '198.51.100.1');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await hot.check('svc', '198.51.100.1')).allowed).toBe(false);
+  });
+
   it('does not lock the real user out because one other source keeps failing', async () => {
     await fail(9, 'alice', '203.0.113.7');
     expect(await throttle.check('alice', '198.51.100.1')).toEqual({ allowed: true });

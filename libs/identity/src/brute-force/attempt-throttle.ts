@@ -19,6 +19,8 @@ export const defaultThrottlePolicy: ThrottlePolicy = {
   maxHoldSeconds: 60,
 };
 
+const MAX_REMEMBERED = 10_000;
+
 export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
@@ -28,24 +30,43 @@ export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterS
  * user, from their own address, is never locked out by an attacker for longer than that.
  */
 export class AttemptThrottle {
+  /** (account, source) pairs found clean, until when: see `rememberCleanMs`. */
+  private readonly clean = new Map<string, number>();
+
   constructor(
     private readonly counters: Counters,
     /** Keeps login and client-secret counters apart, e.g. `login`, `client`. */
     private readonly kind: string,
     private readonly policy: ThrottlePolicy = defaultThrottlePolicy,
+    private readonly options: {
+      /**
+       * For hot paths (the token endpoint): a pair found with no failures is not asked about again for
+       * this long. A failure seen by this instance forgets it at once; one seen by another instance
+       * takes effect here within this time. 0 (default): every check asks the counters.
+       */
+      rememberCleanMs?: number;
+    } = {},
   ) {}
 
   async check(account: string, source: string): Promise<ThrottleDecision> {
+    const remember = this.options.rememberCleanMs ?? 0;
+    const pairKey = `${account}\u0000${source}`;
+    if (remember > 0 && (this.clean.get(pairKey) ?? 0) > Date.now()) return { allowed: true };
     const [pair, hold] = (await this.counters.peekMany([
       this.key('pair', account, source),
       this.key('hold', account),
     ])) as [CounterState, CounterState];
     if (pair.count >= this.policy.lockAfterPerSource) return { allowed: false, retryAfterSeconds: pair.resetInSeconds };
     if (hold.count > 0) return { allowed: false, retryAfterSeconds: hold.resetInSeconds };
+    if (remember > 0 && pair.count === 0) {
+      if (this.clean.size >= MAX_REMEMBERED) this.clean.clear();
+      this.clean.set(pairKey, Date.now() + remember);
+    }
     return { allowed: true };
   }
 
   async failed(account: string, source: string): Promise<void> {
+    this.clean.delete(`${account}\u0000${source}`);
     const { windowSeconds, slowAfterPerAccount, maxHoldSeconds } = this.policy;
     const [, total] = await Promise.all([
       this.counters.hit(this.key('pair', account, source), windowSeconds),

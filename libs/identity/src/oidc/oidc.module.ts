@@ -1,13 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-  RequestMethod,
-} from '@nestjs/common';
+import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
@@ -35,7 +26,7 @@ import { TokenIssuer } from './token-issuer';
 import { AuthorizeController } from './authorize.controller';
 import { clientCredentialsGrant } from './grants/client-credentials.grant';
 import { userGrants } from './grants/user-grants';
-import { TOKEN_GRANTS, TokenEndpointMiddleware, type TokenGrants } from './token-endpoint/token-endpoint.middleware';
+import { TOKEN_GRANTS, TokenEndpoint, type TokenGrants } from './token-endpoint/token-endpoint';
 import { UserinfoController } from './userinfo.controller';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -122,7 +113,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
           serviceAccountDomain: config.signingKeys.serviceAccountDomain,
         }),
     },
-    TokenEndpointMiddleware,
+    TokenEndpoint,
     {
       provide: TOKEN_GRANTS,
       inject: [UserRepository, ArtifactStore, RefreshTokenRepository, TokenRevocations, TokenIssuer, SERVICE_CONFIG],
@@ -187,8 +178,4 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     },
   ],
 })
-export class OidcModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(TokenEndpointMiddleware).forRoutes({ path: 'federation/auth/v1/token', method: RequestMethod.POST });
-  }
-}
+export class OidcModule {}

@@ -15,6 +15,7 @@ import {
 import express from 'express';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { FastRoutes, serveFast } from '../http/fast-routes';
 import { InFlightTracker } from '../http/in-flight-tracker';
 import { securityHeaders } from '../http/security-headers';
 import { ServiceHostModule } from './service-host.module';
@@ -62,13 +63,22 @@ function throttled(intervalMs: number, log: (error: Error) => void): (error: Err
 
 /**
  * Probes are answered by the HTTP server itself, before Express builds its request objects:
- * they stay cheap and keep answering even if routing is misconfigured.
+ * they stay cheap and keep answering even if routing is misconfigured. Fast routes (FastRoutes)
+ * come next, then the framework.
  */
-function answerProbesFirst(server: Server, probes: ReturnType<typeof operationalEndpoints>): void {
+function answerProbesFirst(
+  server: Server,
+  probes: ReturnType<typeof operationalEndpoints>,
+  fast: { routes: FastRoutes; host: Parameters<typeof serveFast>[3] },
+): void {
   const frameworkListeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-    probes(req, res, () => frameworkListeners.forEach((listener) => listener(req, res))),
+    probes(req, res, () => {
+      const route = fast.routes.find(req);
+      if (route) return serveFast(route, req, res, fast.host);
+      frameworkListeners.forEach((listener) => listener(req, res));
+    }),
   );
 }
 
@@ -111,11 +121,14 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Runn
     );
     const metrics = new Metrics(options.app);
     const tracker = new InFlightTracker();
+    const fastRoutes = new FastRoutes();
     const shutdownController = new AbortController();
 
     const http = express();
     http.disable('x-powered-by');
     http.disable('etag');
+    // req.ip: the caller behind TRUST_PROXY_HOPS proxies (brute-force protection counts by it).
+    http.set('trust proxy', config.http.trustProxyHops);
     http.use(tracker.middleware());
     http.use(securityHeaders());
     http.use(requestLogging(logger));
@@ -130,6 +143,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Runn
         health,
         bus,
         shutdownSignal: shutdownController.signal,
+        fastRoutes,
         features: options.features,
       }),
       new ExpressAdapter(http),
@@ -137,7 +151,10 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Runn
     );
     await nest.init();
     const server = nest.getHttpServer() as Server;
-    answerProbesFirst(server, operationalEndpoints(health, metrics));
+    answerProbesFirst(server, operationalEndpoints(health, metrics), {
+      routes: fastRoutes,
+      host: { tracker, metrics, logger },
+    });
     await nest.listen(config.http.port, config.http.host);
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

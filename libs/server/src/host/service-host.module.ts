@@ -7,6 +7,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { dataSourceOptions } from '@fed/persistence';
 import { ApiExceptionFilter } from '../errors/api-exception.filter';
+import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
 import { PostgresReadiness } from './postgres-readiness';
 import { SHUTDOWN_SIGNAL } from './shutdown-signal';
 
@@ -17,6 +18,8 @@ export interface ServiceHostOptions {
   health: Health;
   bus: Bus;
   shutdownSignal: AbortSignal;
+  /** Routes served ahead of the framework; features add theirs while the app initialises. */
+  fastRoutes: FastRoutes;
   /** The app's root modules: its features. `platform` passes every app's. */
   features: Type[];
 }
@@ -28,7 +31,7 @@ export interface ServiceHostOptions {
 @Module({})
 export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {
-    const { config, logger, metrics, health, bus, shutdownSignal } = options;
+    const { config, logger, metrics, health, bus, shutdownSignal, fastRoutes } = options;
     const shared = [
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
@@ -39,6 +42,7 @@ export class ServiceHostModule {
       { provide: SIGNALS, useValue: bus.signals },
       { provide: COUNTERS, useValue: bus.counters },
       { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
+      { provide: FAST_ROUTES, useValue: fastRoutes },
     ];
     return {
       module: ServiceHostModule,

@@ -11,14 +11,19 @@ export class InFlightTracker {
 
   middleware() {
     return (_req: IncomingMessage, res: ServerResponse, next: () => void) => {
-      this.count++;
-      // 'close' fires for finished and for aborted responses alike, exactly once.
-      res.once('close', () => {
-        this.count--;
-        if (this.count === 0) this.waiters.splice(0).forEach((wake) => wake());
-      });
+      this.track(res);
       next();
     };
+  }
+
+  /** Counts `res` until it closes. */
+  track(res: ServerResponse): void {
+    this.count++;
+    // 'close' fires for finished and for aborted responses alike, exactly once.
+    res.once('close', () => {
+      this.count--;
+      if (this.count === 0) this.waiters.splice(0).forEach((wake) => wake());
+    });
   }
 
   /** Resolves true when no request is open, false if `timeoutMs` passed first. */

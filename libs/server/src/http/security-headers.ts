@@ -4,10 +4,14 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 // add their own Content-Security-Policy.
 export function securityHeaders() {
   return (_req: IncomingMessage, res: ServerResponse, next: () => void) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('Cross-Origin-Resource-Policy', 'same-site');
+    setSecurityHeaders(res);
     next();
   };
+}
+
+export function setSecurityHeaders(res: ServerResponse): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-site');
 }

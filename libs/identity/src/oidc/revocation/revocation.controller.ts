@@ -9,7 +9,7 @@ import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
 import { OAuthError, isUnreachable, readOAuthForm, sendOAuthError } from '../oauth-http';
 import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
-import { basicCredentials } from '../token-endpoint/token-endpoint.middleware';
+import { basicCredentials } from '../token-endpoint/token-endpoint';
 import { TokenRevocations } from './token-revocations';
 
 /**

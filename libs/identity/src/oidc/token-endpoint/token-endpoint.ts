@@ -1,28 +1,31 @@
-import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { COUNTERS, type Counters } from '@fed/bus';
 import { LOGGER, type Logger } from '@fed/observability';
-import { type NextFunction, type Request, type Response } from 'express';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { AttemptThrottle } from '../../brute-force/attempt-throttle';
 import { type ClientEntity } from '../../clients/client.entity';
 import { clientSecretMatches } from '../../clients/clients.service';
 import { ClientCache } from '../client-cache';
 import { type GrantHandler } from '../grants/grant-request';
-import { OAuthError, isUnreachable, oauthErrors, readOAuthForm, sendOAuthError } from '../oauth-http';
+import { OAuthError, isUnreachable, oauthErrors, readOAuthForm, sendOAuthError, sendOAuthJson } from '../oauth-http';
+import { OIDC_BASE_PATH } from '../oidc-provider.factory';
 
 /** The grant handlers by `grant_type`. */
 export const TOKEN_GRANTS = Symbol.for('fed.identity.TokenGrants');
 export type TokenGrants = Readonly<Record<'authorization_code' | 'client_credentials' | 'refresh_token', GrantHandler>>;
 
 /**
- * `POST /federation/auth/v1/token`, served as a Nest middleware ahead of the router: it is the
- * platform's hottest authenticated path (every service account asks here), so it skips the
- * controller pipeline and oidc-provider, which has nothing to add at this endpoint once codes and
- * refresh tokens are ours. RFC 6749 throughout: a form body with each parameter once, client
+ * `POST /federation/auth/v1/token`, served as a fast route of the host, ahead of Express and Nest:
+ * it is the platform's hottest authenticated path (every service account asks here), and
+ * oidc-provider has nothing to add at this endpoint once codes and refresh tokens are ours.
+ * RFC 6749 throughout: a form body with each parameter once, client
  * authentication by `client_secret_basic` or `client_secret_post` (one of them), brute-force
  * throttling before the secret is compared, then the grant.
  */
 @Injectable()
-export class TokenEndpointMiddleware implements NestMiddleware {
+export class TokenEndpoint implements OnModuleInit {
   private readonly throttle: AttemptThrottle;
 
   constructor(
@@ -30,16 +33,17 @@ export class TokenEndpointMiddleware implements NestMiddleware {
     @Inject(TOKEN_GRANTS) private readonly grants: TokenGrants,
     @Inject(COUNTERS) counters: Counters,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
-    this.throttle = new AttemptThrottle(counters, 'client');
+    this.throttle = new AttemptThrottle(counters, 'client', undefined, { rememberCleanMs: 1000 });
   }
 
-  use(req: Request, res: Response, next: NextFunction): void {
-    if (req.method !== 'POST') return next();
-    void this.handle(req, res);
+  onModuleInit(): void {
+    this.fastRoutes.add('POST', `${OIDC_BASE_PATH}/token`, (req, res) => this.handle(req, res));
   }
 
-  private async handle(req: Request, res: Response): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const basic = basicCredentials(req.headers.authorization);
     try {
       const form = await readOAuthForm(req);
@@ -54,7 +58,7 @@ export class TokenEndpointMiddleware implements NestMiddleware {
         throw oauthErrors.unauthorizedClient('this client may not use this grant type');
       }
       const body = await grant({ client, params: form });
-      res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(body);
+      sendOAuthJson(res, 200, body);
     } catch (error) {
       if (error instanceof OAuthError) {
         const challenge =
@@ -72,7 +76,7 @@ export class TokenEndpointMiddleware implements NestMiddleware {
 
   /** The client, or `invalid_client`; a locked client id is refused before its secret is compared. */
   private async authenticate(
-    req: Request,
+    req: IncomingMessage,
     form: Record<string, string>,
     basic: { id: string; secret: string } | undefined,
   ): Promise<ClientEntity> {
@@ -87,7 +91,7 @@ export class TokenEndpointMiddleware implements NestMiddleware {
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     if (!clientId || !secret) throw oauthErrors.invalidClient('client authentication is required');
-    const source = req.ip ?? 'unknown';
+    const source = clientAddress(req, this.config.http.trustProxyHops);
     if (!(await this.throttle.check(clientId, source)).allowed) throw oauthErrors.invalidClient();
     const client = clientId.length <= 64 ? await this.clients.find(clientId) : null;
     if (!clientSecretMatches(client, secret) || !client?.enabled) {
