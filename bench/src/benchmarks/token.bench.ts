@@ -7,7 +7,7 @@ import { freePort, startChildServer } from '../harness/child-server';
 import { measureLatency } from '../harness/latency';
 import { measureOpenLoop } from '../harness/open-loop';
 import { type Row, printTable, writeResult } from '../harness/report';
-import { measureThroughput } from '../harness/throughput';
+import { measureSaturated } from '../harness/wrk';
 import { type Benchmark } from './benchmark';
 
 /** A database of its own on the machine's PostgreSQL, dropped afterwards. */
@@ -91,7 +91,7 @@ export const tokenBenchmark: Benchmark = {
       const url = `${server.url}/federation/auth/v1/token`;
       try {
         const latency = await measureLatency(url, { durationMs: seconds * 1000, warmupMs: 1000, request });
-        const saturated = await measureThroughput(url, { connections: 50, durationSeconds: seconds, ...request });
+        const saturated = await measureSaturated(url, { connections: 50, durationSeconds: seconds, ...request });
         const halfRate = Math.max(1, Math.round(saturated.requestsPerSecond / 2));
         // Evenly spaced arrivals at half the saturated rate, and at the budget's 500/s.
         const half = await measureOpenLoop(url, { rate: halfRate, durationSeconds: seconds, connections: 50, request });
@@ -105,7 +105,7 @@ export const tokenBenchmark: Benchmark = {
             errors: 0,
           },
           {
-            load: '50 connections, as fast as possible',
+            load: `50 connections, as fast as possible (${saturated.generator})`,
             'tokens/s': saturated.requestsPerSecond,
             'p50 ms': saturated.p50,
             'p99 ms': saturated.p99,
