@@ -28,10 +28,10 @@ export async function measureThroughput(
     connections: options.connections,
     duration: options.durationSeconds,
     pipelining: 1,
-    overallRate: options.overallRate,
-    method: options.method,
-    headers: options.headers,
-    body: options.body,
+    ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
   });
   return {
     connections: options.connections,
