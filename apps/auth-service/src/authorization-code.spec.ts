@@ -233,10 +233,9 @@ describe('authorization code flow with openid-client as the relying party (spec 
       email_verified: false,
     });
     const bob = await signIn({ login: 'bob', client: 'quiet', expectConsent: false });
-    const url = `${service.url}/federation/auth/v1/userinfo`;
-    const headers = { authorization: `Bearer ${bob.tokens.access_token}` };
-    const viaGet = await fetch(url, { headers });
-    const viaPost = await fetch(url, { method: 'POST', headers });
+    const url = new URL(`${service.url}/federation/auth/v1/userinfo`);
+    const viaGet = await oidc.fetchProtectedResource(bob.config, bob.tokens.access_token, url, 'GET');
+    const viaPost = await oidc.fetchProtectedResource(bob.config, bob.tokens.access_token, url, 'POST');
     expect(viaGet.status).toBe(200);
     expect(viaPost.status).toBe(200);
     const body = (await viaGet.json()) as { idp?: unknown };

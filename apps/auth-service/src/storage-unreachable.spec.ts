@@ -28,6 +28,13 @@ describe('auth-service with its database unreachable', () => {
         scopes: ['logs:read'],
       })
     ).clientSecret;
+    await clients.create({
+      clientId: 'web',
+      name: 'web',
+      grantTypes: ['authorization_code'],
+      scopes: ['openid'],
+      redirectUris: ['https://app.example.com/cb'],
+    });
   });
 
   afterAll(async () => {
@@ -37,18 +44,19 @@ describe('auth-service with its database unreachable', () => {
     await database?.drop();
   });
 
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const token = (clientId = 'etl', clientSecret = secret) =>
+    fetch(`${service.url}/federation/auth/v1/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      }),
+    });
+
   it('answers 502 bad_gateway at the token, userinfo, revoke and Marketplace endpoints, then recovers', async () => {
-    const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const token = (clientId = 'etl', clientSecret = secret) =>
-      fetch(`${service.url}/federation/auth/v1/token`, {
-        method: 'POST',
-        headers: form,
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: clientId,
-          client_secret: clientSecret,
-        }),
-      });
     const issued = await token();
     expect(issued.status).toBe(200);
     const { access_token: accessToken } = (await issued.json()) as { access_token: string };
@@ -76,11 +84,39 @@ describe('auth-service with its database unreachable', () => {
     expect(marketplace.status).toBe(502);
     expect(await marketplace.json()).toMatchObject({ success: false, error: 'bad_gateway' });
     await proxy.restore();
+    await waitForToken();
+  }, 30_000);
+
+  it('redirects an authorization request it cannot serve with server_error and the state', async () => {
+    const authorize = `${service.url}/federation/auth/v1/authorize?${new URLSearchParams({
+      client_id: 'web',
+      redirect_uri: 'https://app.example.com/cb',
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st-9',
+    })}`;
+    // The client is known (read within the last second); the session store is not reachable.
+    expect((await fetch(authorize, { redirect: 'manual' })).status).toBe(303);
+    await proxy.cut();
+    try {
+      const res = await fetch(authorize, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      const target = new URL(res.headers.get('location') as string);
+      expect(target.origin + target.pathname).toBe('https://app.example.com/cb');
+      expect(target.searchParams.get('error')).toBe('server_error');
+      expect(target.searchParams.get('state')).toBe('st-9');
+    } finally {
+      await proxy.restore();
+    }
+    await waitForToken();
+  }, 30_000);
+
+  async function waitForToken(): Promise<void> {
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
       status = (await token('etl2', otherSecret)).status;
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(200);
-  }, 30_000);
+  }
 });

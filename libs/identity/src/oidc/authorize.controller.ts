@@ -2,8 +2,8 @@ import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
-import { ClientRepository } from '../clients/client.repository';
 import { precheckAuthorization } from './authorize-precheck';
+import { ClientCache } from './client-cache';
 import { OIDC_PROVIDER } from './oidc.tokens';
 
 /**
@@ -16,7 +16,7 @@ export class AuthorizeController {
 
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
-    private readonly clients: ClientRepository,
+    private readonly clients: ClientCache,
   ) {
     this.handle = provider.callback();
   }

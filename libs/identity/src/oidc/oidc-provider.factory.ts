@@ -6,6 +6,7 @@ import { type ClientRepository } from '../clients/client.repository';
 import { type ConsentRepository } from '../consents/consent.repository';
 import { type UserRepository } from '../users/user.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
+import { type ClientCache } from './client-cache';
 import { type SessionSettings } from './grants/user-grants';
 import { errorPage } from './interactions/pages';
 
@@ -28,6 +29,8 @@ export interface OidcProviderSettings {
 
 export interface OidcProviderDependencies {
   clients: ClientRepository;
+  /** The same one-second client cache the token endpoint reads (authorize requests come in bursts too). */
+  clientCache: ClientCache;
   users: UserRepository;
   consents: ConsentRepository;
   artifacts: ArtifactStore;
@@ -51,7 +54,7 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
 }
 
 /** Clients come from the registry; the provider's other models live in PostgreSQL. */
-function adapterFor(clients: ClientRepository, artifacts: ArtifactStore) {
+function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
   return class Storage implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -110,6 +113,23 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
   };
 }
 
+function serverErrorRedirect(
+  ctx: KoaContextWithOIDC,
+  out: { error?: string; error_description?: string; state?: string },
+  issuer: string,
+): string | undefined {
+  const { client, params, route } = ctx.oidc ?? {};
+  const redirectUri = params?.redirect_uri;
+  if (out.error !== 'server_error' || (route !== 'authorization' && route !== 'resume')) return undefined;
+  if (!client || typeof redirectUri !== 'string' || !client.redirectUris?.includes(redirectUri)) return undefined;
+  const target = new URL(redirectUri);
+  target.searchParams.set('error', 'server_error');
+  target.searchParams.set('error_description', out.error_description ?? 'the request could not be completed');
+  if (typeof params?.state === 'string') target.searchParams.set('state', params.state);
+  target.searchParams.set('iss', issuer);
+  return target.href;
+}
+
 /** Loaded when a server mounts the provider, not by every importer of this lib (platformctl). */
 export async function createOidcProvider(
   deps: OidcProviderDependencies,
@@ -119,7 +139,7 @@ export async function createOidcProvider(
   const { clients, users, consents, artifacts } = deps;
   const provider = new Provider(settings.issuer, {
     jwks: { keys: [settings.signingJwk] },
-    adapter: adapterFor(clients, artifacts),
+    adapter: adapterFor(deps.clientCache, artifacts),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
     scopes: [...supportedScopes],
@@ -144,6 +164,14 @@ export async function createOidcProvider(
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     loadExistingGrant: loadExistingGrant(clients, consents),
     async renderError(ctx, out) {
+      // The provider pages its own failures (5xx); the spec delivers server_error to the client by
+      // redirect, which is safe once the client and its exactly registered redirect_uri are known.
+      const back = serverErrorRedirect(ctx, out, settings.issuer);
+      if (back) {
+        ctx.status = 302;
+        ctx.redirect(back);
+        return;
+      }
       ctx.type = 'html';
       ctx.body = errorPage(out.error ?? 'server_error', out.error_description ?? 'the request failed');
     },

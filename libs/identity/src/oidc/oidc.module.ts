@@ -141,6 +141,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
       provide: OIDC_PROVIDER,
       inject: [
         ClientRepository,
+        ClientCache,
         UserRepository,
         ConsentRepository,
         ArtifactStore,
@@ -151,6 +152,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
       ],
       useFactory: async (
         clients: ClientRepository,
+        clientCache: ClientCache,
         users: UserRepository,
         consents: ConsentRepository,
         artifacts: ArtifactStore,
@@ -162,7 +164,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
         await keys.ensureSigningKey();
         const active = await keys.activeSigningKey();
         return createOidcProvider(
-          { clients, users, consents, artifacts },
+          { clients, clientCache, users, consents, artifacts },
           {
             issuer: config.auth.issuer,
             session: {
