@@ -12,59 +12,28 @@ export interface LatencyResult {
   mean: number;
 }
 
-/**
- * Concurrency 1, closed loop over one keep-alive connection: each request is sent when the previous
- * answer has been read, and its time recorded in microseconds in an HDR histogram.
- */
 export interface RequestShape {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
 }
 
-export async function measureLatency(
-  url: string,
-  options: { durationMs: number; warmupMs: number; request?: RequestShape },
-): Promise<LatencyResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const target = new URL(url);
-  const once = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname + target.search,
-          agent,
-          method: options.request?.method ?? 'GET',
-          headers: options.request?.headers,
-        },
-        (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-        },
-      );
-      req.on('error', reject);
-      req.end(options.request?.body);
-    });
-
-  const warmupEnd = performance.now() + options.warmupMs;
-  while (performance.now() < warmupEnd) await once();
-
-  const histogram = hdr.build({
+/** A histogram of microseconds, from 1 µs up to `highestSeconds`, three significant digits. */
+export function microsecondHistogram(highestSeconds: number): hdr.Histogram {
+  return hdr.build({
     lowestDiscernibleValue: 1,
-    highestTrackableValue: 60_000_000,
+    highestTrackableValue: highestSeconds * 1_000_000,
     numberOfSignificantValueDigits: 3,
   });
-  const end = performance.now() + options.durationMs;
-  let requests = 0;
-  while (performance.now() < end) {
-    const started = performance.now();
-    await once();
-    histogram.recordValue(Math.max(1, Math.round((performance.now() - started) * 1000)));
-    requests++;
-  }
-  agent.destroy();
+}
+
+/** Microseconds since `startedMs` (a `performance.now()` reading), at least 1. */
+export function microsecondsSince(startedMs: number): number {
+  return Math.max(1, Math.round((performance.now() - startedMs) * 1000));
+}
+
+/** The percentiles of a histogram, which is then released. */
+export function summarize(histogram: hdr.Histogram, requests: number): LatencyResult {
   const result = {
     requests,
     p50: histogram.getValueAtPercentile(50),
@@ -76,4 +45,57 @@ export async function measureLatency(
   };
   histogram.destroy();
   return result;
+}
+
+/** Sends one request and reads the whole answer; resolves with its status, rejects on a network error. */
+export function sendRequest(agent: http.Agent, target: URL, request: RequestShape | undefined): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        agent,
+        method: request?.method ?? 'GET',
+        headers: request?.headers,
+      },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(request?.body);
+  });
+}
+
+/**
+ * Concurrency 1, closed loop over one keep-alive connection: each request is sent when the previous
+ * answer has been read, and its time recorded in microseconds in an HDR histogram.
+ */
+export async function measureLatency(
+  url: string,
+  options: { durationMs: number; warmupMs: number; request?: RequestShape },
+): Promise<LatencyResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(url);
+  const once = async () => {
+    const status = await sendRequest(agent, target, options.request);
+    if (status !== 200) throw new Error(`status ${status}`);
+  };
+
+  const warmupEnd = performance.now() + options.warmupMs;
+  while (performance.now() < warmupEnd) await once();
+
+  const histogram = microsecondHistogram(60);
+  const end = performance.now() + options.durationMs;
+  let requests = 0;
+  while (performance.now() < end) {
+    const started = performance.now();
+    await once();
+    histogram.recordValue(microsecondsSince(started));
+    requests++;
+  }
+  agent.destroy();
+  return summarize(histogram, requests);
 }

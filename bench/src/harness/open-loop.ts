@@ -1,6 +1,12 @@
-import * as hdr from 'hdr-histogram-js';
 import http from 'node:http';
-import { type LatencyResult, type RequestShape } from './latency';
+import {
+  type LatencyResult,
+  type RequestShape,
+  microsecondHistogram,
+  microsecondsSince,
+  sendRequest,
+  summarize,
+} from './latency';
 
 export interface OpenLoopResult extends LatencyResult {
   /** Requests answered per second over the run. */
@@ -21,11 +27,7 @@ export async function measureOpenLoop(
 ): Promise<OpenLoopResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const target = new URL(url);
-  const histogram = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 120_000_000,
-    numberOfSignificantValueDigits: 3,
-  });
+  const histogram = microsecondHistogram(120);
   let non2xx = 0;
   let errors = 0;
   let answered = 0;
@@ -35,32 +37,16 @@ export async function measureOpenLoop(
   const pending: Promise<void>[] = [];
 
   const send = (due: number) =>
-    new Promise<void>((resolve) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname + target.search,
-          agent,
-          method: options.request?.method ?? 'GET',
-          headers: options.request?.headers,
-        },
-        (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => {
-            if ((res.statusCode ?? 0) >= 300) non2xx++;
-            answered++;
-            histogram.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
+    sendRequest(agent, target, options.request).then(
+      (status) => {
+        if (status >= 300) non2xx++;
+        answered++;
+        histogram.recordValue(microsecondsSince(due));
+      },
+      () => {
         errors++;
-        resolve();
-      });
-      req.end(options.request?.body);
-    });
+      },
+    );
 
   for (let i = 0; i < total; i++) {
     const due = started + i * intervalMs;
@@ -71,18 +57,10 @@ export async function measureOpenLoop(
   await Promise.all(pending);
   const elapsedSeconds = (performance.now() - started) / 1000;
   agent.destroy();
-  const result: OpenLoopResult = {
-    requests: answered,
+  return {
+    ...summarize(histogram, answered),
     requestsPerSecond: Math.round(answered / elapsedSeconds),
-    p50: histogram.getValueAtPercentile(50),
-    p90: histogram.getValueAtPercentile(90),
-    p99: histogram.getValueAtPercentile(99),
-    p999: histogram.getValueAtPercentile(99.9),
-    max: histogram.maxValue,
-    mean: Math.round(histogram.mean),
     non2xx,
     errors,
   };
-  histogram.destroy();
-  return result;
 }
