@@ -1,0 +1,2 @@
+export type * from './openai';
+export type * from './anthropic';
