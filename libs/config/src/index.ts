@@ -3,3 +3,4 @@ export * from './service-config';
 export * from './test-services';
 export * from './variables';
 export * from './config-table';
+export * from './environment-secret';

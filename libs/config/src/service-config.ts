@@ -51,6 +51,15 @@ export interface ServiceConfig {
     /** Absolute lifetime of a login: browser session and refresh-token family. */
     maxSeconds: number;
   };
+  gateway: {
+    /** Absolute path of the routing file; absent: the demo model only. */
+    routingFile?: string;
+    keyPrefix: string;
+    serviceName: string;
+    /** CIDR ranges allowed to call the gateway; empty: every network. */
+    allowedNetworks: string[];
+    logFlushMs: number;
+  };
   /** Absolute path of a realm file to import at start. */
   realmImport?: string;
   /** Absolute path. */
@@ -133,6 +142,17 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
     sessions: {
       refreshTokenTtlSeconds: (values.REFRESH_TOKEN_TTL_SECONDS as number | undefined) ?? 1800,
       maxSeconds: (values.SESSION_MAX_SECONDS as number | undefined) ?? 36_000,
+    },
+    gateway: {
+      routingFile: values.LLM_GATEWAY_ROUTING_FILE
+        ? path.resolve(cwd, values.LLM_GATEWAY_ROUTING_FILE as string)
+        : undefined,
+      keyPrefix: (values.LLM_GATEWAY_KEY_PREFIX as string | undefined) ?? 'fed_',
+      serviceName: (values.LLM_GATEWAY_SERVICE_NAME as string | undefined) ?? 'federation',
+      allowedNetworks: values.LLM_GATEWAY_ALLOWED_NETWORKS
+        ? (values.LLM_GATEWAY_ALLOWED_NETWORKS as string).split(',')
+        : [],
+      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 250,
     },
     realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),

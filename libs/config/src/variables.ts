@@ -1,4 +1,5 @@
 import { makeValidator } from 'envalid';
+import { isIP } from 'node:net';
 import { type AppName, appNames, serviceNames } from './app-names';
 
 // Every environment variable of the platform, in one place. The README's configuration table
@@ -55,6 +56,26 @@ const urlWith = (protocols: readonly string[]) => (raw: string) => {
 const httpUrl = (raw: string) => urlWith(['http:', 'https:'])(raw).replace(/\/+$/, '');
 
 const nonEmpty = (raw: string) => (raw.trim().length > 0 ? raw : fail('empty'));
+
+/** A comma-separated list of IP addresses and CIDR ranges, normalized to `a.b.c.d/n` entries. */
+export function parseNetworks(raw: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  if (entries.length === 0) fail('no network given');
+  return entries.map((entry) => {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || extra !== undefined) return fail(`"${entry}" is not an IP address or CIDR range`);
+    const max = family === 4 ? 32 : 128;
+    if (prefix === undefined) return `${address}/${max}`;
+    if (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > max) return fail(`"${entry}" has a bad prefix length`);
+    return `${address}/${Number(prefix)}`;
+  });
+}
+
+const networkList = (raw: string) => parseNetworks(raw).join(',');
 
 function define(
   definition: Omit<VariableDefinition, 'defaultFor' | 'requiredIn' | 'sensitive' | 'defaultText'> & {
@@ -272,6 +293,50 @@ export const variables = [
     default: 'saas',
     apps: everyApp,
     parse: oneOf(['saas', 'marketplace'] as const),
+  }),
+  define({
+    name: 'LLM_GATEWAY_ROUTING_FILE',
+    description:
+      'YAML or JSON file of the model gateway: providers, models with their aliases and deployments, retries, prices (`docs/gateway-routing.schema.json`). Re-read when it changes; without it only the offline `demo` model is served.',
+    allowed: 'a file path',
+    defaultText: '- (the demo model only)',
+    apps: ['llm-gateway', 'platform'],
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'LLM_GATEWAY_KEY_PREFIX',
+    description: "Fixed prefix of the gateway's virtual API keys (`<prefix><random>`).",
+    allowed: '1 to 16 letters, digits, `_` or `-`',
+    default: 'fed_',
+    apps: ['llm-gateway', 'platform', 'platformctl'],
+    parse: (raw: string) => (/^[A-Za-z0-9_-]{1,16}$/.test(raw) ? raw : fail('not 1-16 of A-Z a-z 0-9 _ -')),
+  }),
+  define({
+    name: 'LLM_GATEWAY_SERVICE_NAME',
+    description:
+      'The `<service>` of the browser opt-in header `x-<service>-allow-browser-access: true` of the model gateway.',
+    allowed: 'lower-case letters, digits and hyphens',
+    default: 'federation',
+    apps: ['llm-gateway', 'platform'],
+    parse: (raw: string) => (/^[a-z0-9][a-z0-9-]{0,62}$/.test(raw) ? raw : fail('not lower-case letters, digits, -')),
+  }),
+  define({
+    name: 'LLM_GATEWAY_ALLOWED_NETWORKS',
+    description:
+      'Networks allowed to call the model gateway, comma-separated (`10.0.0.0/8, 2001:db8::/32, 192.0.2.7`); others get 403. Keys may narrow it further.',
+    allowed: 'IPv4 or IPv6 addresses or CIDR ranges, comma-separated',
+    defaultText: '- (every network)',
+    apps: ['llm-gateway', 'platform'],
+    parse: networkList,
+  }),
+  define({
+    name: 'LLM_GATEWAY_LOG_FLUSH_MS',
+    description:
+      'How often the model gateway writes its buffered log rows (one multi-row insert), off the path of model calls.',
+    allowed: 'an integer from 10 to 60000',
+    default: '250',
+    apps: ['llm-gateway', 'platform'],
+    parse: integer(10, 60_000),
   }),
 ] as const satisfies readonly VariableDefinition[];
 

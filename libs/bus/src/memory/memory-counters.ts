@@ -13,13 +13,18 @@ export class MemoryCounters implements Counters {
     this.sweep = setInterval(() => this.dropExpired(), SWEEP_MS).unref();
   }
 
-  async hit(key: string, windowSeconds: number): Promise<CounterState> {
+  hit(key: string, windowSeconds: number): Promise<CounterState> {
+    return this.add(key, 1, windowSeconds);
+  }
+
+  async add(key: string, amount: number, windowSeconds: number): Promise<CounterState> {
     this.assertOpen();
     checkWindow(windowSeconds);
+    checkAmount(amount);
     const now = this.now();
     let window = this.live(key, now);
     if (!window) this.windows.set(key, (window = { count: 0, endsAt: now + windowSeconds * 1000 }));
-    window.count++;
+    window.count += amount;
     return { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) };
   }
 
@@ -69,4 +74,8 @@ export class MemoryCounters implements Counters {
 export function checkWindow(windowSeconds: number): void {
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
     throw new RangeError('windowSeconds must be a positive integer');
+}
+
+export function checkAmount(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount < 1) throw new RangeError('amount must be a positive integer');
 }

@@ -11,6 +11,8 @@ export interface CounterState {
 export interface Counters {
   /** Adds one to `key`; a new key's window is `windowSeconds` long (an existing window is not extended). */
   hit(key: string, windowSeconds: number): Promise<CounterState>;
+  /** Like hit(), adding `amount` (a positive integer: tokens, micro-dollars) instead of one. */
+  add(key: string, amount: number, windowSeconds: number): Promise<CounterState>;
   peek(key: string): Promise<CounterState>;
   /** `peek` of several keys in one round trip, in order. */
   peekMany(keys: readonly string[]): Promise<CounterState[]>;

@@ -1,12 +1,12 @@
 import { type Redis } from 'ioredis';
-import { checkWindow } from '../memory/memory-counters';
+import { checkAmount, checkWindow } from '../memory/memory-counters';
 import { type CounterState, type Counters } from '../ports';
 import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } from './redis-connection';
 
 // INCR and the window's expiry in one step: a crash between them must not leave a key that never expires.
 const HIT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}
@@ -36,11 +36,17 @@ export class RedisCounters implements Counters {
     this.redis.defineCommand('fedCounterPeek', { lua: PEEK });
   }
 
-  async hit(key: string, windowSeconds: number): Promise<CounterState> {
+  hit(key: string, windowSeconds: number): Promise<CounterState> {
+    return this.add(key, 1, windowSeconds);
+  }
+
+  async add(key: string, amount: number, windowSeconds: number): Promise<CounterState> {
     checkWindow(windowSeconds);
-    const hit = (this.redis as unknown as { fedCounterHit(key: string, window: number): Promise<[number, number]> })
-      .fedCounterHit;
-    const [count, ttl] = await hit.call(this.redis, this.prefix + key, windowSeconds);
+    checkAmount(amount);
+    const hit = (
+      this.redis as unknown as { fedCounterHit(key: string, window: number, amount: number): Promise<[number, number]> }
+    ).fedCounterHit;
+    const [count, ttl] = await hit.call(this.redis, this.prefix + key, windowSeconds, amount);
     return { count, resetInSeconds: ttl };
   }
 

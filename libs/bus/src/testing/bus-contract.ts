@@ -676,6 +676,15 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         expect(await bus.counters.peekMany([])).toEqual([]);
       });
 
+      it('adds amounts within one window, which starts at the first addition', async () => {
+        const k = key();
+        expect(await bus.counters.add(k, 1500, 60)).toEqual({ count: 1500, resetInSeconds: 60 });
+        expect((await bus.counters.add(k, 250, 60)).count).toBe(1750);
+        expect((await bus.counters.hit(k, 60)).count).toBe(1751);
+        await expect(bus.counters.add(k, 0, 60)).rejects.toThrow(RangeError);
+        await expect(bus.counters.add(k, 1.5, 60)).rejects.toThrow(RangeError);
+      });
+
       it('reads an unknown key as zero, and reset clears a key', async () => {
         const k = key();
         expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });

@@ -5,6 +5,7 @@ import { CreateClients1795323740074 } from './1795323740074-create-clients';
 import { CreateTenantsAndUsers1795324154797 } from './1795324154797-create-tenants-and-users';
 import { AddClientTenant1795325009413 } from './1795325009413-add-client-tenant';
 import { CreateOidcSessions1795330000000 } from './1795330000000-create-oidc-sessions';
+import { CreateGatewayKeysAndLogs1795340000000 } from './1795340000000-create-gateway-keys-and-logs';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -17,4 +18,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateTenantsAndUsers1795324154797,
   AddClientTenant1795325009413,
   CreateOidcSessions1795330000000,
+  CreateGatewayKeysAndLogs1795340000000,
 ];

@@ -18,6 +18,7 @@ export const FAST_ROUTES = Symbol.for('fed.server.FastRoutes');
  */
 export class FastRoutes {
   private readonly routes = new Map<string, FastHandler>();
+  private readonly prefixes: { prefix: string; handler: FastHandler; label: (path: string) => string }[] = [];
 
   /** `path` is matched exactly, without the query string. */
   add(method: 'GET' | 'POST', path: string, handler: FastHandler): void {
@@ -26,13 +27,31 @@ export class FastRoutes {
     this.routes.set(key, handler);
   }
 
+  /**
+   * Every method and every path under `prefix` (which ends with `/`), for a feature that routes its
+   * own paths (the model gateway answers unknown paths under its prefix in its own error format).
+   * Metrics label such requests with `label(path)` (by default the prefix and `*`), which must map
+   * arbitrary paths onto a fixed set so that they cannot grow the metrics' cardinality.
+   */
+  addPrefix(prefix: string, handler: FastHandler, label: (path: string) => string = () => `${prefix}*`): void {
+    if (!prefix.startsWith('/') || !prefix.endsWith('/'))
+      throw new Error(`fast route prefix ${prefix} must start and end with /`);
+    if (this.prefixes.some((p) => p.prefix.startsWith(prefix) || prefix.startsWith(p.prefix)))
+      throw new Error(`fast route prefix ${prefix} overlaps another`);
+    this.prefixes.push({ prefix, handler, label });
+  }
+
   find(req: IncomingMessage): { path: string; handler: FastHandler } | undefined {
-    if (this.routes.size === 0) return undefined;
+    if (this.routes.size === 0 && this.prefixes.length === 0) return undefined;
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     const handler = this.routes.get(`${req.method} ${path}`);
-    return handler && { path, handler };
+    if (handler) return { path, handler };
+    for (const prefix of this.prefixes) {
+      if (path.startsWith(prefix.prefix)) return { path: prefix.label(path), handler: prefix.handler };
+    }
+    return undefined;
   }
 }
 

@@ -27,6 +27,8 @@ export interface ConfigChangedV1 {
   version: 1;
   /** What changed, e.g. `gateway.routes`, `gateway.keys`. */
   area: string;
+  /** The record that changed (a key id), when one did; absent: anything in the area may have. */
+  id?: string;
 }
 
 export interface SignalPayloads {

@@ -1,0 +1,146 @@
+import { type DataSource } from 'typeorm';
+import { type LlmGatewayLogEntity } from './llm-gateway-log.entity';
+
+export type GatewayLogRow = { [K in keyof LlmGatewayLogEntity]: LlmGatewayLogEntity[K] };
+
+const columns: readonly [keyof GatewayLogRow, string][] = [
+  ['id', 'id'],
+  ['createdAt', 'created_at'],
+  ['virtualKeyId', 'virtual_key_id'],
+  ['clientSessionId', 'client_session_id'],
+  ['clientAgentId', 'client_agent_id'],
+  ['apiFlavor', 'api_flavor'],
+  ['modelName', 'model_name'],
+  ['resolvedModel', 'resolved_model'],
+  ['provider', 'provider'],
+  ['deployment', 'deployment'],
+  ['tier', 'tier'],
+  ['stream', 'stream'],
+  ['success', 'success'],
+  ['httpStatus', 'http_status'],
+  ['errorType', 'error_type'],
+  ['errorCode', 'error_code'],
+  ['usageStatus', 'usage_status'],
+  ['latencyMs', 'latency_ms'],
+  ['inputTokens', 'input_tokens'],
+  ['outputTokens', 'output_tokens'],
+  ['totalTokens', 'total_tokens'],
+  ['cachedTokens', 'cached_tokens'],
+  ['cacheCreationInputTokens', 'cache_creation_input_tokens'],
+  ['reasoningTokens', 'reasoning_tokens'],
+  ['costUsd', 'cost_usd'],
+  ['currency', 'currency'],
+  ['metadata', 'metadata'],
+];
+
+const BATCH_ROWS = 1000;
+
+export interface GatewayLogWriterOptions {
+  flushMs: number;
+  /** Rows held while the database cannot take them; beyond, the oldest are dropped and counted. */
+  maxBufferedRows?: number;
+  onError?: (error: unknown, bufferedRows: number) => void;
+  onDropped?: (rows: number) => void;
+}
+
+/**
+ * Gateway log rows written in batches (one multi-row INSERT per flush) so that no model call waits
+ * for the database. Rows wait in memory while the database is slow or down and are written when it
+ * answers again (an insert that failed after all is retried safely: rows are keyed by id); close()
+ * writes what is left before the process stops.
+ */
+export class GatewayLogWriter {
+  private buffer: GatewayLogRow[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private dropped = 0;
+  private closed = false;
+
+  constructor(
+    private readonly dataSource: Pick<DataSource, 'query'>,
+    private readonly options: GatewayLogWriterOptions,
+  ) {
+    this.timer = setInterval(() => void this.flush(), options.flushMs);
+    this.timer.unref();
+  }
+
+  /** Rows written so far are not counted; rows waiting are. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  get droppedRows(): number {
+    return this.dropped;
+  }
+
+  append(row: GatewayLogRow): void {
+    this.buffer.push(row);
+    const max = this.options.maxBufferedRows ?? 200_000;
+    if (this.buffer.length > max && !this.flushing) {
+      const excess = this.buffer.length - max;
+      this.buffer.splice(0, excess);
+      this.dropped += excess;
+      this.options.onDropped?.(excess);
+    }
+    if (this.closed) void this.flush();
+  }
+
+  /** Writes what is buffered (one batch after another); resolves when the attempt is over. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.buffer.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
+    this.flushing = this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes every buffered row, retrying until `deadlineMs` has passed. */
+  async close(deadlineMs = 10_000): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    const until = Date.now() + deadlineMs;
+    while ((this.buffer.length > 0 || this.flushing) && Date.now() < until) {
+      this.retryAt = 0;
+      await this.flush();
+      if (this.buffer.length > 0 && this.failures > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.slice(0, BATCH_ROWS);
+      try {
+        await this.insert(batch);
+      } catch (error) {
+        this.failures++;
+        this.retryAt = Date.now() + Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+        this.options.onError?.(error, this.buffer.length);
+        return;
+      }
+      this.failures = 0;
+      this.retryAt = 0;
+      // Rows appended meanwhile sit after the batch; only the written ones leave.
+      this.buffer.splice(0, batch.length);
+    }
+  }
+
+  private async insert(rows: GatewayLogRow[]): Promise<void> {
+    const values: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const start = values.length;
+      for (const [field] of columns) {
+        const value = row[field];
+        values.push(field === 'metadata' && value !== null ? JSON.stringify(value) : value);
+      }
+      return `(${columns.map((_, i) => `$${start + i + 1}`).join(', ')})`;
+    });
+    await this.dataSource.query(
+      `INSERT INTO "audit"."llm_gateway_logs" (${columns.map(([, column]) => `"${column}"`).join(', ')})
+       VALUES ${tuples.join(', ')} ON CONFLICT ("id") DO NOTHING`,
+      values,
+    );
+  }
+}

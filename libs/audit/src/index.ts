@@ -1,0 +1,2 @@
+export * from './gateway-logs/llm-gateway-log.entity';
+export * from './gateway-logs/gateway-log-writer';

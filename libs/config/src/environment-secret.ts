@@ -1,0 +1,13 @@
+/**
+ * The value of an environment variable named by an operator in a file that is not itself secret
+ * (the gateway's routing file says `apiKeyEnv: OPENAI_API_KEY` rather than holding the key). Read
+ * when the file is loaded, so a rotated key applies at the next reload.
+ */
+export function environmentSecret(
+  name: string,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  if (!/^[A-Z_][A-Z0-9_]{0,127}$/.test(name)) throw new Error(`"${name}" is not an environment variable name`);
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,111 @@
+import { parseNetworks } from '@fed/config';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { ApiKeyEntity } from './api-key.entity';
+import { type ApiKeyRepository } from './api-key.repository';
+import { ApiKeysError } from './api-keys.errors';
+
+export type ApiKeyView = Omit<ApiKeyEntity, 'keyHash'>;
+
+export interface ApiKeySettings {
+  name: string;
+  allowedModels?: string[];
+  rpmLimit?: number;
+  tpmLimit?: number;
+  dailyBudgetUsd?: number;
+  allowedNetworks?: string[];
+  expiresAt?: Date;
+}
+
+export interface IssuedApiKey {
+  key: ApiKeyView;
+  /** Shown once: only its hash is stored. */
+  apiKey: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** SHA-256 of an API key, as stored and as looked up. */
+export function hashApiKey(apiKey: string): Buffer {
+  return createHash('sha256').update(apiKey, 'utf8').digest();
+}
+
+function toView(key: ApiKeyEntity): ApiKeyView {
+  const { keyHash: _keyHash, ...view } = key;
+  return view;
+}
+
+function positiveInteger(value: number | undefined, what: string): number | null {
+  if (value === undefined) return null;
+  if (!Number.isInteger(value) || value < 1 || value > 2_000_000_000)
+    throw new ApiKeysError('invalid_limit', `${what} must be an integer from 1 to 2000000000`);
+  return value;
+}
+
+export class ApiKeysService {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly repository: ApiKeyRepository,
+    private readonly settings: { keyPrefix: string; now?: () => Date },
+  ) {
+    this.now = settings.now ?? (() => new Date());
+  }
+
+  async create(settings: ApiKeySettings): Promise<IssuedApiKey> {
+    const name = settings.name.trim();
+    if (!/^[\p{L}\p{N} ._@:/-]{1,100}$/u.test(name))
+      throw new ApiKeysError('invalid_name', 'name must be 1-100 letters, digits, spaces or . _ @ : / -');
+    const budget = settings.dailyBudgetUsd;
+    if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0 && budget < 1e9))
+      throw new ApiKeysError('invalid_limit', 'the daily budget must be a number of dollars from 0');
+    const models = settings.allowedModels?.map((model) => model.trim());
+    if (models?.some((model) => !/^[\w.:/@-]{1,200}$/.test(model)))
+      throw new ApiKeysError('invalid_model', 'model names are 1-200 letters, digits or . : / @ _ -');
+    let networks: string[] | null = null;
+    if (settings.allowedNetworks) {
+      try {
+        networks = parseNetworks(settings.allowedNetworks.join(','));
+      } catch (error) {
+        throw new ApiKeysError('invalid_network', (error as Error).message);
+      }
+    }
+    const apiKey = `${this.settings.keyPrefix}${randomBytes(32).toString('base64url')}`;
+    const key = Object.assign(new ApiKeyEntity(), {
+      id: randomUUID(),
+      name,
+      keyHash: hashApiKey(apiKey),
+      keyHint: `${this.settings.keyPrefix}...${apiKey.slice(-4)}`,
+      allowedModels: models && models.length > 0 ? [...new Set(models)] : null,
+      rpmLimit: positiveInteger(settings.rpmLimit, 'the request limit per minute'),
+      tpmLimit: positiveInteger(settings.tpmLimit, 'the token limit per minute'),
+      dailyBudgetUsd: budget === undefined ? null : budget.toFixed(4),
+      allowedNetworks: networks,
+      createdAt: this.now(),
+      expiresAt: settings.expiresAt ?? null,
+      revokedAt: null,
+    });
+    await this.repository.insert(key);
+    return { key: toView(key), apiKey };
+  }
+
+  async list(): Promise<ApiKeyView[]> {
+    return (await this.repository.list()).map(toView);
+  }
+
+  /** Revokes the key with this id, or the one live key with this name; its id. */
+  async revoke(idOrName: string): Promise<string> {
+    let id = idOrName;
+    if (!UUID.test(idOrName)) {
+      const named = await this.repository.liveNamed(idOrName);
+      if (named.length > 1)
+        throw new ApiKeysError(
+          'key_not_found',
+          `${named.length} live keys are named ${JSON.stringify(idOrName)}: give the id`,
+        );
+      id = named[0]?.id ?? '';
+    }
+    if (!id || !(await this.repository.revoke(id, this.now())))
+      throw new ApiKeysError('key_not_found', `no live key ${JSON.stringify(idOrName)}`);
+    return id;
+  }
+}

@@ -1,0 +1,10 @@
+export { TranslationError } from './translation-error';
+export { chatRequestToAnthropic, type ChatRequestToAnthropicOptions } from './chat-request-to-anthropic';
+export { messagesRequestToChat, type MessagesRequestToChatOptions } from './messages-request-to-chat';
+export { anthropicMessageToChat, type AnthropicMessageToChatOptions } from './anthropic-message-to-chat';
+export { chatCompletionToAnthropic } from './chat-completion-to-anthropic';
+export { AnthropicStreamToChat, type AnthropicStreamToChatOptions } from './anthropic-stream-to-chat';
+export { ChatStreamToAnthropic, type ChatStreamToAnthropicOptions } from './chat-stream-to-anthropic';
+export { CHAT_STREAM_DONE, encodeAnthropicEvent, encodeChatChunk } from './sse-encoding';
+export { finishReasonFromAnthropic, stopReasonFromChat } from './stop-reasons';
+export { type ChatCompletionMessage } from './wire-extensions';

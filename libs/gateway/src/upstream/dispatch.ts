@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { demoAnswer } from '../demo/demo-model';
+import { type Deployment, type RetryPolicy } from '../routing/routing-table';
+import {
+  type ForwardedHeaders,
+  type UpstreamAnswer,
+  type UpstreamClient,
+  type UpstreamEndpoint,
+} from './upstream-client';
+
+/** Statuses worth another attempt: rate limits, overload and server failures. */
+const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+
+export interface DispatchResult {
+  deployment: Deployment;
+  answer: UpstreamAnswer;
+  /** Attempts made, this one included (retries and fallbacks are `attempts - 1`). */
+  attempts: number;
+}
+
+export class UpstreamUnreachableError extends Error {
+  constructor(
+    readonly attempts: number,
+    readonly lastDeployment: Deployment | undefined,
+    cause: unknown,
+  ) {
+    super(`no provider could be reached: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'UpstreamUnreachableError';
+  }
+}
+
+function retryAfterMs(answer: UpstreamAnswer): number | undefined {
+  const raw = answer.headers['retry-after-ms'] ?? answer.headers['retry-after'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (Number.isFinite(number)) return answer.headers['retry-after-ms'] !== undefined ? number : number * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * Sends a call to the model's deployments in order: each gets `policy.attempts` tries, with
+ * exponential backoff and jitter (a provider's `retry-after` honoured up to the longest pause),
+ * on a retryable status or a connection failure before any byte of the answer; then the next
+ * deployment. Nothing is retried once an answer is handed back (its first byte may be on its way
+ * to the client). The last failure's answer is returned as it is; when nothing answered at all,
+ * UpstreamUnreachableError.
+ */
+export async function dispatch(
+  client: UpstreamClient,
+  deployments: readonly Deployment[],
+  endpoint: UpstreamEndpoint,
+  bodyFor: (deployment: Deployment) => string,
+  forwarded: ForwardedHeaders,
+  policy: RetryPolicy,
+  signal: AbortSignal,
+): Promise<DispatchResult> {
+  let attempts = 0;
+  let lastError: unknown;
+  let lastDeployment: Deployment | undefined;
+  for (const [index, deployment] of deployments.entries()) {
+    const body = bodyFor(deployment);
+    const isLastDeployment = index === deployments.length - 1;
+    for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+      attempts++;
+      lastDeployment = deployment;
+      const isLastTry = isLastDeployment && attempt === policy.attempts;
+      let answer: UpstreamAnswer;
+      try {
+        answer =
+          deployment.provider.type === 'demo'
+            ? demoAnswer(endpoint, body)
+            : await client.send(deployment, endpoint, body, forwarded, signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        lastError = error;
+        if (isLastTry) break;
+        if (attempt < policy.attempts) await pause(policy, attempt, undefined, signal);
+        continue;
+      }
+      if (!RETRYABLE.has(answer.status) || isLastTry) return { deployment, answer, attempts };
+      const hint = retryAfterMs(answer);
+      await answer.discard().catch(() => undefined);
+      if (attempt < policy.attempts) await pause(policy, attempt, hint, signal);
+    }
+  }
+  throw new UpstreamUnreachableError(attempts, lastDeployment, lastError);
+}
+
+function pause(policy: RetryPolicy, attempt: number, hintMs: number | undefined, signal: AbortSignal): Promise<void> {
+  const backoff = policy.initialBackoffMs * 2 ** (attempt - 1);
+  const jittered = backoff / 2 + Math.random() * (backoff / 2);
+  const ms = Math.min(policy.maxBackoffMs, hintMs ?? jittered);
+  return ms <= 0 ? Promise.resolve() : sleep(ms, undefined, { signal });
+}

@@ -1,0 +1,56 @@
+import { type Exchange, sseFrame } from './exchange';
+import { providerError } from './provider-errors';
+import type { SseStep, UpstreamStep } from './upstream-step';
+
+/** Answers the request as the step says. */
+export async function playStep(step: UpstreamStep, exchange: Exchange): Promise<void> {
+  switch (step.kind) {
+    case 'json':
+      await exchange.pause(step.delayMs ?? 0);
+      return exchange.sendJson(step.status ?? 200, step.body, step.headers);
+    case 'status':
+      await exchange.pause(step.delayMs ?? 0);
+      if (typeof step.body === 'string') {
+        return exchange.sendText(step.status, step.body, {
+          'content-type': 'text/plain; charset=utf-8',
+          ...step.headers,
+        });
+      }
+      return exchange.sendJson(
+        step.status,
+        step.body === undefined
+          ? providerError(step.status, exchange.request.headers['anthropic-version'] !== undefined)
+          : step.body,
+        step.headers,
+      );
+    case 'sse':
+      return playSse(step, exchange);
+    case 'hangUp':
+      return exchange.hangUp();
+    case 'stall':
+      // The response stays open; the client's disconnect or close() ends it.
+      return;
+  }
+}
+
+async function playSse(step: SseStep, exchange: Exchange): Promise<void> {
+  exchange.startStream(step.status ?? 200, step.headers);
+  for (const item of step.events) {
+    if (exchange.closed) return;
+    if ('hangUp' in item) {
+      // Lets what was written reach the client before the cut, so it sees a stream broken mid-way.
+      await flushed(exchange);
+      return exchange.hangUp();
+    }
+    if ('delayMs' in item) await exchange.pause(item.delayMs);
+    else exchange.res.write('raw' in item ? item.raw : sseFrame(item.data, item.event));
+  }
+  if (!exchange.closed) exchange.res.end();
+}
+
+function flushed(exchange: Exchange): Promise<void> {
+  return new Promise((resolve) => {
+    if (exchange.closed) return resolve();
+    exchange.res.write('', () => resolve());
+  });
+}
