@@ -149,7 +149,11 @@ export function buildRoutingTable(
   );
 }
 
-function providerOf(settings: ProviderSettings, env: Record<string, string | undefined>, problems: string[]): Provider {
+function providerOf(
+  settings: ProviderSettings,
+  env: Record<string, string | undefined> | undefined,
+  problems: string[],
+): Provider {
   const family: ProviderFamily =
     settings.type === 'anthropic' ? 'messages' : settings.type === 'demo' ? 'demo' : 'chat';
   const baseUrl = settings.baseUrl ?? DEFAULT_BASE_URL[settings.type];
