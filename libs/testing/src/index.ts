@@ -1,3 +1,4 @@
 export * from './processes';
 export * from './tcp-proxy';
 export * from './redis-keys';
+export * from './model-upstream';
