@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
+import { GatewayModule } from '@fed/gateway';
 
 // Model gateway of document 3: OpenAI- and Anthropic-compatible endpoints under /llm/v1.
-// Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.
-@Module({})
+@Module({ imports: [GatewayModule] })
 export class LlmGatewayModule {}

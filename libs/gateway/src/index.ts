@@ -1,1 +1,15 @@
-export {};
+export * from './gateway.module';
+export { ApiKeyEntity } from './keys/api-key.entity';
+export { ApiKeyRepository } from './keys/api-key.repository';
+export {
+  ApiKeysService,
+  type ApiKeySettings,
+  type ApiKeyView,
+  type IssuedApiKey,
+  hashApiKey,
+} from './keys/api-keys.service';
+export { ApiKeysError } from './keys/api-keys.errors';
+export { routingSchema } from './routing/routing.schema';
+export { parseRoutingFile, readRoutingFile } from './routing/routing-file';
+export { RoutingError } from './routing/routing-table';
+export type * from './routing/routing.types';

@@ -1,0 +1,75 @@
+import { GatewayError } from '../http/gateway-error';
+import { type Exchange } from '../http/exchange';
+import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } from '../relay/relay';
+import { usageObjectIn } from '../relay/stream-observer';
+import { type Deployment } from '../routing/routing-table';
+import { AnthropicStreamToChat, anthropicMessageToChat, chatRequestToAnthropic } from '../translate';
+import { countChatRequestTokens } from '../usage/token-counter';
+import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
+import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
+import { type GatewayContext } from './gateway-context';
+import { callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+
+/** POST /llm/v1/chat/completions: passed through to chat-completions providers, translated for messages ones. */
+export async function chatCompletions(
+  context: GatewayContext,
+  exchange: Exchange,
+  body: Record<string, unknown>,
+): Promise<void> {
+  exchange.flavor = 'chat_completions';
+  const model = routeModel(context, exchange, body);
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new GatewayError('invalid_request', 'invalid_messages', 'messages must be a non-empty array');
+  }
+  const request = body as ChatCompletionRequest;
+  const stream = request.stream === true;
+  exchange.stream = stream;
+  const clientWantsUsage = request.stream_options?.include_usage === true;
+  const bodyFor = (deployment: Deployment): string => {
+    if (deployment.provider.family === 'messages') {
+      return JSON.stringify(
+        translated(() =>
+          chatRequestToAnthropic(request, deployment.upstreamModel, {
+            defaultMaxTokens: context.routing().defaultMaxTokens,
+          }),
+        ),
+      );
+    }
+    // Usage is asked for even when the client did not (its chunk is then dropped on the way back).
+    const streamOptions = stream ? { stream_options: { ...request.stream_options, include_usage: true } } : {};
+    return JSON.stringify({ ...request, model: deployment.upstreamModel, ...streamOptions });
+  };
+  // Fail on an untranslatable request before anything is sent.
+  for (const deployment of model.deployments) bodyFor(deployment);
+
+  const { deployment, answer } = await callProvider(context, exchange, model.deployments, 'chat', bodyFor);
+  const estimatedInput = () => countChatRequestTokens(request);
+  if (deployment.provider.family === 'messages') {
+    if (stream) {
+      const translator = new AnthropicStreamToChat({ model: request.model, includeUsage: clientWantsUsage });
+      const outcome = await relayTranslatedStream<AnthropicStreamEvent>(exchange, answer, 'messages', translator);
+      settleStreamUsage(exchange, outcome, estimatedInput);
+      return;
+    }
+    const message = JSON.parse((await readAnswer(answer)).toString('utf8')) as AnthropicMessage;
+    settleUsage(exchange, usageFromAnthropic(message.usage), message.usage ? 'reported' : 'estimated');
+    writeJson(exchange.res, JSON.stringify(anthropicMessageToChat(message, request.model)));
+    return;
+  }
+  if (stream) {
+    const outcome = await relaySameFamilyStream(exchange, answer, 'chat', { dropUsageChunk: !clientWantsUsage });
+    settleStreamUsage(exchange, outcome, estimatedInput);
+    return;
+  }
+  const text = await readAnswer(answer);
+  const usage = usageObjectIn(text.toString('utf8')) as ChatUsage | null;
+  if (usage) settleUsage(exchange, usageFromOpenAi(usage), 'reported');
+  else
+    settleStreamUsage(exchange, { reported: null, reportedInput: null, outputChars: 0, broken: false }, estimatedInput);
+  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+}
+
+export function contentTypeOf(headers: Record<string, string | string[] | undefined>): string {
+  const value = headers['content-type'];
+  return (Array.isArray(value) ? value[0] : value) ?? 'application/json';
+}

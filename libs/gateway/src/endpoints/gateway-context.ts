@@ -1,0 +1,14 @@
+import { type GatewayLogWriter } from '@fed/audit';
+import { type Logger } from '@fed/observability';
+import { type UsageLimits } from '../limits/usage-limits';
+import { type RoutingTable } from '../routing/routing-table';
+import { type UpstreamClient } from '../upstream/upstream-client';
+
+/** What every endpoint of the gateway works with; built once at start. */
+export interface GatewayContext {
+  routing(): RoutingTable;
+  readonly upstream: UpstreamClient;
+  readonly limits: UsageLimits;
+  readonly log: GatewayLogWriter;
+  readonly logger: Logger;
+}

@@ -1,0 +1,83 @@
+import { GatewayError } from '../http/gateway-error';
+import { type Exchange } from '../http/exchange';
+import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } from '../relay/relay';
+import { usageObjectIn } from '../relay/stream-observer';
+import { type Deployment } from '../routing/routing-table';
+import { ChatStreamToAnthropic, chatCompletionToAnthropic, messagesRequestToChat } from '../translate';
+import { countMessagesRequestTokens } from '../usage/token-counter';
+import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
+import {
+  type AnthropicMessagesRequest,
+  type AnthropicUsage,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+} from '../wire';
+import { contentTypeOf } from './chat-completions.endpoint';
+import { type GatewayContext } from './gateway-context';
+import { callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+
+/** The headers a messages-family client sends that reach a messages-family provider unchanged. */
+export function forwardedOf(exchange: Exchange) {
+  return { anthropicVersion: exchange.header('anthropic-version'), anthropicBeta: exchange.header('anthropic-beta') };
+}
+
+/** POST /llm/v1/messages: passed through to messages-family providers, translated for chat-completions ones. */
+export async function messages(
+  context: GatewayContext,
+  exchange: Exchange,
+  body: Record<string, unknown>,
+): Promise<void> {
+  exchange.flavor = 'messages';
+  const model = routeModel(context, exchange, body);
+  if (!Array.isArray(body.messages)) {
+    throw new GatewayError('invalid_request', 'invalid_messages', 'messages: an array is required');
+  }
+  const request = body as AnthropicMessagesRequest;
+  const stream = request.stream === true;
+  exchange.stream = stream;
+  const bodyFor = (deployment: Deployment): string =>
+    deployment.provider.family === 'messages'
+      ? JSON.stringify({ ...request, model: deployment.upstreamModel })
+      : JSON.stringify(
+          translated(() =>
+            messagesRequestToChat(request, deployment.upstreamModel, {
+              maxTokensField: deployment.provider.maxTokensField,
+            }),
+          ),
+        );
+  for (const deployment of model.deployments) bodyFor(deployment);
+
+  const { deployment, answer } = await callProvider(
+    context,
+    exchange,
+    model.deployments,
+    'messages',
+    bodyFor,
+    forwardedOf(exchange),
+  );
+  let estimate: number | undefined;
+  const estimatedInput = () => (estimate ??= countMessagesRequestTokens(request));
+  if (deployment.provider.family !== 'messages') {
+    if (stream) {
+      const translator = new ChatStreamToAnthropic({ model: request.model, estimatedInputTokens: estimatedInput() });
+      const outcome = await relayTranslatedStream<ChatCompletionChunk>(exchange, answer, 'chat', translator);
+      settleStreamUsage(exchange, outcome, estimatedInput);
+      return;
+    }
+    const completion = JSON.parse((await readAnswer(answer)).toString('utf8')) as ChatCompletion;
+    settleUsage(exchange, usageFromOpenAi(completion.usage), completion.usage ? 'reported' : 'estimated');
+    writeJson(exchange.res, JSON.stringify(chatCompletionToAnthropic(completion, request.model)));
+    return;
+  }
+  if (stream) {
+    const outcome = await relaySameFamilyStream(exchange, answer, 'messages', { dropUsageChunk: false });
+    settleStreamUsage(exchange, outcome, estimatedInput);
+    return;
+  }
+  const text = await readAnswer(answer);
+  const usage = usageObjectIn(text.toString('utf8')) as Partial<AnthropicUsage> | null;
+  if (usage) settleUsage(exchange, usageFromAnthropic(usage), 'reported');
+  else
+    settleStreamUsage(exchange, { reported: null, reportedInput: null, outputChars: 0, broken: false }, estimatedInput);
+  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+}

@@ -1,0 +1,103 @@
+import { GatewayLogWriter, LlmGatewayLogEntity } from '@fed/audit';
+import { AccessTokenVerifier } from '@fed/auth';
+import { COUNTERS, type Counters, SIGNALS, type Signals, type Subscription } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
+import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiKeyCache } from './access/api-key-cache';
+import { networkList } from './access/gateway-principal';
+import { GATEWAY_PREFIX, GatewayHandler, gatewayRouteLabel } from './http/gateway-handler';
+import { ApiKeyEntity } from './keys/api-key.entity';
+import { ApiKeyRepository } from './keys/api-key.repository';
+import { UsageLimits } from './limits/usage-limits';
+import { RoutingSource } from './routing/routing-source';
+import { UpstreamClient } from './upstream/upstream-client';
+import { loadTokenizer } from './usage/token-counter';
+
+const ROUTING_SOURCE = Symbol.for('fed.gateway.RoutingSource');
+const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
+
+/**
+ * The model gateway (spec document 3): `/llm/v1/*` as a fast route of the host, with its routing
+ * file, virtual keys, limits and batched log. Not served in the Marketplace edition (the spec: it
+ * has none of these endpoints).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity, LlmGatewayLogEntity])],
+  providers: [
+    {
+      provide: ROUTING_SOURCE,
+      inject: [SERVICE_CONFIG, LOGGER],
+      useFactory: (config: ServiceConfig, logger: Logger) => RoutingSource.open(config.gateway.routingFile, logger),
+    },
+    {
+      provide: LOG_WRITER,
+      inject: [DataSource, SERVICE_CONFIG, LOGGER],
+      useFactory: (dataSource: DataSource, config: ServiceConfig, logger: Logger) =>
+        new GatewayLogWriter(dataSource, {
+          flushMs: config.gateway.logFlushMs,
+          onError: (error, bufferedRows) =>
+            logger.error({ err: error, bufferedRows }, 'gateway log rows could not be written yet; they are kept'),
+          onDropped: (rows) => logger.error({ rows }, 'gateway log buffer full: oldest rows dropped'),
+        }),
+    },
+  ],
+})
+export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly upstream = new UpstreamClient();
+  private readonly keys: ApiKeyCache;
+  private subscription: Subscription | undefined;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
+    @Inject(SIGNALS) private readonly signals: Signals,
+    @Inject(COUNTERS) private readonly counters: Counters,
+    @Inject(ROUTING_SOURCE) private readonly routing: RoutingSource,
+    @Inject(LOG_WRITER) private readonly log: GatewayLogWriter,
+    private readonly tokens: AccessTokenVerifier,
+    dataSource: DataSource,
+  ) {
+    this.keys = new ApiKeyCache(new ApiKeyRepository(dataSource));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.edition === 'marketplace') return;
+    loadTokenizer();
+    this.subscription = await this.signals.subscribe('config.changed', (change) => {
+      if (change.area === 'gateway.keys') this.keys.invalidate(change.id);
+      else if (change.area === 'gateway.routes') void this.routing.reload();
+    });
+    const { gateway, http } = this.config;
+    const handler = new GatewayHandler(
+      {
+        routing: () => this.routing.table,
+        upstream: this.upstream,
+        limits: new UsageLimits(this.counters),
+        log: this.log,
+        logger: this.logger,
+      },
+      this.keys,
+      this.tokens,
+      {
+        keyPrefix: gateway.keyPrefix,
+        serviceName: gateway.serviceName,
+        networks: gateway.allowedNetworks.length > 0 ? networkList(gateway.allowedNetworks) : null,
+        clientAddress: (req) => clientAddress(req, http.trustProxyHops),
+      },
+    );
+    this.fastRoutes.addPrefix(GATEWAY_PREFIX, (req, res) => handler.handle(req, res), gatewayRouteLabel);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.routing.close();
+    await this.subscription?.unsubscribe().catch(() => undefined);
+    await this.upstream.close();
+    // Requests have drained by now (the host closes HTTP first): their rows are all buffered.
+    await this.log.close();
+  }
+}

@@ -1,0 +1,203 @@
+import { type AccessTokenVerifier } from '@fed/auth';
+import { ApiError } from '@fed/contracts';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type BlockList } from 'node:net';
+import { type ApiKeyCache } from '../access/api-key-cache';
+import { type GatewayPrincipal, addressAllowed } from '../access/gateway-principal';
+import { chatCompletions } from '../endpoints/chat-completions.endpoint';
+import { type GatewayContext } from '../endpoints/gateway-context';
+import { messages } from '../endpoints/messages.endpoint';
+import { countTokens, embeddings, listModels, responses } from '../endpoints/other.endpoints';
+import { type ApiFamily, GatewayError, writeError } from './gateway-error';
+import { Exchange } from './exchange';
+import { parseJsonObject, readBody } from './request-body';
+
+export const GATEWAY_PREFIX = '/llm/v1/';
+
+type ModelEndpoint = (context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) => Promise<void>;
+
+const postEndpoints: Record<string, { family: ApiFamily; run: ModelEndpoint }> = {
+  '/llm/v1/chat/completions': { family: 'chat', run: chatCompletions },
+  '/llm/v1/responses': { family: 'chat', run: responses },
+  '/llm/v1/embeddings': { family: 'chat', run: embeddings },
+  '/llm/v1/messages': { family: 'messages', run: messages },
+  '/llm/v1/messages/count_tokens': { family: 'messages', run: countTokens },
+};
+
+/** The metrics label of a gateway path: its own for the known ones, one label for the rest. */
+export function gatewayRouteLabel(path: string): string {
+  return path in postEndpoints || path === '/llm/v1/models' ? path : '/llm/v1/*';
+}
+
+export interface GatewayHandlerSettings {
+  keyPrefix: string;
+  /** `x-<service>-allow-browser-access`. */
+  serviceName: string;
+  /** Gateway-wide allow list; null: every network. */
+  networks: BlockList | null;
+  /** The caller's address (behind trusted proxies). */
+  clientAddress(req: IncomingMessage): string;
+}
+
+/**
+ * Every request under /llm/v1/, served ahead of Express and Nest (a fast route of the host): CORS,
+ * network allow lists, the key or token, the body, then the endpoint; errors in the endpoint's
+ * family; one gateway log row per request, written in the background, and the key's token and
+ * spend counters updated once the answer has ended.
+ */
+export class GatewayHandler {
+  private readonly browserOptIn: string;
+
+  constructor(
+    private readonly context: GatewayContext,
+    private readonly keys: ApiKeyCache,
+    private readonly tokens: AccessTokenVerifier,
+    private readonly settings: GatewayHandlerSettings,
+  ) {
+    this.browserOptIn = `x-${settings.serviceName}-allow-browser-access`;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const family: ApiFamily = path.startsWith('/llm/v1/messages') ? 'messages' : 'chat';
+    const exchange = new Exchange(req, res, family);
+    res.once('close', () => this.finish(exchange));
+    try {
+      if (req.headers.origin !== undefined && !this.corsAllows(req, res)) return;
+      const endpoint = req.method === 'POST' ? postEndpoints[path] : undefined;
+      const isModels = req.method === 'GET' && path === '/llm/v1/models';
+      if (!endpoint && !isModels) {
+        throw new GatewayError(
+          'not_found',
+          'not_found',
+          `${req.method} ${path.slice(0, 200)} is not a gateway endpoint`,
+        );
+      }
+      const address = this.settings.clientAddress(req);
+      if (this.settings.networks && !addressAllowed(this.settings.networks, address)) {
+        throw new GatewayError('permission', 'network_not_allowed', 'requests from this network are not allowed');
+      }
+      const principal = await this.authenticate(req, family);
+      exchange.principal = principal;
+      if (principal.networks && !addressAllowed(principal.networks, address)) {
+        throw new GatewayError('permission', 'network_not_allowed', 'this key may not be used from this network');
+      }
+      if (isModels) {
+        listModels(this.context, exchange);
+        return;
+      }
+      if (family === 'messages' && !exchange.header('anthropic-version')) {
+        throw new GatewayError('invalid_request', 'version_required', 'the anthropic-version header is required');
+      }
+      const body = parseJsonObject(await readBody(req));
+      await (endpoint as { run: ModelEndpoint }).run(this.context, exchange, body);
+    } catch (error) {
+      this.fail(exchange, error);
+    }
+  }
+
+  /**
+   * Browsers are refused unless they opt in (the key is then visible to the page's users): a
+   * preflight must announce an opt-in header, a request must carry one set to `true`.
+   */
+  private corsAllows(req: IncomingMessage, res: ServerResponse): boolean {
+    const optIns = ['anthropic-dangerous-direct-browser-access', this.browserOptIn];
+    if (req.method === 'OPTIONS') {
+      const asked = String(req.headers['access-control-request-headers'] ?? '')
+        .toLowerCase()
+        .split(',')
+        .map((name) => name.trim());
+      if (!optIns.some((name) => asked.includes(name))) {
+        throw new GatewayError('permission', 'browser_access_not_allowed', browserRefusal(this.browserOptIn));
+      }
+      res.statusCode = 204;
+      res.setHeader('access-control-allow-origin', '*');
+      res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
+      res.setHeader('access-control-allow-headers', asked.filter((name) => /^[a-z0-9-]{1,100}$/.test(name)).join(', '));
+      res.setHeader('access-control-max-age', '600');
+      res.end();
+      return false;
+    }
+    if (!optIns.some((name) => req.headers[name] === 'true')) {
+      throw new GatewayError('permission', 'browser_access_not_allowed', browserRefusal(this.browserOptIn));
+    }
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-expose-headers', 'x-request-id, retry-after, x-should-retry');
+    return true;
+  }
+
+  private async authenticate(req: IncomingMessage, family: ApiFamily): Promise<GatewayPrincipal> {
+    const header = req.headers.authorization;
+    const bearer = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
+    const apiKeyHeader = req.headers['x-api-key'];
+    const presented = bearer ?? (typeof apiKeyHeader === 'string' ? apiKeyHeader.trim() : undefined);
+    const missing = family === 'messages' ? 'an API key in x-api-key' : 'an API key in Authorization: Bearer';
+    if (!presented) throw new GatewayError('authentication', 'missing_api_key', `${missing} is required`);
+    if (presented.startsWith(this.settings.keyPrefix)) {
+      const principal = presented.length <= 200 ? await this.keys.find(presented) : null;
+      if (!principal) throw new GatewayError('authentication', 'invalid_api_key', 'the API key is not valid');
+      return principal;
+    }
+    if (presented.split('.').length === 3) {
+      try {
+        const token = await this.tokens.verify(presented);
+        if (!token.isServiceAccount) {
+          throw new GatewayError(
+            'authentication',
+            'invalid_token',
+            'only client-credentials tokens may call the gateway',
+          );
+        }
+        return tokenPrincipal(token.clientId ?? token.subject);
+      } catch (error) {
+        if (error instanceof ApiError) throw new GatewayError('authentication', 'invalid_token', error.message);
+        throw error;
+      }
+    }
+    throw new GatewayError('authentication', 'invalid_api_key', 'the API key is not valid');
+  }
+
+  private fail(exchange: Exchange, error: unknown): void {
+    if (exchange.clientAborted) return;
+    let failure: GatewayError;
+    if (error instanceof GatewayError) failure = error;
+    else {
+      this.context.logger.error({ err: error }, 'gateway request failed');
+      failure = new GatewayError('internal', 'internal_error', 'the gateway failed to handle the request');
+    }
+    exchange.failure = failure;
+    writeError(exchange.res, exchange.family, failure);
+  }
+
+  private finish(exchange: Exchange): void {
+    if (exchange.flavor === null && exchange.failure === null && exchange.res.statusCode === 204) return;
+    this.context.log.append(exchange.logRow());
+    const { principal, usage } = exchange;
+    if (principal && (usage || exchange.costUsd)) {
+      const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
+      this.context.limits.record(principal, tokens, exchange.costUsd).catch((error: unknown) => {
+        this.context.logger.warn({ err: error }, 'could not record gateway usage against the key');
+      });
+    }
+  }
+}
+
+function browserRefusal(optIn: string): string {
+  return `browser requests are refused unless they send anthropic-dangerous-direct-browser-access: true or ${optIn}: true (the key is then exposed to the browser)`;
+}
+
+function tokenPrincipal(clientId: string): GatewayPrincipal {
+  return {
+    kind: 'client',
+    virtualKeyId: null,
+    label: clientId,
+    allowedModels: null,
+    rpmLimit: null,
+    tpmLimit: null,
+    dailyBudgetMicroUsd: null,
+    networks: null,
+    expiresAt: null,
+  };
+}

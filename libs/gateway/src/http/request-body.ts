@@ -1,0 +1,49 @@
+import { type IncomingMessage } from 'node:http';
+import { GatewayError } from './gateway-error';
+
+/** The spec's gateway body limit (32 MB, as the providers' own). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const tooLarge = () =>
+  new GatewayError('request_too_large', 'request_too_large', `the request body is over ${MAX_BODY_BYTES} bytes`, {
+    connection: 'close',
+  });
+
+/** Reads the whole body, refusing more than the limit as soon as it is known (declared or received). */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new Error('client aborted the request body')));
+  });
+}
+
+/** A JSON object body, or a 400 in the family's format (malformed, not an object, too deeply nested). */
+export function parseJsonObject(body: Buffer): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    const reason = error instanceof RangeError ? 'it is nested too deeply' : 'it is not valid JSON';
+    throw new GatewayError('invalid_request', 'invalid_json', `could not parse the request body: ${reason}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new GatewayError('invalid_request', 'invalid_json', 'the request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,247 @@
+import { createParser } from 'eventsource-parser';
+import { type ServerResponse } from 'node:http';
+import { type ApiFamily, GatewayError } from '../http/gateway-error';
+import { type Exchange } from '../http/exchange';
+import { type UpstreamAnswer } from '../upstream/upstream-client';
+import { encodeAnthropicEvent, encodeChatChunk } from '../translate';
+import { type TokenUsage } from '../usage/token-usage';
+import { type StreamKind, StreamObserver } from './stream-observer';
+
+/** A stream translator of the translate library: upstream events in, the client's SSE text out. */
+export interface StreamTranslator<E> {
+  push(event: E): string;
+  end(): string;
+  usage(): TokenUsage;
+  reportedUsage(): boolean;
+}
+
+/** How a relayed stream ended, for billing and the log. */
+export interface StreamOutcome {
+  /** Usage the provider reported, or null. */
+  reported: TokenUsage | null;
+  /** Input tokens reported before the end (messages family), or null. */
+  reportedInput: number | null;
+  outputChars: number;
+  /** The provider's stream broke (not the client's doing). */
+  broken: boolean;
+}
+
+const UPSTREAM_ERROR_BODY_LIMIT = 64 * 1024;
+
+/** Writes, waiting for the socket when its buffer is full (or for the client to go away). */
+function write(res: ServerResponse, data: string | Buffer): Promise<void> | undefined {
+  if (res.destroyed) return undefined;
+  if (res.write(data)) return undefined;
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+export function startEventStream(res: ServerResponse): void {
+  res.statusCode = 200;
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-cache');
+  res.setHeader('x-accel-buffering', 'no');
+  res.flushHeaders();
+}
+
+function streamErrorEvent(family: ApiFamily, message: string): string {
+  return family === 'messages'
+    ? encodeAnthropicEvent({ type: 'error', error: { type: 'api_error', message } })
+    : encodeChatChunk({ error: { message, type: 'api_error', param: null, code: 'upstream_error' } });
+}
+
+/**
+ * The provider's stream to the client byte for byte (same family), read beside by the observer.
+ * With `dropUsageChunk` (the gateway asked for usage the client did not), events are written whole,
+ * each exactly as received, except the usage-only chunk.
+ */
+export async function relaySameFamilyStream(
+  exchange: Exchange,
+  answer: UpstreamAnswer,
+  kind: StreamKind,
+  options: { dropUsageChunk: boolean },
+): Promise<StreamOutcome> {
+  const { res } = exchange;
+  const observer = new StreamObserver(kind);
+  const parser = createParser({ onEvent: (event) => observer.observe(event.data) });
+  const decoder = new TextDecoder();
+  let pending = '';
+  let broken = false;
+  startEventStream(res);
+  try {
+    for await (const chunk of answer.body) {
+      exchange.markFirstByte();
+      const text = decoder.decode(chunk, { stream: true });
+      parser.feed(text);
+      if (!options.dropUsageChunk) {
+        await write(res, chunk);
+        continue;
+      }
+      pending += text;
+      const cut = lastEventBoundary(pending);
+      if (cut < 0) continue;
+      const complete = pending.slice(0, cut);
+      pending = pending.slice(cut);
+      const kept = complete.split(EVENT_SEPARATOR).length > 1 ? withoutUsageChunk(complete) : complete;
+      if (kept.length > 0) await write(res, kept);
+    }
+    if (pending.length > 0) await write(res, pending);
+  } catch (error) {
+    if (!exchange.clientAborted) {
+      broken = true;
+      await write(res, streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`));
+    }
+  }
+  if (!res.destroyed) res.end();
+  return {
+    reported: observer.reportedUsage(),
+    reportedInput: observer.reportedInputTokens(),
+    outputChars: observer.outputChars,
+    broken,
+  };
+}
+
+// An event ends at a blank line; CR, LF and CRLF line ends are all valid SSE.
+const EVENT_SEPARATOR = /(?<=\r\n\r\n|\n\n|\r\r(?!\n))/;
+
+function lastEventBoundary(text: string): number {
+  const candidates = [text.lastIndexOf('\n\n') + 2, text.lastIndexOf('\r\r') + 2];
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  if (crlf >= 0) candidates.push(crlf + 4);
+  const best = Math.max(...candidates.filter((c) => c >= 2));
+  return Number.isFinite(best) ? best : -1;
+}
+
+const USAGE_ONLY = /"choices"\s*:\s*\[\s*\]/;
+const HAS_USAGE = /"usage"\s*:\s*\{/;
+
+function withoutUsageChunk(events: string): string {
+  if (!HAS_USAGE.test(events)) return events;
+  return events
+    .split(EVENT_SEPARATOR)
+    .filter((event) => !(HAS_USAGE.test(event) && USAGE_ONLY.test(event)))
+    .join('');
+}
+
+/** The provider's stream translated into the client's family, event by event. */
+export async function relayTranslatedStream<E>(
+  exchange: Exchange,
+  answer: UpstreamAnswer,
+  upstreamKind: Exclude<StreamKind, 'responses'>,
+  translator: StreamTranslator<E>,
+): Promise<StreamOutcome> {
+  const { res } = exchange;
+  const observer = new StreamObserver(upstreamKind);
+  let out = '';
+  const parser = createParser({
+    onEvent: (event) => {
+      const parsed = observer.observe(event.data);
+      if (parsed !== undefined) out += translator.push(parsed as E);
+    },
+  });
+  const decoder = new TextDecoder();
+  let broken = false;
+  startEventStream(res);
+  try {
+    for await (const chunk of answer.body) {
+      exchange.markFirstByte();
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (out.length > 0) {
+        const text = out;
+        out = '';
+        await write(res, text);
+      }
+    }
+    await write(res, translator.end());
+  } catch (error) {
+    if (!exchange.clientAborted) {
+      broken = true;
+      await write(res, streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`));
+    }
+  }
+  if (!res.destroyed) res.end();
+  return {
+    reported: translator.reportedUsage() ? translator.usage() : null,
+    reportedInput: observer.reportedInputTokens(),
+    outputChars: observer.outputChars,
+    broken,
+  };
+}
+
+/** The whole body of an answer (bounded: an error body or a JSON answer). */
+export async function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer.body) {
+    size += chunk.length;
+    if (size > limit) {
+      await answer.discard().catch(() => undefined);
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Writes a JSON answer with the provider's content type (or JSON). */
+export function writeJson(res: ServerResponse, body: string | Buffer, contentType = 'application/json'): void {
+  res.statusCode = 200;
+  res.setHeader('content-type', contentType);
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+function headerOf(answer: UpstreamAnswer, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A provider's refusal or failure as the gateway's own error in the client's family: its message is
+ * kept; 429 stays a retryable 429 (with the provider's `retry-after`), a provider 404 stays 404, 400,
+ * 413 and 422 stay client errors, and the rest (the provider refusing the gateway's own credentials,
+ * 5xx) is 502.
+ */
+export async function upstreamFailure(answer: UpstreamAnswer): Promise<GatewayError> {
+  const text = (await readAnswer(answer, UPSTREAM_ERROR_BODY_LIMIT)).toString('utf8');
+  let message = text.slice(0, 500);
+  let code: string | undefined;
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown; type?: unknown } | string };
+    const error = typeof body.error === 'string' ? { message: body.error } : body.error;
+    if (typeof error?.message === 'string') message = error.message;
+    if (typeof error?.code === 'string') code = error.code;
+  } catch {
+    // not JSON: the text itself is the message
+  }
+  const status = answer.status;
+  const said = `the provider answered ${status}: ${message || 'no details'}`;
+  if (status === 429) {
+    const retryAfter = headerOf(answer, 'retry-after');
+    return new GatewayError(
+      'rate_limit',
+      code ?? 'upstream_rate_limited',
+      said,
+      retryAfter ? { 'retry-after': retryAfter } : {},
+    );
+  }
+  if (status === 404) return new GatewayError('not_found', code ?? 'upstream_not_found', said);
+  if (status === 413) return new GatewayError('request_too_large', 'request_too_large', said);
+  if (status === 400 || status === 422)
+    return new GatewayError('invalid_request', code ?? 'upstream_invalid_request', said, {}, 400);
+  if (status === 401 || status === 403) {
+    return new GatewayError(
+      'upstream',
+      'upstream_auth_failed',
+      `the provider refused the gateway's credentials (${status})`,
+    );
+  }
+  return new GatewayError('upstream', 'upstream_error', said);
+}

@@ -1,0 +1,137 @@
+import { type TokenUsage, usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
+import { type AnthropicUsage, type ChatUsage } from '../wire';
+
+/** What a stream's events are: a provider family's, or the Responses API's. */
+export type StreamKind = 'chat' | 'messages' | 'responses';
+
+interface ResponsesUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number };
+  output_tokens_details?: { reasoning_tokens?: number };
+}
+
+export function usageFromResponses(usage: ResponsesUsage | null | undefined): TokenUsage {
+  return usageFromOpenAi({
+    prompt_tokens: usage?.input_tokens ?? 0,
+    completion_tokens: usage?.output_tokens ?? 0,
+    total_tokens: 0,
+    prompt_tokens_details: { cached_tokens: usage?.input_tokens_details?.cached_tokens },
+    completion_tokens_details: { reasoning_tokens: usage?.output_tokens_details?.reasoning_tokens },
+  });
+}
+
+/**
+ * Reads a provider's stream beside the bytes that go to the client: the usage the provider reports
+ * (Anthropic: input and cache counts from `message_start`, replaced by any the final `message_delta`
+ * carries, output from `message_delta`; chat-completions: the usage chunk; Responses: the usage of
+ * `response.completed`), and how many characters of output have gone by, for the estimate billed
+ * when a stream is cut short.
+ */
+export class StreamObserver {
+  private anthropicUsage: Partial<AnthropicUsage> | null = null;
+  private reported: TokenUsage | null = null;
+  outputChars = 0;
+
+  constructor(private readonly kind: StreamKind) {}
+
+  /** The event's parsed data (undefined for `[DONE]` or data that is not JSON). */
+  observe(data: string): unknown {
+    if (data === '[DONE]') return undefined;
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+    if (this.kind === 'chat') this.observeChat(event);
+    else if (this.kind === 'messages') this.observeMessages(event);
+    else this.observeResponses(event);
+    return event;
+  }
+
+  /** The provider's own counts, once it has reported them. */
+  reportedUsage(): TokenUsage | null {
+    return this.reported;
+  }
+
+  /** Input tokens the provider has reported so far (Anthropic reports them first), if any. */
+  reportedInputTokens(): number | null {
+    return this.anthropicUsage ? usageFromAnthropic(this.anthropicUsage).inputTokens : null;
+  }
+
+  private observeChat(chunk: Record<string, unknown>): void {
+    const usage = chunk.usage as ChatUsage | null | undefined;
+    if (usage) this.reported = usageFromOpenAi(usage);
+    const choices = chunk.choices as { delta?: Record<string, unknown> }[] | undefined;
+    const delta = choices?.[0]?.delta;
+    if (!delta) return;
+    if (typeof delta.content === 'string') this.outputChars += delta.content.length;
+    if (typeof delta.reasoning_content === 'string') this.outputChars += delta.reasoning_content.length;
+    const calls = delta.tool_calls as { function?: { name?: string; arguments?: string } }[] | undefined;
+    for (const call of calls ?? []) {
+      this.outputChars += (call.function?.arguments?.length ?? 0) + (call.function?.name?.length ?? 0);
+    }
+  }
+
+  private observeMessages(event: Record<string, unknown>): void {
+    switch (event.type) {
+      case 'message_start': {
+        const usage = (event.message as { usage?: Partial<AnthropicUsage> } | undefined)?.usage;
+        this.anthropicUsage = { ...usage };
+        break;
+      }
+      case 'content_block_delta': {
+        const delta = event.delta as Record<string, unknown> | undefined;
+        const piece = delta?.text ?? delta?.partial_json ?? delta?.thinking;
+        if (typeof piece === 'string') this.outputChars += piece.length;
+        break;
+      }
+      case 'message_delta': {
+        const usage = event.usage as Partial<AnthropicUsage> | undefined;
+        if (!usage) break;
+        // Counts in the final delta replace those of message_start: cache tokens are counted once.
+        const merged: Partial<AnthropicUsage> = { ...this.anthropicUsage };
+        for (const [name, value] of Object.entries(usage)) {
+          if (typeof value === 'number') (merged as Record<string, number>)[name] = value;
+        }
+        this.anthropicUsage = merged;
+        this.reported = usageFromAnthropic(merged);
+        break;
+      }
+    }
+  }
+
+  private observeResponses(event: Record<string, unknown>): void {
+    if (event.type === 'response.output_text.delta' && typeof event.delta === 'string') {
+      this.outputChars += event.delta.length;
+    } else if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+      const usage = (event.response as { usage?: ResponsesUsage } | undefined)?.usage;
+      if (usage) this.reported = usageFromResponses(usage);
+    }
+  }
+}
+
+/**
+ * The `usage` object of a JSON body, found from the end (where providers put it) and parsed alone,
+ * so that a large body (embeddings) is not parsed whole to read a few numbers.
+ */
+export function usageObjectIn(text: string): Record<string, unknown> | null {
+  const at = text.lastIndexOf('"usage"');
+  if (at < 0) return null;
+  const open = text.indexOf('{', at);
+  if (open < 0 || text.slice(at + 7, open).trim() !== ':') return null;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(open, i + 1)) as Record<string, unknown>;
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
