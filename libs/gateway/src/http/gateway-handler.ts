@@ -163,7 +163,10 @@ export class GatewayHandler {
     if (exchange.clientAborted) return;
     let failure: GatewayError;
     if (error instanceof GatewayError) failure = error;
-    else {
+    else if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      // JSON.parse takes any depth; re-serializing or translating a body nested that deeply cannot.
+      failure = new GatewayError('invalid_request', 'invalid_json', 'the request body is nested too deeply');
+    } else {
       this.context.logger.error({ err: error }, 'gateway request failed');
       failure = new GatewayError('internal', 'internal_error', 'the gateway failed to handle the request');
     }
