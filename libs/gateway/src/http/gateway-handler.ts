@@ -63,7 +63,6 @@ export class GatewayHandler {
     const path = query < 0 ? url : url.slice(0, query);
     const family: ApiFamily = path.startsWith('/llm/v1/messages') ? 'messages' : 'chat';
     const exchange = new Exchange(req, res, family);
-    res.once('close', () => this.finish(exchange));
     try {
       if (req.headers.origin !== undefined && !this.corsAllows(req, res)) return;
       const endpoint = req.method === 'POST' ? postEndpoints[path] : undefined;
@@ -95,6 +94,10 @@ export class GatewayHandler {
       await (endpoint as { run: ModelEndpoint }).run(this.context, exchange, body);
     } catch (error) {
       this.fail(exchange, error);
+    } finally {
+      // The row is written once the endpoint has settled usage and the answer has left (or the client has).
+      if (res.closed) this.finish(exchange);
+      else res.once('close', () => this.finish(exchange));
     }
   }
 

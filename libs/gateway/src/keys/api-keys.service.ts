@@ -56,8 +56,14 @@ export class ApiKeysService {
     if (!/^[\p{L}\p{N} ._@:/-]{1,100}$/u.test(name))
       throw new ApiKeysError('invalid_name', 'name must be 1-100 letters, digits, spaces or . _ @ : / -');
     const budget = settings.dailyBudgetUsd;
-    if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0 && budget < 1e9))
-      throw new ApiKeysError('invalid_limit', 'the daily budget must be a number of dollars from 0');
+    if (
+      budget !== undefined &&
+      !(Number.isFinite(budget) && budget >= 0 && budget < 1e9 && Number(budget.toFixed(4)) === budget)
+    )
+      throw new ApiKeysError(
+        'invalid_limit',
+        'the daily budget must be a number of dollars from 0, with at most 4 decimals',
+      );
     const models = settings.allowedModels?.map((model) => model.trim());
     if (models?.some((model) => !/^[\w.:/@-]{1,200}$/.test(model)))
       throw new ApiKeysError('invalid_model', 'model names are 1-200 letters, digits or . : / @ _ -');

@@ -1,0 +1,330 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { ScriptedUpstream } from '@fed/testing';
+import OpenAI from 'openai';
+import { type RunningGateway, bootGateway, gatewayLogRows } from './testing/boot-gateway';
+
+/** Retries, fallback, client aborts, limits and quotas, CORS, and the endpoints besides chat. */
+describe('model gateway: reliability, limits, CORS and the other endpoints', () => {
+  let database: TestDatabase;
+  let primary: ScriptedUpstream;
+  let secondary: ScriptedUpstream;
+  let gateway: RunningGateway;
+  let apiKey: string;
+  let openai: OpenAI;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [primary, secondary] = await Promise.all([ScriptedUpstream.start(), ScriptedUpstream.start()]);
+    gateway = await bootGateway({
+      databaseUrl: database.url,
+      routing: {
+        providers: [
+          { name: 'primary', type: 'openai', baseUrl: `${primary.url}/v1`, apiKey: 'k1' },
+          { name: 'secondary', type: 'openai', baseUrl: `${secondary.url}/v1`, apiKey: 'k2' },
+          { name: 'ant', type: 'anthropic', baseUrl: primary.url, apiKey: 'k3' },
+        ],
+        models: [
+          {
+            name: 'gpt-test',
+            deployments: [
+              { provider: 'primary', model: 'gpt-4o' },
+              { provider: 'secondary', model: 'gpt-4o', deployment: 'backup' },
+            ],
+          },
+          { name: 'claude-test', deployments: [{ provider: 'ant', model: 'claude-sonnet-4-5' }] },
+          { name: 'embed', deployments: [{ provider: 'primary', model: 'text-embedding-3-small' }] },
+        ],
+        retries: { attempts: 2, initialBackoffMs: 10, maxBackoffMs: 50 },
+      },
+    });
+    apiKey = await gateway.createKey();
+    openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey, maxRetries: 0 });
+  });
+
+  afterAll(async () => {
+    await gateway?.service.shutdown('test');
+    await Promise.all([primary?.close(), secondary?.close()]);
+    await database?.drop();
+  });
+
+  beforeEach(() => {
+    primary.reset();
+    secondary.reset();
+  });
+
+  const ask = (client = openai) =>
+    client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'retry me' }] });
+
+  describe('retries and fallback', () => {
+    it('retries a 429 and a 503 of the provider before answering', async () => {
+      primary.enqueue(
+        { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+        { kind: 'status', status: 503 },
+      );
+      expect((await ask()).choices[0]?.message.content).toBe('Echo: retry me');
+      expect(primary.requests).toHaveLength(2);
+      expect(secondary.requests).toHaveLength(1);
+    });
+
+    it('retries a connection dropped before the first byte', async () => {
+      primary.enqueue({ kind: 'hangUp' });
+      expect((await ask()).choices[0]?.message.content).toBe('Echo: retry me');
+      expect(primary.requests).toHaveLength(2);
+    });
+
+    it('falls back to the next deployment and logs the one that answered', async () => {
+      primary.enqueue({ kind: 'status', status: 500 }, { kind: 'status', status: 500 });
+      const before = (await gatewayLogRows(gateway, 0)).length;
+      expect((await ask()).choices[0]?.message.content).toBe('Echo: retry me');
+      expect(secondary.requests).toHaveLength(1);
+      expect(secondary.requests[0]?.headers.authorization).toBe('Bearer k2');
+      const rows = await gatewayLogRows(gateway, before + 1);
+      expect(rows.at(-1)).toMatchObject({ provider: 'secondary', deployment: 'backup', success: true });
+      expect((rows.at(-1)?.metadata as { attempts: number }).attempts).toBe(3);
+    });
+
+    it('does not retry a client error', async () => {
+      primary.enqueue({ kind: 'status', status: 400 });
+      await expect(ask()).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+      expect(primary.requests).toHaveLength(1);
+      expect(secondary.requests).toHaveLength(0);
+    });
+
+    it('answers 429 with retry headers when every deployment is rate limited', async () => {
+      const limited = { kind: 'status' as const, status: 429, headers: { 'retry-after': '0' } };
+      primary.enqueue(limited, limited);
+      secondary.enqueue(limited, limited);
+      const res = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('x-should-retry')).toBe('true');
+      expect(res.headers.get('retry-after')).toBe('0');
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe('rate_limit_error');
+    });
+  });
+
+  describe('client abort', () => {
+    it('aborts the provider call when the client goes away, and bills the partial usage', async () => {
+      primary.enqueue({
+        kind: 'sse',
+        events: [
+          {
+            data: {
+              id: 'c1',
+              object: 'chat.completion.chunk',
+              created: 0,
+              model: 'gpt-4o',
+              choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+            },
+          },
+          {
+            data: {
+              id: 'c1',
+              object: 'chat.completion.chunk',
+              created: 0,
+              model: 'gpt-4o',
+              choices: [{ index: 0, delta: { content: 'The first part of a long answer' }, finish_reason: null }],
+            },
+          },
+          { delayMs: 30_000 },
+          { data: '[DONE]' },
+        ],
+      });
+      const before = (await gatewayLogRows(gateway, 0)).length;
+      const controller = new AbortController();
+      const stream = await openai.chat.completions.create(
+        { model: 'gpt-test', messages: [{ role: 'user', content: 'a long question' }], stream: true },
+        { signal: controller.signal },
+      );
+      let text = '';
+      try {
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta.content ?? '';
+          if (text.length > 0) controller.abort();
+        }
+      } catch {
+        // the client's own abort
+      }
+      expect(text).toBe('The first part of a long answer');
+      const aborted = await primary.waitForAbort(5000);
+      expect(aborted.path).toBe('/v1/chat/completions');
+      const row = (await gatewayLogRows(gateway, before + 1)).at(-1);
+      expect(row).toMatchObject({
+        success: false,
+        usage_status: 'partial',
+        error_type: 'client_aborted',
+        stream: true,
+      });
+      expect(Number(row?.input_tokens)).toBeGreaterThan(0);
+      expect(Number(row?.output_tokens)).toBeGreaterThan(0);
+    });
+  });
+
+  describe('limits and quotas', () => {
+    const call = (key: string) =>
+      fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
+      });
+
+    it('refuses requests over the per-minute limit with a retryable 429', async () => {
+      const key = await gateway.createKey({ rpmLimit: 2 });
+      expect((await call(key)).status).toBe(200);
+      expect((await call(key)).status).toBe(200);
+      const refused = await call(key);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-should-retry')).toBe('true');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    });
+
+    it('refuses requests once the tokens of the minute are used', async () => {
+      const key = await gateway.createKey({ tpmLimit: 2 });
+      expect((await call(key)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const refused = await call(key);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('tokens_rate_limit_exceeded');
+    });
+
+    it('refuses with x-should-retry: false once the daily budget is spent, on every endpoint', async () => {
+      const key = await gateway.createKey({ dailyBudgetUsd: 0.0001 });
+      const expensive = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x'.repeat(4000) }] }),
+      });
+      expect(expensive.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const refused = await call(key);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-should-retry')).toBe('false');
+      expect(((await refused.json()) as { error: { type: string; code: string } }).error).toMatchObject({
+        type: 'insufficient_quota',
+        code: 'daily_budget_exceeded',
+      });
+      const anthropic = new Anthropic({ baseURL: gateway.baseUrl.replace(/\/v1$/, ''), apiKey: key, maxRetries: 0 });
+      const messages = anthropic.messages.create({
+        model: 'claude-test',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      await expect(messages).rejects.toBeInstanceOf(Anthropic.RateLimitError);
+      await expect(messages).rejects.toMatchObject({ headers: expect.anything() });
+      const embeddings = await fetch(`${gateway.baseUrl}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'embed', input: 'x' }),
+      });
+      expect(embeddings.status).toBe(429);
+    });
+  });
+
+  describe('CORS', () => {
+    const browser = (headers: Record<string, string>, method = 'POST') =>
+      fetch(`${gateway.baseUrl}/chat/completions`, {
+        method,
+        headers: { origin: 'https://app.example.com', ...headers },
+        ...(method === 'POST'
+          ? { body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }) }
+          : {}),
+      });
+
+    it('blocks a browser request that did not opt in', async () => {
+      const res = await browser({ 'content-type': 'application/json', authorization: `Bearer ${apiKey}` });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('browser_access_not_allowed');
+    });
+
+    it('allows a browser request with either opt-in header, answering Access-Control-Allow-Origin: *', async () => {
+      for (const optIn of ['anthropic-dangerous-direct-browser-access', 'x-federation-allow-browser-access']) {
+        const res = await browser({
+          'content-type': 'application/json',
+          authorization: `Bearer ${apiKey}`,
+          [optIn]: 'true',
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      }
+    });
+
+    it('answers a preflight that announces an opt-in header, and refuses one that does not', async () => {
+      const ok = await browser(
+        {
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, x-federation-allow-browser-access',
+        },
+        'OPTIONS',
+      );
+      expect(ok.status).toBe(204);
+      expect(ok.headers.get('access-control-allow-origin')).toBe('*');
+      expect(ok.headers.get('access-control-allow-headers')).toContain('x-federation-allow-browser-access');
+      const refused = await browser(
+        { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+        'OPTIONS',
+      );
+      expect(refused.status).toBe(403);
+    });
+
+    it('leaves server-to-server calls (no Origin) alone', async () => {
+      expect((await ask()).choices[0]?.message.content).toBe('Echo: retry me');
+    });
+  });
+
+  describe('embeddings, models, count_tokens, responses', () => {
+    it('answers embeddings through the official client', async () => {
+      const result = await openai.embeddings.create({ model: 'embed', input: ['one', 'two'] });
+      expect(result.data).toHaveLength(2);
+      expect(result.data[0]?.embedding.length).toBeGreaterThan(0);
+      expect(result.usage.prompt_tokens).toBeGreaterThan(0);
+      expect((primary.requests[0]?.json as { model: string }).model).toBe('text-embedding-3-small');
+    });
+
+    it('lists the models and aliases, in both families', async () => {
+      const ids: string[] = [];
+      for await (const model of openai.models.list()) ids.push(model.id);
+      expect(ids).toEqual(expect.arrayContaining(['gpt-test', 'claude-test', 'embed', 'demo']));
+      const anthropic = new Anthropic({ baseURL: gateway.baseUrl.replace(/\/v1$/, ''), apiKey, maxRetries: 0 });
+      const page = await anthropic.models.list();
+      expect(page.data.map((m) => m.id)).toEqual(expect.arrayContaining(['gpt-test', 'claude-test']));
+    });
+
+    it('counts tokens at a messages provider, and locally for a chat-completions one', async () => {
+      const anthropic = new Anthropic({ baseURL: gateway.baseUrl.replace(/\/v1$/, ''), apiKey, maxRetries: 0 });
+      const remote = await anthropic.messages.countTokens({
+        model: 'claude-test',
+        messages: [{ role: 'user', content: 'count these words' }],
+      });
+      expect(remote.input_tokens).toBeGreaterThan(0);
+      expect(primary.requests[0]?.path).toBe('/v1/messages/count_tokens');
+      const local = await anthropic.messages.countTokens({
+        model: 'gpt-test',
+        system: 'You are terse.',
+        messages: [{ role: 'user', content: 'Hello, world! How many tokens is this?' }],
+      });
+      expect(local.input_tokens).toBeGreaterThan(10);
+      expect(local.input_tokens).toBeLessThan(40);
+      expect(primary.requests).toHaveLength(1);
+    });
+
+    it('passes /responses through to a provider that has it, streamed and not', async () => {
+      const before = (await gatewayLogRows(gateway, 0)).length;
+      const response = await openai.responses.create({ model: 'gpt-test', input: 'respond' });
+      expect(response.output_text).toBe('Echo: respond');
+      expect(primary.requests[0]?.path).toBe('/v1/responses');
+      const stream = await openai.responses.create({ model: 'gpt-test', input: 'stream', stream: true });
+      let text = '';
+      for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+      expect(text).toBe('Echo: stream');
+      const rows = await gatewayLogRows(gateway, before + 2);
+      const streamed = rows.filter((row) => row.api_flavor === 'responses' && row.stream === true).at(-1);
+      expect(streamed).toMatchObject({ usage_status: 'reported', success: true });
+    });
+  });
+});
