@@ -17,3 +17,6 @@ export const platformFeatures = [
   LlmGatewayModule,
   DemoRealmModule,
 ];
+
+// For tests that run two of the deployables side by side, as separate services.
+export { AuthServiceModule, LlmGatewayModule };

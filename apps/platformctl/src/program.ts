@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerApiKeys } from './commands/apikeys.command';
 import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
 import { registerKeys } from './commands/keys.command';
@@ -8,7 +9,9 @@ import { registerUsers } from './commands/users.command';
 
 export function buildProgram(): Command {
   const program = new Command('platformctl')
-    .description('operate the federation agent platform: database, configuration, realm, clients, users, keys')
+    .description(
+      'operate the federation agent platform: database, configuration, realm, clients, users, keys, gateway API keys',
+    )
     .showHelpAfterError()
     .exitOverride();
   registerMigrate(program);
@@ -17,5 +20,6 @@ export function buildProgram(): Command {
   registerClients(program);
   registerUsers(program);
   registerRealm(program);
+  registerApiKeys(program);
   return program;
 }

@@ -1,4 +1,5 @@
 import { type ServiceConfig, loadConfig } from '@fed/config';
+import { ApiKeysError } from '@fed/gateway';
 import { ClientsError, RealmError, UsersError, identityEntities } from '@fed/identity';
 import {
   createDataSource,
@@ -26,13 +27,21 @@ export async function withDatabase<T>(work: (url: string, config: ServiceConfig)
  * is migrated first (as `platform` does at start); an external one must be migrated by the operator.
  */
 export function withIdentity<T>(work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>): Promise<T> {
+  return withEntities(identityEntities, work);
+}
+
+/** Like withIdentity, with the given entities. */
+export function withEntities<T>(
+  entities: NonNullable<Parameters<typeof dataSourceOptions>[0]['entities']>,
+  work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>,
+): Promise<T> {
   return withDatabase(async (url, config) => {
     if (!config.database.url) await runMigrations(url);
     else if ((await pendingMigrations(url)).length > 0) {
       throw new Error('the database schema is not up to date: run `platformctl migrate` first');
     }
     const dataSource = await createDataSource(
-      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities: identityEntities }),
+      dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities }),
     );
     try {
       return await work(dataSource, config);
@@ -47,7 +56,7 @@ export async function reportingRefusals(work: () => Promise<void>): Promise<void
   try {
     await work();
   } catch (error) {
-    if (error instanceof ClientsError || error instanceof UsersError) {
+    if (error instanceof ClientsError || error instanceof UsersError || error instanceof ApiKeysError) {
       process.stderr.write(`refused (${error.code}): ${error.message}\n`);
     } else if (error instanceof RealmError) {
       process.stderr.write(`${error.message}\n`);

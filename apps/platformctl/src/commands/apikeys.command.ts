@@ -1,0 +1,128 @@
+import { RedisSignals } from '@fed/bus';
+import { type ServiceConfig } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, type ApiKeyView } from '@fed/gateway';
+import { type Command, InvalidArgumentError } from 'commander';
+import { reportingRefusals, withEntities } from './database';
+
+function withApiKeys<T>(work: (keys: ApiKeysService, config: ServiceConfig) => Promise<T>): Promise<T> {
+  return withEntities([ApiKeyEntity], (dataSource, config) =>
+    work(new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: config.gateway.keyPrefix }), config),
+  );
+}
+
+/**
+ * Running gateways keep keys in memory; with REDIS_URL they are told at once that one changed (without
+ * it, in all-in-one mode, the gateway reads a key again within 30 seconds).
+ */
+async function announce(config: ServiceConfig, keyId: string): Promise<boolean> {
+  if (!config.redis.url) return false;
+  const signals = new RedisSignals({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
+  try {
+    await signals.publish('config.changed', { version: 1, area: 'gateway.keys', id: keyId });
+    return true;
+  } finally {
+    await signals.close();
+  }
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const positive = (what: string) => (value: string) => {
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError(`${what} must be a positive integer`);
+  return Number(value);
+};
+
+const dollars = (value: string) => {
+  if (!/^[0-9]+(\.[0-9]{1,4})?$/.test(value)) throw new InvalidArgumentError('a number of dollars, at most 4 decimals');
+  return Number(value);
+};
+
+function describe(key: ApiKeyView): string {
+  const state = key.revokedAt
+    ? `revoked ${key.revokedAt.toISOString()}`
+    : key.expiresAt && key.expiresAt.getTime() <= Date.now()
+      ? `expired ${key.expiresAt.toISOString()}`
+      : 'live';
+  return [
+    key.id,
+    JSON.stringify(key.name),
+    key.keyHint,
+    state,
+    `models=${key.allowedModels?.join(',') ?? '*'}`,
+    `rpm=${key.rpmLimit ?? '-'}`,
+    `tpm=${key.tpmLimit ?? '-'}`,
+    `daily_budget_usd=${key.dailyBudgetUsd ?? '-'}`,
+    `networks=${key.allowedNetworks?.join(',') ?? '*'}`,
+    `created=${key.createdAt.toISOString()}`,
+    ...(key.expiresAt ? [`expires=${key.expiresAt.toISOString()}`] : []),
+  ].join('  ');
+}
+
+export function registerApiKeys(program: Command): void {
+  const apikeys = program.command('apikeys').description('virtual API keys of the model gateway');
+
+  apikeys
+    .command('create')
+    .description('create a key; it is shown once')
+    .requiredOption('--name <name>', 'who or what uses it')
+    .option('--model <name>', 'a model (name or alias) the key may call; repeatable (default: every model)', collect)
+    .option('--rpm <n>', 'requests per minute', positive('--rpm'))
+    .option('--tpm <n>', 'tokens (input and output) per minute', positive('--tpm'))
+    .option('--daily-budget <usd>', 'hard quota: US dollars per UTC day', dollars)
+    .option(
+      '--network <cidr>',
+      'a network the key may be used from; repeatable (default: any the gateway allows)',
+      collect,
+    )
+    .option('--expires-in-days <n>', 'the key stops working after this many days', positive('--expires-in-days'))
+    .action(
+      (options: {
+        name: string;
+        model?: string[];
+        rpm?: number;
+        tpm?: number;
+        dailyBudget?: number;
+        network?: string[];
+        expiresInDays?: number;
+      }) =>
+        reportingRefusals(async () => {
+          const { key, apiKey } = await withApiKeys((keys) =>
+            keys.create({
+              name: options.name,
+              allowedModels: options.model,
+              rpmLimit: options.rpm,
+              tpmLimit: options.tpm,
+              dailyBudgetUsd: options.dailyBudget,
+              allowedNetworks: options.network,
+              expiresAt: options.expiresInDays ? new Date(Date.now() + options.expiresInDays * 86_400_000) : undefined,
+            }),
+          );
+          process.stdout.write(`id: ${key.id}\napi_key: ${apiKey}\n(the key is shown once; store it now)\n`);
+        }),
+    );
+
+  apikeys
+    .command('list')
+    .description('list keys (never the keys themselves)')
+    .action(async () => {
+      const keys = await withApiKeys((service) => service.list());
+      if (keys.length === 0) process.stdout.write('no keys\n');
+      for (const key of keys) process.stdout.write(`${describe(key)}\n`);
+    });
+
+  apikeys
+    .command('revoke <idOrName>')
+    .description('revoke a key (by id, or by name when one live key has it); it stops working at once')
+    .action((idOrName: string) =>
+      reportingRefusals(async () => {
+        const { id, told } = await withApiKeys(async (keys, config) => {
+          const revoked = await keys.revoke(idOrName);
+          return { id: revoked, told: await announce(config, revoked) };
+        });
+        process.stdout.write(
+          `revoked ${id}${told ? '' : ' (no REDIS_URL: running gateways stop accepting it within 30 s)'}\n`,
+        );
+      }),
+    );
+}
