@@ -1,0 +1,114 @@
+import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { TcpProxy } from '@fed/testing';
+import { randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
+import { GatewayLogWriter, type GatewayLogRow } from './gateway-log-writer';
+
+function row(overrides: Partial<GatewayLogRow> = {}): GatewayLogRow {
+  return {
+    id: randomUUID(),
+    createdAt: new Date(),
+    virtualKeyId: randomUUID(),
+    clientSessionId: 'session-1',
+    clientAgentId: 'claude-cli/2.0',
+    apiFlavor: 'messages',
+    modelName: 'claude',
+    resolvedModel: 'claude-sonnet-4-5',
+    provider: 'anthropic',
+    deployment: 'anthropic/claude-sonnet-4-5',
+    tier: 'premium',
+    stream: true,
+    success: true,
+    httpStatus: 200,
+    errorType: null,
+    errorCode: null,
+    usageStatus: 'reported',
+    latencyMs: 812,
+    inputTokens: 1200,
+    outputTokens: 300,
+    totalTokens: 1500,
+    cachedTokens: 1000,
+    cacheCreationInputTokens: 100,
+    reasoningTokens: 0,
+    costUsd: '0.00817500',
+    currency: 'USD',
+    metadata: { requestId: 'r-1', attempts: 1 },
+    ...overrides,
+  };
+}
+
+describe('GatewayLogWriter', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    proxy = await TcpProxy.start(database.url);
+    dataSource = await createDataSource(
+      dataSourceOptions({
+        url: proxy.urlFor(database.url),
+        applicationName: 'log-writer-test',
+        entities: [],
+        poolSize: 2,
+        statementTimeoutMs: 2000,
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  const count = async () =>
+    Number(
+      ((await database.dataSource.query('SELECT count(*) AS n FROM "audit"."llm_gateway_logs"')) as { n: string }[])[0]
+        ?.n,
+    );
+
+  it('writes rows in batches with every field of the gateway log', async () => {
+    const writer = new GatewayLogWriter(dataSource, { flushMs: 20 });
+    const written = row();
+    for (let i = 0; i < 2500; i++) writer.append(i === 0 ? written : row());
+    await writer.close();
+    const [stored] = (await database.dataSource.query('SELECT * FROM "audit"."llm_gateway_logs" WHERE "id" = $1', [
+      written.id,
+    ])) as Record<string, unknown>[];
+    expect(stored).toMatchObject({
+      api_flavor: 'messages',
+      usage_status: 'reported',
+      cached_tokens: 1000,
+      cache_creation_input_tokens: 100,
+      cost_usd: '0.00817500',
+      metadata: { requestId: 'r-1', attempts: 1 },
+    });
+    expect(await count()).toBe(2500);
+  });
+
+  it('keeps rows while the database is unreachable and writes them when it is back; none lost, none twice', async () => {
+    const before = await count();
+    const errors: unknown[] = [];
+    const writer = new GatewayLogWriter(dataSource, { flushMs: 20, onError: (error) => errors.push(error) });
+    await proxy.cut();
+    for (let i = 0; i < 300; i++) writer.append(row());
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(writer.pending).toBe(300);
+    await proxy.restore();
+    for (let i = 0; i < 200; i++) writer.append(row());
+    await writer.close(15_000);
+    expect(writer.pending).toBe(0);
+    expect(await count()).toBe(before + 500);
+  }, 30_000);
+
+  it('writes on close what is still buffered, without waiting for the timer', async () => {
+    const before = await count();
+    const writer = new GatewayLogWriter(dataSource, { flushMs: 60_000 });
+    for (let i = 0; i < 10; i++) writer.append(row());
+    await writer.close();
+    expect(await count()).toBe(before + 10);
+  });
+});
