@@ -1,6 +1,8 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import OpenAI from 'openai';
 import { type ProcessHandle, buildDist, cleanEnv, freePort, startProcess } from '@fed/testing';
 
 // `npm start` is `build && node dist/apps/platform/src/main.js`: these tests run exactly that process.
@@ -65,6 +67,23 @@ describe('all-in-one platform (npm start)', () => {
     expect(await res.json()).toMatchObject({ token_type: 'Bearer', scope: expect.stringContaining('users:read') });
     const saved = statSync(path.join(dataDir, 'demo-credentials.json'));
     expect(saved.mode & 0o777).toBe(0o600);
+  });
+
+  it('prints a model-gateway key that calls the offline demo model with the official clients', async () => {
+    const output = first!.output();
+    const key = /Model gateway key: (fed_\S+)/.exec(output)?.[1] as string;
+    expect(key).toBeDefined();
+    const openai = new OpenAI({ baseURL: `http://127.0.0.1:${port}/llm/v1`, apiKey: key, maxRetries: 0 });
+    const completion = await openai.chat.completions.create({
+      model: 'demo',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(completion.choices[0]?.message.content).toMatch(/demo model/);
+    const anthropic = new Anthropic({ baseURL: `http://127.0.0.1:${port}/llm`, apiKey: key, maxRetries: 0 });
+    const message = await anthropic.messages
+      .stream({ model: 'demo', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] })
+      .finalMessage();
+    expect(JSON.stringify(message.content)).toMatch(/demo model/);
   });
 
   it('writes JSON log lines', () => {

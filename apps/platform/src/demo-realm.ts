@@ -1,5 +1,6 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
 import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
 import { existsSync } from 'node:fs';
@@ -12,14 +13,16 @@ export interface DemoCredentials {
   user: { login: string; password: string };
   app: { clientId: string; clientSecret: string; redirectUri: string };
   service: { clientId: string; clientSecret: string };
+  /** A virtual key of the model gateway (the demo model works offline). */
+  gatewayKey: string;
 }
 
 export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
 
 /**
  * All-in-one only: on the first start (no client and no user yet, and no REALM_IMPORT), creates a
- * demo user, a browser application and a service account, so `npm start` is followed by a token at
- * once. The secrets are printed once and kept in DATA_DIR (mode 0600) for a developer who missed them.
+ * demo user, a browser application, a service account and a model-gateway key, so `npm start` is
+ * followed by a token and a model call at once. The secrets are printed once and kept in DATA_DIR (mode 0600) for a developer who missed them.
  */
 @Injectable()
 export class DemoRealm implements OnApplicationBootstrap {
@@ -69,11 +72,16 @@ export class DemoRealm implements OnApplicationBootstrap {
       grantTypes: ['client_credentials'],
       scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query'],
     });
+    const keys = new ApiKeysService(new ApiKeyRepository(this.dataSource), {
+      keyPrefix: this.config.gateway.keyPrefix,
+    });
+    const { apiKey } = await keys.create({ name: 'demo' });
     this.created = {
       file: this.credentialsFile,
       user: { login: 'demo', password: generatedPassword as string },
       app: { clientId: 'demo-app', clientSecret: app.clientSecret, redirectUri },
       service: { clientId: 'demo-service', clientSecret: service.clientSecret },
+      gatewayKey: apiKey,
     };
     await mkdir(this.config.dataDir, { recursive: true });
     await writeFile(this.credentialsFile, `${JSON.stringify(this.created, null, 2)}\n`, { mode: 0o600 });
@@ -85,7 +93,7 @@ export class DemoRealm implements OnApplicationBootstrap {
 export class DemoRealmModule {}
 
 /** The banner's lines about the demo realm. */
-export function demoBanner(demo: DemoRealm, tokenUrl: string): string[] {
+export function demoBanner(demo: DemoRealm, tokenUrl: string, gatewayUrl: string): string[] {
   const created = demo.created;
   if (!created) return existsSync(demo.credentialsFile) ? [`Demo credentials: ${demo.credentialsFile}`, ''] : [];
   return [
@@ -95,6 +103,8 @@ export function demoBanner(demo: DemoRealm, tokenUrl: string): string[] {
     `  service account ${created.service.clientId} / ${created.service.clientSecret}`,
     'Get a token:',
     `  curl -u ${created.service.clientId}:${created.service.clientSecret} -d grant_type=client_credentials ${tokenUrl}`,
+    `Model gateway key: ${created.gatewayKey}  (OpenAI and Anthropic clients: base URL ${gatewayUrl}, model "demo")`,
+    `  curl ${gatewayUrl}/chat/completions -H 'authorization: Bearer ${created.gatewayKey}' -H 'content-type: application/json' -d '{"model":"demo","messages":[{"role":"user","content":"Hello"}]}'`,
     '',
   ];
 }

@@ -30,7 +30,11 @@ void runService({
         service.url,
         embeddedDatabase,
         service.bus.kind,
-        demoBanner(service.nest.get(DemoRealm), `${service.config.auth.authUrl}/federation/auth/v1/token`),
+        demoBanner(
+          service.nest.get(DemoRealm),
+          `${service.config.auth.authUrl}/federation/auth/v1/token`,
+          `${service.config.http.publicUrl}/llm/v1`,
+        ),
       ),
     ),
 });
