@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { serviceNames, variables } from '@fed/config';
+import { parseRoutingFile } from '@fed/gateway';
 import {
   type EdgeProfile,
   type PathType,
@@ -452,6 +453,23 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     for (const ingress of k8s.all<Ingress>('Ingress')) {
       expect(ingress.spec.tls?.flatMap((t) => t.hosts ?? [])).toContain(ingressHost);
     }
+  });
+
+  it("mounts the model gateway's routing file as a directory from a valid ConfigMap, so edits reach running pods", () => {
+    const deployment = k8s.get<Deployment>('Deployment', 'llm-gateway');
+    const container = mainContainer(deployment) as Container & {
+      volumeMounts?: { name: string; mountPath: string; subPath?: string }[];
+    };
+    const file = container.env?.find((e) => e.name === 'LLM_GATEWAY_ROUTING_FILE')?.value ?? '';
+    const mount = container.volumeMounts?.find((m) => file.startsWith(`${m.mountPath}/`));
+    expect(mount?.subPath).toBeUndefined();
+    const volumes = (deployment.spec.template.spec as { volumes?: { name: string; configMap?: { name: string } }[] })
+      .volumes;
+    const mapName = volumes?.find((v) => v.name === mount?.name)?.configMap?.name as string;
+    const map = k8s.get<ConfigMap>('ConfigMap', mapName);
+    const routing = map.data?.[path.basename(file)] as string;
+    expect(parseRoutingFile(routing).resolve('demo')).toBeDefined();
+    expect(routing).toBe(read('deploy/k8s/base/gateway-routing.yaml'));
   });
 
   describe('Ingress routing', () => {

@@ -161,6 +161,7 @@ function providerOf(
   let basePath = '';
   if (settings.type !== 'demo') {
     if (!baseUrl) problems.push(`provider ${settings.name}: baseUrl is required for ${settings.type}`);
+    else if (!URL.canParse(baseUrl)) problems.push(`provider ${settings.name}: baseUrl is not a URL`);
     else {
       const url = new URL(baseUrl);
       if (url.search || url.hash || url.username || url.password)
