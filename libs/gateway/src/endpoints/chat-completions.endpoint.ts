@@ -8,7 +8,7 @@ import { countChatRequestTokens } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
 import { type GatewayContext } from './gateway-context';
-import { callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+import { bodiesFor, callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
 
 /** POST /llm/v1/chat/completions: passed through to chat-completions providers, translated for messages ones. */
 export async function chatCompletions(
@@ -25,7 +25,7 @@ export async function chatCompletions(
   const stream = request.stream === true;
   exchange.stream = stream;
   const clientWantsUsage = request.stream_options?.include_usage === true;
-  const bodyFor = (deployment: Deployment): string => {
+  const bodyOf = (deployment: Deployment): string => {
     if (deployment.provider.family === 'messages') {
       return JSON.stringify(
         translated(() =>
@@ -39,8 +39,8 @@ export async function chatCompletions(
     const streamOptions = stream ? { stream_options: { ...request.stream_options, include_usage: true } } : {};
     return JSON.stringify({ ...request, model: deployment.upstreamModel, ...streamOptions });
   };
-  // Fail on an untranslatable request before anything is sent.
-  for (const deployment of model.deployments) bodyFor(deployment);
+  // Every deployment's body is made once, before anything is sent: an untranslatable request fails first.
+  const bodyFor = bodiesFor(model.deployments, bodyOf);
 
   const { deployment, answer } = await callProvider(context, exchange, model.deployments, 'chat', bodyFor);
   const estimatedInput = () => countChatRequestTokens(request);

@@ -14,7 +14,7 @@ import {
 } from '../wire';
 import { contentTypeOf } from './chat-completions.endpoint';
 import { type GatewayContext } from './gateway-context';
-import { callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+import { bodiesFor, callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
 
 /** The headers a messages-family client sends that reach a messages-family provider unchanged. */
 export function forwardedOf(exchange: Exchange) {
@@ -35,7 +35,7 @@ export async function messages(
   const request = body as AnthropicMessagesRequest;
   const stream = request.stream === true;
   exchange.stream = stream;
-  const bodyFor = (deployment: Deployment): string =>
+  const bodyOf = (deployment: Deployment): string =>
     deployment.provider.family === 'messages'
       ? JSON.stringify({ ...request, model: deployment.upstreamModel })
       : JSON.stringify(
@@ -45,7 +45,7 @@ export async function messages(
             }),
           ),
         );
-  for (const deployment of model.deployments) bodyFor(deployment);
+  const bodyFor = bodiesFor(model.deployments, bodyOf);
 
   const { deployment, answer } = await callProvider(
     context,

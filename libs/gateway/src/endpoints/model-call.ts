@@ -60,6 +60,12 @@ export function deploymentsFor(model: RoutedModel, endpoint: UpstreamEndpoint): 
   return able;
 }
 
+/** Each deployment's body, made once before anything is sent, then reused by every attempt. */
+export function bodiesFor(deployments: readonly Deployment[], bodyOf: (deployment: Deployment) => string) {
+  const bodies = new Map(deployments.map((deployment) => [deployment, bodyOf(deployment)]));
+  return (deployment: Deployment): string => bodies.get(deployment) ?? bodyOf(deployment);
+}
+
 /** A body the provider will get; a request that cannot be translated is the client's 400. */
 export function translated<T>(work: () => T): T {
   try {
