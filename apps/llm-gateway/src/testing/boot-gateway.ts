@@ -82,3 +82,17 @@ export async function gatewayLogRows(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The newest gateway log row that matches, once the writer has flushed it. */
+export async function findLogRow(
+  gateway: RunningGateway,
+  matches: (row: Record<string, unknown>) => boolean,
+  timeoutMs = 5000,
+): Promise<Record<string, unknown> | undefined> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await gatewayLogRows(gateway, 0, 0)).filter(matches).at(-1);
+    if (found || Date.now() > until) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
