@@ -107,6 +107,53 @@ describe('model gateway: both API families with the official clients', () => {
     });
   });
 
+  describe('the stream passed through byte for byte', () => {
+    const chunk = (content: string | null, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'gpt-4o',
+        choices: content === null ? [] : [{ index: 0, delta: { content }, finish_reason: null }],
+        usage: null,
+        ...extra,
+      });
+    const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
+    // CRLF line ends, a comment, an event split across two writes, extra spaces: all valid SSE.
+    const upstreamText = [
+      `: keep-alive\r\n\r\n`,
+      `data: ${chunk('Hel')}\r\n\r\n`,
+      `data:  ${chunk('lo')}\r\n`,
+      `\r\n`,
+      `data: ${chunk(null, { usage })}\r\n\r\n`,
+      `data: [DONE]\r\n\r\n`,
+    ];
+
+    const rawStream = async (body: Record<string, unknown>) => {
+      upstream.enqueue({ kind: 'sse', events: upstreamText.map((raw) => ({ raw })) });
+      const res = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true, ...body }),
+      });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      return res.text();
+    };
+
+    it('gives a client that asked for usage exactly the bytes the provider sent', async () => {
+      expect(await rawStream({ stream_options: { include_usage: true } })).toBe(upstreamText.join(''));
+    });
+
+    it('gives a client that did not ask the same bytes without the usage chunk, and still logs the usage', async () => {
+      const expected = upstreamText.filter((_, i) => i !== 4).join('');
+      expect(await rawStream({})).toBe(expected);
+      const rows = await gatewayLogRows(gateway, 1);
+      expect(
+        rows.some((row) => row.input_tokens === 11 && row.output_tokens === 7 && row.usage_status === 'reported'),
+      ).toBe(true);
+    });
+  });
+
   describe('messages family to a messages provider (passed through)', () => {
     it('answers a message, forwarding anthropic-version and anthropic-beta unchanged', async () => {
       const message = await anthropic.messages.create(
