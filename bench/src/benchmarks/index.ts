@@ -1,8 +1,15 @@
 import { type Benchmark } from './benchmark';
+import { gatewayBenchmark } from './gateway.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { startupBenchmark } from './startup.bench';
 import { tokenBenchmark } from './token.bench';
 import { verifyBenchmark } from './verify.bench';
 
 // Later issues add theirs here (gateway overhead, chunk relay, open SSE streams).
-export const benchmarks: Benchmark[] = [healthzBenchmark, startupBenchmark, verifyBenchmark, tokenBenchmark];
+export const benchmarks: Benchmark[] = [
+  healthzBenchmark,
+  startupBenchmark,
+  verifyBenchmark,
+  tokenBenchmark,
+  gatewayBenchmark,
+];

@@ -1,3 +1,4 @@
+import type * as hdr from 'hdr-histogram-js';
 import http from 'node:http';
 import { type LatencyResult, type RequestShape, microsecondHistogram, microsecondsSince, summarize } from './latency';
 
@@ -5,6 +6,11 @@ import { type LatencyResult, type RequestShape, microsecondHistogram, microsecon
 const CONTENT = /"content"\s*:\s*"[^"]/;
 /** Kept from the previous chunk, so a marker split across two chunks is still seen. */
 const CARRY = 32;
+
+export interface ClosedLoopTarget {
+  url: string;
+  request?: RequestShape;
+}
 
 export interface ClosedLoopResult {
   /** Whole answers, in microseconds (from sending the request to the end of the body). */
@@ -57,53 +63,94 @@ function timedRequest(
   });
 }
 
+/** One target's loop: its own keep-alive connection, histograms and counts. */
+class Loop {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  private readonly target: URL;
+  readonly whole: hdr.Histogram = microsecondHistogram(60);
+  readonly first: hdr.Histogram | null;
+  requests = 0;
+  sent = 0;
+  ok = 0;
+
+  constructor(
+    private readonly spec: ClosedLoopTarget,
+    private readonly watch: boolean,
+  ) {
+    this.target = new URL(spec.url);
+    this.first = watch ? microsecondHistogram(60) : null;
+  }
+
+  async once(): Promise<Timing> {
+    this.sent++;
+    const timing = await timedRequest(this.agent, this.target, this.spec.request, this.watch);
+    if (timing.status < 200 || timing.status >= 300) throw new Error(`${this.spec.url} answered ${timing.status}`);
+    this.ok++;
+    if (this.watch && timing.firstContentAt === null) throw new Error(`${this.spec.url} streamed no content`);
+    return timing;
+  }
+
+  async warm(untilMs: number): Promise<void> {
+    while (performance.now() < untilMs) await this.once();
+  }
+
+  async measure(untilMs: number): Promise<void> {
+    while (performance.now() < untilMs) {
+      const started = performance.now();
+      const timing = await this.once();
+      this.whole.recordValue(microsecondsSince(started));
+      if (this.first && timing.firstContentAt !== null) {
+        this.first.recordValue(Math.max(1, Math.round((timing.firstContentAt - started) * 1000)));
+      }
+      this.requests++;
+    }
+  }
+
+  result(): ClosedLoopResult {
+    return {
+      latency: summarize(this.whole, this.requests),
+      ...(this.first ? { firstContent: summarize(this.first, this.requests) } : {}),
+      sent: this.sent,
+      ok: this.ok,
+    };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
 /**
- * Concurrency 1, closed loop over one keep-alive connection (as `measureLatency`), that also counts
- * every request it sends, warm-up included, and, with `firstContent`, times the first streamed
- * chunk carrying text (time to first token) besides the whole answer. Any answer but 2xx, or a
- * stream without content, ends the run with an error.
+ * Concurrency 1, closed loop over one keep-alive connection per target (as `measureLatency`): each
+ * request is sent when the previous answer has been read. Several targets take turns in slices of
+ * `sliceMs` (round robin, `durationMs` in all for each), so a slow spell of a shared machine falls on
+ * all of them alike instead of on whichever ran then. Every request sent is counted, warm-up
+ * included; with `firstContent`, the first streamed chunk carrying text (time to first token) is
+ * timed besides the whole answer. Any answer but 2xx, or a stream without content, ends the run.
  */
+export async function measureClosedLoops(
+  targets: readonly ClosedLoopTarget[],
+  options: { durationMs: number; warmupMs: number; sliceMs?: number; firstContent?: boolean },
+): Promise<ClosedLoopResult[]> {
+  const loops = targets.map((target) => new Loop(target, options.firstContent === true));
+  try {
+    for (const loop of loops) await loop.warm(performance.now() + options.warmupMs);
+    const sliceMs = Math.min(options.sliceMs ?? 250, options.durationMs);
+    for (let done = 0; done < options.durationMs; done += sliceMs) {
+      const slice = Math.min(sliceMs, options.durationMs - done);
+      for (const loop of loops) await loop.measure(performance.now() + slice);
+    }
+    return loops.map((loop) => loop.result());
+  } finally {
+    for (const loop of loops) loop.close();
+  }
+}
+
+/** One target of `measureClosedLoops`. */
 export async function measureClosedLoop(
   url: string,
   options: { durationMs: number; warmupMs: number; request?: RequestShape; firstContent?: boolean },
 ): Promise<ClosedLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const target = new URL(url);
-  const watch = options.firstContent === true;
-  let sent = 0;
-  let ok = 0;
-  const once = async (): Promise<Timing> => {
-    sent++;
-    const timing = await timedRequest(agent, target, options.request, watch);
-    if (timing.status < 200 || timing.status >= 300) throw new Error(`${url} answered ${timing.status}`);
-    ok++;
-    if (watch && timing.firstContentAt === null) throw new Error(`${url} streamed no content`);
-    return timing;
-  };
-  try {
-    const warmupEnd = performance.now() + options.warmupMs;
-    while (performance.now() < warmupEnd) await once();
-
-    const whole = microsecondHistogram(60);
-    const first = watch ? microsecondHistogram(60) : null;
-    const end = performance.now() + options.durationMs;
-    let requests = 0;
-    while (performance.now() < end) {
-      const started = performance.now();
-      const timing = await once();
-      whole.recordValue(microsecondsSince(started));
-      if (first && timing.firstContentAt !== null) {
-        first.recordValue(Math.max(1, Math.round((timing.firstContentAt - started) * 1000)));
-      }
-      requests++;
-    }
-    return {
-      latency: summarize(whole, requests),
-      ...(first ? { firstContent: summarize(first, requests) } : {}),
-      sent,
-      ok,
-    };
-  } finally {
-    agent.destroy();
-  }
+  const [result] = await measureClosedLoops([{ url, request: options.request }], options);
+  return result as ClosedLoopResult;
 }

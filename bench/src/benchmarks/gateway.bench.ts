@@ -1,0 +1,529 @@
+import { testServiceUrls } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { createDataSource, dataSourceOptions, runMigrations } from '@fed/persistence';
+import { deleteRedisKeys } from '@fed/testing';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
+import { type ClosedLoopResult, measureClosedLoops } from '../harness/closed-loop';
+import { type LatencyResult } from '../harness/latency';
+import { type OpenLoopResult } from '../harness/open-loop';
+import { measureOpenLoops } from '../harness/open-loop-rounds';
+import { type Row, printTable, writeResult } from '../harness/report';
+import { runSql, withScratchDatabase } from '../harness/scratch-database';
+import { type DrainedThroughputResult, measureSaturatedDrained } from '../harness/wrk-drained';
+import { type Benchmark, type BenchmarkContext } from './benchmark';
+
+/** Design budgets of the gateway (spec document 3), in microseconds. */
+const BUDGET = {
+  c1AddedP50: 500,
+  c1AddedP99: 1500,
+  /** Gateway's added latency over the bare proxy's, at concurrency 1. */
+  c1VersusProxy: 1.5,
+  ttftAddedP50: 1000,
+  openLoopAddedP99: 5000,
+};
+const OPEN_LOOP_RATE = 500;
+/** The targets take turns in slices this long (round robin), so drifts of the machine hit all alike. */
+const C1_SLICE_MS = 250;
+const OPEN_LOOP_SLICE_SECONDS = 1;
+const SATURATED_CONNECTIONS = 100;
+const SLOW_UPSTREAM_MS = 20;
+
+type TargetName = 'direct' | 'proxy' | 'gateway';
+const TARGETS: readonly TargetName[] = ['direct', 'proxy', 'gateway'];
+type PerTarget<T> = Record<TargetName, T>;
+
+interface Target {
+  url: string;
+  model: string;
+}
+
+interface LogCheck {
+  /** Gateway requests the benchmark sent, and of those answered 2xx (its own count, every phase). */
+  sent: number;
+  answered2xx: number;
+  /** Rows in audit.llm_gateway_logs a second after the last request, and after the gateway stopped. */
+  rowsBeforeStop: number;
+  rows: number;
+  rows2xx: number;
+  /** 2xx rows whose usage is not `reported` or has no input tokens. */
+  rows2xxWithoutUsage: number;
+  /** Rows of any status whose usage is not `reported`. */
+  rowsNotReported: number;
+  pass: boolean;
+}
+
+const chatBody = (model: string, stream: boolean) =>
+  JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Hello, benchmark' }],
+    ...(stream ? { stream: true } : {}),
+  });
+
+const added = (value: number, base: number) => value - base;
+const signed = (value: number) => (value >= 0 ? `+${value}` : String(value));
+const times = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a');
+/** Gateway-added over proxy-added; meaningless (NaN) when the proxy added nothing measurable. */
+const addedRatio = (gatewayAdded: number, proxyAdded: number) => (proxyAdded > 0 ? gatewayAdded / proxyAdded : NaN);
+
+/** One stage of the comparison: three figures, what the proxy and the gateway add, a budget. */
+function latencyRow(
+  measure: string,
+  values: PerTarget<number>,
+  budget?: { text: string; pass: (gatewayAdded: number, ratio: number) => boolean },
+): Row {
+  const proxyAdded = added(values.proxy, values.direct);
+  const gatewayAdded = added(values.gateway, values.direct);
+  const ratio = addedRatio(gatewayAdded, proxyAdded);
+  return {
+    measure,
+    direct: values.direct,
+    'bare proxy': values.proxy,
+    gateway: values.gateway,
+    'proxy added': signed(proxyAdded),
+    'gateway added': signed(gatewayAdded),
+    'gw/proxy added': times(ratio),
+    budget: budget?.text ?? '',
+    verdict: budget ? (budget.pass(gatewayAdded, ratio) ? 'ok' : 'MISSED') : '',
+  };
+}
+
+const pick = <T, U>(results: PerTarget<T>, figure: (result: T) => U): PerTarget<U> => ({
+  direct: figure(results.direct),
+  proxy: figure(results.proxy),
+  gateway: figure(results.gateway),
+});
+
+type Budget = { text: string; pass: (gatewayAdded: number, ratio: number) => boolean };
+const PERCENTILES = [
+  ['p50', (r: LatencyResult) => r.p50],
+  ['p99', (r: LatencyResult) => r.p99],
+  ['p99.9', (r: LatencyResult) => r.p999],
+] as const;
+type Percentile = (typeof PERCENTILES)[number][0];
+
+/** A row per percentile (the first `count`), each with its budget if it has one. */
+function latencyRows(
+  label: string,
+  results: PerTarget<LatencyResult>,
+  budgets: Partial<Record<Percentile, Budget>> = {},
+  count: number = PERCENTILES.length,
+): Row[] {
+  return PERCENTILES.slice(0, count).map(([percentile, figure]) =>
+    latencyRow(`${label} ${percentile} µs`, pick(results, figure), budgets[percentile]),
+  );
+}
+
+/** Added latency (target minus direct), in microseconds, at p50, p99 and p99.9. */
+function addedFigures(results: PerTarget<LatencyResult>) {
+  const of = (target: TargetName) => ({
+    p50: added(results[target].p50, results.direct.p50),
+    p99: added(results[target].p99, results.direct.p99),
+    p999: added(results[target].p999, results.direct.p999),
+  });
+  const proxy = of('proxy');
+  const gateway = of('gateway');
+  return {
+    proxy,
+    gateway,
+    gatewayOverProxy: {
+      p50: addedRatio(gateway.p50, proxy.p50),
+      p99: addedRatio(gateway.p99, proxy.p99),
+      p999: addedRatio(gateway.p999, proxy.p999),
+    },
+  };
+}
+
+async function waitUntilAnswers(url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function createKey(databaseUrl: string): Promise<string> {
+  const dataSource = await createDataSource(
+    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'fed-bench', entities: [ApiKeyEntity] }),
+  );
+  try {
+    // Limits far above what the benchmark reaches: the limit check (one Redis round trip) runs on
+    // every request, as in production, without ever refusing one.
+    const { apiKey } = await new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' }).create({
+      name: 'bench',
+      rpmLimit: 10_000_000,
+      tpmLimit: 2_000_000_000,
+      dailyBudgetUsd: 1_000_000,
+    });
+    return apiKey;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function countLogRows(databaseUrl: string) {
+  const [row] = await runSql<{
+    rows: number;
+    rows2xx: number;
+    rows2xxWithoutUsage: number;
+    rowsNotReported: number;
+  }>(
+    databaseUrl,
+    `SELECT count(*)::int AS "rows",
+            count(*) FILTER (WHERE http_status BETWEEN 200 AND 299)::int AS "rows2xx",
+            count(*) FILTER (WHERE http_status BETWEEN 200 AND 299
+              AND (usage_status IS DISTINCT FROM 'reported' OR coalesce(input_tokens, 0) <= 0))::int AS "rows2xxWithoutUsage",
+            count(*) FILTER (WHERE usage_status IS DISTINCT FROM 'reported')::int AS "rowsNotReported"
+       FROM "audit"."llm_gateway_logs"`,
+  );
+  if (!row) throw new Error('no count from audit.llm_gateway_logs');
+  return row;
+}
+
+async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUrl: string): Promise<void> {
+  const startedAt = performance.now();
+  const c1 = quick ? { durationMs: 2000, warmupMs: 500 } : { durationMs: 8000, warmupMs: 2000 };
+  const openLoopSeconds = quick ? 3 : 10;
+  const saturatedSeconds = quick ? 3 : 10;
+  const saturatedWarmupSeconds = quick ? 1 : 2;
+  const redisUrl = testServiceUrls().redisUrl;
+  const redisKeyPrefix = `bench:gw:${randomUUID().slice(0, 8)}:`;
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'fed-bench-gateway-'));
+  const servers: ChildServer[] = [];
+  const start = async (options: Parameters<typeof startChildServer>[0]) => {
+    const server = await startChildServer(options);
+    servers.push(server);
+    return server;
+  };
+
+  try {
+    await runMigrations(databaseUrl);
+    const apiKey = await createKey(databaseUrl);
+
+    const upstreamScript = path.join(distRoot, 'libs/testing/src/model-upstream/main.js');
+    const startUpstream = async (latencyMs: number) => {
+      const port = await freePort();
+      return start({
+        script: upstreamScript,
+        args: ['--port', String(port), '--latency-ms', String(latencyMs)],
+        port,
+        readyPath: '/v1/models',
+      });
+    };
+    const fastUpstream = await startUpstream(0);
+    const slowUpstream = await startUpstream(SLOW_UPSTREAM_MS);
+    // One proxy process (as one gateway process) with a listener per upstream.
+    const fastProxyPort = await freePort();
+    let slowProxyPort = await freePort();
+    while (slowProxyPort === fastProxyPort) slowProxyPort = await freePort();
+    const fastProxy = await start({
+      script: path.join(distRoot, 'bench/src/servers/bare-proxy.js'),
+      args: [String(fastProxyPort), fastUpstream.url, String(slowProxyPort), slowUpstream.url],
+      port: fastProxyPort,
+      readyPath: '/v1/models',
+    });
+    const slowProxyUrl = `http://127.0.0.1:${slowProxyPort}`;
+    await waitUntilAnswers(`${slowProxyUrl}/v1/models`);
+
+    const routingFile = path.join(workDir, 'routing.json');
+    writeFileSync(
+      routingFile,
+      JSON.stringify({
+        providers: [
+          { name: 'mock', type: 'openai', baseUrl: `${fastUpstream.url}/v1`, apiKey: 'x' },
+          { name: 'mock-slow', type: 'openai', baseUrl: `${slowUpstream.url}/v1`, apiKey: 'x' },
+        ],
+        models: [
+          { name: 'bench-model', deployments: [{ provider: 'mock', model: 'mock-model' }] },
+          { name: 'bench-model-slow', deployments: [{ provider: 'mock-slow', model: 'mock-model' }] },
+        ],
+      }),
+    );
+    const gatewayPort = await freePort();
+    // BENCH_GATEWAY_CPU_PROFILE=<file>: the gateway writes a V8 CPU profile of its whole run there.
+    const profile = process.env.BENCH_GATEWAY_CPU_PROFILE;
+    const gateway = await start({
+      script: path.join(distRoot, 'apps/llm-gateway/src/main.js'),
+      env: {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: redisKeyPrefix,
+        HOST: '127.0.0.1',
+        PORT: String(gatewayPort),
+        LLM_GATEWAY_ROUTING_FILE: routingFile,
+        LOG_LEVEL: 'warn',
+        AUTH_URL: 'http://127.0.0.1:9',
+        ...(profile
+          ? {
+              NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
+              FED_BENCH_CPU_PROFILE: path.resolve(profile),
+            }
+          : {}),
+      },
+      port: gatewayPort,
+      readyPath: '/readyz',
+      readyTimeoutMs: 60_000,
+    });
+
+    const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` };
+    const fast: PerTarget<Target> = {
+      direct: { url: `${fastUpstream.url}/v1/chat/completions`, model: 'mock-model' },
+      proxy: { url: `${fastProxy.url}/v1/chat/completions`, model: 'mock-model' },
+      gateway: { url: `${gateway.url}/llm/v1/chat/completions`, model: 'bench-model' },
+    };
+    const slow: PerTarget<Target> = {
+      direct: { url: `${slowUpstream.url}/v1/chat/completions`, model: 'mock-model' },
+      proxy: { url: `${slowProxyUrl}/v1/chat/completions`, model: 'mock-model' },
+      gateway: { url: `${gateway.url}/llm/v1/chat/completions`, model: 'bench-model-slow' },
+    };
+    const request = (target: Target, stream: boolean) => ({
+      method: 'POST' as const,
+      headers,
+      body: chatBody(target.model, stream),
+    });
+    // Every gateway request sent, and those answered 2xx: each must leave one log row.
+    const sentToGateway = { sent: 0, answered2xx: 0 };
+    const tally = (target: TargetName, sent: number, answered2xx: number) => {
+      if (target !== 'gateway') return;
+      sentToGateway.sent += sent;
+      sentToGateway.answered2xx += answered2xx;
+    };
+    const phase = (name: string) => process.stdout.write(`${name}\n`);
+
+    // Each target answers the echo, plain and streamed, before anything is measured.
+    for (const name of TARGETS) {
+      for (const [targets, stream] of [
+        [fast, false],
+        [fast, true],
+        [slow, false],
+      ] as const) {
+        const target = targets[name];
+        const answer = await fetch(target.url, { method: 'POST', headers, body: chatBody(target.model, stream) });
+        const text = await answer.text();
+        tally(name, 1, answer.ok ? 1 : 0);
+        const echoed = stream ? text.includes('"content":"Echo: ') : text.includes('Echo: Hello, benchmark');
+        if (!answer.ok || !echoed) throw new Error(`${name} ${target.url} answered ${answer.status}: ${text}`);
+      }
+    }
+
+    const closedLoop = async (stream: boolean) => {
+      const [direct, proxy, gateway] = (await measureClosedLoops(
+        TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], stream) })),
+        { ...c1, sliceMs: C1_SLICE_MS, firstContent: stream },
+      )) as [ClosedLoopResult, ClosedLoopResult, ClosedLoopResult];
+      const results: PerTarget<ClosedLoopResult> = { direct, proxy, gateway };
+      for (const name of TARGETS) tally(name, results[name].sent, results[name].ok);
+      return results;
+    };
+
+    phase(
+      `A: concurrency 1, plain (${c1.durationMs / 1000} s each in ${C1_SLICE_MS} ms turns, after ${c1.warmupMs / 1000} s warm-up)`,
+    );
+    const plain = await closedLoop(false);
+    phase(
+      `B: concurrency 1, streamed (${c1.durationMs / 1000} s each in ${C1_SLICE_MS} ms turns, after ${c1.warmupMs / 1000} s warm-up)`,
+    );
+    const streamed = await closedLoop(true);
+
+    phase(
+      `C: open loop at ${OPEN_LOOP_RATE}/s, evenly spaced (${openLoopSeconds} s each in ${OPEN_LOOP_SLICE_SECONDS} s turns)`,
+    );
+    const [openDirect, openProxy, openGateway] = (await measureOpenLoops(
+      TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], false) })),
+      {
+        rate: OPEN_LOOP_RATE,
+        durationSeconds: openLoopSeconds,
+        connections: 50,
+        sliceSeconds: OPEN_LOOP_SLICE_SECONDS,
+      },
+    )) as [OpenLoopResult, OpenLoopResult, OpenLoopResult];
+    const openLoop: PerTarget<OpenLoopResult> = { direct: openDirect, proxy: openProxy, gateway: openGateway };
+    for (const name of TARGETS) {
+      // Requests that failed on the network count as sent: the gateway may have seen them.
+      tally(name, openLoop[name].requests + openLoop[name].errors, openLoop[name].requests - openLoop[name].non2xx);
+    }
+
+    phase(
+      `D: ${SATURATED_CONNECTIONS} connections, as fast as possible, upstream answering in ${SLOW_UPSTREAM_MS} ms (${saturatedSeconds} s each after ${saturatedWarmupSeconds} s warm-up)`,
+    );
+    const saturated = {} as PerTarget<DrainedThroughputResult>;
+    for (const name of TARGETS) {
+      // A short run first: the connections to the upstream opened, the code that serves them warm.
+      const warmup = await measureSaturatedDrained(slow[name].url, {
+        connections: SATURATED_CONNECTIONS,
+        durationSeconds: saturatedWarmupSeconds,
+        ...request(slow[name], false),
+      });
+      tally(name, warmup.sent, warmup.ok);
+      const result = await measureSaturatedDrained(slow[name].url, {
+        connections: SATURATED_CONNECTIONS,
+        durationSeconds: saturatedSeconds,
+        ...request(slow[name], false),
+      });
+      saturated[name] = result;
+      tally(name, result.sent, result.ok);
+    }
+
+    // The batch writer flushes every 250 ms; on SIGTERM it writes what is left before exiting.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const beforeStop = await countLogRows(databaseUrl);
+    await gateway.stop();
+    const afterStop = await countLogRows(databaseUrl);
+    const logs: LogCheck = {
+      ...sentToGateway,
+      rowsBeforeStop: beforeStop.rows,
+      ...afterStop,
+      pass:
+        afterStop.rows === sentToGateway.sent &&
+        afterStop.rows2xx === sentToGateway.answered2xx &&
+        sentToGateway.answered2xx === sentToGateway.sent &&
+        afterStop.rows2xxWithoutUsage === 0,
+    };
+
+    const plainLatency = pick(plain, (r) => r.latency);
+    const ttft = pick(streamed, (r) => r.firstContent as LatencyResult);
+    const streamEnd = pick(streamed, (r) => r.latency);
+    const plainAdded = addedFigures(plainLatency);
+    const ttftAdded = addedFigures(ttft);
+    const streamEndAdded = addedFigures(streamEnd);
+    const openLoopAdded = addedFigures(openLoop);
+    const below = (limit: number): Budget => ({ text: `< ${limit} µs`, pass: (gatewayAdded) => gatewayAdded < limit });
+    const c1Budget = (limit: number): Budget => ({
+      text: `< ${limit} µs, ≤ ${BUDGET.c1VersusProxy}× proxy's`,
+      pass: (gatewayAdded, ratio) => gatewayAdded < limit && !(ratio > BUDGET.c1VersusProxy),
+    });
+    const budgets = {
+      c1AddedP50: plainAdded.gateway.p50 < BUDGET.c1AddedP50,
+      c1AddedP99: plainAdded.gateway.p99 < BUDGET.c1AddedP99,
+      c1VersusProxyP50: !(plainAdded.gatewayOverProxy.p50 > BUDGET.c1VersusProxy),
+      c1VersusProxyP99: !(plainAdded.gatewayOverProxy.p99 > BUDGET.c1VersusProxy),
+      ttftAddedP50: ttftAdded.gateway.p50 < BUDGET.ttftAddedP50,
+      openLoopAddedP99: openLoopAdded.gateway.p99 < BUDGET.openLoopAddedP99,
+      noLogRowLost: logs.pass,
+    };
+
+    const blank = { direct: '', 'bare proxy': '', 'proxy added': '', 'gw/proxy added': '' };
+    const rows: Row[] = [
+      ...latencyRows('A c1 plain', plainLatency, {
+        p50: c1Budget(BUDGET.c1AddedP50),
+        p99: c1Budget(BUDGET.c1AddedP99),
+      }),
+      ...latencyRows('B c1 stream TTFT', ttft, { p50: below(BUDGET.ttftAddedP50) }),
+      ...latencyRows('B c1 stream end', streamEnd, {}, 2),
+      ...latencyRows(`C open ${OPEN_LOOP_RATE}/s`, openLoop, { p99: below(BUDGET.openLoopAddedP99) }),
+      {
+        measure: `D ${SATURATED_CONNECTIONS} conns, ${SLOW_UPSTREAM_MS} ms upstream, req/s`,
+        direct: saturated.direct.requestsPerSecond,
+        'bare proxy': saturated.proxy.requestsPerSecond,
+        gateway: saturated.gateway.requestsPerSecond,
+        'proxy added': `${times(saturated.proxy.requestsPerSecond / saturated.direct.requestsPerSecond)} direct`,
+        'gateway added': `${times(saturated.gateway.requestsPerSecond / saturated.direct.requestsPerSecond)} direct`,
+        'gw/proxy added': '',
+        budget: '',
+        verdict: '',
+      },
+      {
+        measure: `D p50 / p99 ms (${saturated.direct.generator})`,
+        direct: `${saturated.direct.p50} / ${saturated.direct.p99}`,
+        'bare proxy': `${saturated.proxy.p50} / ${saturated.proxy.p99}`,
+        gateway: `${saturated.gateway.p50} / ${saturated.gateway.p99}`,
+        'proxy added': '',
+        'gateway added': '',
+        'gw/proxy added': '',
+        budget: '',
+        verdict: '',
+      },
+      {
+        measure: 'log rows / gateway requests answered 2xx',
+        ...blank,
+        gateway: `${logs.rows} / ${logs.answered2xx}`,
+        'gateway added': `sent ${logs.sent}, 2xx rows ${logs.rows2xx}`,
+        budget: 'equal',
+        verdict: logs.pass ? 'ok' : 'MISSED',
+      },
+      {
+        measure: "2xx log rows without 'reported' usage",
+        ...blank,
+        gateway: logs.rows2xxWithoutUsage,
+        'gateway added': `rows not reported: ${logs.rowsNotReported}`,
+        budget: '0',
+        verdict: logs.rows2xxWithoutUsage === 0 ? 'ok' : 'MISSED',
+      },
+    ];
+    const errors = {
+      openLoop: pick(openLoop, (r) => r.errors + r.non2xx),
+      saturated: pick(saturated, (r) => r.errors + r.non2xx + (r.sent - r.answered)),
+    };
+    const elapsedSeconds = Math.round((performance.now() - startedAt) / 100) / 10;
+
+    printTable(
+      'gateway: llm-gateway overhead (added = target minus direct; µs unless noted; mock upstream answering at once, ' +
+        `${SLOW_UPSTREAM_MS} ms in D)`,
+      rows,
+    );
+    process.stdout.write(
+      `errors: open loop ${JSON.stringify(errors.openLoop)}, saturated ${JSON.stringify(errors.saturated)}\n` +
+        `log rows: ${logs.rowsBeforeStop} a second after the last request, ${logs.rows} after SIGTERM; ` +
+        `gateway requests sent ${logs.sent}, answered 2xx ${logs.answered2xx}\n` +
+        `budgets: ${Object.entries(budgets)
+          .map(([name, pass]) => `${name} ${pass ? 'ok' : 'MISSED'}`)
+          .join(', ')}\n` +
+        `took ${elapsedSeconds} s\n`,
+    );
+    const file = writeResult(resultsDir, 'gateway', {
+      quick,
+      elapsedSeconds,
+      settings: {
+        concurrency1: c1,
+        openLoop: { rate: OPEN_LOOP_RATE, durationSeconds: openLoopSeconds, connections: 50 },
+        saturated: {
+          connections: SATURATED_CONNECTIONS,
+          durationSeconds: saturatedSeconds,
+          upstreamLatencyMs: SLOW_UPSTREAM_MS,
+          generator: saturated.gateway.generator,
+        },
+        budgetMicroseconds: BUDGET,
+      },
+      plain: { results: plain, added: plainAdded },
+      streamed: { results: streamed, addedTimeToFirstToken: ttftAdded, addedStreamEnd: streamEndAdded },
+      openLoop: { results: openLoop, added: openLoopAdded },
+      saturated: {
+        results: saturated,
+        ratioToDirect: {
+          proxy: saturated.proxy.requestsPerSecond / saturated.direct.requestsPerSecond,
+          gateway: saturated.gateway.requestsPerSecond / saturated.direct.requestsPerSecond,
+        },
+      },
+      logs,
+      errors,
+      budgets,
+      table: rows,
+    });
+    process.stdout.write(`written ${file}\n`);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(workDir, { recursive: true, force: true });
+    await deleteRedisKeys(redisUrl, redisKeyPrefix).catch(() => 0);
+  }
+}
+
+/**
+ * What llm-gateway adds to a model call, against the mock upstream called directly and through a
+ * bare Node pass-through (the floor): latency at concurrency 1 (plain, and streamed to the first
+ * token), at 500 requests/s open loop, throughput against a 20 ms upstream; and that every request
+ * left its log row with the usage reported.
+ */
+export const gatewayBenchmark: Benchmark = {
+  name: 'gateway',
+  description:
+    'POST /llm/v1/chat/completions through llm-gateway (virtual key with limits, PostgreSQL, Redis) vs the mock upstream directly and a bare undici pass-through',
+  run: (context) => withScratchDatabase((databaseUrl) => run(context, databaseUrl)),
+};
