@@ -15,7 +15,7 @@ import { ApiKeyRepository } from './keys/api-key.repository';
 import { UsageLimits } from './limits/usage-limits';
 import { RoutingSource } from './routing/routing-source';
 import { UpstreamClient } from './upstream/upstream-client';
-import { loadTokenizer } from './usage/token-counter';
+import { TokenCounter } from './usage/token-counter';
 
 const ROUTING_SOURCE = Symbol.for('fed.gateway.RoutingSource');
 const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
@@ -48,6 +48,7 @@ const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
 })
 export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly upstream = new UpstreamClient();
+  private readonly tokenCounter = new TokenCounter();
   private readonly keys: ApiKeyCache;
   private subscription: Subscription | undefined;
 
@@ -67,7 +68,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.edition === 'marketplace') return;
-    loadTokenizer();
+    this.tokenCounter.start();
     this.subscription = await this.signals.subscribe('config.changed', (change) => {
       if (change.area === 'gateway.keys') this.keys.invalidate(change.id);
       else if (change.area === 'gateway.routes') void this.routing.reload();
@@ -80,6 +81,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
         limits: new UsageLimits(this.counters),
         log: this.log,
         logger: this.logger,
+        tokens: this.tokenCounter,
       },
       this.keys,
       this.tokens,
@@ -97,6 +99,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     this.routing.close();
     await this.subscription?.unsubscribe().catch(() => undefined);
     await this.upstream.close();
+    await this.tokenCounter.close();
     // Requests have drained by now (the host closes HTTP first): their rows are all buffered.
     await this.log.close();
   }

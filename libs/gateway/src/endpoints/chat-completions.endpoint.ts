@@ -4,7 +4,7 @@ import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } f
 import { usageObjectIn } from '../relay/stream-observer';
 import { type Deployment } from '../routing/routing-table';
 import { AnthropicStreamToChat, anthropicMessageToChat, chatRequestToAnthropic } from '../translate';
-import { countChatRequestTokens } from '../usage/token-counter';
+import { chatRequestText, countRequestTokens } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
 import { type GatewayContext } from './gateway-context';
@@ -43,12 +43,12 @@ export async function chatCompletions(
   const bodyFor = bodiesFor(model.deployments, bodyOf);
 
   const { deployment, answer } = await callProvider(context, exchange, model.deployments, 'chat', bodyFor);
-  const estimatedInput = () => countChatRequestTokens(request);
+  const estimatedInput = () => countRequestTokens(context.tokens, chatRequestText(request));
   if (deployment.provider.family === 'messages') {
     if (stream) {
       const translator = new AnthropicStreamToChat({ model: request.model, includeUsage: clientWantsUsage });
       const outcome = await relayTranslatedStream<AnthropicStreamEvent>(exchange, answer, 'messages', translator);
-      settleStreamUsage(exchange, outcome, estimatedInput);
+      await settleStreamUsage(exchange, outcome, estimatedInput);
       return;
     }
     const message = JSON.parse((await readAnswer(answer)).toString('utf8')) as AnthropicMessage;
@@ -58,14 +58,18 @@ export async function chatCompletions(
   }
   if (stream) {
     const outcome = await relaySameFamilyStream(exchange, answer, 'chat', { dropUsageChunk: !clientWantsUsage });
-    settleStreamUsage(exchange, outcome, estimatedInput);
+    await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
   const text = await readAnswer(answer);
   const usage = usageObjectIn(text.toString('utf8')) as ChatUsage | null;
   if (usage) settleUsage(exchange, usageFromOpenAi(usage), 'reported');
   else
-    settleStreamUsage(exchange, { reported: null, reportedInput: null, outputChars: 0, broken: false }, estimatedInput);
+    await settleStreamUsage(
+      exchange,
+      { reported: null, reportedInput: null, outputChars: 0, broken: false },
+      estimatedInput,
+    );
   writeJson(exchange.res, text, contentTypeOf(answer.headers));
 }
 

@@ -3,6 +3,7 @@ import { type Logger } from '@fed/observability';
 import { type UsageLimits } from '../limits/usage-limits';
 import { type RoutingTable } from '../routing/routing-table';
 import { type UpstreamClient } from '../upstream/upstream-client';
+import { type TokenCounter } from '../usage/token-counter';
 
 /** What every endpoint of the gateway works with; built once at start. */
 export interface GatewayContext {
@@ -11,4 +12,5 @@ export interface GatewayContext {
   readonly limits: UsageLimits;
   readonly log: GatewayLogWriter;
   readonly logger: Logger;
+  readonly tokens: TokenCounter;
 }

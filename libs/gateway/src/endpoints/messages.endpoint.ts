@@ -4,7 +4,7 @@ import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } f
 import { usageObjectIn } from '../relay/stream-observer';
 import { type Deployment } from '../routing/routing-table';
 import { ChatStreamToAnthropic, chatCompletionToAnthropic, messagesRequestToChat } from '../translate';
-import { countMessagesRequestTokens } from '../usage/token-counter';
+import { countRequestTokens, messagesRequestText, quickTokenEstimate } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import {
   type AnthropicMessagesRequest,
@@ -55,13 +55,15 @@ export async function messages(
     bodyFor,
     forwardedOf(exchange),
   );
-  let estimate: number | undefined;
-  const estimatedInput = () => (estimate ??= countMessagesRequestTokens(request));
+  const estimatedInput = () => countRequestTokens(context.tokens, messagesRequestText(request));
   if (deployment.provider.family !== 'messages') {
     if (stream) {
-      const translator = new ChatStreamToAnthropic({ model: request.model, estimatedInputTokens: estimatedInput() });
+      const translator = new ChatStreamToAnthropic({
+        model: request.model,
+        estimatedInputTokens: quickTokenEstimate(messagesRequestText(request)),
+      });
       const outcome = await relayTranslatedStream<ChatCompletionChunk>(exchange, answer, 'chat', translator);
-      settleStreamUsage(exchange, outcome, estimatedInput);
+      await settleStreamUsage(exchange, outcome, estimatedInput);
       return;
     }
     const completion = JSON.parse((await readAnswer(answer)).toString('utf8')) as ChatCompletion;
@@ -71,13 +73,17 @@ export async function messages(
   }
   if (stream) {
     const outcome = await relaySameFamilyStream(exchange, answer, 'messages', { dropUsageChunk: false });
-    settleStreamUsage(exchange, outcome, estimatedInput);
+    await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
   const text = await readAnswer(answer);
   const usage = usageObjectIn(text.toString('utf8')) as Partial<AnthropicUsage> | null;
   if (usage) settleUsage(exchange, usageFromAnthropic(usage), 'reported');
   else
-    settleStreamUsage(exchange, { reported: null, reportedInput: null, outputChars: 0, broken: false }, estimatedInput);
+    await settleStreamUsage(
+      exchange,
+      { reported: null, reportedInput: null, outputChars: 0, broken: false },
+      estimatedInput,
+    );
   writeJson(exchange.res, text, contentTypeOf(answer.headers));
 }

@@ -130,7 +130,11 @@ export function settleUsage(exchange: Exchange, usage: TokenUsage, status: Excha
  * a provider that reports nothing) its input count if it gave one, else our count of the request,
  * and output estimated from the characters that went by (about four per token).
  */
-export function settleStreamUsage(exchange: Exchange, outcome: StreamOutcome, estimatedInput: () => number): void {
+export async function settleStreamUsage(
+  exchange: Exchange,
+  outcome: StreamOutcome,
+  estimatedInput: () => Promise<number>,
+): Promise<void> {
   if (outcome.reported && !exchange.clientAborted && !outcome.broken) {
     settleUsage(exchange, outcome.reported, 'reported');
     return;
@@ -141,7 +145,7 @@ export function settleStreamUsage(exchange: Exchange, outcome: StreamOutcome, es
   }
   const usage: TokenUsage = {
     ...ZERO_USAGE,
-    inputTokens: outcome.reportedInput ?? estimatedInput(),
+    inputTokens: outcome.reportedInput ?? (await estimatedInput()),
     outputTokens: Math.ceil(outcome.outputChars / 4),
   };
   settleUsage(exchange, usage, exchange.clientAborted || outcome.broken ? 'partial' : 'estimated');

@@ -3,7 +3,7 @@ import { type Exchange } from '../http/exchange';
 import { readAnswer, relaySameFamilyStream, writeJson } from '../relay/relay';
 import { usageFromResponses, usageObjectIn } from '../relay/stream-observer';
 import { type GatewayPrincipal } from '../access/gateway-principal';
-import { countChatRequestTokens, countMessagesRequestTokens } from '../usage/token-counter';
+import { chatRequestText, countRequestTokens, messagesRequestText } from '../usage/token-counter';
 import { usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicCountTokensRequest, type ChatUsage, type ModelList } from '../wire';
 import { contentTypeOf } from './chat-completions.endpoint';
@@ -40,22 +40,24 @@ export async function responses(context: GatewayContext, exchange: Exchange, bod
   const { answer } = await callProvider(context, exchange, deployments, 'responses', (deployment) =>
     JSON.stringify({ ...body, model: deployment.upstreamModel }),
   );
-  const estimatedInput = () =>
-    countChatRequestTokens({
-      messages: [
-        { role: 'user', content: typeof body.input === 'string' ? body.input : JSON.stringify(body.input ?? '') },
-      ],
-    });
+  const estimatedInput = () => {
+    const input = typeof body.input === 'string' ? body.input : JSON.stringify(body.input ?? '');
+    return countRequestTokens(context.tokens, chatRequestText({ messages: [{ role: 'user', content: input }] }));
+  };
   if (stream) {
     const outcome = await relaySameFamilyStream(exchange, answer, 'responses', { dropUsageChunk: false });
-    settleStreamUsage(exchange, outcome, estimatedInput);
+    await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
   const text = await readAnswer(answer);
   const usage = usageObjectIn(text.toString('utf8'));
   if (usage) settleUsage(exchange, usageFromResponses(usage), 'reported');
   else
-    settleStreamUsage(exchange, { reported: null, reportedInput: null, outputChars: 0, broken: false }, estimatedInput);
+    await settleStreamUsage(
+      exchange,
+      { reported: null, reportedInput: null, outputChars: 0, broken: false },
+      estimatedInput,
+    );
   writeJson(exchange.res, text, contentTypeOf(answer.headers));
 }
 
@@ -84,7 +86,10 @@ export async function countTokens(context: GatewayContext, exchange: Exchange, b
   }
   await context.limits.admit(exchange.principal as GatewayPrincipal);
   exchange.deployment = model.deployments[0] ?? null;
-  const inputTokens = countMessagesRequestTokens(body as unknown as AnthropicCountTokensRequest);
+  const inputTokens = await countRequestTokens(
+    context.tokens,
+    messagesRequestText(body as unknown as AnthropicCountTokensRequest),
+  );
   writeJson(exchange.res, JSON.stringify({ input_tokens: inputTokens }));
 }
 

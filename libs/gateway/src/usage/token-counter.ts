@@ -1,34 +1,80 @@
-import { Tiktoken } from 'js-tiktoken/lite';
+import { Worker } from 'node:worker_threads';
 import { type AnthropicCountTokensRequest, type ChatCompletionRequest } from '../wire';
 
-type Ranks = ConstructorParameters<typeof Tiktoken>[0];
-
-let encoder: Tiktoken | undefined;
+// The vocabulary takes about 100 MB of heap and 0.6 s to load: it lives in a worker thread, so the
+// gateway's own heap (and its garbage collector's pauses) stay small and no request waits for it.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Tiktoken } = require(workerData.lite);
+const ranks = require(workerData.ranks);
+const encoder = new Tiktoken(ranks.default ?? ranks);
+const SAMPLE = 200000;
+const count = (text) => {
+  if (text.length <= SAMPLE) return encoder.encode(text, 'all').length;
+  return Math.ceil((encoder.encode(text.slice(0, SAMPLE), 'all').length * text.length) / SAMPLE);
+};
+parentPort.on('message', ({ id, texts }) => {
+  let total = 0;
+  for (const text of texts) total += count(text);
+  parentPort.postMessage({ id, total });
+});
+`;
 
 /**
- * Loads the o200k_base vocabulary (about 0.6 s of CPU, 2 MB): done once at start so that no request
- * ever waits for it.
+ * Token counts with OpenAI's o200k_base vocabulary (exact for recent OpenAI models, an estimate for
+ * others), computed in a worker thread started once. Texts over 200,000 characters are counted on a
+ * sample and scaled, so a 32 MB body cannot hold the worker for long.
  */
-export function loadTokenizer(): void {
-  if (encoder) return;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ranks = require('js-tiktoken/ranks/o200k_base') as { default?: Ranks } & Ranks;
-  encoder = new Tiktoken(ranks.default ?? ranks);
-}
+export class TokenCounter {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly pending = new Map<number, (total: number) => void>();
 
-const MAX_EXACT_CHARS = 200_000;
+  /** Starts the worker (and the vocabulary's loading) now, rather than on the first count. */
+  start(): void {
+    if (this.worker) return;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        lite: require.resolve('js-tiktoken/lite'),
+        ranks: require.resolve('js-tiktoken/ranks/o200k_base'),
+      },
+    });
+    worker.unref();
+    worker.on('message', ({ id, total }: { id: number; total: number }) => {
+      this.pending.get(id)?.(total);
+      this.pending.delete(id);
+    });
+    worker.on('error', () => this.fail());
+    worker.on('exit', () => this.fail());
+    this.worker = worker;
+  }
 
-/**
- * Tokens of a text with OpenAI's o200k_base vocabulary; an estimate for other models. Very long
- * texts are counted on a sample and scaled, so a 32 MB body cannot hold the event loop.
- */
-export function countTextTokens(text: string): number {
-  if (text.length === 0) return 0;
-  if (!encoder) loadTokenizer();
-  const tokenizer = encoder as Tiktoken;
-  if (text.length <= MAX_EXACT_CHARS) return tokenizer.encode(text, 'all').length;
-  const sample = tokenizer.encode(text.slice(0, MAX_EXACT_CHARS), 'all').length;
-  return Math.ceil((sample * text.length) / MAX_EXACT_CHARS);
+  /** Tokens of the texts together. */
+  count(texts: readonly string[]): Promise<number> {
+    const nonEmpty = texts.filter((text) => text.length > 0);
+    if (nonEmpty.length === 0) return Promise.resolve(0);
+    this.start();
+    const id = this.nextId++;
+    return new Promise<number>((resolve) => {
+      this.pending.set(id, resolve);
+      (this.worker as Worker).postMessage({ id, texts: nonEmpty });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+    this.fail();
+  }
+
+  // A worker that died answers nothing more: waiting counts fall back to the four-characters rule.
+  private fail(): void {
+    this.worker = undefined;
+    for (const resolve of this.pending.values()) resolve(-1);
+    this.pending.clear();
+  }
 }
 
 function textsOf(content: unknown, into: string[]): void {
@@ -57,29 +103,45 @@ function imagesIn(content: unknown): number {
   }).length;
 }
 
-/** Input tokens of a chat-completions request (messages and tool definitions). */
-export function countChatRequestTokens(request: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
-  let total = PER_REQUEST;
-  for (const message of request.messages ?? []) {
-    const texts: string[] = [];
-    textsOf(message, texts);
-    total += PER_MESSAGE + countTextTokens(texts.join('\n')) + PER_IMAGE * imagesIn(message.content);
-  }
-  if (request.tools?.length) total += countTextTokens(JSON.stringify(request.tools));
-  return total;
+/** The texts of a request and the fixed costs around them (framing, images). */
+export interface RequestText {
+  texts: string[];
+  fixedTokens: number;
 }
 
-/** Input tokens of a messages-family request (system, messages, tool definitions). */
-export function countMessagesRequestTokens(request: AnthropicCountTokensRequest): number {
-  let total = PER_REQUEST;
-  const system: string[] = [];
-  textsOf(request.system, system);
-  if (system.length) total += PER_MESSAGE + countTextTokens(system.join('\n'));
+export function chatRequestText(request: Pick<ChatCompletionRequest, 'messages' | 'tools'>): RequestText {
+  const texts: string[] = [];
+  let fixedTokens = PER_REQUEST;
   for (const message of request.messages ?? []) {
-    const texts: string[] = [];
-    textsOf(message.content, texts);
-    total += PER_MESSAGE + countTextTokens(texts.join('\n')) + PER_IMAGE * imagesIn(message.content);
+    textsOf(message, texts);
+    fixedTokens += PER_MESSAGE + PER_IMAGE * imagesIn(message.content);
   }
-  if (request.tools?.length) total += countTextTokens(JSON.stringify(request.tools));
-  return total;
+  if (request.tools?.length) texts.push(JSON.stringify(request.tools));
+  return { texts, fixedTokens };
+}
+
+export function messagesRequestText(request: AnthropicCountTokensRequest): RequestText {
+  const texts: string[] = [];
+  let fixedTokens = PER_REQUEST;
+  if (request.system) {
+    textsOf(request.system, texts);
+    fixedTokens += PER_MESSAGE;
+  }
+  for (const message of request.messages ?? []) {
+    textsOf(message.content, texts);
+    fixedTokens += PER_MESSAGE + PER_IMAGE * imagesIn(message.content);
+  }
+  if (request.tools?.length) texts.push(JSON.stringify(request.tools));
+  return { texts, fixedTokens };
+}
+
+/** About four characters a token: instant, for an estimate that a real count follows. */
+export function quickTokenEstimate({ texts, fixedTokens }: RequestText): number {
+  return fixedTokens + texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+}
+
+/** The vocabulary's count, or the quick estimate when the counter is gone. */
+export async function countRequestTokens(counter: TokenCounter, text: RequestText): Promise<number> {
+  const counted = await counter.count(text.texts);
+  return counted < 0 ? quickTokenEstimate(text) : text.fixedTokens + counted;
 }
