@@ -13,21 +13,25 @@ export interface ApiKeyCacheOptions {
   ttlMs?: number;
   /** How long an unknown key is remembered as unknown (guessing must not reach the database each time). */
   negativeTtlMs?: number;
+  /** How long past `ttlMs` a known key is still served while it is read again (default 5 minutes). */
+  staleMs?: number;
   capacity?: number;
   now?: () => number;
 }
 
 /**
  * The hot path's key lookup: SHA-256 of the presented key, then memory. A miss reads the database
- * once however many requests wait for it. Entries live `ttlMs`; a `config.changed` signal for
- * `gateway.keys` drops the named key at once, so a revoked key stops working on every instance
- * within the signal's delivery time, and within `ttlMs` if the signal was lost.
+ * once however many requests wait for it. Entries live `ttlMs`, then are read again in the
+ * background while still served; a `config.changed` signal for `gateway.keys` drops the named key at
+ * once, so a revoked key stops working on every instance within the signal's delivery time, and
+ * within `ttlMs` and one database read if the signal was lost.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<GatewayPrincipal | null>>();
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
+  private readonly staleMs: number;
   private readonly capacity: number;
   private readonly now: () => number;
   private generation = 0;
@@ -38,6 +42,7 @@ export class ApiKeyCache {
   ) {
     this.ttlMs = options.ttlMs ?? 30_000;
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000;
+    this.staleMs = options.staleMs ?? 300_000;
     this.capacity = options.capacity ?? 10_000;
     this.now = options.now ?? Date.now;
   }
@@ -50,7 +55,12 @@ export class ApiKeyCache {
     const entry = this.entries.get(id);
     let principal: GatewayPrincipal | null;
     if (entry && entry.until > now) principal = entry.principal;
-    else principal = await this.load(id, hash);
+    else if (entry?.principal && entry.until + this.staleMs > now) {
+      // A known key past its time is served while it is read again in the background, so that no
+      // request waits for the database in steady traffic (revocation still applies at once by signal).
+      principal = entry.principal;
+      this.load(id, hash).catch(() => undefined);
+    } else principal = await this.load(id, hash);
     if (principal?.expiresAt !== null && principal?.expiresAt !== undefined && principal.expiresAt <= now) return null;
     return principal;
   }
