@@ -49,6 +49,7 @@ const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
 export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly upstream = new UpstreamClient();
   private readonly tokenCounter = new TokenCounter();
+  private limits: UsageLimits | undefined;
   private readonly keys: ApiKeyCache;
   private subscription: Subscription | undefined;
 
@@ -74,11 +75,14 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
       else if (change.area === 'gateway.routes') void this.routing.reload();
     });
     const { gateway, http } = this.config;
+    this.limits = new UsageLimits(this.counters, Date.now, (error) =>
+      this.logger.warn({ err: error }, 'gateway limits could not be shared through the counters; retrying'),
+    );
     const handler = new GatewayHandler(
       {
         routing: () => this.routing.table,
         upstream: this.upstream,
-        limits: new UsageLimits(this.counters),
+        limits: this.limits,
         log: this.log,
         logger: this.logger,
         tokens: this.tokenCounter,
@@ -100,6 +104,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     await this.subscription?.unsubscribe().catch(() => undefined);
     await this.upstream.close();
     await this.tokenCounter.close();
+    await this.limits?.close().catch(() => undefined);
     // Requests have drained by now (the host closes HTTP first): their rows are all buffered.
     await this.log.close();
   }

@@ -183,9 +183,7 @@ export class GatewayHandler {
     const { principal, usage } = exchange;
     if (principal && (usage || exchange.costUsd)) {
       const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
-      this.context.limits.record(principal, tokens, exchange.costUsd).catch((error: unknown) => {
-        this.context.logger.warn({ err: error }, 'could not record gateway usage against the key');
-      });
+      this.context.limits.record(principal, tokens, exchange.costUsd);
     }
   }
 }

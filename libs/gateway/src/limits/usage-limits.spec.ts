@@ -36,7 +36,10 @@ describe('UsageLimits', () => {
     now = Date.UTC(2026, 10, 23, 12, 0, 10);
     limits = new UsageLimits(counters, () => now);
   });
-  afterEach(() => counters.close());
+  afterEach(async () => {
+    await limits.close();
+    await counters.close();
+  });
 
   it('admits requests up to the per-minute limit, then refuses with a retryable 429 until the next minute', async () => {
     const principal = key({ rpmLimit: 3 });
@@ -51,7 +54,7 @@ describe('UsageLimits', () => {
   it('counts every admitted request in the shared counters, also those decided without waiting for them', async () => {
     const principal = key({ rpmLimit: 100 });
     await Promise.all(Array.from({ length: 20 }, () => limits.admit(principal)));
-    await new Promise((resolve) => setImmediate(resolve));
+    await limits.close();
     const minute = Math.floor(now / 60_000);
     expect((await counters.peek(`gw:rpm:${principal.virtualKeyId}:${minute}`)).count).toBe(20);
   });
@@ -59,7 +62,7 @@ describe('UsageLimits', () => {
   it('refuses once the tokens of the minute are used, from what finished calls recorded', async () => {
     const principal = key({ tpmLimit: 1000 });
     await limits.admit(principal);
-    await limits.record(principal, 1000, null);
+    limits.record(principal, 1000, null);
     expect(await refusal(limits.admit(principal))).toMatchObject({ code: 'tokens_rate_limit_exceeded' });
   });
 
@@ -67,7 +70,8 @@ describe('UsageLimits', () => {
     const principal = key({ dailyBudgetMicroUsd: 50_000 });
     await limits.admit(principal);
     const elsewhere = new UsageLimits(counters, () => now);
-    await elsewhere.record(principal, 10, 0.05);
+    elsewhere.record(principal, 10, 0.05);
+    await elsewhere.close();
     now += 1500;
     const refused = await refusal(limits.admit(principal));
     expect(refused).toMatchObject({ kind: 'quota', code: 'daily_budget_exceeded', status: 429 });

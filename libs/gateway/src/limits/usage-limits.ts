@@ -1,40 +1,54 @@
-import { type CounterState, type Counters } from '@fed/bus';
+import { type Counters } from '@fed/bus';
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { GatewayError } from '../http/gateway-error';
 
 const DAY_SECONDS = 86_400;
-/** How long a key's counts read from Redis may stand in for a fresh read. */
+/** How long a key's counts read from Redis may decide without a fresh read. */
 const FRESH_MS = 1000;
+/** How often what this instance counted is added to the shared counters (and they are read back). */
+const SYNC_MS = 100;
 
 interface KeyCounts {
+  principal: GatewayPrincipal;
   minute: number;
   day: string;
+  /** Totals across instances as last read, plus what this instance counted since. */
   requests: number;
   tokens: number;
   spendMicroUsd: number;
+  /** Counted here, not yet added to the shared counters. */
+  pendingRequests: number;
+  pendingTokens: number;
+  pendingSpend: number;
   readAt: number;
 }
 
 /**
  * Requests and tokens per minute (fixed, clock-aligned windows) and a hard daily budget per key,
- * on the bus's Counters (Redis across instances). Each admitted request is counted in Redis, and
- * the key's token and spend counters are read in the same round trip. That round trip is awaited
- * only when this instance has no recent counts for the key (none, or older than a second, or of
- * another minute); otherwise the decision is taken on the counts from the previous round trip,
- * plus the requests admitted here since, while this request's round trip refreshes them in the
- * background. A model call therefore does not wait for Redis in steady traffic; the price is that
- * instances may together admit, within one round trip, a few requests over a limit. Tokens and
- * spend are added when a call has ended, so concurrent calls can overshoot a token or spend limit
- * by what they spend together.
+ * on the bus's Counters (Redis across instances).
+ *
+ * A key's first request (or its first after a quiet second) counts itself in Redis and reads the
+ * key's counters in one awaited round trip. After that, decisions are taken on those counts plus what
+ * this instance has counted since, and every 100 ms the instance adds what it counted to the shared
+ * counters and reads them back, in one round trip for all its keys. A model call therefore does not
+ * wait for Redis in steady traffic, and Redis sees a few commands per key and second rather than
+ * several per request. The price: instances learn of each other's traffic within about 100 ms, so
+ * together they may admit a little over a limit; and tokens and spend are known when calls end, so
+ * calls running at the same moment can overshoot a token or spend limit by what they spend together.
  */
 export class UsageLimits {
   private readonly counts = new Map<string, KeyCounts>();
+  private readonly timer: NodeJS.Timeout;
+  private syncing: Promise<void> | null = null;
 
   constructor(
     private readonly counters: Counters,
     private readonly now: () => number = Date.now,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.timer = setInterval(() => void this.sync(), SYNC_MS);
+    this.timer.unref();
+  }
 
   async admit(principal: GatewayPrincipal): Promise<void> {
     const { virtualKeyId: id, rpmLimit, tpmLimit, dailyBudgetMicroUsd } = principal;
@@ -42,66 +56,150 @@ export class UsageLimits {
     const now = this.now();
     const minute = Math.floor(now / 60_000);
     const day = dayOf(now);
-    const known = this.counts.get(id);
-    const refresh = this.read(principal, minute, day, now);
-    let counts: KeyCounts;
-    if (known && known.minute === minute && known.day === day && now - known.readAt < FRESH_MS) {
-      refresh.catch(this.onError);
-      known.requests++;
-      counts = known;
+    let counts = this.counts.get(id);
+    if (counts && counts.minute === minute && counts.day === day && now - counts.readAt < FRESH_MS) {
+      counts.principal = principal;
+      counts.requests++;
+      counts.pendingRequests++;
     } else {
-      counts = await refresh;
+      counts = await this.firstRead(principal, minute, day, now);
     }
     this.check(principal, counts, now);
   }
 
-  /** Adds a finished call's tokens and cost (US dollars) to the key's counters. */
-  async record(principal: GatewayPrincipal, tokens: number, costUsd: number | null): Promise<void> {
+  /** Adds a finished call's tokens and cost (US dollars) to the key's counts. */
+  record(principal: GatewayPrincipal, tokens: number, costUsd: number | null): void {
     const id = principal.virtualKeyId;
     if (id === null) return;
     const now = this.now();
-    const minute = Math.floor(now / 60_000);
-    const work: Promise<unknown>[] = [];
-    const known = this.counts.get(id);
-    if (principal.tpmLimit !== null && tokens > 0) {
-      if (known?.minute === minute) known.tokens += tokens;
-      work.push(this.counters.add(`gw:tpm:${id}:${minute}`, tokens, 60));
-    }
+    const counts = this.counts.get(id);
     const microUsd = costUsd === null ? 0 : Math.round(costUsd * 1e6);
-    if (principal.dailyBudgetMicroUsd !== null && microUsd > 0) {
-      if (known?.day === dayOf(now)) known.spendMicroUsd += microUsd;
+    if (counts && counts.minute === Math.floor(now / 60_000) && counts.day === dayOf(now)) {
+      if (principal.tpmLimit !== null) {
+        counts.tokens += tokens;
+        counts.pendingTokens += tokens;
+      }
+      if (principal.dailyBudgetMicroUsd !== null) {
+        counts.spendMicroUsd += microUsd;
+        counts.pendingSpend += microUsd;
+      }
+      return;
+    }
+    // No counts of this window here (a call that spanned a minute): straight to the shared counters.
+    const work: Promise<unknown>[] = [];
+    if (principal.tpmLimit !== null && tokens > 0)
+      work.push(this.counters.add(`gw:tpm:${id}:${Math.floor(now / 60_000)}`, tokens, 60));
+    if (principal.dailyBudgetMicroUsd !== null && microUsd > 0)
       work.push(this.counters.add(`gw:spend:${id}:${dayOf(now)}`, microUsd, 2 * DAY_SECONDS));
+    Promise.all(work).catch(this.onError);
+  }
+
+  /** Adds what is counted here to the shared counters (on shutdown, after the last call). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.syncing;
+    await this.sync();
+  }
+
+  private async firstRead(principal: GatewayPrincipal, minute: number, day: string, now: number): Promise<KeyCounts> {
+    const id = principal.virtualKeyId as string;
+    const [requests, [tokens, spend]] = await Promise.all([
+      this.counters.hit(`gw:rpm:${id}:${minute}`, 60),
+      this.counters.peekMany([`gw:tpm:${id}:${minute}`, `gw:spend:${id}:${day}`]),
+    ]);
+    const known = this.counts.get(id);
+    if (known && known.minute === minute && known.day === day) {
+      // Counts of this window are here already (stale, or read by a request at the same moment): the
+      // shared totals just read, plus what this instance counted and has not shared yet.
+      known.requests = Math.max(known.requests + 1, requests.count + known.pendingRequests);
+      known.tokens = Math.max(known.tokens, (tokens?.count ?? 0) + known.pendingTokens);
+      known.spendMicroUsd = Math.max(known.spendMicroUsd, (spend?.count ?? 0) + known.pendingSpend);
+      known.readAt = now;
+      return known;
+    }
+    if (known) this.flushOld(known);
+    if (this.counts.size >= 10_000) this.counts.clear();
+    const counts: KeyCounts = {
+      principal,
+      minute,
+      day,
+      requests: requests.count,
+      tokens: tokens?.count ?? 0,
+      spendMicroUsd: spend?.count ?? 0,
+      pendingRequests: 0,
+      pendingTokens: 0,
+      pendingSpend: 0,
+      readAt: now,
+    };
+    this.counts.set(id, counts);
+    return counts;
+  }
+
+  private sync(): Promise<void> {
+    if (this.syncing || this.counts.size === 0) return this.syncing ?? Promise.resolve();
+    this.syncing = this.syncAll()
+      .catch(this.onError)
+      .finally(() => {
+        this.syncing = null;
+      });
+    return this.syncing;
+  }
+
+  private async syncAll(): Promise<void> {
+    const now = this.now();
+    const work: Promise<void>[] = [];
+    for (const [id, counts] of this.counts) {
+      const idle = counts.pendingRequests === 0 && counts.pendingTokens === 0 && counts.pendingSpend === 0;
+      if (idle) {
+        // Nothing to add: keys quiet for a while are forgotten (their next request reads again).
+        if (now - counts.readAt > 10 * FRESH_MS) this.counts.delete(id);
+        continue;
+      }
+      work.push(this.syncKey(id, counts, now));
     }
     await Promise.all(work);
   }
 
-  /** Counts this request in Redis and reads the key's counters, in one round trip. */
-  private async read(principal: GatewayPrincipal, minute: number, day: string, now: number): Promise<KeyCounts> {
-    const id = principal.virtualKeyId as string;
-    const [requests, [tokens, spend]] = await Promise.all([
-      principal.rpmLimit === null ? undefined : this.counters.hit(`gw:rpm:${id}:${minute}`, 60),
-      this.counters.peekMany([`gw:tpm:${id}:${minute}`, `gw:spend:${id}:${day}`]),
-    ]);
-    const counts: KeyCounts = {
-      minute,
-      day,
-      requests: (requests as CounterState | undefined)?.count ?? 0,
-      tokens: tokens?.count ?? 0,
-      spendMicroUsd: spend?.count ?? 0,
-      readAt: now,
-    };
-    const known = this.counts.get(id);
-    if (known && known.minute === minute && known.day === day) {
-      // Never lower what this instance already admitted or recorded within the window.
-      counts.requests = Math.max(counts.requests, known.requests);
-      counts.tokens = Math.max(counts.tokens, known.tokens);
-      counts.spendMicroUsd = Math.max(counts.spendMicroUsd, known.spendMicroUsd);
-      Object.assign(known, counts);
-      return known;
+  private async syncKey(id: string, counts: KeyCounts, now: number): Promise<void> {
+    const { minute, day } = counts;
+    const [requests, tokens, spend] = [counts.pendingRequests, counts.pendingTokens, counts.pendingSpend];
+    counts.pendingRequests = counts.pendingTokens = counts.pendingSpend = 0;
+    const rpmKey = `gw:rpm:${id}:${minute}`;
+    const tpmKey = `gw:tpm:${id}:${minute}`;
+    const spendKey = `gw:spend:${id}:${day}`;
+    try {
+      const [afterRequests, afterTokens, afterSpend] = await Promise.all([
+        requests > 0 ? this.counters.add(rpmKey, requests, 60) : this.counters.peek(rpmKey),
+        tokens > 0 ? this.counters.add(tpmKey, tokens, 60) : this.counters.peek(tpmKey),
+        spend > 0 ? this.counters.add(spendKey, spend, 2 * DAY_SECONDS) : this.counters.peek(spendKey),
+      ]);
+      if (this.counts.get(id) !== counts || counts.minute !== minute) return;
+      // Shared totals, plus what was counted here while they were being read.
+      counts.requests = afterRequests.count + counts.pendingRequests;
+      counts.tokens = afterTokens.count + counts.pendingTokens;
+      counts.spendMicroUsd = afterSpend.count + counts.pendingSpend;
+      counts.readAt = now;
+    } catch (error) {
+      // Not lost: added again at the next sync.
+      counts.pendingRequests += requests;
+      counts.pendingTokens += tokens;
+      counts.pendingSpend += spend;
+      throw error;
     }
-    if (this.counts.size >= 10_000) this.counts.clear();
-    this.counts.set(id, counts);
-    return counts;
+  }
+
+  /** A window that ended with counts not yet shared: added on their own. */
+  private flushOld(counts: KeyCounts): void {
+    const id = counts.principal.virtualKeyId as string;
+    const work: Promise<unknown>[] = [];
+    if (counts.pendingRequests > 0)
+      work.push(this.counters.add(`gw:rpm:${id}:${counts.minute}`, counts.pendingRequests, 60));
+    if (counts.pendingTokens > 0)
+      work.push(this.counters.add(`gw:tpm:${id}:${counts.minute}`, counts.pendingTokens, 60));
+    if (counts.pendingSpend > 0)
+      work.push(this.counters.add(`gw:spend:${id}:${counts.day}`, counts.pendingSpend, 2 * DAY_SECONDS));
+    counts.pendingRequests = counts.pendingTokens = counts.pendingSpend = 0;
+    Promise.all(work).catch(this.onError);
   }
 
   private check(principal: GatewayPrincipal, counts: KeyCounts, now: number): void {
