@@ -152,7 +152,7 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
       allowedNetworks: values.LLM_GATEWAY_ALLOWED_NETWORKS
         ? (values.LLM_GATEWAY_ALLOWED_NETWORKS as string).split(',')
         : [],
-      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 250,
+      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 100,
     },
     realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),

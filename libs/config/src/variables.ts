@@ -334,7 +334,7 @@ export const variables = [
     description:
       'How often the model gateway writes its buffered log rows (one multi-row insert), off the path of model calls.',
     allowed: 'an integer from 10 to 60000',
-    default: '250',
+    default: '100',
     apps: ['llm-gateway', 'platform'],
     parse: integer(10, 60_000),
   }),

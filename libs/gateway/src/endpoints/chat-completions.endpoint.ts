@@ -62,7 +62,7 @@ export async function chatCompletions(
     return;
   }
   const text = await readAnswer(answer);
-  const usage = usageObjectIn(text.toString('utf8')) as ChatUsage | null;
+  const usage = usageObjectIn(text) as ChatUsage | null;
   if (usage) settleUsage(exchange, usageFromOpenAi(usage), 'reported');
   else
     await settleStreamUsage(

@@ -77,7 +77,7 @@ export async function messages(
     return;
   }
   const text = await readAnswer(answer);
-  const usage = usageObjectIn(text.toString('utf8')) as Partial<AnthropicUsage> | null;
+  const usage = usageObjectIn(text) as Partial<AnthropicUsage> | null;
   if (usage) settleUsage(exchange, usageFromAnthropic(usage), 'reported');
   else
     await settleStreamUsage(

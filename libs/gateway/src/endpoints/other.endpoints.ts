@@ -21,7 +21,7 @@ export async function embeddings(context: GatewayContext, exchange: Exchange, bo
     JSON.stringify({ ...body, model: deployment.upstreamModel }),
   );
   const text = await readAnswer(answer);
-  const usage = usageObjectIn(text.toString('utf8')) as Partial<ChatUsage> | null;
+  const usage = usageObjectIn(text) as Partial<ChatUsage> | null;
   settleUsage(
     exchange,
     usageFromOpenAi({ prompt_tokens: usage?.prompt_tokens ?? 0, completion_tokens: 0, total_tokens: 0 }),
@@ -50,7 +50,7 @@ export async function responses(context: GatewayContext, exchange: Exchange, bod
     return;
   }
   const text = await readAnswer(answer);
-  const usage = usageObjectIn(text.toString('utf8'));
+  const usage = usageObjectIn(text);
   if (usage) settleUsage(exchange, usageFromResponses(usage), 'reported');
   else
     await settleStreamUsage(

@@ -114,20 +114,26 @@ export class StreamObserver {
 
 /**
  * The `usage` object of a JSON body, found from the end (where providers put it) and parsed alone,
- * so that a large body (embeddings) is not parsed whole to read a few numbers.
+ * so that a large body (embeddings) is neither parsed nor decoded whole to read a few numbers.
  */
-export function usageObjectIn(text: string): Record<string, unknown> | null {
-  const at = text.lastIndexOf('"usage"');
+export function usageObjectIn(body: Buffer | string): Record<string, unknown> | null {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const at = bytes.lastIndexOf('"usage"');
   if (at < 0) return null;
-  const open = text.indexOf('{', at);
-  if (open < 0 || text.slice(at + 7, open).trim() !== ':') return null;
+  let i = at + 7;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
+  if (bytes[i] !== 0x3a) return null;
+  i++;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
+  if (bytes[i] !== 0x7b) return null;
+  const open = i;
   let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 123) depth++;
-    else if (c === 125 && --depth === 0) {
+  for (; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) {
       try {
-        return JSON.parse(text.slice(open, i + 1)) as Record<string, unknown>;
+        return JSON.parse(bytes.toString('utf8', open, i + 1)) as Record<string, unknown>;
       } catch {
         return null;
       }
