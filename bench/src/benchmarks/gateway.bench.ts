@@ -7,6 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
+
+/** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
+const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-semi-space-size=64';
 import { type ClosedLoopResult, measureClosedLoops } from '../harness/closed-loop';
 import { type LatencyResult } from '../harness/latency';
 import { type OpenLoopResult } from '../harness/open-loop';
@@ -261,12 +264,14 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         LLM_GATEWAY_ROUTING_FILE: routingFile,
         LOG_LEVEL: 'warn',
         AUTH_URL: 'http://127.0.0.1:9',
-        ...(profile
-          ? {
-              NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
-              FED_BENCH_CPU_PROFILE: path.resolve(profile),
-            }
-          : {}),
+        // As deployed (deploy/k8s/base/llm-gateway.yaml): a larger young generation.
+        NODE_OPTIONS: [
+          GATEWAY_NODE_OPTIONS,
+          profile ? `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}` : '',
+        ]
+          .join(' ')
+          .trim(),
+        ...(profile ? { FED_BENCH_CPU_PROFILE: path.resolve(profile) } : {}),
       },
       port: gatewayPort,
       readyPath: '/readyz',
