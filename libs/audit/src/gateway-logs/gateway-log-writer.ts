@@ -54,7 +54,8 @@ export interface GatewayLogWriterOptions {
  * writes what is left before the process stops.
  */
 export class GatewayLogWriter {
-  private buffer: GatewayLogRow[] = [];
+  /** Rows as JSON records (snake_case columns): one string each, cheap to keep until written. */
+  private buffer: string[] = [];
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
   private failures = 0;
@@ -80,7 +81,11 @@ export class GatewayLogWriter {
   }
 
   append(row: GatewayLogRow): void {
-    this.buffer.push(row);
+    // Serialized now: a string is one flat object for the garbage collector, where a row object and
+    // its fields would be scanned and copied by every collection until the flush.
+    const record: Record<string, unknown> = {};
+    for (const [field, column] of columns) record[column] = row[field];
+    this.buffer.push(JSON.stringify(record));
     const max = this.options.maxBufferedRows ?? 200_000;
     if (this.buffer.length > max && !this.flushing) {
       const excess = this.buffer.length - max;
@@ -132,17 +137,12 @@ export class GatewayLogWriter {
   }
 
   /** One JSON parameter for the whole batch, expanded by PostgreSQL: far cheaper to build than a parameter per field. */
-  private async insert(rows: GatewayLogRow[]): Promise<void> {
-    const records = rows.map((row) => {
-      const record: Record<string, unknown> = {};
-      for (const [field, column] of columns) record[column] = row[field];
-      return record;
-    });
+  private async insert(records: string[]): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO "audit"."llm_gateway_logs" (${columnList})
        SELECT ${columnList} FROM json_populate_recordset(NULL::"audit"."llm_gateway_logs", $1::json)
        ON CONFLICT ("id") DO NOTHING`,
-      [JSON.stringify(records)],
+      [`[${records.join(',')}]`],
     );
   }
 }

@@ -170,7 +170,10 @@ export class GatewayHandler {
       // JSON.parse takes any depth; re-serializing or translating a body nested that deeply cannot.
       failure = new GatewayError('invalid_request', 'invalid_json', 'the request body is nested too deeply');
     } else {
-      this.context.logger.error({ err: error }, 'gateway request failed');
+      this.context.logger.error(
+        { err: error, requestId: exchange.res.getHeader('x-request-id') },
+        'gateway request failed',
+      );
       failure = new GatewayError('internal', 'internal_error', 'the gateway failed to handle the request');
     }
     exchange.failure = failure;
