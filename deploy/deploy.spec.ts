@@ -207,7 +207,8 @@ function effectiveEnv(container: Container, config: ConfigMap, name: string): st
   return container.env?.find((e) => e.name === name)?.value ?? config.data?.[name];
 }
 
-const variableNames = new Set<string>(variables.map((v) => v.name));
+// Platform variables, and the Node runtime's own (V8 tuning of a deployable).
+const variableNames = new Set<string>([...variables.map((v) => v.name), 'NODE_OPTIONS']);
 const sensitiveNames = variables.filter((v) => v.sensitive).map((v) => v.name);
 
 // =============================================================================================
