@@ -28,11 +28,13 @@ describe('model gateway: errors in each family', () => {
           },
           { name: 'ant', type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' },
           { name: 'dead', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' },
+          { name: 'slow', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'k', timeoutSeconds: 1 },
         ],
         models: [
           { name: 'gpt-test', deployments: [{ provider: 'oai', model: 'gpt-4o' }] },
           { name: 'claude-test', deployments: [{ provider: 'ant', model: 'claude-haiku-4-5' }] },
           { name: 'unreachable', deployments: [{ provider: 'dead', model: 'x' }] },
+          { name: 'stalling', deployments: [{ provider: 'slow', model: 'gpt-4o' }] },
         ],
         retries: { attempts: 1, initialBackoffMs: 0 },
       },
@@ -328,6 +330,15 @@ describe('model gateway: errors in each family', () => {
         502,
         'api_error',
       );
+    });
+
+    it('answers 502 when the provider sends nothing for its timeout, and aborts its call', async () => {
+      upstream.enqueue({ kind: 'stall' });
+      const started = Date.now();
+      const res = await post('/chat/completions', { model: 'stalling', messages: [{ role: 'user', content: 'x' }] });
+      await expectChatError(res, 502, 'api_error', 'upstream_unreachable');
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((await upstream.waitForAbort(2000)).path).toBe('/v1/chat/completions');
     });
 
     it("answers 502 for a provider's server error and for its refusal of the gateway's own key", async () => {
