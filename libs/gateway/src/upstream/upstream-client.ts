@@ -1,4 +1,4 @@
-import { type Dispatcher, Pool } from 'undici';
+import { Pool } from 'undici';
 import { type Deployment, type Provider } from '../routing/routing-table';
 
 /** What the gateway asks of a provider. */
@@ -19,14 +19,6 @@ export interface UpstreamAnswer {
 }
 
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-
-/** The provider sent nothing for its `timeoutSeconds` (before answering, or in the middle of its answer). */
-export class UpstreamTimeoutError extends Error {
-  constructor(provider: string, timeoutMs: number) {
-    super(`provider ${provider} sent nothing for ${Math.round(timeoutMs / 1000)} s`);
-    this.name = 'UpstreamTimeoutError';
-  }
-}
 
 function pathOf(provider: Provider, deployment: Deployment, endpoint: UpstreamEndpoint): string {
   const base = provider.basePath;
@@ -77,44 +69,20 @@ export class UpstreamClient {
   ): Promise<UpstreamAnswer> {
     const provider = deployment.provider;
     const payload = Buffer.from(body, 'utf8');
-    // The provider's time limit, to the answer's first byte and then between two of its bytes, is kept
-    // here with one native timer per call rather than by undici's own timers, which outlive each
-    // call by up to half a second and, at thousands of calls a second, load the garbage collector.
-    const attempt = new AbortController();
-    const abort = () => attempt.abort(signal.reason);
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-    const timer = setTimeout(
-      () => attempt.abort(new UpstreamTimeoutError(provider.name, provider.timeoutMs)),
-      provider.timeoutMs,
-    );
-    const release = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', abort);
-    };
-    let answer: Dispatcher.ResponseData;
-    try {
-      answer = await this.poolFor(provider).request({
-        method: 'POST',
-        path: pathOf(provider, deployment, endpoint),
-        headers: headersOf(provider, forwarded, payload.length),
-        body: payload,
-        signal: attempt.signal,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    timer.refresh();
-    const responseBody = answer.body;
-    responseBody.once('close', release);
+    const answer = await this.poolFor(provider).request({
+      method: 'POST',
+      path: pathOf(provider, deployment, endpoint),
+      headers: headersOf(provider, forwarded, payload.length),
+      body: payload,
+      signal,
+      headersTimeout: provider.timeoutMs,
+      bodyTimeout: provider.timeoutMs,
+    });
     return {
       status: answer.statusCode,
       headers: answer.headers,
-      body: refreshing(responseBody, timer),
-      discard: () => responseBody.dump().then(() => undefined),
+      body: answer.body,
+      discard: () => answer.body.dump().then(() => undefined),
     };
   }
 
@@ -130,8 +98,6 @@ export class UpstreamClient {
     if (!pool) {
       pool = new Pool(provider.origin, {
         connections: provider.connections,
-        headersTimeout: 0,
-        bodyTimeout: 0,
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 600_000,
         connect: { timeout: 10_000 },
@@ -139,13 +105,5 @@ export class UpstreamClient {
       this.pools.set(key, pool);
     }
     return pool;
-  }
-}
-
-/** The body's chunks, each one putting the provider's time limit back to its full length. */
-async function* refreshing(body: AsyncIterable<Buffer>, timer: NodeJS.Timeout): AsyncIterable<Buffer> {
-  for await (const chunk of body) {
-    timer.refresh();
-    yield chunk;
   }
 }
