@@ -1,14 +1,21 @@
 import { GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
 import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } from '../relay/relay';
-import { usageObjectIn } from '../relay/stream-observer';
 import { type Deployment } from '../routing/routing-table';
 import { AnthropicStreamToChat, anthropicMessageToChat, chatRequestToAnthropic } from '../translate';
 import { chatRequestText, countRequestTokens } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
 import { type GatewayContext } from './gateway-context';
-import { bodiesFor, callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+import {
+  bodiesFor,
+  callProvider,
+  passJsonThrough,
+  routeModel,
+  settleStreamUsage,
+  settleUsage,
+  translated,
+} from './model-call';
 
 /** POST /llm/v1/chat/completions: passed through to chat-completions providers, translated for messages ones. */
 export async function chatCompletions(
@@ -61,16 +68,7 @@ export async function chatCompletions(
     await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
-  const text = await readAnswer(answer);
-  const usage = usageObjectIn(text) as ChatUsage | null;
-  if (usage) settleUsage(exchange, usageFromOpenAi(usage), 'reported');
-  else
-    await settleStreamUsage(
-      exchange,
-      { reported: null, reportedInput: null, outputChars: 0, broken: false },
-      estimatedInput,
-    );
-  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+  await passJsonThrough(exchange, answer, (usage) => usageFromOpenAi(usage as unknown as ChatUsage), estimatedInput);
 }
 
 export function contentTypeOf(headers: Record<string, string | string[] | undefined>): string {

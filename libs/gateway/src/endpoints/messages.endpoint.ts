@@ -1,20 +1,21 @@
 import { GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
 import { readAnswer, relaySameFamilyStream, relayTranslatedStream, writeJson } from '../relay/relay';
-import { usageObjectIn } from '../relay/stream-observer';
 import { type Deployment } from '../routing/routing-table';
 import { ChatStreamToAnthropic, chatCompletionToAnthropic, messagesRequestToChat } from '../translate';
 import { countRequestTokens, messagesRequestText, quickTokenEstimate } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
-import {
-  type AnthropicMessagesRequest,
-  type AnthropicUsage,
-  type ChatCompletion,
-  type ChatCompletionChunk,
-} from '../wire';
-import { contentTypeOf } from './chat-completions.endpoint';
+import { type AnthropicMessagesRequest, type ChatCompletion, type ChatCompletionChunk } from '../wire';
 import { type GatewayContext } from './gateway-context';
-import { bodiesFor, callProvider, routeModel, settleStreamUsage, settleUsage, translated } from './model-call';
+import {
+  bodiesFor,
+  callProvider,
+  passJsonThrough,
+  routeModel,
+  settleStreamUsage,
+  settleUsage,
+  translated,
+} from './model-call';
 
 /** The headers a messages-family client sends that reach a messages-family provider unchanged. */
 export function forwardedOf(exchange: Exchange) {
@@ -76,14 +77,5 @@ export async function messages(
     await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
-  const text = await readAnswer(answer);
-  const usage = usageObjectIn(text) as Partial<AnthropicUsage> | null;
-  if (usage) settleUsage(exchange, usageFromAnthropic(usage), 'reported');
-  else
-    await settleStreamUsage(
-      exchange,
-      { reported: null, reportedInput: null, outputChars: 0, broken: false },
-      estimatedInput,
-    );
-  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+  await passJsonThrough(exchange, answer, usageFromAnthropic, estimatedInput);
 }

@@ -1,14 +1,15 @@
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
-import { type StreamOutcome, upstreamFailure } from '../relay/relay';
+import { type StreamOutcome, readAnswer, upstreamFailure, writeJson } from '../relay/relay';
+import { usageObjectIn } from '../relay/stream-observer';
 import { type Deployment, type RoutedModel } from '../routing/routing-table';
 import { TranslationError } from '../translate';
 import { costOf } from '../usage/cost';
 import { listPrice } from '../usage/price-table';
 import { type TokenUsage, ZERO_USAGE } from '../usage/token-usage';
 import { type DispatchResult, UpstreamUnreachableError, dispatch } from '../upstream/dispatch';
-import { type ForwardedHeaders, type UpstreamEndpoint } from '../upstream/upstream-client';
+import { type ForwardedHeaders, type UpstreamAnswer, type UpstreamEndpoint } from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
 
 /** The routed model of a request's `model`, or the spec's 400 (missing, unavailable) or 403 (not this key's). */
@@ -149,4 +150,27 @@ export async function settleStreamUsage(
     outputTokens: Math.ceil(outcome.outputChars / 4),
   };
   settleUsage(exchange, usage, exchange.clientAborted || outcome.broken ? 'partial' : 'estimated');
+}
+
+/**
+ * A JSON answer of the client's own family, passed on as received: usage read from its bytes, or
+ * (a provider that reports none) counted from the request.
+ */
+export async function passJsonThrough(
+  exchange: Exchange,
+  answer: UpstreamAnswer,
+  usageOf: (usage: Record<string, unknown>) => TokenUsage,
+  estimatedInput: () => Promise<number>,
+): Promise<void> {
+  const text = await readAnswer(answer);
+  const usage = usageObjectIn(text);
+  if (usage) settleUsage(exchange, usageOf(usage), 'reported');
+  else
+    await settleStreamUsage(
+      exchange,
+      { reported: null, reportedInput: null, outputChars: 0, broken: false },
+      estimatedInput,
+    );
+  const type = answer.headers['content-type'];
+  writeJson(exchange.res, text, (Array.isArray(type) ? type[0] : type) ?? 'application/json');
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
 import { readAnswer, relaySameFamilyStream, writeJson } from '../relay/relay';
-import { usageFromResponses, usageObjectIn } from '../relay/stream-observer';
+import { usageFromResponses } from '../relay/stream-observer';
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { chatRequestText, countRequestTokens, messagesRequestText } from '../usage/token-counter';
 import { usageFromOpenAi } from '../usage/token-usage';
@@ -9,7 +9,14 @@ import { type AnthropicCountTokensRequest, type ChatUsage, type ModelList } from
 import { contentTypeOf } from './chat-completions.endpoint';
 import { type GatewayContext } from './gateway-context';
 import { forwardedOf } from './messages.endpoint';
-import { callProvider, deploymentsFor, modelAllowed, routeModel, settleStreamUsage, settleUsage } from './model-call';
+import {
+  callProvider,
+  deploymentsFor,
+  passJsonThrough,
+  modelAllowed,
+  routeModel,
+  settleStreamUsage,
+} from './model-call';
 
 /** POST /llm/v1/embeddings: to providers that have it (501 otherwise), passed through. */
 export async function embeddings(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) {
@@ -20,14 +27,13 @@ export async function embeddings(context: GatewayContext, exchange: Exchange, bo
   const { answer } = await callProvider(context, exchange, deployments, 'embeddings', (deployment) =>
     JSON.stringify({ ...body, model: deployment.upstreamModel }),
   );
-  const text = await readAnswer(answer);
-  const usage = usageObjectIn(text) as Partial<ChatUsage> | null;
-  settleUsage(
-    exchange,
-    usageFromOpenAi({ prompt_tokens: usage?.prompt_tokens ?? 0, completion_tokens: 0, total_tokens: 0 }),
-    usage ? 'reported' : 'estimated',
-  );
-  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  const estimatedInput = () =>
+    countRequestTokens(context.tokens, {
+      texts: inputs.map((input) => (typeof input === 'string' ? input : JSON.stringify(input))),
+      fixedTokens: 0,
+    });
+  await passJsonThrough(exchange, answer, (usage) => usageFromOpenAi(usage as unknown as ChatUsage), estimatedInput);
 }
 
 /** POST /llm/v1/responses: to chat-completions providers that have the Responses API (501 otherwise). */
@@ -49,16 +55,7 @@ export async function responses(context: GatewayContext, exchange: Exchange, bod
     await settleStreamUsage(exchange, outcome, estimatedInput);
     return;
   }
-  const text = await readAnswer(answer);
-  const usage = usageObjectIn(text);
-  if (usage) settleUsage(exchange, usageFromResponses(usage), 'reported');
-  else
-    await settleStreamUsage(
-      exchange,
-      { reported: null, reportedInput: null, outputChars: 0, broken: false },
-      estimatedInput,
-    );
-  writeJson(exchange.res, text, contentTypeOf(answer.headers));
+  await passJsonThrough(exchange, answer, usageFromResponses, estimatedInput);
 }
 
 /**
