@@ -25,6 +25,7 @@ describe('model gateway: both API families with the official clients', () => {
         providers: [
           { name: 'oai', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
           { name: 'ant', type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
+          { name: 'azure', type: 'azure-openai', baseUrl: upstream.url, apiKey: 'azure-key', apiVersion: '2024-10-21' },
         ],
         models: [
           {
@@ -34,6 +35,7 @@ describe('model gateway: both API families with the official clients', () => {
             deployments: [{ provider: 'oai', model: 'gpt-4o' }],
           },
           { name: 'claude-test', tier: 'premium', deployments: [{ provider: 'ant', model: 'claude-sonnet-4-5' }] },
+          { name: 'azure-test', deployments: [{ provider: 'azure', model: 'gpt-4o', deployment: 'gpt4o-prod' }] },
         ],
       },
     });
@@ -105,6 +107,18 @@ describe('model gateway: both API families with the official clients', () => {
       expect(last?.choices).toEqual([]);
       expect(last?.usage?.completion_tokens).toBeGreaterThan(0);
     });
+  });
+
+  it('calls an Azure OpenAI deployment by its URL, api-version and api-key header', async () => {
+    const completion = await openai.chat.completions.create({
+      model: 'azure-test',
+      messages: [{ role: 'user', content: 'from azure' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('Echo: from azure');
+    const sent = upstream.requests[0];
+    expect(sent?.path).toBe('/openai/deployments/gpt4o-prod/chat/completions?api-version=2024-10-21');
+    expect(sent?.headers['api-key']).toBe('azure-key');
+    expect(sent?.headers.authorization).toBeUndefined();
   });
 
   describe('the stream passed through byte for byte', () => {

@@ -89,7 +89,7 @@ export async function relaySameFamilyStream(
       if (cut < 0) continue;
       const complete = pending.slice(0, cut);
       pending = pending.slice(cut);
-      const kept = complete.split(EVENT_SEPARATOR).length > 1 ? withoutUsageChunk(complete) : complete;
+      const kept = withoutUsageChunk(complete);
       if (kept.length > 0) await write(res, kept);
     }
     if (pending.length > 0) await write(res, pending);
