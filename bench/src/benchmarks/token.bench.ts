@@ -2,36 +2,13 @@ import { testServiceUrls } from '@fed/config';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Client } from 'pg';
 import { freePort, startChildServer } from '../harness/child-server';
 import { measureLatency } from '../harness/latency';
 import { measureOpenLoop } from '../harness/open-loop';
 import { type Row, printTable, writeResult } from '../harness/report';
+import { withScratchDatabase } from '../harness/scratch-database';
 import { measureSaturated } from '../harness/wrk';
 import { type Benchmark } from './benchmark';
-
-/** A database of its own on the machine's PostgreSQL, dropped afterwards. */
-async function withScratchDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const admin = testServiceUrls().databaseUrl;
-  const name = `fed_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const run = async (sql: string) => {
-    const client = new Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  try {
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    return await work(url.toString());
-  } finally {
-    await run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  }
-}
 
 /**
  * Client-credentials tokens from auth-service as it is deployed: its own process, the machine's

@@ -17,7 +17,7 @@ export async function runSql<T extends Record<string, unknown> = Record<string, 
   }
 }
 
-/** A database of its own on the machine's PostgreSQL, dropped afterwards (as the token benchmark's). */
+/** A database of its own on the machine's PostgreSQL, dropped afterwards. */
 export async function withScratchDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   const admin = testServiceUrls().databaseUrl;
   const name = `fed_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;

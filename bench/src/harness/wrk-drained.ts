@@ -1,10 +1,6 @@
 import autocannon from 'autocannon';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type ThroughputResult } from './throughput';
-import { wrkAvailable } from './wrk';
+import { type WrkRequest, runWrk, wrkAvailable } from './wrk';
 
 export interface DrainedThroughputResult extends ThroughputResult {
   generator: 'wrk' | 'autocannon';
@@ -22,8 +18,6 @@ export interface DrainedThroughputResult extends ThroughputResult {
    */
   drained: boolean;
 }
-
-const luaString = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 
 /** Once past the deadline, each connection sends nothing more and waits (idle) for wrk's end. */
 const drainScript = `
@@ -85,14 +79,7 @@ end
  */
 export async function measureSaturatedDrained(
   url: string,
-  options: {
-    connections: number;
-    durationSeconds: number;
-    drainSeconds?: number;
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    body?: string;
-  },
+  options: WrkRequest & { durationSeconds: number; drainSeconds?: number },
 ): Promise<DrainedThroughputResult> {
   if (!wrkAvailable()) {
     const result = await autocannon({
@@ -120,61 +107,25 @@ export async function measureSaturatedDrained(
       drained: answered === result.requests.sent,
     };
   }
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fed-bench-wrk-'));
-  try {
-    const script = path.join(dir, 'drained.lua');
-    const lines = [`wrk.method = ${luaString(options.method ?? 'GET')}`];
-    if (options.body !== undefined) lines.push(`wrk.body = ${luaString(options.body)}`);
-    for (const [name, value] of Object.entries(options.headers ?? {})) {
-      lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
-    }
-    writeFileSync(script, `${lines.join('\n')}\n${drainScript}`);
-    const drainSeconds = options.drainSeconds ?? 1;
-    const run = spawnSync(
-      'wrk',
-      [
-        '-t1',
-        `-c${options.connections}`,
-        `-d${options.durationSeconds + drainSeconds}s`,
-        '--latency',
-        '-s',
-        script,
-        url,
-        '--',
-        String(options.durationSeconds * 1000),
-      ],
-      { encoding: 'utf8' },
-    );
-    if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
-    const out = run.stdout;
-    const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? 0);
-    const millis = (percentile: string) => {
-      const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out);
-      if (!match) return 0;
-      const value = Number(match[1]);
-      return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-    };
-    const sent = /^fed-bench-sent (\d+)$/m.exec(out);
-    if (!sent) throw new Error(`no request count in wrk's output: ${out}`);
-    const answered = number(/^\s*(\d+) requests in /m);
-    // wrk counts statuses above 399 as "Non-2xx or 3xx responses"; the servers here send no 1xx or 3xx.
-    const non2xx = number(/Non-2xx or 3xx responses: (\d+)/);
-    const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-    return {
-      connections: options.connections,
-      requestsPerSecond: Math.round(answered / options.durationSeconds),
-      p50: millis('50'),
-      p99: millis('99'),
-      non2xx,
-      errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-      generator: 'wrk',
-      durationSeconds: options.durationSeconds,
-      sent: Number(sent[1]),
-      answered,
-      ok: answered - non2xx,
-      drained: answered === Number(sent[1]),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const drainSeconds = options.drainSeconds ?? 1;
+  const run = runWrk(url, options, options.durationSeconds + drainSeconds, drainScript, [
+    String(options.durationSeconds * 1000),
+  ]);
+  const sent = /^fed-bench-sent (\d+)$/m.exec(run.out);
+  if (!sent) throw new Error(`no request count in wrk's output: ${run.out}`);
+  return {
+    connections: options.connections,
+    requestsPerSecond: Math.round(run.answered / options.durationSeconds),
+    p50: run.p50,
+    p99: run.p99,
+    non2xx: run.non2xx,
+    errors: run.errors,
+    generator: 'wrk',
+    durationSeconds: options.durationSeconds,
+    sent: Number(sent[1]),
+    answered: run.answered,
+    // The servers here send no 1xx or 3xx.
+    ok: run.answered - run.non2xx,
+    drained: run.answered === Number(sent[1]),
+  };
 }
