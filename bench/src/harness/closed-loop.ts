@@ -1,6 +1,13 @@
 import type * as hdr from 'hdr-histogram-js';
 import http from 'node:http';
-import { type LatencyResult, type RequestShape, microsecondHistogram, microsecondsSince, summarize } from './latency';
+import {
+  type LatencyResult,
+  type RequestShape,
+  microsecondHistogram,
+  microsecondsSince,
+  sendRequest,
+  summarize,
+} from './latency';
 
 /** A streamed chat-completion chunk that carries text: `"content":"` followed by something. */
 const CONTENT = /"content"\s*:\s*"[^"]/;
@@ -29,38 +36,28 @@ interface Timing {
   firstContentAt: number | null;
 }
 
-function timedRequest(
+async function timedRequest(
   agent: http.Agent,
   target: URL,
   request: RequestShape | undefined,
   watchContent: boolean,
 ): Promise<Timing> {
-  return new Promise<Timing>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname + target.search,
-        agent,
-        method: request?.method ?? 'GET',
-        headers: request?.headers,
-      },
-      (res) => {
-        let firstContentAt: number | null = null;
-        let carry = '';
-        res.on('data', (chunk: Buffer) => {
-          if (!watchContent || firstContentAt !== null) return;
+  let firstContentAt: number | null = null;
+  let carry = '';
+  const status = await sendRequest(
+    agent,
+    target,
+    request,
+    watchContent
+      ? (chunk) => {
+          if (firstContentAt !== null) return;
           const text = carry + chunk.toString('latin1');
           if (CONTENT.test(text)) firstContentAt = performance.now();
           else carry = text.slice(-CARRY);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, firstContentAt }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(request?.body);
-  });
+        }
+      : undefined,
+  );
+  return { status, firstContentAt };
 }
 
 /** One target's loop: its own keep-alive connection, histograms and counts. */

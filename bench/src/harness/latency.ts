@@ -47,8 +47,16 @@ export function summarize(histogram: hdr.Histogram, requests: number): LatencyRe
   return result;
 }
 
-/** Sends one request and reads the whole answer; resolves with its status, rejects on a network error. */
-export function sendRequest(agent: http.Agent, target: URL, request: RequestShape | undefined): Promise<number> {
+/**
+ * Sends one request and reads the whole answer (each body chunk shown to `onChunk`); resolves with its
+ * status, rejects on a network error.
+ */
+export function sendRequest(
+  agent: http.Agent,
+  target: URL,
+  request: RequestShape | undefined,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const req = http.request(
       {
@@ -60,8 +68,9 @@ export function sendRequest(agent: http.Agent, target: URL, request: RequestShap
         headers: request?.headers,
       },
       (res) => {
-        res.on('data', () => undefined);
+        res.on('data', onChunk ?? (() => undefined));
         res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
       },
     );
     req.on('error', reject);
