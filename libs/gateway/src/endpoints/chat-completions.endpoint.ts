@@ -70,8 +70,3 @@ export async function chatCompletions(
   }
   await passJsonThrough(exchange, answer, (usage) => usageFromOpenAi(usage as unknown as ChatUsage), estimatedInput);
 }
-
-export function contentTypeOf(headers: Record<string, string | string[] | undefined>): string {
-  const value = headers['content-type'];
-  return (Array.isArray(value) ? value[0] : value) ?? 'application/json';
-}

@@ -9,7 +9,12 @@ import { costOf } from '../usage/cost';
 import { listPrice } from '../usage/price-table';
 import { type TokenUsage, ZERO_USAGE } from '../usage/token-usage';
 import { type DispatchResult, UpstreamUnreachableError, dispatch } from '../upstream/dispatch';
-import { type ForwardedHeaders, type UpstreamAnswer, type UpstreamEndpoint } from '../upstream/upstream-client';
+import {
+  type ForwardedHeaders,
+  type UpstreamAnswer,
+  type UpstreamEndpoint,
+  headerOf,
+} from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
 
 /** The routed model of a request's `model`, or the spec's 400 (missing, unavailable) or 403 (not this key's). */
@@ -171,6 +176,5 @@ export async function passJsonThrough(
       { reported: null, reportedInput: null, outputChars: 0, broken: false },
       estimatedInput,
     );
-  const type = answer.headers['content-type'];
-  writeJson(exchange.res, text, (Array.isArray(type) ? type[0] : type) ?? 'application/json');
+  writeJson(exchange.res, text, headerOf(answer, 'content-type'));
 }

@@ -6,7 +6,7 @@ import { type GatewayPrincipal } from '../access/gateway-principal';
 import { chatRequestText, countRequestTokens, messagesRequestText } from '../usage/token-counter';
 import { usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicCountTokensRequest, type ChatUsage, type ModelList } from '../wire';
-import { contentTypeOf } from './chat-completions.endpoint';
+import { headerOf } from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
 import { forwardedOf } from './messages.endpoint';
 import {
@@ -78,7 +78,7 @@ export async function countTokens(context: GatewayContext, exchange: Exchange, b
       (deployment) => JSON.stringify({ ...body, model: deployment.upstreamModel }),
       forwardedOf(exchange),
     );
-    writeJson(exchange.res, await readAnswer(answer), contentTypeOf(answer.headers));
+    writeJson(exchange.res, await readAnswer(answer), headerOf(answer, 'content-type'));
     return;
   }
   await context.limits.admit(exchange.principal as GatewayPrincipal);

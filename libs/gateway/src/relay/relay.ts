@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { type ServerResponse } from 'node:http';
 import { type ApiFamily, GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
-import { type UpstreamAnswer } from '../upstream/upstream-client';
+import { type UpstreamAnswer, headerOf } from '../upstream/upstream-client';
 import { encodeAnthropicEvent, encodeChatChunk } from '../translate';
 import { type TokenUsage } from '../usage/token-usage';
 import { type StreamKind, StreamObserver } from './stream-observer';
@@ -51,6 +51,16 @@ export function startEventStream(res: ServerResponse): void {
   res.flushHeaders();
 }
 
+/** A provider's stream that broke (not the client's doing) ends with an error event in the client's family. */
+async function reportBrokenStream(exchange: Exchange, error: unknown): Promise<boolean> {
+  if (exchange.clientAborted) return false;
+  await write(
+    exchange.res,
+    streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`),
+  );
+  return true;
+}
+
 function streamErrorEvent(family: ApiFamily, message: string): string {
   return family === 'messages'
     ? encodeAnthropicEvent({ type: 'error', error: { type: 'api_error', message } })
@@ -94,10 +104,7 @@ export async function relaySameFamilyStream(
     }
     if (pending.length > 0) await write(res, pending);
   } catch (error) {
-    if (!exchange.clientAborted) {
-      broken = true;
-      await write(res, streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`));
-    }
+    broken = await reportBrokenStream(exchange, error);
   }
   if (!res.destroyed) res.end();
   return {
@@ -161,10 +168,7 @@ export async function relayTranslatedStream<E>(
     }
     await write(res, translator.end());
   } catch (error) {
-    if (!exchange.clientAborted) {
-      broken = true;
-      await write(res, streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`));
-    }
+    broken = await reportBrokenStream(exchange, error);
   }
   if (!res.destroyed) res.end();
   return {
@@ -190,17 +194,12 @@ export async function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE
   return Buffer.concat(chunks);
 }
 
-/** Writes a JSON answer with the provider's content type (or JSON). */
-export function writeJson(res: ServerResponse, body: string | Buffer, contentType = 'application/json'): void {
+/** Writes a JSON answer with the provider's content type (JSON when it gave none). */
+export function writeJson(res: ServerResponse, body: string | Buffer, contentType?: string): void {
   res.statusCode = 200;
-  res.setHeader('content-type', contentType);
+  res.setHeader('content-type', contentType ?? 'application/json');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
-}
-
-function headerOf(answer: UpstreamAnswer, name: string): string | undefined {
-  const value = answer.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type UpstreamAnswer,
   type UpstreamClient,
   type UpstreamEndpoint,
+  headerOf,
 } from './upstream-client';
 
 /** Statuses worth another attempt: rate limits, overload and server failures. */
@@ -30,11 +31,11 @@ export class UpstreamUnreachableError extends Error {
 }
 
 function retryAfterMs(answer: UpstreamAnswer): number | undefined {
-  const raw = answer.headers['retry-after-ms'] ?? answer.headers['retry-after'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
+  const milliseconds = headerOf(answer, 'retry-after-ms');
+  const value = milliseconds ?? headerOf(answer, 'retry-after');
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (Number.isFinite(number)) return answer.headers['retry-after-ms'] !== undefined ? number : number * 1000;
+  if (Number.isFinite(number)) return milliseconds !== undefined ? number : number * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

@@ -18,6 +18,12 @@ export interface UpstreamAnswer {
   discard(): Promise<void>;
 }
 
+/** The first value of one of the answer's headers. */
+export function headerOf(answer: Pick<UpstreamAnswer, 'headers'>, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 function pathOf(provider: Provider, deployment: Deployment, endpoint: UpstreamEndpoint): string {
