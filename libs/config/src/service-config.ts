@@ -60,6 +60,27 @@ export interface ServiceConfig {
     allowedNetworks: string[];
     logFlushMs: number;
   };
+  chat: {
+    /** The fixed `model` of the chat API. */
+    modelName: string;
+    heartbeatMs: number;
+    streamTtlSeconds: number;
+    /** 0: never archive. */
+    archiveAfterDays: number;
+  };
+  agent: {
+    /** Absent in platform until the host knows its own address (its own `/llm/v1`). */
+    gatewayUrl?: string;
+    gatewayApiKey?: string;
+    clientId?: string;
+    clientSecret?: string;
+    models: { default: string; high_performance: string };
+    maxSteps: number;
+    turnTimeoutMs: number;
+    concurrency: number;
+    stallMs: number;
+    coalesceMs: number;
+  };
   /** Absolute path of a realm file to import at start. */
   realmImport?: string;
   /** Absolute path. */
@@ -153,6 +174,27 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
         ? (values.LLM_GATEWAY_ALLOWED_NETWORKS as string).split(',')
         : [],
       logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 100,
+    },
+    chat: {
+      modelName: (values.CHAT_MODEL_NAME as string | undefined) ?? 'federation-agent',
+      heartbeatMs: ((values.CHAT_HEARTBEAT_SECONDS as number | undefined) ?? 15) * 1000,
+      streamTtlSeconds: (values.CHAT_STREAM_TTL_SECONDS as number | undefined) ?? 300,
+      archiveAfterDays: (values.CHAT_ARCHIVE_AFTER_DAYS as number | undefined) ?? 90,
+    },
+    agent: {
+      gatewayUrl: values.AGENT_GATEWAY_URL as string | undefined,
+      gatewayApiKey: values.AGENT_GATEWAY_API_KEY as string | undefined,
+      clientId: values.AGENT_CLIENT_ID as string | undefined,
+      clientSecret: values.AGENT_CLIENT_SECRET as string | undefined,
+      models: {
+        default: (values.AGENT_MODEL as string | undefined) ?? 'demo',
+        high_performance: (values.AGENT_MODEL_HIGH_PERFORMANCE as string | undefined) ?? 'demo',
+      },
+      maxSteps: (values.AGENT_MAX_STEPS as number | undefined) ?? 12,
+      turnTimeoutMs: ((values.AGENT_TURN_TIMEOUT_SECONDS as number | undefined) ?? 900) * 1000,
+      concurrency: (values.AGENT_CONCURRENCY as number | undefined) ?? 20,
+      stallMs: ((values.AGENT_STALL_SECONDS as number | undefined) ?? 30) * 1000,
+      coalesceMs: (values.AGENT_COALESCE_MS as number | undefined) ?? 20,
     },
     realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
     dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),

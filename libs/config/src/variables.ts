@@ -338,6 +338,133 @@ export const variables = [
     apps: ['llm-gateway', 'platform'],
     parse: integer(10, 60_000),
   }),
+  define({
+    name: 'CHAT_MODEL_NAME',
+    description:
+      "The fixed `model` of the chat API (the service's agent model); a chat request naming another is refused with 400. Every stream chunk carries it.",
+    allowed: '1 to 100 letters, digits, `.`, `_`, `:` or `-`',
+    default: 'federation-agent',
+    apps: ['chat-service', 'agent-runtime', 'platform'],
+    parse: (raw: string) => (/^[A-Za-z0-9._:-]{1,100}$/.test(raw) ? raw : fail('not 1-100 of A-Z a-z 0-9 . _ : -')),
+  }),
+  define({
+    name: 'CHAT_HEARTBEAT_SECONDS',
+    description: 'A chat stream that has been silent this long gets a `: heartbeat` comment.',
+    allowed: 'an integer from 1 to 300',
+    default: '15',
+    apps: ['chat-service', 'platform'],
+    parse: integer(1, 300),
+  }),
+  define({
+    name: 'CHAT_STREAM_TTL_SECONDS',
+    description:
+      "How long a finished turn's chunk log is kept for reconnecting clients (`GET /v1/chat/completions/:conversationId`).",
+    allowed: 'an integer from 10 to 86400',
+    default: '300',
+    apps: ['chat-service', 'agent-runtime', 'platform'],
+    parse: integer(10, 86_400),
+  }),
+  define({
+    name: 'CHAT_ARCHIVE_AFTER_DAYS',
+    description:
+      'Conversations without activity for this many days are moved to the archive (checked hourly); 0 never archives. `platformctl conversations archive ID` archives one at once.',
+    allowed: 'an integer from 0 to 36500',
+    default: '90',
+    apps: ['chat-service', 'platform', 'platformctl'],
+    parse: integer(0, 36_500),
+  }),
+  define({
+    name: 'AGENT_GATEWAY_URL',
+    description: "Base URL of the model gateway's OpenAI-compatible API, through which the agent calls every model.",
+    allowed: 'an http(s) URL',
+    default: { 'agent-runtime': 'http://llm-gateway:8080/llm/v1' },
+    defaultText: '`http://llm-gateway:8080/llm/v1`; in platform its own `/llm/v1`',
+    apps: ['agent-runtime', 'platform'],
+    parse: httpUrl,
+  }),
+  define({
+    name: 'AGENT_GATEWAY_API_KEY',
+    description:
+      'A virtual key of the model gateway for the agent. Alternatively AGENT_CLIENT_ID and AGENT_CLIENT_SECRET (a client-credentials token). In platform, when neither is set, a key is created at first start and kept in DATA_DIR.',
+    allowed: 'a gateway key',
+    apps: ['agent-runtime', 'platform'],
+    sensitive: true,
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'AGENT_CLIENT_ID',
+    description:
+      'Client of the auth service whose client-credentials token the agent shows the model gateway (instead of AGENT_GATEWAY_API_KEY).',
+    allowed: 'a client id',
+    apps: ['agent-runtime', 'platform'],
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'AGENT_CLIENT_SECRET',
+    description: 'Secret of AGENT_CLIENT_ID.',
+    allowed: 'a client secret',
+    apps: ['agent-runtime', 'platform'],
+    sensitive: true,
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'AGENT_MODEL',
+    description: 'Gateway model (name or alias) of `agentLevel: default`.',
+    allowed: 'a model name of the gateway',
+    default: 'demo',
+    apps: ['agent-runtime', 'platform'],
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'AGENT_MODEL_HIGH_PERFORMANCE',
+    description: 'Gateway model (name or alias) of `agentLevel: high_performance`.',
+    allowed: 'a model name of the gateway',
+    default: 'demo',
+    apps: ['agent-runtime', 'platform'],
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'AGENT_MAX_STEPS',
+    description: 'Most model calls of one agent turn (each may run tools); the turn then ends with what it has.',
+    allowed: 'an integer from 1 to 100',
+    default: '12',
+    apps: ['agent-runtime', 'platform'],
+    parse: integer(1, 100),
+  }),
+  define({
+    name: 'AGENT_TURN_TIMEOUT_SECONDS',
+    description: 'Longest an agent turn may run; it then ends unfinished.',
+    allowed: 'an integer from 5 to 86400',
+    default: '900',
+    apps: ['agent-runtime', 'platform'],
+    parse: integer(5, 86_400),
+  }),
+  define({
+    name: 'AGENT_CONCURRENCY',
+    description: 'Agent turns one runtime instance runs at once.',
+    allowed: 'an integer from 1 to 1000',
+    default: '20',
+    apps: ['agent-runtime', 'platform'],
+    parse: integer(1, 1000),
+  }),
+  define({
+    name: 'AGENT_STALL_SECONDS',
+    description:
+      'A runtime that has not reported on its turn for this long is taken to be gone: the turn is handed to another runtime or ended unfinished with an error chunk.',
+    allowed: 'an integer from 2 to 600',
+    default: '30',
+    apps: ['agent-runtime', 'chat-service', 'platform'],
+    parse: integer(2, 600),
+  }),
+  define({
+    name: 'AGENT_COALESCE_MS',
+    description:
+      'Text deltas of the model arriving within this many milliseconds are sent as one stream chunk (order and text unchanged); 0 sends each as it comes.',
+    allowed: 'an integer from 0 to 1000',
+    default: '20',
+    apps: ['agent-runtime', 'platform'],
+    parse: integer(0, 1000),
+  }),
 ] as const satisfies readonly VariableDefinition[];
 
 export type VariableName = (typeof variables)[number]['name'];

@@ -95,6 +95,8 @@ export interface ChatCompletionChunk {
   model: string;
   /** Always exactly one element. */
   choices: [ChunkChoice];
+  /** On a final chunk with `finishReason: error`: what went wrong (the spec leaves its shape open). */
+  error?: { code: string; message: string };
 }
 
 function chunk(model: string, choice: Omit<ChunkChoice, 'index'>, at: Date): ChatCompletionChunk {
@@ -129,4 +131,12 @@ export function finalChunk(
   if (extra.status) choice.status = extra.status;
   if (extra.deliverables) choice.deliverables = extra.deliverables;
   return chunk(model, choice, at);
+}
+
+/**
+ * Item 4 when the turn failed: `finishReason: error`, `status: unfinished`, and an `error` naming the
+ * cause, so a client can tell a failed turn from a stopped one.
+ */
+export function errorChunk(model: string, code: string, message: string, at = new Date()): ChatCompletionChunk {
+  return { ...finalChunk(model, 'error', { status: 'unfinished' }, at), error: { code, message } };
 }

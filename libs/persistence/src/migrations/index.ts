@@ -6,6 +6,7 @@ import { CreateTenantsAndUsers1795324154797 } from './1795324154797-create-tenan
 import { AddClientTenant1795325009413 } from './1795325009413-add-client-tenant';
 import { CreateOidcSessions1795330000000 } from './1795330000000-create-oidc-sessions';
 import { CreateGatewayKeysAndLogs1795340000000 } from './1795340000000-create-gateway-keys-and-logs';
+import { CreateConversationsAndCatalog1795350000000 } from './1795350000000-create-conversations-and-catalog';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -19,4 +20,5 @@ export const migrations: readonly MigrationClass[] = [
   AddClientTenant1795325009413,
   CreateOidcSessions1795330000000,
   CreateGatewayKeysAndLogs1795340000000,
+  CreateConversationsAndCatalog1795350000000,
 ];

@@ -1,0 +1,56 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** An active conversation (mode `active`). Archived ones live in their own table. */
+@Entity({ schema: 'conversations', name: 'conversations' })
+@Index('conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
+export class ConversationEntity {
+  /** `conversationId`. */
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'conversations_pkey' })
+  id!: string;
+
+  /** The owner (`sub` of the user's token); every query is scoped by it. */
+  @Column({ type: 'text' })
+  userId!: string;
+
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
+
+  @Column({ type: 'text' })
+  title!: string;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  /** Last rename or turn; the list is ordered by it, and the archive retention counts from it. */
+  @Column({ type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/**
+ * An archived conversation (mode `archive`): a separate store, so list cursors of the two modes never
+ * cross. Its messages stay where they are; only the conversation row moves.
+ */
+@Entity({ schema: 'conversations', name: 'archived_conversations' })
+@Index('archived_conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
+export class ArchivedConversationEntity {
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'archived_conversations_pkey' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  userId!: string;
+
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
+
+  @Column({ type: 'text' })
+  title!: string;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  archivedAt!: Date;
+}

@@ -1,0 +1,107 @@
+import { Column, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
+import type { Deliverable } from '@fed/contracts';
+
+export type Sender = 'User' | 'AI';
+
+/** A user attachment as shown in history (`files[]` of a `User` message). */
+export interface MessageFile {
+  fileId: string;
+  mimeType: string;
+  width?: number;
+  height?: number;
+}
+
+/** The options of the chat request that started an assistant message; the runtime reads them. */
+export interface TurnOptions {
+  agentLevel: 'default' | 'high_performance';
+  agentMode: boolean;
+  privateMode: boolean;
+  reportMode: 'with' | 'without';
+  outputFormat: 'plain' | 'markdown';
+  personaKey?: string;
+  playbookId?: string;
+  skillIds?: string[];
+}
+
+/**
+ * An `ask_user` tool call the turn ended on: the user's next message in the conversation is its
+ * answer, given to the model as the tool's result.
+ */
+export interface PendingInteraction {
+  callId: string;
+  toolName: string;
+  /** The tool call's arguments as the model sent them (JSON text). */
+  arguments: string;
+  /** Text the assistant produced before the call, in the same model message. */
+  assistantText: string;
+}
+
+/** One message of a conversation (history `Message`), active or archived conversation alike. */
+@Entity({ schema: 'conversations', name: 'messages' })
+@Index('messages_conversation_seq_idx', ['conversationId', 'seq'])
+// At most one turn in progress per conversation, enforced by the database (409 otherwise).
+@Index('messages_one_processing_idx', ['conversationId'], { unique: true, where: '"processing"' })
+@Index('messages_processing_heartbeat_idx', ['heartbeatAt'], { where: '"processing"' })
+export class MessageEntity {
+  /** `messageId`; for an assistant message also the run id (queue job and chunk stream). */
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'messages_pkey' })
+  id!: string;
+
+  /** Insertion order inside the conversation (two messages of one request share a timestamp). */
+  @Column({ type: 'bigint' })
+  @Generated('increment')
+  seq!: string;
+
+  @Column({ type: 'uuid' })
+  conversationId!: string;
+
+  @Column({ type: 'text' })
+  userId!: string;
+
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
+
+  @Column({ type: 'text' })
+  sender!: Sender;
+
+  @Column({ type: 'text' })
+  text!: string;
+
+  @Column({ type: 'boolean', default: false })
+  processing!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  unfinished!: boolean;
+
+  @Column({ type: 'jsonb', nullable: true })
+  files!: MessageFile[] | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  deliverables!: Deliverable[] | null;
+
+  /** Assistant messages: the request's options. */
+  @Column({ type: 'jsonb', nullable: true })
+  turnOptions!: TurnOptions | null;
+
+  /** Assistant messages: the user message this one answers. */
+  @Column({ type: 'uuid', nullable: true })
+  replyTo!: string | null;
+
+  /** Assistant messages that ended waiting for the user. */
+  @Column({ type: 'jsonb', nullable: true })
+  pendingInteraction!: PendingInteraction | null;
+
+  /** Set by cancel: the state of record behind the `run.cancelled` signal. */
+  @Column({ type: 'timestamptz', nullable: true })
+  cancelRequestedAt!: Date | null;
+
+  /** Refreshed by the runtime while it works on the turn; a stale one lets the reaper end the turn. */
+  @Column({ type: 'timestamptz', nullable: true })
+  heartbeatAt!: Date | null;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  updatedAt!: Date;
+}
