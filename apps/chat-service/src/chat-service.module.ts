@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { CatalogModule } from '@fed/agent';
+import { ConversationsModule, TurnsModule } from '@fed/conversations';
 
 // Chat, conversation and file APIs of document 2, streaming agent turns as server-sent events.
-// Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.
-@Module({})
+// The host (config, logging, health, database, bus, auth) is shared.
+@Module({ imports: [TurnsModule, ConversationsModule, CatalogModule] })
 export class ChatServiceModule {}

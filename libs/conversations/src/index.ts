@@ -1,1 +1,3 @@
 export * from './storage';
+export * from './conversations/conversations.module';
+export * from './turns/turns.module';
