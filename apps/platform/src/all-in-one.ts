@@ -2,11 +2,12 @@ import { type ServiceConfig } from '@fed/config';
 import { type Logger } from '@fed/observability';
 import { runMigrations, startEmbeddedPostgres } from '@fed/persistence';
 import { type PrepareHook } from '@fed/server';
+import { withAgentGatewayKey } from './agent-gateway-key';
 
 // Embedded PostgreSQL serializes its clients: a small pool is enough and avoids queueing inside PGlite.
 const EMBEDDED_POOL_SIZE = 4;
 
-/** All-in-one boot: the embedded database when no DATABASE_URL is given, then migrations. */
+/** All-in-one boot: the embedded database when no DATABASE_URL is given, migrations, the agent's gateway key. */
 export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger: Logger) => {
   let prepared = config;
   let cleanup: (() => Promise<void>) | undefined;
@@ -23,6 +24,7 @@ export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger
   try {
     const applied = await runMigrations(prepared.database.url as string);
     logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+    prepared = await withAgentGatewayKey(prepared);
   } catch (error) {
     await cleanup?.();
     throw error;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { seedCatalog } from '@fed/agent';
 import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
 import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
@@ -45,6 +46,7 @@ export class DemoRealm implements OnApplicationBootstrap {
               (SELECT count(*) FROM "identity"."users")::int AS "users"`,
     )) as { clients: number; users: number }[];
     if (clients > 0 || users > 0) return;
+    await seedCatalog(this.dataSource);
 
     const settings = { defaultTenantEndpoint: this.config.http.publicUrl };
     const clientsService = new ClientsService(new ClientRepository(this.dataSource), settings);

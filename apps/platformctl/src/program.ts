@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { registerApiKeys } from './commands/apikeys.command';
+import { registerCatalog } from './commands/catalog.command';
 import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
+import { registerConversations } from './commands/conversations.command';
 import { registerKeys } from './commands/keys.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
@@ -10,7 +12,7 @@ import { registerUsers } from './commands/users.command';
 export function buildProgram(): Command {
   const program = new Command('platformctl')
     .description(
-      'operate the federation agent platform: database, configuration, realm, clients, users, keys, gateway API keys',
+      'operate the federation agent platform: database, configuration, realm, clients, users, keys, gateway API keys, agent catalog',
     )
     .showHelpAfterError()
     .exitOverride();
@@ -21,5 +23,7 @@ export function buildProgram(): Command {
   registerUsers(program);
   registerRealm(program);
   registerApiKeys(program);
+  registerCatalog(program);
+  registerConversations(program);
   return program;
 }

@@ -1,3 +1,4 @@
 export * from './storage';
-export * from './conversations/conversations.module';
+export * from './conversations';
 export * from './turns/turns.module';
+export { TurnReaper } from './turns/turn-reaper';

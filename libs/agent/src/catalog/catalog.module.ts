@@ -1,5 +1,25 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogController } from './catalog.controller';
+import { catalogEntities } from './catalog.entities';
+import { CatalogRepository } from './catalog.repository';
+import { CatalogService } from './catalog.service';
+
+/**
+ * CatalogService without the HTTP lists: for modules that resolve a turn's catalog (the chat request's
+ * checks) or read its instructions (agent-runtime, which serves no public API).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(catalogEntities)],
+  providers: [CatalogRepository, CatalogService],
+  exports: [CatalogService],
+})
+export class CatalogStoreModule {}
 
 /** Personas, playbooks and skills: their lists (`GET /v1/personas`, `/v1/playbooks`, `/v1/skills`) and the chat request's checks. */
-@Module({})
+@Module({
+  imports: [CatalogStoreModule],
+  controllers: [CatalogController],
+  exports: [CatalogStoreModule],
+})
 export class CatalogModule {}

@@ -8,6 +8,11 @@ export interface EnqueueOptions {
 export interface ConsumeOptions {
   /** Jobs run at once by this consumer (default 1). */
   concurrency?: number;
+  /**
+   * Redis only: a consumer that has not renewed a running job's lock for this long is taken to be gone,
+   * and the job is handed out again (default 30 s; BullMQ's lock duration and stalled-check interval).
+   */
+  stallMs?: number;
 }
 
 /**

@@ -83,6 +83,9 @@ export class RedisRunQueue implements RunQueue {
           connection: this.workerConnection(),
           prefix: this.bullPrefix,
           concurrency,
+          ...(options.stallMs === undefined
+            ? {}
+            : { lockDuration: options.stallMs, stalledInterval: Math.max(1000, Math.floor(options.stallMs / 2)) }),
         }),
       handler,
       (error) => this.options.onError?.(error),

@@ -1,1 +1,2 @@
 export * from './storable-text';
+export * from './uuid';

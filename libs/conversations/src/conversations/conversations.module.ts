@@ -1,5 +1,23 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { conversationEntities } from '../storage';
+import { ArchiveRetentionJob } from './archive-retention.job';
+import { ConversationsController } from './conversations.controller';
+import { ConversationsService, conversationsServiceFor } from './conversations.service';
 
 /** Conversation management of document 2: list, messages, rename, delete, restore, archive. */
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature(conversationEntities)],
+  controllers: [ConversationsController],
+  providers: [
+    {
+      provide: ConversationsService,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => conversationsServiceFor(dataSource),
+    },
+    ArchiveRetentionJob,
+  ],
+  exports: [ConversationsService],
+})
 export class ConversationsModule {}

@@ -1,10 +1,8 @@
-import { catalogEntities } from '@fed/agent';
-import { MemoryEntryEntity } from '@fed/memory';
 import { schemaDrift } from '@fed/persistence/testing';
 import { conversationEntities } from './index';
 
-describe('conversation, agent catalog and shared-memory tables', () => {
+describe('conversation tables', () => {
   it('match their entities (migrations and entities have not drifted)', async () => {
-    expect(await schemaDrift([...conversationEntities, ...catalogEntities, MemoryEntryEntity])).toEqual([]);
+    expect(await schemaDrift(conversationEntities)).toEqual([]);
   });
 });

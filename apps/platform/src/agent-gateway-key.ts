@@ -1,0 +1,45 @@
+import { type ServiceConfig } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, hashApiKey } from '@fed/gateway';
+import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const AGENT_GATEWAY_KEY_FILE = 'agent-gateway-key';
+const KEY_NAME = 'agent-runtime';
+
+/**
+ * All-in-one: the agent calls the model gateway of its own process over HTTP, with a virtual key of
+ * its own. Unless AGENT_GATEWAY_API_KEY or AGENT_CLIENT_ID is set, the key kept in DATA_DIR (mode 0600)
+ * is used while it is live in the database; otherwise a new one is created and kept.
+ */
+export async function withAgentGatewayKey(config: ServiceConfig): Promise<ServiceConfig> {
+  if (config.agent.gatewayApiKey || config.agent.clientId) return config;
+  const file = path.join(config.dataDir, AGENT_GATEWAY_KEY_FILE);
+  const dataSource = await createDataSource(
+    dataSourceOptions({
+      url: config.database.url as string,
+      poolSize: 1,
+      applicationName: 'fed-platform-setup',
+      entities: [ApiKeyEntity],
+    }),
+  );
+  try {
+    const repository = new ApiKeyRepository(dataSource);
+    if (existsSync(file)) {
+      const kept = (await readFile(file, 'utf8')).trim();
+      const row = kept ? await repository.findByHash(hashApiKey(kept)) : null;
+      if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) {
+        return { ...config, agent: { ...config.agent, gatewayApiKey: kept } };
+      }
+    }
+    const { apiKey } = await new ApiKeysService(repository, { keyPrefix: config.gateway.keyPrefix }).create({
+      name: KEY_NAME,
+    });
+    await mkdir(config.dataDir, { recursive: true });
+    await writeFile(file, `${apiKey}\n`, { mode: 0o600 });
+    return { ...config, agent: { ...config.agent, gatewayApiKey: apiKey } };
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,158 @@
+import {
+  ApiError,
+  type CursorPage,
+  type PageQuery,
+  isStorableText,
+  parsePageQuery,
+  toCursorPage,
+} from '@fed/contracts';
+import { Injectable } from '@nestjs/common';
+import {
+  type CatalogPageQuery,
+  CatalogRepository,
+  type PersonaListing,
+  type PlaybookListing,
+  type SkillListing,
+} from './catalog.repository';
+import { isPersonaKey, isUuid } from './catalog.rules';
+
+/** The chat request's catalog parameters (spec: personaKey, playbookId, skillIds). */
+export interface CatalogSelection {
+  personaKey?: string;
+  playbookId?: string;
+  skillIds?: readonly string[];
+}
+
+/** What a turn's system prompt is built from. */
+export interface ResolvedCatalog {
+  persona?: { key: string; name: string; instructions: string };
+  playbook?: { id: string; name: string; instructions: string };
+  /** In the order the request named them, each once. */
+  skills: { id: string; name: string; instructions: string }[];
+}
+
+// Lists are in name order, A to Z by default: the spec's default (desc) suits lists of recent
+// items, and a catalog is read like an index. `order=desc` gives Z to A.
+const LIST_ORDER = { defaultOrder: 'asc' } as const;
+
+@Injectable()
+export class CatalogService {
+  constructor(private readonly repository: CatalogRepository) {}
+
+  listPersonas(query: PageQuery): Promise<CursorPage<PersonaListing>> {
+    return this.list(
+      'personas',
+      query,
+      isPersonaKey,
+      (page) => this.repository.pagePersonas(page),
+      (row) => row.key,
+    );
+  }
+
+  /** Active playbooks only. */
+  listPlaybooks(query: PageQuery): Promise<CursorPage<PlaybookListing>> {
+    return this.list(
+      'playbooks',
+      query,
+      isUuid,
+      (page) => this.repository.pagePlaybooks(page),
+      (row) => row.id,
+    );
+  }
+
+  /** Available skills only. */
+  listSkills(query: PageQuery): Promise<CursorPage<SkillListing>> {
+    return this.list(
+      'skills',
+      query,
+      isUuid,
+      (page) => this.repository.pageSkills(page),
+      (row) => row.id,
+    );
+  }
+
+  /**
+   * The chat request's check (spec): an unknown personaKey, or a playbookId that is malformed, unknown
+   * or deactivated, is a 400 `invalid_parameter`; unknown or unavailable skillIds are ignored. The
+   * limit of 10 skillIds is the caller's check.
+   */
+  async resolveForTurn(selection: CatalogSelection): Promise<ResolvedCatalog> {
+    const { personaKey, playbookId } = selection;
+    if (personaKey !== undefined && !isPersonaKey(personaKey)) throw unknownPersona();
+    if (playbookId !== undefined && !isUuid(playbookId)) {
+      throw new ApiError('invalid_parameter', 'playbookId must be a playbookId returned by GET /v1/playbooks');
+    }
+    const [persona, playbook, skills] = await Promise.all([
+      personaKey === undefined ? null : this.repository.findPersona(personaKey),
+      playbookId === undefined ? null : this.repository.findPlaybook(playbookId),
+      this.availableSkills(selection.skillIds),
+    ]);
+    if (personaKey !== undefined && !persona) throw unknownPersona();
+    if (playbookId !== undefined && !playbook) {
+      throw new ApiError('invalid_parameter', 'playbookId does not name a playbook (see GET /v1/playbooks)');
+    }
+    if (playbook && !playbook.active) {
+      throw new ApiError('invalid_parameter', 'playbookId names a deactivated playbook');
+    }
+    return {
+      ...(persona ? { persona: { key: persona.key, name: persona.name, instructions: persona.instructions } } : {}),
+      ...(playbook ? { playbook: { id: playbook.id, name: playbook.name, instructions: playbook.instructions } } : {}),
+      skills,
+    };
+  }
+
+  /**
+   * For agent-runtime, which builds the prompt in another process from the ids stored with the turn:
+   * whatever is unknown, deactivated or unavailable by then is skipped, never an error.
+   */
+  async instructionsFor(selection: CatalogSelection): Promise<ResolvedCatalog> {
+    const { personaKey, playbookId } = selection;
+    const [persona, playbook, skills] = await Promise.all([
+      isPersonaKey(personaKey) ? this.repository.findPersona(personaKey) : null,
+      isUuid(playbookId) ? this.repository.findPlaybook(playbookId) : null,
+      this.availableSkills(selection.skillIds),
+    ]);
+    return {
+      ...(persona ? { persona: { key: persona.key, name: persona.name, instructions: persona.instructions } } : {}),
+      ...(playbook?.active
+        ? { playbook: { id: playbook.id, name: playbook.name, instructions: playbook.instructions } }
+        : {}),
+      skills,
+    };
+  }
+
+  private async availableSkills(skillIds: readonly unknown[] | undefined): Promise<ResolvedCatalog['skills']> {
+    // A malformed id cannot name a skill: it is ignored like an unknown one (and never reaches SQL).
+    const wanted = [...new Set((skillIds ?? []).filter(isUuid).map((id) => id.toLowerCase()))];
+    const found = new Map((await this.repository.findAvailableSkills(wanted)).map((skill) => [skill.id, skill]));
+    return wanted.flatMap((id) => {
+      const skill = found.get(id);
+      return skill ? [{ id: skill.id, name: skill.name, instructions: skill.instructions }] : [];
+    });
+  }
+
+  private async list<T extends { name: string }>(
+    list: string,
+    query: PageQuery,
+    isKey: (value: unknown) => boolean,
+    page: (query: CatalogPageQuery) => Promise<T[]>,
+    keyOf: (row: T) => string,
+  ): Promise<CursorPage<T>> {
+    const params = parsePageQuery(query, { list, ...LIST_ORDER });
+    let after: [string, string] | undefined;
+    if (params.after) {
+      // The cursor is not signed: its parts go to SQL only when they have the shape we put there.
+      const [name, key, ...rest] = params.after;
+      if (typeof name !== 'string' || !isStorableText(name) || !isKey(key) || rest.length > 0) {
+        throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+      }
+      after = [name, key as string];
+    }
+    const rows = await page({ limit: params.limit, order: params.order, after });
+    return toCursorPage(rows, params, list, (row) => [row.name, keyOf(row)]);
+  }
+}
+
+function unknownPersona(): ApiError {
+  return new ApiError('invalid_parameter', 'personaKey does not name a persona (see GET /v1/personas)');
+}

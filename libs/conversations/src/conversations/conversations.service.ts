@@ -1,0 +1,124 @@
+import { ApiError, type PageParams, toCursorPage } from '@fed/contracts';
+import { type DataSource } from 'typeorm';
+import {
+  type ConversationListQuery,
+  type ConversationListResponse,
+  type ConversationResponse,
+  conversationList,
+  messageList,
+  toConversationResponse,
+} from './conversations.dto';
+import { type ConversationOwner, ConversationsRepository } from './conversations.repository';
+import { type HistoryPageResponse, toHistoryMessageResponse } from './history.dto';
+import { HistoryRepository } from './history.repository';
+
+const notFound = (message = 'conversation not found') => new ApiError('conversation_not_found', message);
+const archived = (what: string) =>
+  new ApiError('conversation_archived', `an archived conversation cannot be ${what}: restore it first`);
+const processing = (what: string) =>
+  new ApiError('conversation_processing', `the conversation is processing a turn and cannot be ${what} now`);
+
+/** Conversation management of document 2: list, history, rename, delete, restore, archive. */
+export class ConversationsService {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly history: HistoryRepository,
+    options: { now?: () => Date } = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async list(owner: ConversationOwner, query: ConversationListQuery): Promise<ConversationListResponse> {
+    const rows = await this.conversations.list(owner, query.mode, { title: query.title, page: query.page });
+    const page = toCursorPage(rows, query.page, conversationList(query.mode), (row) => [row.updatedAtKey, row.id]);
+    return {
+      conversations: page.items.map((row) => toConversationResponse(row, query.mode === 'archive')),
+      hasMore: page.hasMore,
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    };
+  }
+
+  /** History of an active or archived conversation; the messages of an archived one carry `archived`. */
+  async messages(owner: ConversationOwner, conversationId: string, page: PageParams): Promise<HistoryPageResponse> {
+    const mode = await this.conversations.modeOf(owner, conversationId);
+    if (!mode) throw notFound();
+    const rows = await this.history.messages(owner.userId, conversationId, page);
+    const result = toCursorPage(rows, page, messageList(conversationId), (message) => [message.seq]);
+    const tasks = await this.history.tasksByMessage(
+      conversationId,
+      result.items.map((message) => message.id),
+    );
+    return {
+      messages: result.items.map((message) =>
+        toHistoryMessageResponse(message, tasks.get(message.id) ?? [], mode === 'archive'),
+      ),
+      hasMore: result.hasMore,
+      ...(result.cursor ? { cursor: result.cursor } : {}),
+    };
+  }
+
+  async rename(owner: ConversationOwner, conversationId: string, title: string): Promise<ConversationResponse> {
+    const row = await this.conversations.rename(owner, conversationId, title, this.now());
+    if (row) return toConversationResponse(row);
+    throw (await this.conversations.modeOf(owner, conversationId)) === 'archive' ? archived('renamed') : notFound();
+  }
+
+  async delete(owner: ConversationOwner, conversationId: string): Promise<{ conversationId: string; deleted: true }> {
+    const outcome = await this.conversations.delete(owner, conversationId);
+    if (outcome === 'processing') throw processing('deleted');
+    if (outcome === 'absent') {
+      throw (await this.conversations.modeOf(owner, conversationId)) === 'archive' ? archived('deleted') : notFound();
+    }
+    return { conversationId, deleted: true };
+  }
+
+  /** The user's restore: 404 unless the conversation is in the user's archive. */
+  async restore(owner: ConversationOwner, conversationId: string): Promise<{ conversationId: string; restored: true }> {
+    if (!(await this.conversations.restore(conversationId, owner))) {
+      throw notFound('conversation not found in the archive');
+    }
+    return { conversationId, restored: true };
+  }
+
+  /** An operator's archive (any owner's conversation); refused while a turn is processing. */
+  async archive(conversationId: string): Promise<{ conversationId: string; archived: true }> {
+    const outcome = await this.conversations.archive(conversationId, this.now());
+    if (outcome === 'processing') throw processing('archived');
+    if (outcome === 'absent') throw notFound('no active conversation has this id');
+    return { conversationId, archived: true };
+  }
+
+  /** An operator's restore (any owner's conversation). */
+  async restoreAny(conversationId: string): Promise<{ conversationId: string; restored: true }> {
+    if (!(await this.conversations.restore(conversationId))) throw notFound('conversation not found in the archive');
+    return { conversationId, restored: true };
+  }
+
+  /**
+   * Archives every conversation idle (`updatedAt`) for more than `days` days, `batchSize` at a time;
+   * conversations with a turn in progress are left for a later run. Returns how many were archived.
+   */
+  async archiveIdle(days: number, batchSize = 500, shouldStop: () => boolean = () => false): Promise<number> {
+    if (days <= 0) return 0;
+    const at = this.now();
+    const cutoff = new Date(at.getTime() - days * 86_400_000);
+    let total = 0;
+    let after: [string, string] | null = null;
+    for (;;) {
+      const batch = await this.conversations.archiveIdleBatch(cutoff, at, batchSize, after);
+      total += batch.archived;
+      if (!batch.last || batch.examined < batchSize || shouldStop()) return total;
+      after = batch.last;
+    }
+  }
+}
+
+/** The service on a data source, as the module and platformctl build it. */
+export function conversationsServiceFor(
+  dataSource: DataSource,
+  options: { now?: () => Date } = {},
+): ConversationsService {
+  return new ConversationsService(new ConversationsRepository(dataSource), new HistoryRepository(dataSource), options);
+}

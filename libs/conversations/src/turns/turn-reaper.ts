@@ -1,0 +1,56 @@
+import { type ServiceConfig } from '@fed/config';
+import { type Logger } from '@fed/observability';
+import { type TurnsRepository } from './turns.repository';
+import { type TurnsService } from './turns.service';
+
+/**
+ * Ends turns whose runtime is gone, so no `processing` flag outlives its turn and no client waits
+ * forever: a heartbeat older than twice the stall interval (BullMQ has had its chance to hand the job
+ * to another runtime), or a turn never taken within the turn timeout. Safe on several instances at
+ * once (rows are taken with SKIP LOCKED and ended atomically).
+ */
+export class TurnReaper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly repository: TurnsRepository,
+    private readonly turns: TurnsService,
+    private readonly config: ServiceConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  /** With the in-process bus a turn lives only in its process: at start, every turn still processing is orphaned. */
+  async start(inProcessBus: boolean): Promise<void> {
+    if (inProcessBus) await this.sweep(0, 0);
+    const every = Math.max(1000, Math.floor(this.config.agent.stallMs / 2));
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep(2 * this.config.agent.stallMs, this.config.agent.turnTimeoutMs)
+        .then(() => undefined)
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, every);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; returns the run ids it ended. */
+  async sweep(staleMs: number, unclaimedMs: number): Promise<string[]> {
+    try {
+      const ended = await this.repository.reap(staleMs, unclaimedMs);
+      for (const runId of ended) {
+        this.logger.warn({ runId }, 'agent turn lost its runtime: ended unfinished');
+        await this.turns.endStream(runId, 'lost');
+      }
+      return ended;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'reaping abandoned turns failed; retrying later');
+      return [];
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { ApiError } from '@fed/contracts';
+import { randomUUID } from 'node:crypto';
+import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { type MessageFile, type TurnOptions } from '../storage';
+
+/** The owner of every row a request touches (document 2: another user's data is a 404). */
+export interface Owner {
+  userId: string;
+  tenantId: string | null;
+}
+
+export interface AdmittedTurn {
+  conversationId: string;
+  userMessageId: string;
+  /** The assistant message: also the run id (queue job and chunk stream). */
+  runId: string;
+  createdConversation: boolean;
+}
+
+export interface NewTurn {
+  conversationId?: string;
+  title: string;
+  text: string;
+  files: MessageFile[];
+  options: TurnOptions;
+}
+
+export type ConversationState = 'active' | 'archived' | 'absent';
+
+const ONE_PROCESSING_INDEX = 'messages_one_processing_idx';
+
+/** The only place the turn endpoints query: admission, the turn in progress, cancel, reaping. */
+export class TurnsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * One transaction: the conversation (locked, or created), the user message and the assistant message
+   * with `processing`. A second turn of the conversation violates the partial unique index: 409.
+   */
+  async admit(owner: Owner, turn: NewTurn): Promise<AdmittedTurn> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        let conversationId = turn.conversationId;
+        const createdConversation = conversationId === undefined;
+        if (conversationId === undefined) {
+          conversationId = randomUUID();
+          await manager.query(
+            `INSERT INTO "conversations"."conversations" ("id", "user_id", "tenant_id", "title", "created_at", "updated_at")
+             VALUES ($1, $2, $3, $4, now(), now())`,
+            [conversationId, owner.userId, owner.tenantId, turn.title],
+          );
+        } else {
+          const locked = (await manager.query(
+            `UPDATE "conversations"."conversations" SET "updated_at" = now()
+             WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 RETURNING "id"`,
+            [conversationId, owner.userId, owner.tenantId],
+          )) as [unknown[], number];
+          if (locked[1] === 0) throw await this.missingConversation(manager, owner, conversationId);
+        }
+        const userMessageId = randomUUID();
+        const runId = randomUUID();
+        await manager.query(
+          `INSERT INTO "conversations"."messages"
+             ("id", "conversation_id", "user_id", "tenant_id", "sender", "text", "files", "created_at", "updated_at")
+           VALUES ($1, $2, $3, $4, 'User', $5, $6, now(), now())`,
+          [userMessageId, conversationId, owner.userId, owner.tenantId, turn.text, jsonOrNull(turn.files)],
+        );
+        await manager.query(
+          `INSERT INTO "conversations"."messages"
+             ("id", "conversation_id", "user_id", "tenant_id", "sender", "text", "processing", "turn_options", "reply_to",
+              "created_at", "updated_at")
+           VALUES ($1, $2, $3, $4, 'AI', '', true, $5, $6, now(), now())`,
+          [runId, conversationId, owner.userId, owner.tenantId, JSON.stringify(turn.options), userMessageId],
+        );
+        return { conversationId, userMessageId, runId, createdConversation };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, ONE_PROCESSING_INDEX)) {
+        throw new ApiError(
+          'conversation_processing',
+          'the conversation is processing a turn; wait for it or cancel it',
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Whether the user owns the conversation, in which store. */
+  async conversationState(owner: Owner, conversationId: string, manager: EntityManager = this.dataSource.manager) {
+    const rows = (await manager.query(
+      `SELECT 'active' AS "state" FROM "conversations"."conversations"
+         WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+       UNION ALL
+       SELECT 'archived' FROM "conversations"."archived_conversations"
+         WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`,
+      [conversationId, owner.userId, owner.tenantId],
+    )) as { state: ConversationState }[];
+    return rows[0]?.state ?? 'absent';
+  }
+
+  /** The assistant message of the turn in progress, if any. */
+  async processingRun(owner: Owner, conversationId: string): Promise<string | undefined> {
+    const rows = (await this.dataSource.query(
+      `SELECT "id" FROM "conversations"."messages"
+       WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`,
+      [conversationId, owner.userId, owner.tenantId],
+    )) as { id: string }[];
+    return rows[0]?.id;
+  }
+
+  /** Marks the processing turn (all, or `messageId`) as cancelled; returns the run ids marked. */
+  async requestCancel(owner: Owner, conversationId: string, messageId?: string): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `UPDATE "conversations"."messages" SET "cancel_requested_at" = COALESCE("cancel_requested_at", now())
+       WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+         AND ($4::uuid IS NULL OR "id" = $4::uuid)
+       RETURNING "id"`,
+      [conversationId, owner.userId, owner.tenantId, messageId ?? null],
+    )) as [{ id: string }[], number];
+    return rows[0].map((row) => row.id);
+  }
+
+  /** Whether `messageId` is a message of the user's conversation. */
+  async hasMessage(owner: Owner, conversationId: string, messageId: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `SELECT 1 FROM "conversations"."messages"
+       WHERE "id" = $1 AND "conversation_id" = $2 AND "user_id" = $3 AND "tenant_id" IS NOT DISTINCT FROM $4`,
+      [messageId, conversationId, owner.userId, owner.tenantId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends a turn no runtime is working on (never claimed, or its heartbeat older than `staleMs`) as
+   * unfinished. Atomic: a runtime that claims it concurrently finds it no longer processing.
+   */
+  async endAbandoned(runId: string, staleMs: number): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
+       WHERE "id" = $1 AND "processing"
+         AND ("heartbeat_at" IS NULL OR "heartbeat_at" < now() - make_interval(secs => $2::double precision / 1000))
+       RETURNING "id"`,
+      [runId, staleMs],
+    )) as [unknown[], number];
+    return rows[1] > 0;
+  }
+
+  /** Ends the turn of a message whatever its state (admission that could not queue its job). */
+  async endNow(runId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
+       WHERE "id" = $1 AND "processing"`,
+      [runId],
+    );
+  }
+
+  /**
+   * Turns whose runtime stopped reporting (heartbeat older than `staleMs`) or that were never taken
+   * within `unclaimedMs` (every one, with `unclaimedMs` 0): ended unfinished, atomically; returns them.
+   */
+  async reap(staleMs: number, unclaimedMs: number, limit = 100): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
+       WHERE "id" IN (
+         SELECT "id" FROM "conversations"."messages"
+         WHERE "processing" AND (
+           ("heartbeat_at" IS NOT NULL AND "heartbeat_at" < now() - make_interval(secs => $1::double precision / 1000))
+           OR ("heartbeat_at" IS NULL AND "created_at" < now() - make_interval(secs => $2::double precision / 1000)))
+         ORDER BY "created_at" LIMIT $3 FOR UPDATE SKIP LOCKED)
+         AND "processing"
+       RETURNING "id"`,
+      [staleMs, unclaimedMs, limit],
+    )) as [{ id: string }[], number];
+    return rows[0].map((row) => row.id);
+  }
+
+  private async missingConversation(manager: EntityManager, owner: Owner, conversationId: string) {
+    return (await this.conversationState(owner, conversationId, manager)) === 'archived'
+      ? new ApiError('conversation_archived', 'the conversation is archived; restore it to continue it')
+      : new ApiError('conversation_not_found', 'no such conversation');
+  }
+}
+
+function jsonOrNull(value: unknown[]): string | null {
+  return value.length === 0 ? null : JSON.stringify(value);
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23505' && driverError.constraint === constraint;
+}
