@@ -19,4 +19,4 @@ export const platformFeatures = [
 ];
 
 // For tests that run two of the deployables side by side, as separate services.
-export { AuthServiceModule, LlmGatewayModule };
+export { AgentRuntimeModule, AuthServiceModule, ChatServiceModule, LlmGatewayModule };

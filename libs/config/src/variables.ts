@@ -433,10 +433,11 @@ export const variables = [
   }),
   define({
     name: 'AGENT_TURN_TIMEOUT_SECONDS',
-    description: 'Longest an agent turn may run; it then ends unfinished.',
+    description:
+      'Longest an agent turn may run; it then ends unfinished. chat-service also ends a turn no runtime has taken for this long.',
     allowed: 'an integer from 5 to 86400',
     default: '900',
-    apps: ['agent-runtime', 'platform'],
+    apps: ['agent-runtime', 'chat-service', 'platform'],
     parse: integer(5, 86_400),
   }),
   define({

@@ -1,4 +1,5 @@
 export * from './storage';
 export * from './conversations';
 export * from './turns/turns.module';
+export * from './ledger';
 export { TurnReaper } from './turns/turn-reaper';

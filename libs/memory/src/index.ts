@@ -1,1 +1,2 @@
 export * from './memory-entry.entity';
+export * from './memory-store';

@@ -1,5 +1,112 @@
-import { Module } from '@nestjs/common';
+import { RUN_STREAM, type RunStream, SIGNALS, type Signals } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { TurnLedger } from '@fed/conversations';
+import { MemoryStore } from '@fed/memory';
+import { LOGGER, type Logger } from '@fed/observability';
+import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AgentWorker } from './agent-worker';
+import { GatewayCredentials } from './model/gateway-credentials';
+import { ModelClient } from './model/model-client';
+import { PromptCatalogReader } from './prompt/prompt-catalog.reader';
+import { AskUserTool } from './tools/ask-user.tool';
+import { SearchMemoryTool } from './tools/search-memory.tool';
+import { ToolBox } from './tools/tool-box';
+import { AgentLoop } from './turn/agent-loop';
+import { RunningTurns } from './turn/running-turns';
+import { SharedMemoryHook } from './turn/shared-memory-hook';
+import { TurnAnswerer } from './turn/turn-answerer';
+import { TurnRunner } from './turn/turn-runner';
+
+/** In platform the gateway is served by the same process: its own `/llm/v1` unless told otherwise. */
+export function gatewayUrlOf(config: ServiceConfig): string {
+  return config.agent.gatewayUrl ?? `http://127.0.0.1:${config.http.port}/llm/v1`;
+}
 
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
-@Module({})
-export class AgentModule {}
+@Module({
+  providers: [
+    { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
+    {
+      provide: ModelClient,
+      inject: [SERVICE_CONFIG],
+      useFactory: (config: ServiceConfig) =>
+        new ModelClient(
+          {
+            gatewayUrl: gatewayUrlOf(config),
+            timeoutMs: config.agent.turnTimeoutMs,
+            connections: config.agent.concurrency,
+          },
+          new GatewayCredentials({
+            apiKey: config.agent.gatewayApiKey,
+            clientId: config.agent.clientId,
+            clientSecret: config.agent.clientSecret,
+            tokenUrl: `${config.auth.authUrl}/federation/auth/v1/token`,
+          }),
+        ),
+    },
+    {
+      provide: TurnAnswerer,
+      inject: [DataSource, ModelClient, SERVICE_CONFIG, LOGGER],
+      useFactory: (dataSource: DataSource, model: ModelClient, config: ServiceConfig, logger: Logger) => {
+        const tools = new ToolBox([new SearchMemoryTool(new MemoryStore(dataSource)), new AskUserTool()]);
+        return new TurnAnswerer(
+          new PromptCatalogReader(dataSource),
+          new AgentLoop(model, tools, config.agent.maxSteps, logger),
+          new SharedMemoryHook(),
+          { agentName: config.chat.modelName, models: config.agent.models },
+        );
+      },
+    },
+    {
+      provide: TurnRunner,
+      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER],
+      useFactory: (
+        ledger: TurnLedger,
+        stream: RunStream,
+        answerer: TurnAnswerer,
+        config: ServiceConfig,
+        logger: Logger,
+      ) =>
+        new TurnRunner(
+          ledger,
+          stream,
+          answerer,
+          {
+            chunkModel: config.chat.modelName,
+            coalesceMs: config.agent.coalesceMs,
+            turnTimeoutMs: config.agent.turnTimeoutMs,
+            streamTtlSeconds: config.chat.streamTtlSeconds,
+          },
+          logger,
+        ),
+    },
+    {
+      provide: RunningTurns,
+      inject: [TurnLedger, SIGNALS, LOGGER],
+      useFactory: (ledger: TurnLedger, signals: Signals, logger: Logger) => new RunningTurns(ledger, signals, logger),
+    },
+    AgentWorker,
+  ],
+})
+export class AgentModule implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    private readonly model: ModelClient,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const { gatewayApiKey, clientId, clientSecret } = this.config.agent;
+    if (!gatewayApiKey && !(clientId && clientSecret)) {
+      this.logger.error(
+        'agent runtime has no model gateway credentials (AGENT_GATEWAY_API_KEY, or AGENT_CLIENT_ID and AGENT_CLIENT_SECRET): every turn will end with model_unavailable',
+      );
+    }
+  }
+
+  // Runs after the providers' hooks: the worker has closed its consumer, so no turn still calls the model.
+  async onModuleDestroy(): Promise<void> {
+    await this.model.close();
+  }
+}

@@ -1,0 +1,102 @@
+import { type ServiceConfig, loadConfig } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, GatewayModule } from '@fed/gateway';
+import { createLogger } from '@fed/observability';
+import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { type RunningService, createServiceApp } from '@fed/server';
+import { freePort } from '@fed/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { AgentRuntimeModule } from '../agent-runtime.module';
+
+/** Gateway models of the two agent levels, both routed to the scripted upstream. */
+export const AGENT_MODELS = { default: 'agent-default', high_performance: 'agent-high' } as const;
+/** What the scripted upstream is asked for, per agent level. */
+export const UPSTREAM_MODELS = { default: 'upstream-default', high_performance: 'upstream-high' } as const;
+
+export interface AgentRuntimeBoot {
+  databaseUrl: string;
+  /** The scripted model provider (`ScriptedUpstream.url`). */
+  upstreamUrl: string;
+  /** Over the test defaults (no coalescing changes, 4 steps, 30 s timeout). */
+  agent?: Partial<ServiceConfig['agent']>;
+  env?: Record<string, string>;
+}
+
+export interface RunningAgentRuntime {
+  service: RunningService;
+  config: ServiceConfig;
+  /** The gateway key the agent uses. */
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * One service as `agent-runtime` with the model gateway beside it (features AgentRuntimeModule and
+ * GatewayModule), on a free loopback port, with the in-process bus: the agent calls its own `/llm/v1`
+ * with a gateway key created beforehand, and the gateway routes both agent levels to the scripted
+ * upstream (one attempt, no fallback, so a scripted failure is the answer).
+ */
+export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<RunningAgentRuntime> {
+  const port = await freePort();
+  const apiKey = await createGatewayKey(options.databaseUrl);
+  const routingFile = path.join(mkdtempSync(path.join(tmpdir(), 'agent-runtime-')), 'routing.yaml');
+  writeFileSync(
+    routingFile,
+    stringify({
+      providers: [{ name: 'scripted', type: 'openai', baseUrl: `${options.upstreamUrl}/v1`, apiKey: 'sk-upstream' }],
+      models: [
+        { name: AGENT_MODELS.default, deployments: [{ provider: 'scripted', model: UPSTREAM_MODELS.default }] },
+        {
+          name: AGENT_MODELS.high_performance,
+          deployments: [{ provider: 'scripted', model: UPSTREAM_MODELS.high_performance }],
+        },
+      ],
+      retries: { attempts: 1 },
+    }),
+  );
+  const loaded = loadConfig('agent-runtime', {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: 'redis://unused:6379',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    AGENT_GATEWAY_URL: `http://127.0.0.1:${port}/llm/v1`,
+    AGENT_GATEWAY_API_KEY: apiKey,
+    AGENT_MODEL: AGENT_MODELS.default,
+    AGENT_MODEL_HIGH_PERFORMANCE: AGENT_MODELS.high_performance,
+    AGENT_MAX_STEPS: '4',
+    ...options.env,
+  });
+  const config: ServiceConfig = {
+    ...loaded,
+    redis: { ...loaded.redis, url: undefined },
+    // Not a variable of agent-runtime: the gateway beside it is a test arrangement.
+    gateway: { ...loaded.gateway, routingFile, logFlushMs: 50 },
+    agent: { ...loaded.agent, ...options.agent },
+  };
+  const service = await createServiceApp({
+    app: 'agent-runtime',
+    features: [AgentRuntimeModule, GatewayModule],
+    config,
+    logger: createLogger({ service: 'agent-runtime', level: 'silent' }),
+  });
+  return { service, config, apiKey, close: () => service.shutdown('test') };
+}
+
+async function createGatewayKey(databaseUrl: string): Promise<string> {
+  const dataSource = await createDataSource(
+    dataSourceOptions({
+      url: databaseUrl,
+      poolSize: 1,
+      applicationName: 'agent-runtime-test',
+      entities: [ApiKeyEntity],
+    }),
+  );
+  try {
+    const keys = new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' });
+    return (await keys.create({ name: 'agent-runtime' })).apiKey;
+  } finally {
+    await dataSource.destroy();
+  }
+}

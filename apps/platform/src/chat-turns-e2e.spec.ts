@@ -1,0 +1,181 @@
+import { useTestDatabase } from '@fed/persistence/testing';
+import { ScriptedUpstream, type SseItem, type SseStep } from '@fed/testing';
+import OpenAI from 'openai';
+import { DataSource } from 'typeorm';
+import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+
+// One agent turn end to end in one process: chat-service admits it and relays the stream, the agent
+// runtime runs it and calls the model only through llm-gateway, which calls the scripted upstream.
+
+function piece(delta: Record<string, unknown>, finishReason: string | null = null): SseItem {
+  return {
+    data: {
+      id: 'chatcmpl-e2e',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'upstream',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    },
+  };
+}
+
+function textAnswer(pieces: string[]): SseStep {
+  return {
+    kind: 'sse',
+    path: '/v1/chat/completions',
+    events: [
+      piece({ role: 'assistant', content: '' }),
+      ...pieces.map((content) => piece({ content })),
+      piece({}, 'stop'),
+      { data: '[DONE]' },
+    ],
+  };
+}
+
+function toolCall(id: string, name: string, args: Record<string, unknown>): SseStep {
+  return {
+    kind: 'sse',
+    path: '/v1/chat/completions',
+    events: [
+      piece({ role: 'assistant', content: null }),
+      piece({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }),
+      piece({}, 'tool_calls'),
+      { data: '[DONE]' },
+    ],
+  };
+}
+
+interface StreamChunk {
+  createdAt: string;
+  model: string;
+  choices: {
+    index: number;
+    delta: {
+      content?: string;
+      tasks?: { actionType: string; status: string; callId?: string }[];
+      interaction?: unknown;
+    };
+    finishReason: string | null;
+    status?: string;
+  }[];
+}
+
+describe('an agent turn through chat-service, agent-runtime and llm-gateway', () => {
+  const database = useTestDatabase();
+  let upstream: ScriptedUpstream;
+  let stack: ChatStack;
+
+  beforeAll(async () => {
+    upstream = await ScriptedUpstream.start();
+    stack = await bootChatStack(database.url, upstream.url);
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await upstream?.close();
+  });
+
+  it('streams a plain answer that the official openai client reads, and stores it in history', async () => {
+    upstream.enqueue(textAnswer(['Hello', ' from', ' the model']));
+    const token = await stack.userToken();
+    const client = new OpenAI({ baseURL: `${stack.api}/v1`, apiKey: token, maxRetries: 0 });
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: CHAT_MODEL,
+        messages: [{ role: 'user', content: 'Say hello' }],
+        stream: true,
+        // Our fields beside the OpenAI ones.
+        ...({ agentMode: false, outputFormat: 'markdown' } as object),
+      })
+      .withResponse();
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk as unknown as StreamChunk);
+    const conversationId = response.headers.get('x-conversation-id') as string;
+    const messageId = response.headers.get('x-message-id') as string;
+
+    expect(chunks[0]?.choices[0]?.delta).toEqual({ role: 'assistant', messageInfo: { conversationId, messageId } });
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('Hello from the model');
+    expect(chunks.at(-1)?.choices[0]?.finishReason).toBe('stop');
+    for (const chunk of chunks) {
+      expect(chunk.model).toBe(CHAT_MODEL);
+      expect(chunk.choices).toHaveLength(1);
+      expect(chunk.choices[0]?.index).toBe(0);
+    }
+    expect(chunks.slice(0, -1).every((chunk) => chunk.choices[0]?.finishReason === null)).toBe(true);
+    // agentMode false: no tools offered to the model.
+    const [sent] = await upstream.waitForRequests(1);
+    expect((sent?.json as { tools?: unknown }).tools).toBeUndefined();
+
+    const history = await fetch(`${stack.api}/v1/conversations/${conversationId}/messages?order=asc`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { messages } = (await history.json()) as { messages: { sender: string; text: string; status: unknown }[] };
+    expect(messages.map((m) => [m.sender, m.text])).toEqual([
+      ['User', 'Say hello'],
+      ['AI', 'Hello from the model'],
+    ]);
+    expect(messages[1]?.status).toEqual({ processing: false, unfinished: false });
+  });
+
+  it('shows a tool call as tasks, asks the user, and takes the next message as the answer', async () => {
+    upstream.reset();
+    upstream.enqueue(
+      toolCall('call_mem', 'search_memory', { query: 'holidays' }),
+      toolCall('call_ask', 'ask_user', {
+        interactionType: 'choice',
+        content: 'Which city?',
+        options: ['Paris', 'Rome'],
+      }),
+    );
+    const token = await stack.userToken();
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${stack.api}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: CHAT_MODEL, stream: true, reportMode: 'without', ...body }),
+      });
+    const readChunks = async (response: Response) => {
+      const text = await response.text();
+      const datas = text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6));
+      expect(datas.at(-1)).toBe('[DONE]');
+      return datas.slice(0, -1).map((data) => JSON.parse(data) as StreamChunk);
+    };
+
+    const first = await post({ messages: [{ role: 'user', content: 'Plan a trip' }] });
+    expect(first.status).toBe(200);
+    const conversationId = first.headers.get('x-conversation-id') as string;
+    const chunks = await readChunks(first);
+    const tasks = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tasks ?? []);
+    expect(tasks.map((task) => [task.actionType, task.status, task.callId])).toEqual([
+      ['tool_start', 'in_progress', 'call_mem'],
+      ['tool_result', 'completed', 'call_mem'],
+      // The question is a task too, pending until the user answers.
+      ['tool_start', 'in_progress', 'call_ask'],
+      ['tool_result', 'pending', 'call_ask'],
+    ]);
+    const interaction = chunks.map((chunk) => chunk.choices[0]?.delta.interaction).find(Boolean);
+    expect(interaction).toEqual({ interactionType: 'choice', content: 'Which city?', options: ['Paris', 'Rome'] });
+    expect(chunks.at(-1)?.choices[0]?.finishReason).toBe('stop');
+
+    upstream.enqueue(textAnswer(['Rome it is.']));
+    const second = await post({ conversationId, messages: [{ role: 'user', content: 'Rome' }] });
+    expect(second.status).toBe(200);
+    const answer = (await readChunks(second)).map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(answer).toBe('Rome it is.');
+    const requests = await upstream.waitForRequests(3);
+    const messages = (requests[2]?.json as { messages: { role: string; content: unknown; tool_call_id?: string }[] })
+      .messages;
+    expect(messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_ask', content: 'Rome' });
+
+    const [row] = (await stack.service.nest
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS "processing" FROM "conversations"."messages" WHERE "processing"`)) as {
+      processing: number;
+    }[];
+    expect(row?.processing).toBe(0);
+  });
+});

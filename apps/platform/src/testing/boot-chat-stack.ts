@@ -1,0 +1,85 @@
+import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
+import { loadConfig } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { createLogger } from '@fed/observability';
+import { createDataSource, dataSourceOptions } from '@fed/persistence';
+import { type RunningService, createServiceApp } from '@fed/server';
+import { freePort } from '@fed/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { AgentRuntimeModule, ChatServiceModule, LlmGatewayModule } from '../platform-features';
+
+export const CHAT_MODEL = 'federation-agent';
+export const UPSTREAM_MODEL = 'upstream-model';
+
+export interface ChatStack {
+  service: RunningService;
+  /** `{base_url}/api`. */
+  api: string;
+  /** An access token of a new user with the chat scopes. */
+  userToken(userId?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * chat-service, agent-runtime and llm-gateway in one process (the in-process bus), as `platform` runs
+ * them: the agent calls its own `/llm/v1` with a gateway key, the gateway routes the agent's model to
+ * the scripted upstream, and user tokens come from a test issuer whose JWKS the host trusts.
+ */
+export async function bootChatStack(databaseUrl: string, upstreamUrl: string): Promise<ChatStack> {
+  const issuer = await TestTokenIssuer.create();
+  const jwks = await JwksServer.start(() => issuer.jwks());
+  const port = await freePort();
+  const routingFile = path.join(mkdtempSync(path.join(tmpdir(), 'chat-stack-')), 'routing.yaml');
+  writeFileSync(
+    routingFile,
+    stringify({
+      providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'sk-upstream' }],
+      models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: UPSTREAM_MODEL }] }],
+      retries: { attempts: 1 },
+    }),
+  );
+  const config = loadConfig('platform', {
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
+    AUTH_JWKS_URL: jwks.url,
+    LLM_GATEWAY_ROUTING_FILE: routingFile,
+    AGENT_GATEWAY_API_KEY: await createGatewayKey(databaseUrl),
+    AGENT_MODEL: 'agent-model',
+    AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
+    AGENT_COALESCE_MS: '5',
+  });
+  const service = await createServiceApp({
+    app: 'platform',
+    features: [ChatServiceModule, AgentRuntimeModule, LlmGatewayModule],
+    config,
+    logger: createLogger({ service: 'platform', level: 'silent' }),
+  });
+  return {
+    service,
+    api: `${service.url}/api`,
+    userToken: (userId = crypto.randomUUID()) =>
+      issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
+    close: async () => {
+      await service.shutdown('test');
+      await jwks.close();
+      await issuer.close();
+    },
+  };
+}
+
+async function createGatewayKey(databaseUrl: string): Promise<string> {
+  const dataSource = await createDataSource(
+    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'chat-stack-test', entities: [ApiKeyEntity] }),
+  );
+  try {
+    return (await new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' }).create({ name: 'agent' }))
+      .apiKey;
+  } finally {
+    await dataSource.destroy();
+  }
+}

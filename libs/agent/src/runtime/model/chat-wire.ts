@@ -1,0 +1,36 @@
+// The slice of the OpenAI-compatible chat-completions API the agent speaks to the model gateway.
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface ModelRequest {
+  /** The gateway's model name or alias. */
+  model: string;
+  messages: ChatMessage[];
+  /** Absent: a call without tools. */
+  tools?: ToolDefinition[];
+  /** `none`: the model must answer in text (the last step of a turn). */
+  toolChoice?: 'auto' | 'none';
+  /** Sent as `x-federation-private: true`. */
+  privateMode: boolean;
+}
+
+export interface ModelReply {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+}

@@ -1,0 +1,70 @@
+import type { Interaction, Task } from '@fed/contracts';
+import type { ChunkWriter } from './chunk-writer';
+import { MarkdownStripper } from './markdown-stripper';
+import { StorableStream } from './storable-stream';
+
+/**
+ * The text a turn shows, on its way from the model to the stream: made storable, stripped of
+ * Markdown when the output format is plain, then coalesced by the writer. What the writer was given
+ * is exactly what the message stores.
+ */
+export class TurnOutput {
+  private readonly storable = new StorableStream();
+  private readonly stripper: MarkdownStripper | undefined;
+  /** Last character of the text given so far, before stripping ('' when none). */
+  private lastCharacter = '';
+  private newParagraph = false;
+
+  constructor(
+    private readonly writer: ChunkWriter,
+    outputFormat: 'plain' | 'markdown',
+  ) {
+    this.stripper = outputFormat === 'plain' ? new MarkdownStripper() : undefined;
+  }
+
+  /** The text shown so far (and stored when the turn ends). */
+  get text(): string {
+    return this.writer.text;
+  }
+
+  /** A piece of the answer's text (a model delta, the work report). */
+  write(piece: string): void {
+    let text = this.storable.push(piece);
+    if (text.length === 0) return;
+    if (this.newParagraph) {
+      this.newParagraph = false;
+      // Each model call's text is its own message: without a break, two would run into one line.
+      if (this.lastCharacter !== '' && this.lastCharacter !== '\n') text = `\n\n${text}`;
+    }
+    this.lastCharacter = text[text.length - 1];
+    this.writer.write(this.stripper ? this.stripper.push(text) : text);
+  }
+
+  /** The next text starts a new paragraph (a new model call). */
+  startParagraph(): void {
+    this.newParagraph = true;
+  }
+
+  /** Shows what is held back (an unfinished line of plain output, half a surrogate pair). */
+  release(): void {
+    const rest = this.storable.flush();
+    if (rest.length > 0) this.lastCharacter = rest[rest.length - 1];
+    this.writer.write(this.stripper ? this.stripper.push(rest) + this.stripper.flush() : rest);
+  }
+
+  task(task: Task): void {
+    this.release();
+    this.writer.send({ tasks: [task] });
+  }
+
+  interaction(task: Task, interaction: Interaction): void {
+    this.release();
+    this.writer.send({ tasks: [task], interaction });
+  }
+
+  /** Shows everything held back and waits until every chunk so far is in the stream. */
+  async end(): Promise<void> {
+    this.release();
+    await this.writer.drain();
+  }
+}

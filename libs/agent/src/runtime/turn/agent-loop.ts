@@ -1,0 +1,182 @@
+import type { ClaimedTurn, PendingInteraction } from '@fed/conversations';
+import type { Interaction } from '@fed/contracts';
+import type { Logger } from '@fed/observability';
+import type { ChatMessage, ToolCall } from '../model/chat-wire';
+import type { ModelClient } from '../model/model-client';
+import { stripMarkdown } from '../output/markdown-stripper';
+import { storableText } from '../output/storable-stream';
+import type { TaskReporter } from '../output/task-reporter';
+import type { TurnOutput } from '../output/turn-output';
+import { type ToolLabel, type ToolOutcome, quoted } from '../tools/agent-tool';
+import type { ToolBox } from '../tools/tool-box';
+
+/** One tool call as the work report tells it. */
+export interface ToolRun {
+  toolName: string;
+  label: ToolLabel;
+  status: 'completed' | 'failed' | 'pending';
+}
+
+export type LoopOutcome =
+  /** The model answered without asking for tools. */
+  | { kind: 'completed'; steps: number; toolRuns: ToolRun[] }
+  /** `maxSteps` model calls were made and the last still asked for tools. */
+  | { kind: 'step_limit'; steps: number; toolRuns: ToolRun[] }
+  /** `ask_user`: the turn waits for the user. */
+  | { kind: 'interaction'; steps: number; toolRuns: ToolRun[]; pendingInteraction: PendingInteraction };
+
+export interface LoopInput {
+  turn: ClaimedTurn;
+  /** The gateway model of the turn's agent level. */
+  model: string;
+  messages: ChatMessage[];
+  output: TurnOutput;
+  tasks: TaskReporter;
+  signal: AbortSignal;
+}
+
+/**
+ * The agent: model calls, each of which may ask for tools; their results go back to the model until
+ * it answers in text, asks the user, or `maxSteps` calls were made (the last is asked to answer in
+ * text). Without agent mode, one call without tools.
+ */
+export class AgentLoop {
+  constructor(
+    private readonly model: ModelClient,
+    private readonly toolbox: ToolBox,
+    private readonly maxSteps: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(input: LoopInput): Promise<LoopOutcome> {
+    const { turn, output, signal } = input;
+    const write = (piece: string) => output.write(piece);
+    const request = { model: input.model, privateMode: turn.options.privateMode };
+    if (!turn.options.agentMode) {
+      await this.model.stream({ ...request, messages: input.messages }, write, signal);
+      return { kind: 'completed', steps: 1, toolRuns: [] };
+    }
+
+    const messages = [...input.messages];
+    const tools = this.toolbox.definitions();
+    const toolRuns: ToolRun[] = [];
+    for (let step = 1; ; step++) {
+      const last = step >= this.maxSteps;
+      output.startParagraph();
+      const reply = await this.model.stream(
+        { ...request, messages, tools, ...(last ? { toolChoice: 'none' as const } : {}) },
+        write,
+        signal,
+      );
+      output.release();
+      if (reply.toolCalls.length === 0) return { kind: 'completed', steps: step, toolRuns };
+      if (last) return { kind: 'step_limit', steps: step, toolRuns };
+
+      messages.push({ role: 'assistant', content: reply.text || null, tool_calls: reply.toolCalls });
+      for (const call of reply.toolCalls) {
+        signal.throwIfAborted();
+        const result = await this.runCall(call, input, toolRuns);
+        if ('interaction' in result) {
+          return {
+            kind: 'interaction',
+            steps: step,
+            toolRuns,
+            pendingInteraction: {
+              callId: call.id,
+              toolName: call.function.name,
+              arguments: call.function.arguments,
+              assistantText: storableText(reply.text),
+            },
+          };
+        }
+        messages.push({ role: 'tool', tool_call_id: call.id, content: result.content });
+      }
+    }
+  }
+
+  /** Shows the call as a `tool_start` task, runs it, shows its `tool_result` task. */
+  private async runCall(
+    call: ToolCall,
+    input: LoopInput,
+    toolRuns: ToolRun[],
+  ): Promise<{ content: string } | { interaction: Interaction }> {
+    const { turn, tasks, signal } = input;
+    const toolName = storableText(call.function.name);
+    const prepared = this.toolbox.prepare(call);
+    const startLabel = prepared.ok
+      ? prepared.tool.describe(prepared.args)
+      : { title: 'Using a tool', description: quoted(toolName, 64) };
+    const metadata = { toolName };
+    await tasks.show({
+      callId: call.id,
+      actionType: 'tool_start',
+      status: 'in_progress',
+      metadata,
+      ...clean(startLabel),
+    });
+
+    let outcome: ToolOutcome;
+    if (!prepared.ok) {
+      outcome = { status: 'failed', error: prepared.error, label: prepared.label };
+    } else {
+      try {
+        outcome = await prepared.tool.run(prepared.args, {
+          tenantId: turn.tenantId,
+          userId: turn.userId,
+          conversationId: turn.conversationId,
+          messageId: turn.runId,
+          privateMode: turn.options.privateMode,
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.logger.error({ err: error, runId: turn.runId, tool: toolName }, 'agent tool failed');
+        outcome = {
+          status: 'failed',
+          error: 'The tool failed unexpectedly.',
+          label: { title: `${startLabel.title} failed`, description: 'An unexpected error' },
+        };
+      }
+    }
+    signal.throwIfAborted();
+
+    const label = clean(outcome.label);
+    const result = { callId: call.id, actionType: 'tool_result', ...label };
+    if (outcome.status === 'interaction') {
+      const interaction = this.shownInteraction(outcome.interaction, turn.options.outputFormat);
+      toolRuns.push({ toolName, label, status: 'pending' });
+      await tasks.show(
+        {
+          ...result,
+          status: 'pending',
+          content: interaction.content,
+          metadata: {
+            ...metadata,
+            interaction_type: interaction.interactionType,
+            ...(interaction.options ? { options: interaction.options } : {}),
+          },
+        },
+        interaction,
+      );
+      return { interaction };
+    }
+    toolRuns.push({ toolName, label, status: outcome.status });
+    await tasks.show({ ...result, status: outcome.status, metadata });
+    return { content: outcome.status === 'completed' ? outcome.content : JSON.stringify({ error: outcome.error }) };
+  }
+
+  private shownInteraction(interaction: Interaction, outputFormat: 'plain' | 'markdown'): Interaction {
+    const content = storableText(interaction.content);
+    return {
+      ...interaction,
+      content: outputFormat === 'plain' ? stripMarkdown(content) : content,
+      ...(interaction.options ? { options: interaction.options.map(storableText) } : {}),
+    };
+  }
+}
+
+function clean(label: ToolLabel): ToolLabel {
+  return label.description === undefined
+    ? { title: storableText(label.title) }
+    : { title: storableText(label.title), description: storableText(label.description) };
+}

@@ -1,0 +1,45 @@
+import type { ClaimedTurn } from '@fed/conversations';
+import type { TaskReporter } from '../output/task-reporter';
+import type { TurnOutput } from '../output/turn-output';
+import { buildPrompt } from '../prompt/prompt-builder';
+import type { PromptCatalogReader } from '../prompt/prompt-catalog.reader';
+import type { AgentLoop, LoopOutcome } from './agent-loop';
+import type { SharedMemoryHook } from './shared-memory-hook';
+import { workReport } from './work-report';
+
+export interface AnswerSettings {
+  /** The chat API's model name: what the agent calls itself. */
+  agentName: string;
+  /** Gateway model per `agentLevel`. */
+  models: { default: string; high_performance: string };
+}
+
+/** Answers a claimed turn: its prompt, the agent loop, then the work report. */
+export class TurnAnswerer {
+  constructor(
+    private readonly catalog: PromptCatalogReader,
+    private readonly loop: AgentLoop,
+    private readonly memory: SharedMemoryHook,
+    private readonly settings: AnswerSettings,
+  ) {}
+
+  async answer(turn: ClaimedTurn, output: TurnOutput, tasks: TaskReporter, signal: AbortSignal): Promise<LoopOutcome> {
+    const catalog = await this.catalog.read(turn.options);
+    const messages = buildPrompt({
+      turn,
+      catalog,
+      agentName: this.settings.agentName,
+      withTools: turn.options.agentMode,
+      now: new Date(),
+    });
+    const model = this.settings.models[turn.options.agentLevel] ?? this.settings.models.default;
+    const outcome = await this.loop.run({ turn, model, messages, output, tasks, signal });
+    const report = turn.options.reportMode === 'with' ? workReport(outcome) : undefined;
+    if (report) {
+      output.startParagraph();
+      output.write(report);
+    }
+    if (outcome.kind !== 'interaction') await this.memory.afterTurn(turn, output.text);
+    return outcome;
+  }
+}

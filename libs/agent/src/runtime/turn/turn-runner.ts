@@ -1,0 +1,213 @@
+import { type RunStream, STREAM_START, StreamEndedError } from '@fed/bus';
+import { type ChatCompletionChunk, type RunJob, errorChunk, finalChunk } from '@fed/contracts';
+import type { ClaimedTurn, PendingInteraction, TurnLedger } from '@fed/conversations';
+import type { Logger } from '@fed/observability';
+import { ModelError } from '../model/model-error';
+import { ChunkWriter } from '../output/chunk-writer';
+import { TaskReporter } from '../output/task-reporter';
+import { TurnOutput } from '../output/turn-output';
+import type { TurnControl } from './turn-control';
+import type { TurnAnswerer } from './turn-answerer';
+
+export interface RunnerSettings {
+  /** The `model` of every chunk. */
+  chunkModel: string;
+  coalesceMs: number;
+  turnTimeoutMs: number;
+  /** How long an ended stream is kept for reconnecting clients. */
+  streamTtlSeconds: number;
+}
+
+/** How a turn ended, and so what the ledger stores and which final chunk is sent. */
+type TurnEnding =
+  | { kind: 'answered'; unfinished: boolean; pendingInteraction?: PendingInteraction }
+  | { kind: 'stopped'; reason: 'cancelled' | 'lost' }
+  /** Its runtime is stopping: the turn stays processing and the job goes back to the queue. */
+  | { kind: 'handed_back' }
+  | { kind: 'failed'; code: string; message: string };
+
+/** The job is handed back to the queue (its runtime is stopping); another runtime decides what to do. */
+export class TurnHandedBackError extends Error {
+  constructor(runId: string) {
+    super(`agent runtime stopping: turn ${runId} handed back`);
+    this.name = 'TurnHandedBackError';
+  }
+}
+
+const FINISH_ATTEMPTS = 3;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One job of the run queue: claims the turn, answers it, and ends it: always the ledger first (so
+ * a client that sees `[DONE]` may post again at once), then the final chunk, then the stream's end.
+ */
+export class TurnRunner {
+  constructor(
+    private readonly ledger: TurnLedger,
+    private readonly stream: RunStream,
+    private readonly answerer: TurnAnswerer,
+    private readonly settings: RunnerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(job: RunJob, control: TurnControl): Promise<void> {
+    if (!UUID.test(job.runId)) {
+      this.logger.warn({ runId: job.runId }, 'agent job with a run id that is not a message id: dropped');
+      return;
+    }
+    const turn = await this.ledger.claim(job.runId);
+    if (!turn) return;
+    if (await this.shownBefore(turn.runId)) return this.endLostAttempt(turn);
+
+    const writer = new ChunkWriter(this.stream, turn.runId, {
+      model: this.settings.chunkModel,
+      coalesceMs: this.settings.coalesceMs,
+      onEnded: () => control.stop('lost'),
+      onFailed: (error) => {
+        this.logger.error({ err: error, runId: turn.runId }, 'agent turn chunks could not be appended');
+        control.stop('stream_failed');
+      },
+    });
+    const output = new TurnOutput(writer, turn.options.outputFormat);
+    control.shownText = () => output.text;
+    if (turn.cancelRequested) control.stop('cancelled');
+
+    let ending: TurnEnding;
+    const timeout = setTimeout(() => control.stop('timeout'), this.settings.turnTimeoutMs);
+    try {
+      control.signal.throwIfAborted();
+      const tasks = new TaskReporter(this.ledger, output, {
+        messageId: turn.runId,
+        conversationId: turn.conversationId,
+      });
+      const outcome = await this.answerer.answer(turn, output, tasks, control.signal);
+      ending =
+        outcome.kind === 'interaction'
+          ? { kind: 'answered', unfinished: false, pendingInteraction: outcome.pendingInteraction }
+          : { kind: 'answered', unfinished: outcome.kind === 'step_limit' };
+    } catch (error) {
+      ending = this.failure(turn, control, error);
+    } finally {
+      clearTimeout(timeout);
+    }
+
+    if (ending.kind === 'handed_back') {
+      // Keep what was shown, leave the turn processing: the next attempt decides (docs/chat.md, Runtime loss).
+      await output.end();
+      await this.ledger.heartbeat([{ runId: turn.runId, text: output.text }]).catch(() => undefined);
+      throw new TurnHandedBackError(turn.runId);
+    }
+    await this.end(turn, output, writer, ending);
+  }
+
+  /** More than the role chunk in the stream: an earlier attempt died after showing output. */
+  private async shownBefore(runId: string): Promise<boolean> {
+    const read = await this.stream.read(runId, STREAM_START, { count: 2 });
+    return read.entries.length > 1;
+  }
+
+  /** Never replayed into the same stream: ended unfinished with the text the ledger has. */
+  private async endLostAttempt(turn: ClaimedTurn): Promise<void> {
+    this.logger.warn({ runId: turn.runId }, 'agent turn was interrupted after showing output: ending it unfinished');
+    const finished = await this.ledger.finish(turn.runId, { unfinished: true });
+    if (finished) {
+      const chunk = errorChunk(
+        this.settings.chunkModel,
+        'runtime_lost',
+        'The agent runtime working on this answer stopped; the answer is incomplete.',
+      );
+      await this.stream.append(turn.runId, JSON.stringify(chunk)).catch(ignoreEnded);
+    }
+    await this.endStream(turn.runId);
+  }
+
+  private failure(turn: ClaimedTurn, control: TurnControl, error: unknown): TurnEnding {
+    switch (control.reason) {
+      case 'cancelled':
+      case 'lost':
+        return { kind: 'stopped', reason: control.reason };
+      case 'shutdown':
+        return { kind: 'handed_back' };
+      case 'timeout':
+        return {
+          kind: 'failed',
+          code: 'turn_timeout',
+          message: `The answer took longer than ${Math.round(this.settings.turnTimeoutMs / 1000)} seconds and was stopped.`,
+        };
+      case 'stream_failed':
+        return { kind: 'failed', code: 'agent_failed', message: 'The answer could not be streamed.' };
+      case undefined:
+        break;
+    }
+    if (error instanceof ModelError) {
+      this.logger.error({ runId: turn.runId, code: error.code, reason: error.message }, 'agent model call failed');
+      return { kind: 'failed', code: error.code, message: error.message };
+    }
+    this.logger.error({ err: error, runId: turn.runId }, 'agent turn failed');
+    return { kind: 'failed', code: 'agent_failed', message: 'The agent failed while answering.' };
+  }
+
+  private async end(turn: ClaimedTurn, output: TurnOutput, writer: ChunkWriter, ending: TurnEnding): Promise<void> {
+    await output.end();
+    const finished = await this.finish(turn, {
+      // Nothing shown in this attempt: keep what the ledger has.
+      text: output.text.length > 0 ? output.text : undefined,
+      unfinished: ending.kind !== 'answered' || ending.unfinished,
+      pendingInteraction: ending.kind === 'answered' ? ending.pendingInteraction : undefined,
+    });
+    if (finished === 'not_processing') return this.endStream(turn.runId);
+    const chunk =
+      finished === 'failed'
+        ? errorChunk(this.settings.chunkModel, 'agent_failed', 'The answer could not be saved.')
+        : this.finalChunkOf(ending);
+    if (chunk) {
+      writer.sendFinal(chunk);
+      await writer.drain();
+    }
+    await this.endStream(turn.runId);
+  }
+
+  private finalChunkOf(ending: TurnEnding): ChatCompletionChunk | undefined {
+    const model = this.settings.chunkModel;
+    switch (ending.kind) {
+      case 'answered':
+        return ending.unfinished ? finalChunk(model, 'stop', { status: 'unfinished' }) : finalChunk(model, 'stop');
+      case 'stopped':
+        // Lost: whoever ended the turn wrote its end.
+        return ending.reason === 'cancelled' ? finalChunk(model, 'stop', { status: 'unfinished' }) : undefined;
+      case 'failed':
+        return errorChunk(model, ending.code, ending.message);
+      case 'handed_back':
+        return undefined;
+    }
+  }
+
+  /** The ledger's end, retried briefly: a turn must not stay processing because of one failed statement. */
+  private async finish(
+    turn: ClaimedTurn,
+    end: Parameters<TurnLedger['finish']>[1],
+  ): Promise<'finished' | 'not_processing' | 'failed'> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.ledger.finish(turn.runId, end)) ? 'finished' : 'not_processing';
+      } catch (error) {
+        if (attempt >= FINISH_ATTEMPTS) {
+          // The reaper will end it in the ledger; the client still gets an end now.
+          this.logger.error({ err: error, runId: turn.runId }, 'agent turn could not be stored as finished');
+          return 'failed';
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
+  private async endStream(runId: string): Promise<void> {
+    await this.stream
+      .end(runId, { ttlSeconds: this.settings.streamTtlSeconds })
+      .catch((error: unknown) => this.logger.error({ err: error, runId }, 'agent turn stream could not be ended'));
+  }
+}
+
+function ignoreEnded(error: unknown): void {
+  if (!(error instanceof StreamEndedError)) throw error;
+}

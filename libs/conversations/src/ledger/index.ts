@@ -1,0 +1,2 @@
+export * from './claimed-turn';
+export * from './turn-ledger';
