@@ -1,12 +1,10 @@
-import { ApiError } from '@fed/contracts';
+import { ApiError, isUuid } from '@fed/contracts';
 import { type ConversationsService, conversationEntities, conversationsServiceFor } from '@fed/conversations';
 import { type Command, InvalidArgumentError } from 'commander';
 import { withEntities } from './database';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function conversationId(value: string): string {
-  if (!UUID.test(value)) throw new InvalidArgumentError('a conversation id is a UUID');
+  if (!isUuid(value)) throw new InvalidArgumentError('a conversation id is a UUID');
   return value.toLowerCase();
 }
 

@@ -1,15 +1,9 @@
+import { isUuid } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 import { PersonaEntity, PlaybookEntity, SkillEntity } from './catalog.entities';
 import { CatalogError } from './catalog.errors';
 import { type CatalogRepository, type CatalogTextChanges } from './catalog.repository';
-import {
-  catalogDescription,
-  catalogInstructions,
-  catalogName,
-  isPersonaKey,
-  isUuid,
-  personaKey,
-} from './catalog.rules';
+import { catalogDescription, catalogInstructions, catalogName, isPersonaKey, personaKey } from './catalog.rules';
 
 export type CatalogKind = 'persona' | 'playbook' | 'skill';
 

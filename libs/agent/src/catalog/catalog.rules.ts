@@ -8,14 +8,9 @@ export const DESCRIPTION_MAX = 2_000;
 export const INSTRUCTIONS_MAX = 20_000;
 
 const PERSONA_KEY = /^[a-z0-9_-]{1,64}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isPersonaKey(value: unknown): value is string {
   return typeof value === 'string' && PERSONA_KEY.test(value);
-}
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
 }
 
 export function personaKey(value: string): string {

@@ -3,6 +3,7 @@ import {
   type CursorPage,
   type PageQuery,
   isStorableText,
+  isUuid,
   parsePageQuery,
   toCursorPage,
 } from '@fed/contracts';
@@ -14,7 +15,7 @@ import {
   type PlaybookListing,
   type SkillListing,
 } from './catalog.repository';
-import { isPersonaKey, isUuid } from './catalog.rules';
+import { isPersonaKey } from './catalog.rules';
 
 /** The chat request's catalog parameters (spec: personaKey, playbookId, skillIds). */
 export interface CatalogSelection {

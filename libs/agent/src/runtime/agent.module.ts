@@ -5,10 +5,11 @@ import { MemoryStore } from '@fed/memory';
 import { LOGGER, type Logger } from '@fed/observability';
 import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { CatalogStoreModule } from '../catalog/catalog.module';
+import { CatalogService } from '../catalog/catalog.service';
 import { AgentWorker } from './agent-worker';
 import { GatewayCredentials } from './model/gateway-credentials';
 import { ModelClient } from './model/model-client';
-import { PromptCatalogReader } from './prompt/prompt-catalog.reader';
 import { AskUserTool } from './tools/ask-user.tool';
 import { SearchMemoryTool } from './tools/search-memory.tool';
 import { ToolBox } from './tools/tool-box';
@@ -25,6 +26,7 @@ export function gatewayUrlOf(config: ServiceConfig): string {
 
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
 @Module({
+  imports: [CatalogStoreModule],
   providers: [
     { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
     {
@@ -47,11 +49,17 @@ export function gatewayUrlOf(config: ServiceConfig): string {
     },
     {
       provide: TurnAnswerer,
-      inject: [DataSource, ModelClient, SERVICE_CONFIG, LOGGER],
-      useFactory: (dataSource: DataSource, model: ModelClient, config: ServiceConfig, logger: Logger) => {
+      inject: [DataSource, CatalogService, ModelClient, SERVICE_CONFIG, LOGGER],
+      useFactory: (
+        dataSource: DataSource,
+        catalog: CatalogService,
+        model: ModelClient,
+        config: ServiceConfig,
+        logger: Logger,
+      ) => {
         const tools = new ToolBox([new SearchMemoryTool(new MemoryStore(dataSource)), new AskUserTool()]);
         return new TurnAnswerer(
-          new PromptCatalogReader(dataSource),
+          catalog,
           new AgentLoop(model, tools, config.agent.maxSteps, logger),
           new SharedMemoryHook(),
           { agentName: config.chat.modelName, models: config.agent.models },

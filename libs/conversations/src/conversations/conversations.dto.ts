@@ -1,4 +1,4 @@
-import { ApiError, type PageParams, type PageQuery, isStorableText, parsePageQuery } from '@fed/contracts';
+import { ApiError, isStorableText, isUuid, type PageParams, type PageQuery, parsePageQuery } from '@fed/contracts';
 
 export type ConversationMode = 'active' | 'archive';
 
@@ -25,7 +25,6 @@ export interface ConversationListQuery {
 }
 
 export const MAX_TITLE_CHARACTERS = 200;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The list cursor's key: `updatedAt` to the microsecond (as PostgreSQL keeps it) and the id.
 const TIMESTAMP_KEY = /^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$/;
 
@@ -35,7 +34,7 @@ export const conversationList = (mode: ConversationMode) => `conversations:${mod
 export const messageList = (conversationId: string) => `messages:${conversationId}`;
 
 export function parseConversationId(raw: unknown): string {
-  if (typeof raw !== 'string' || !UUID.test(raw)) {
+  if (typeof raw !== 'string' || !isUuid(raw)) {
     throw new ApiError('invalid_conversation_id', 'conversationId must be a UUID');
   }
   return raw.toLowerCase();
@@ -97,10 +96,6 @@ export function parseRenameBody(body: unknown): string {
     throw new ApiError('invalid_request', 'title must not contain NUL or unpaired surrogate characters');
   }
   return title;
-}
-
-function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
 }
 
 function isSeqKey(value: unknown): value is string {

@@ -1,3 +1,4 @@
+import { isUuid } from '@fed/contracts';
 import { parseNetworks } from '@fed/config';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiKeyEntity } from './api-key.entity';
@@ -21,8 +22,6 @@ export interface IssuedApiKey {
   /** Shown once: only its hash is stored. */
   apiKey: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** SHA-256 of an API key, as stored and as looked up. */
 export function hashApiKey(apiKey: string): Buffer {
@@ -101,7 +100,7 @@ export class ApiKeysService {
   /** Revokes the key with this id, or the one live key with this name; its id. */
   async revoke(idOrName: string): Promise<string> {
     let id = idOrName;
-    if (!UUID.test(idOrName)) {
+    if (!isUuid(idOrName)) {
       const named = await this.repository.liveNamed(idOrName);
       if (named.length > 1)
         throw new ApiKeysError(

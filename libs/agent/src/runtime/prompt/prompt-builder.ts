@@ -1,7 +1,7 @@
 import type { ClaimedTurn } from '@fed/conversations';
 import type { ChatMessage } from '../model/chat-wire';
 import { ASK_USER } from '../tools/ask-user.tool';
-import type { PromptCatalog } from './prompt-catalog.reader';
+import type { ResolvedCatalog } from '../../catalog/catalog.service';
 
 /**
  * History beyond this many characters is left out, oldest first: 40 messages of up to 1 MB each
@@ -11,7 +11,7 @@ export const HISTORY_CHARACTERS = 200_000;
 
 export interface PromptInput {
   turn: ClaimedTurn;
-  catalog: PromptCatalog;
+  catalog: ResolvedCatalog;
   /** The chat API's model name: what the agent calls itself. */
   agentName: string;
   /** Agent mode: the model gets tools. */

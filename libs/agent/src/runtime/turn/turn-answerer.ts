@@ -2,7 +2,7 @@ import type { ClaimedTurn } from '@fed/conversations';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
 import { buildPrompt } from '../prompt/prompt-builder';
-import type { PromptCatalogReader } from '../prompt/prompt-catalog.reader';
+import type { CatalogService } from '../../catalog/catalog.service';
 import type { AgentLoop, LoopOutcome } from './agent-loop';
 import type { SharedMemoryHook } from './shared-memory-hook';
 import { workReport } from './work-report';
@@ -17,14 +17,14 @@ export interface AnswerSettings {
 /** Answers a claimed turn: its prompt, the agent loop, then the work report. */
 export class TurnAnswerer {
   constructor(
-    private readonly catalog: PromptCatalogReader,
+    private readonly catalog: Pick<CatalogService, 'instructionsFor'>,
     private readonly loop: AgentLoop,
     private readonly memory: SharedMemoryHook,
     private readonly settings: AnswerSettings,
   ) {}
 
   async answer(turn: ClaimedTurn, output: TurnOutput, tasks: TaskReporter, signal: AbortSignal): Promise<LoopOutcome> {
-    const catalog = await this.catalog.read(turn.options);
+    const catalog = await this.catalog.instructionsFor(turn.options);
     const messages = buildPrompt({
       turn,
       catalog,

@@ -1,5 +1,5 @@
 import { type RunStream, STREAM_START, StreamEndedError } from '@fed/bus';
-import { type ChatCompletionChunk, type RunJob, errorChunk, finalChunk } from '@fed/contracts';
+import { type ChatCompletionChunk, errorChunk, finalChunk, isUuid, type RunJob } from '@fed/contracts';
 import type { ClaimedTurn, PendingInteraction, TurnLedger } from '@fed/conversations';
 import type { Logger } from '@fed/observability';
 import { ModelError } from '../model/model-error';
@@ -35,7 +35,6 @@ export class TurnHandedBackError extends Error {
 }
 
 const FINISH_ATTEMPTS = 3;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One job of the run queue: claims the turn, answers it, and ends it: always the ledger first (so
@@ -51,7 +50,7 @@ export class TurnRunner {
   ) {}
 
   async run(job: RunJob, control: TurnControl): Promise<void> {
-    if (!UUID.test(job.runId)) {
+    if (!isUuid(job.runId)) {
       this.logger.warn({ runId: job.runId }, 'agent job with a run id that is not a message id: dropped');
       return;
     }
