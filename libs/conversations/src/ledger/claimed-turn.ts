@@ -1,4 +1,4 @@
-import type { Deliverable, TaskFile, TaskStatus } from '@fed/contracts';
+import type { Deliverable, Task } from '@fed/contracts';
 import type { MessageFile, PendingInteraction, Sender, TurnOptions } from '../storage';
 
 /** One earlier message of the conversation, as the prompt needs it. */
@@ -42,24 +42,12 @@ export interface LiveTurn {
   cancelRequested: boolean;
 }
 
-/** The last state of one task the stream showed (one row per task). */
-export interface TaskRecord {
+/** The last state of one task the stream showed (one row per task): the wire Task, with its row id and order. */
+export interface TaskRecord extends Omit<Task, 'createdAt' | 'updatedAt'> {
   /** Chosen by the runtime; saving the same id again replaces the row's state. */
   id: string;
-  messageId: string;
-  conversationId: string;
   /** Order inside the message. */
   position: number;
-  callId?: string;
-  actionType: string;
-  title?: string;
-  description?: string;
-  content?: string;
-  status: TaskStatus;
-  metadata?: Record<string, unknown>;
-  files?: TaskFile[];
-  /** Unix milliseconds. */
-  timestamp: number;
   createdAt: Date;
   updatedAt: Date;
 }
