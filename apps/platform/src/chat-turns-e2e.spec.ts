@@ -1,49 +1,12 @@
 import { useTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream, type SseItem, type SseStep } from '@fed/testing';
+import { ScriptedUpstream } from '@fed/testing';
 import OpenAI from 'openai';
 import { DataSource } from 'typeorm';
 import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { textAnswer, toolCall } from './testing/model-answers';
 
 // One agent turn end to end in one process: chat-service admits it and relays the stream, the agent
 // runtime runs it and calls the model only through llm-gateway, which calls the scripted upstream.
-
-function piece(delta: Record<string, unknown>, finishReason: string | null = null): SseItem {
-  return {
-    data: {
-      id: 'chatcmpl-e2e',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: 'upstream',
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    },
-  };
-}
-
-function textAnswer(pieces: string[]): SseStep {
-  return {
-    kind: 'sse',
-    path: '/v1/chat/completions',
-    events: [
-      piece({ role: 'assistant', content: '' }),
-      ...pieces.map((content) => piece({ content })),
-      piece({}, 'stop'),
-      { data: '[DONE]' },
-    ],
-  };
-}
-
-function toolCall(id: string, name: string, args: Record<string, unknown>): SseStep {
-  return {
-    kind: 'sse',
-    path: '/v1/chat/completions',
-    events: [
-      piece({ role: 'assistant', content: null }),
-      piece({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }),
-      piece({}, 'tool_calls'),
-      { data: '[DONE]' },
-    ],
-  };
-}
 
 interface StreamChunk {
   createdAt: string;

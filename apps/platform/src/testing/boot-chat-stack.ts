@@ -14,8 +14,18 @@ import { AgentRuntimeModule, ChatServiceModule, LlmGatewayModule } from '../plat
 export const CHAT_MODEL = 'federation-agent';
 export const UPSTREAM_MODEL = 'upstream-model';
 
+export interface ChatStackOptions {
+  /** Share this Redis (with a key prefix of the test's own) instead of the in-process bus. */
+  redis?: { url: string; keyPrefix: string };
+  /** Run the agent in this process (default); false: chat-service and llm-gateway only. */
+  runtime?: boolean;
+  env?: Record<string, string>;
+}
+
 export interface ChatStack {
   service: RunningService;
+  /** The agent's key at the gateway (a runtime started elsewhere uses it too). */
+  gatewayKey: string;
   /** `{base_url}/api`. */
   api: string;
   /** An access token of a new user with the chat scopes. */
@@ -24,11 +34,15 @@ export interface ChatStack {
 }
 
 /**
- * chat-service, agent-runtime and llm-gateway in one process (the in-process bus), as `platform` runs
- * them: the agent calls its own `/llm/v1` with a gateway key, the gateway routes the agent's model to
- * the scripted upstream, and user tokens come from a test issuer whose JWKS the host trusts.
+ * chat-service, agent-runtime and llm-gateway in one process (the in-process bus unless `redis`), as
+ * `platform` runs them: the agent calls its own `/llm/v1` with a gateway key, the gateway routes the
+ * agent's model to the scripted upstream, and user tokens come from a test issuer whose JWKS the host trusts.
  */
-export async function bootChatStack(databaseUrl: string, upstreamUrl: string): Promise<ChatStack> {
+export async function bootChatStack(
+  databaseUrl: string,
+  upstreamUrl: string,
+  options: ChatStackOptions = {},
+): Promise<ChatStack> {
   const issuer = await TestTokenIssuer.create();
   const jwks = await JwksServer.start(() => issuer.jwks());
   const port = await freePort();
@@ -41,26 +55,33 @@ export async function bootChatStack(databaseUrl: string, upstreamUrl: string): P
       retries: { attempts: 1 },
     }),
   );
+  const gatewayKey = await createGatewayKey(databaseUrl);
   const config = loadConfig('platform', {
     DATABASE_URL: databaseUrl,
+    ...(options.redis ? { REDIS_URL: options.redis.url, REDIS_KEY_PREFIX: options.redis.keyPrefix } : {}),
     HOST: '127.0.0.1',
     PORT: String(port),
     AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
     AUTH_JWKS_URL: jwks.url,
     LLM_GATEWAY_ROUTING_FILE: routingFile,
-    AGENT_GATEWAY_API_KEY: await createGatewayKey(databaseUrl),
+    AGENT_GATEWAY_API_KEY: gatewayKey,
     AGENT_MODEL: 'agent-model',
     AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
     AGENT_COALESCE_MS: '5',
+    ...options.env,
   });
   const service = await createServiceApp({
     app: 'platform',
-    features: [ChatServiceModule, AgentRuntimeModule, LlmGatewayModule],
+    features:
+      options.runtime === false
+        ? [ChatServiceModule, LlmGatewayModule]
+        : [ChatServiceModule, AgentRuntimeModule, LlmGatewayModule],
     config,
     logger: createLogger({ service: 'platform', level: 'silent' }),
   });
   return {
     service,
+    gatewayKey,
     api: `${service.url}/api`,
     userToken: (userId = crypto.randomUUID()) =>
       issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
