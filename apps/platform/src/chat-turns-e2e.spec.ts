@@ -134,6 +134,16 @@ describe('an agent turn through chat-service, agent-runtime and llm-gateway', ()
       .messages;
     expect(messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_ask', content: 'Rome' });
 
+    // In history the question's task is no longer pending once answered.
+    const history = await fetch(`${stack.api}/v1/conversations/${conversationId}/messages?order=asc`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { messages: stored } = (await history.json()) as {
+      messages: { sender: string; tasks: { actionType: string; status: string; callId?: string }[] }[];
+    };
+    const asked = stored[1]?.tasks.find((task) => task.callId === 'call_ask' && task.actionType === 'tool_result');
+    expect(asked?.status).toBe('completed');
+
     const [row] = (await stack.service.nest
       .get(DataSource)
       .query(`SELECT count(*)::int AS "processing" FROM "conversations"."messages" WHERE "processing"`)) as {

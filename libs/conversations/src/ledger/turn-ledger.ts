@@ -28,6 +28,7 @@ interface ClaimedRow {
 }
 
 interface EarlierRow {
+  id: string;
   sender: Sender;
   text: string;
   pending_interaction: PendingInteraction | null;
@@ -56,7 +57,10 @@ export class TurnLedger {
     const earlier = await this.earlierMessages(row.conversation_id, user?.seq ?? row.seq);
     const last = earlier.at(-1);
     const pendingInteraction = last?.sender === 'AI' ? last.pending_interaction : null;
-    if (pendingInteraction) earlier.pop();
+    if (last && pendingInteraction) {
+      earlier.pop();
+      await this.answerPendingTask(last.id, pendingInteraction.callId);
+    }
     return {
       runId: row.id,
       conversationId: row.conversation_id,
@@ -161,9 +165,18 @@ export class TurnLedger {
   }
 
   /** The last HISTORY_LIMIT messages before `beforeSeq`, oldest first. */
+  /** The question the user has now answered: its `pending` task is completed. */
+  private async answerPendingTask(messageId: string, callId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "conversations"."tasks" SET "status" = 'completed', "updated_at" = now()
+       WHERE "message_id" = $1 AND "call_id" = $2 AND "status" = 'pending'`,
+      [messageId, callId],
+    );
+  }
+
   private async earlierMessages(conversationId: string, beforeSeq: string): Promise<EarlierRow[]> {
     const rows = (await this.dataSource.query(
-      `SELECT "sender", "text", "pending_interaction" FROM "conversations"."messages"
+      `SELECT "id", "sender", "text", "pending_interaction" FROM "conversations"."messages"
        WHERE "conversation_id" = $1 AND "seq" < $2
        ORDER BY "seq" DESC LIMIT $3`,
       [conversationId, beforeSeq, HISTORY_LIMIT],
