@@ -1,4 +1,5 @@
 import { ApiError } from '@fed/contracts';
+import { modifyReturning } from '@fed/persistence';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { type MessageFile, type TurnOptions } from '../storage';
@@ -50,12 +51,13 @@ export class TurnsRepository {
             [conversationId, owner.userId, owner.tenantId, turn.title],
           );
         } else {
-          const locked = (await manager.query(
+          const locked = await modifyReturning<{ id: string }>(
+            manager,
             `UPDATE "conversations"."conversations" SET "updated_at" = now()
              WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 RETURNING "id"`,
             [conversationId, owner.userId, owner.tenantId],
-          )) as [unknown[], number];
-          if (locked[1] === 0) throw await this.missingConversation(manager, owner, conversationId);
+          );
+          if (locked.length === 0) throw await this.missingConversation(manager, owner, conversationId);
         }
         const userMessageId = randomUUID();
         const runId = randomUUID();
@@ -110,14 +112,15 @@ export class TurnsRepository {
 
   /** Marks the processing turn (all, or `messageId`) as cancelled; returns the run ids marked. */
   async requestCancel(owner: Owner, conversationId: string, messageId?: string): Promise<string[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await modifyReturning<{ id: string }>(
+      this.dataSource,
       `UPDATE "conversations"."messages" SET "cancel_requested_at" = COALESCE("cancel_requested_at", now())
        WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
          AND ($4::uuid IS NULL OR "id" = $4::uuid)
        RETURNING "id"`,
       [conversationId, owner.userId, owner.tenantId, messageId ?? null],
-    )) as [{ id: string }[], number];
-    return rows[0].map((row) => row.id);
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Whether `messageId` is a message of the user's conversation. */
@@ -135,14 +138,15 @@ export class TurnsRepository {
    * unfinished. Atomic: a runtime that claims it concurrently finds it no longer processing.
    */
   async endAbandoned(runId: string, staleMs: number): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await modifyReturning<{ id: string }>(
+      this.dataSource,
       `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
        WHERE "id" = $1 AND "processing"
          AND ("heartbeat_at" IS NULL OR "heartbeat_at" < now() - make_interval(secs => $2::double precision / 1000))
        RETURNING "id"`,
       [runId, staleMs],
-    )) as [unknown[], number];
-    return rows[1] > 0;
+    );
+    return rows.length > 0;
   }
 
   /** Ends the turn of a message whatever its state (admission that could not queue its job). */
@@ -159,7 +163,8 @@ export class TurnsRepository {
    * within `unclaimedMs` (every one, with `unclaimedMs` 0): ended unfinished, atomically; returns them.
    */
   async reap(staleMs: number, unclaimedMs: number, limit = 100): Promise<string[]> {
-    const rows = (await this.dataSource.query(
+    const rows = await modifyReturning<{ id: string }>(
+      this.dataSource,
       `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
        WHERE "id" IN (
          SELECT "id" FROM "conversations"."messages"
@@ -170,8 +175,8 @@ export class TurnsRepository {
          AND "processing"
        RETURNING "id"`,
       [staleMs, unclaimedMs, limit],
-    )) as [{ id: string }[], number];
-    return rows[0].map((row) => row.id);
+    );
+    return rows.map((row) => row.id);
   }
 
   private async missingConversation(manager: EntityManager, owner: Owner, conversationId: string) {
