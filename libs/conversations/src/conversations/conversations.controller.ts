@@ -1,13 +1,8 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { parseConversationId, parseListQuery, parseMessagesQuery, parseRenameBody } from './conversations.dto';
-import { type ConversationOwner } from './conversations.repository';
+import { ownerOf } from '../conversation-owner';
 import { ConversationsService } from './conversations.service';
-
-const ownerOf = (principal: AccessTokenPrincipal): ConversationOwner => ({
-  userId: principal.subject,
-  tenantId: principal.tenant?.id ?? null,
-});
 
 /** `{base_url}/api/v1/conversations`: the user's conversations, active and archived. */
 @Controller('api/v1/conversations')

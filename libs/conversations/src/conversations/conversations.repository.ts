@@ -1,14 +1,10 @@
+import { type ConversationOwner } from '../conversation-owner';
 import { type PageParams } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type ConversationMode, type ConversationRow } from './conversations.dto';
 
 /** Whose conversations a query may touch: the caller's user id and tenant, in SQL itself. */
-export interface ConversationOwner {
-  userId: string;
-  tenantId: string | null;
-}
-
 export interface ListedConversation extends ConversationRow {
   /** `updatedAt` to the microsecond, the cursor's key with the id. */
   updatedAtKey: string;

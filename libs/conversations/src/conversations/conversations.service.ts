@@ -8,7 +8,8 @@ import {
   messageList,
   toConversationResponse,
 } from './conversations.dto';
-import { type ConversationOwner, ConversationsRepository } from './conversations.repository';
+import { type ConversationOwner } from '../conversation-owner';
+import { ConversationsRepository } from './conversations.repository';
 import { type HistoryPageResponse, toHistoryMessageResponse } from './history.dto';
 import { HistoryRepository } from './history.repository';
 

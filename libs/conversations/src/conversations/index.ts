@@ -1,4 +1,4 @@
 export { ArchiveRetentionJob } from './archive-retention.job';
 export { ConversationsModule } from './conversations.module';
-export { type ConversationOwner } from './conversations.repository';
+export { type ConversationOwner, ownerOf } from '../conversation-owner';
 export { ConversationsService, conversationsServiceFor } from './conversations.service';

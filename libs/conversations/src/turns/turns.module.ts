@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ConversationsRepository } from '../conversations/conversations.repository';
 import { conversationEntities } from '../storage';
 import { ChatController } from './chat.controller';
 import { TURN_CATALOG, type TurnCatalog } from './turn-catalog.port';
@@ -35,9 +36,20 @@ import { TurnsService } from './turns.service';
     },
     {
       provide: TurnsService,
-      inject: [TurnsRepository, TURN_CATALOG, RUN_QUEUE, RUN_STREAM, SIGNALS, SERVICE_CONFIG, LOGGER, SHUTDOWN_SIGNAL],
+      inject: [
+        TurnsRepository,
+        DataSource,
+        TURN_CATALOG,
+        RUN_QUEUE,
+        RUN_STREAM,
+        SIGNALS,
+        SERVICE_CONFIG,
+        LOGGER,
+        SHUTDOWN_SIGNAL,
+      ],
       useFactory: (
         repository: TurnsRepository,
+        dataSource: DataSource,
         catalog: TurnCatalog,
         runQueue: RunQueue,
         runStream: RunStream,
@@ -45,7 +57,18 @@ import { TurnsService } from './turns.service';
         config: ServiceConfig,
         logger: Logger,
         shutdown: AbortSignal,
-      ) => new TurnsService({ repository, catalog, runQueue, runStream, signals, config, logger, shutdown }),
+      ) =>
+        new TurnsService({
+          repository,
+          conversations: new ConversationsRepository(dataSource),
+          catalog,
+          runQueue,
+          runStream,
+          signals,
+          config,
+          logger,
+          shutdown,
+        }),
     },
     {
       provide: TurnReaper,

@@ -1,14 +1,9 @@
 import { ApiError } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import { randomUUID } from 'node:crypto';
-import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { type DataSource, QueryFailedError } from 'typeorm';
+import { type ConversationOwner } from '../conversation-owner';
 import { type MessageFile, type TurnOptions } from '../storage';
-
-/** The owner of every row a request touches (document 2: another user's data is a 404). */
-export interface Owner {
-  userId: string;
-  tenantId: string | null;
-}
 
 export interface AdmittedTurn {
   conversationId: string;
@@ -26,8 +21,6 @@ export interface NewTurn {
   options: TurnOptions;
 }
 
-export type ConversationState = 'active' | 'archived' | 'absent';
-
 const ONE_PROCESSING_INDEX = 'messages_one_processing_idx';
 
 /** The only place the turn endpoints query: admission, the turn in progress, cancel, reaping. */
@@ -37,8 +30,9 @@ export class TurnsRepository {
   /**
    * One transaction: the conversation (locked, or created), the user message and the assistant message
    * with `processing`. A second turn of the conversation violates the partial unique index: 409.
+   * Null when the owner has no such active conversation.
    */
-  async admit(owner: Owner, turn: NewTurn): Promise<AdmittedTurn> {
+  async admit(owner: ConversationOwner, turn: NewTurn): Promise<AdmittedTurn | null> {
     try {
       return await this.dataSource.transaction(async (manager) => {
         let conversationId = turn.conversationId;
@@ -57,7 +51,7 @@ export class TurnsRepository {
              WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 RETURNING "id"`,
             [conversationId, owner.userId, owner.tenantId],
           );
-          if (locked.length === 0) throw await this.missingConversation(manager, owner, conversationId);
+          if (locked.length === 0) return null;
         }
         const userMessageId = randomUUID();
         const runId = randomUUID();
@@ -87,21 +81,8 @@ export class TurnsRepository {
     }
   }
 
-  /** Whether the user owns the conversation, in which store. */
-  async conversationState(owner: Owner, conversationId: string, manager: EntityManager = this.dataSource.manager) {
-    const rows = (await manager.query(
-      `SELECT 'active' AS "state" FROM "conversations"."conversations"
-         WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
-       UNION ALL
-       SELECT 'archived' FROM "conversations"."archived_conversations"
-         WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`,
-      [conversationId, owner.userId, owner.tenantId],
-    )) as { state: ConversationState }[];
-    return rows[0]?.state ?? 'absent';
-  }
-
   /** The assistant message of the turn in progress, if any. */
-  async processingRun(owner: Owner, conversationId: string): Promise<string | undefined> {
+  async processingRun(owner: ConversationOwner, conversationId: string): Promise<string | undefined> {
     const rows = (await this.dataSource.query(
       `SELECT "id" FROM "conversations"."messages"
        WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`,
@@ -111,7 +92,7 @@ export class TurnsRepository {
   }
 
   /** Marks the processing turn (all, or `messageId`) as cancelled; returns the run ids marked. */
-  async requestCancel(owner: Owner, conversationId: string, messageId?: string): Promise<string[]> {
+  async requestCancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<string[]> {
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource,
       `UPDATE "conversations"."messages" SET "cancel_requested_at" = COALESCE("cancel_requested_at", now())
@@ -124,7 +105,7 @@ export class TurnsRepository {
   }
 
   /** Whether `messageId` is a message of the user's conversation. */
-  async hasMessage(owner: Owner, conversationId: string, messageId: string): Promise<boolean> {
+  async hasMessage(owner: ConversationOwner, conversationId: string, messageId: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM "conversations"."messages"
        WHERE "id" = $1 AND "conversation_id" = $2 AND "user_id" = $3 AND "tenant_id" IS NOT DISTINCT FROM $4`,
@@ -177,12 +158,6 @@ export class TurnsRepository {
       [staleMs, unclaimedMs, limit],
     );
     return rows.map((row) => row.id);
-  }
-
-  private async missingConversation(manager: EntityManager, owner: Owner, conversationId: string) {
-    return (await this.conversationState(owner, conversationId, manager)) === 'archived'
-      ? new ApiError('conversation_archived', 'the conversation is archived; restore it to continue it')
-      : new ApiError('conversation_not_found', 'no such conversation');
   }
 }
 

@@ -7,7 +7,10 @@ import { type ServerResponse } from 'node:http';
 import { parseChatRequest } from './chat-request.dto';
 import { relayRun, writeStreamHead } from './sse-relay';
 import { type TurnCatalog } from './turn-catalog.port';
-import { type Owner, type TurnsRepository } from './turns.repository';
+import { type ConversationOwner, ownerOf } from '../conversation-owner';
+import { type ConversationsRepository } from '../conversations/conversations.repository';
+import { parseConversationId } from '../conversations/conversations.dto';
+import { type TurnsRepository } from './turns.repository';
 
 /** An SSE `id:` we wrote: a run-stream offset (`<ms>-<seq>`). */
 const STREAM_OFFSET = /^[0-9]{1,20}-[0-9]{1,20}$/;
@@ -17,6 +20,7 @@ const TITLE_LENGTH = 60;
 
 export interface TurnsDependencies {
   repository: TurnsRepository;
+  conversations: Pick<ConversationsRepository, 'modeOf'>;
   catalog: TurnCatalog;
   runQueue: RunQueue;
   runStream: RunStream;
@@ -24,10 +28,6 @@ export interface TurnsDependencies {
   config: ServiceConfig;
   logger: Logger;
   shutdown: AbortSignal;
-}
-
-export function ownerOf(principal: AccessTokenPrincipal): Owner {
-  return { userId: principal.subject, tenantId: principal.tenant?.id ?? null };
 }
 
 /** A new conversation's title: the first line of the first message, shortened. */
@@ -75,6 +75,7 @@ export class TurnsService {
       files: [],
       options: skillIds.length > 0 ? { ...turnOptions, skillIds } : turnOptions,
     });
+    if (!admitted) throw await this.missingConversation(owner, request.conversationId as string);
     try {
       await this.deps.runStream.append(
         admitted.runId,
@@ -104,7 +105,7 @@ export class TurnsService {
     lastEventId: unknown,
     response: ServerResponse,
   ): Promise<void> {
-    if (!isUuid(conversationId)) throw new ApiError('invalid_conversation_id', 'conversationId must be a UUID');
+    const id = parseConversationId(conversationId);
     let after = STREAM_START;
     if (lastEventId !== undefined && lastEventId !== '') {
       if (typeof lastEventId !== 'string' || !STREAM_OFFSET.test(lastEventId)) {
@@ -113,10 +114,9 @@ export class TurnsService {
       after = lastEventId;
     }
     const owner = ownerOf(principal);
-    const id = conversationId.toLowerCase();
     const runId = await this.deps.repository.processingRun(owner, id);
     if (!runId || (await this.deps.runStream.state(runId)) === 'absent') {
-      if ((await this.deps.repository.conversationState(owner, id)) === 'absent') {
+      if (!(await this.deps.conversations.modeOf(owner, id))) {
         throw new ApiError('conversation_not_found', 'no such conversation');
       }
       throw new ApiError('not_found', 'the conversation has no turn in progress');
@@ -126,7 +126,7 @@ export class TurnsService {
   }
 
   async cancel(principal: AccessTokenPrincipal, conversationId: string, body: unknown) {
-    if (!isUuid(conversationId)) throw new ApiError('invalid_conversation_id', 'conversationId must be a UUID');
+    const id = parseConversationId(conversationId);
     let messageId: string | undefined;
     if (body !== undefined && body !== null) {
       if (typeof body !== 'object' || Array.isArray(body))
@@ -138,10 +138,9 @@ export class TurnsService {
       }
     }
     const owner = ownerOf(principal);
-    const id = conversationId.toLowerCase();
-    const state = await this.deps.repository.conversationState(owner, id);
-    if (state === 'absent') throw new ApiError('conversation_not_found', 'no such conversation');
-    if (state === 'archived') {
+    const mode = await this.deps.conversations.modeOf(owner, id);
+    if (!mode) throw new ApiError('conversation_not_found', 'no such conversation');
+    if (mode === 'archive') {
       throw new ApiError('conversation_archived', 'the conversation is archived; restore it first');
     }
     if (messageId && !(await this.deps.repository.hasMessage(owner, id, messageId))) {
@@ -153,6 +152,12 @@ export class TurnsService {
       this.endIfAbandoned(runId, CANCEL_GRACE_MS);
     }
     return { conversationId: id, cancelled: true as const };
+  }
+
+  private async missingConversation(owner: ConversationOwner, conversationId: string): Promise<ApiError> {
+    return (await this.deps.conversations.modeOf(owner, conversationId)) === 'archive'
+      ? new ApiError('conversation_archived', 'the conversation is archived; restore it to continue it')
+      : new ApiError('conversation_not_found', 'no such conversation');
   }
 
   /** Appends the last chunk of a turn this instance ended (no runtime will), then ends its log. */
