@@ -1,4 +1,5 @@
 import { type Benchmark } from './benchmark';
+import { chatBenchmark } from './chat.bench';
 import { gatewayBenchmark } from './gateway.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { startupBenchmark } from './startup.bench';
@@ -12,4 +13,5 @@ export const benchmarks: Benchmark[] = [
   verifyBenchmark,
   tokenBenchmark,
   gatewayBenchmark,
+  chatBenchmark,
 ];
