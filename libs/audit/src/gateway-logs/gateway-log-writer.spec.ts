@@ -104,6 +104,28 @@ describe('GatewayLogWriter', () => {
     expect(await count()).toBe(before + 500);
   }, 30_000);
 
+  it('writes a tick’s rows as one statement, and leaves rows that arrive meanwhile to the next tick', async () => {
+    const before = await count();
+    const statements: number[] = [];
+    let duringInsert = 0;
+    const counting = {
+      query: async (sql: string, parameters?: unknown[]) => {
+        statements.push((JSON.parse(String(parameters?.[0])) as unknown[]).length);
+        // Rows of calls answered while the statement is on its way.
+        for (; duringInsert < 5; duringInsert++) writer.append(row());
+        return dataSource.query(sql, parameters);
+      },
+    };
+    const writer = new GatewayLogWriter(counting, { flushMs: 60_000 });
+    for (let i = 0; i < 350; i++) writer.append(row());
+    await writer.flush();
+    expect(statements).toEqual([350]);
+    expect(writer.pending).toBe(5);
+    await writer.close();
+    expect(statements).toEqual([350, 5]);
+    expect(await count()).toBe(before + 355);
+  });
+
   it('writes on close what is still buffered, without waiting for the timer', async () => {
     const before = await count();
     const writer = new GatewayLogWriter(dataSource, { flushMs: 60_000 });
