@@ -1,6 +1,6 @@
 import { isUuid } from '@fed/contracts';
 import { parseNetworks } from '@fed/config';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiKeyEntity } from './api-key.entity';
 import { type ApiKeyRepository } from './api-key.repository';
 import { ApiKeysError } from './api-keys.errors';
@@ -23,9 +23,9 @@ export interface IssuedApiKey {
   apiKey: string;
 }
 
-/** SHA-256 of an API key, as stored and as looked up. */
+/** SHA-256 of an API key, as stored and as looked up (every gateway call: the one-shot hash, no Hash object). */
 export function hashApiKey(apiKey: string): Buffer {
-  return createHash('sha256').update(apiKey, 'utf8').digest();
+  return hash('sha256', apiKey, 'buffer');
 }
 
 function toView(key: ApiKeyEntity): ApiKeyView {
