@@ -47,6 +47,23 @@ export function summarize(histogram: hdr.Histogram, requests: number): LatencyRe
   return result;
 }
 
+/** node:http options of a request to `target` over `agent`. */
+export function requestOptions(
+  agent: http.Agent,
+  target: URL,
+  request: RequestShape | undefined,
+  extraHeaders: http.OutgoingHttpHeaders = {},
+): http.RequestOptions {
+  return {
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname + target.search,
+    agent,
+    method: request?.method ?? 'GET',
+    headers: { ...extraHeaders, ...request?.headers },
+  };
+}
+
 /**
  * Sends one request and reads the whole answer (each body chunk shown to `onChunk`); resolves with its
  * status, rejects on a network error.
@@ -58,21 +75,11 @@ export function sendRequest(
   onChunk?: (chunk: Buffer) => void,
 ): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname + target.search,
-        agent,
-        method: request?.method ?? 'GET',
-        headers: request?.headers,
-      },
-      (res) => {
-        res.on('data', onChunk ?? (() => undefined));
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      },
-    );
+    const req = http.request(requestOptions(agent, target, request), (res) => {
+      res.on('data', onChunk ?? (() => undefined));
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(request?.body);
   });

@@ -1,6 +1,6 @@
 import { type EventSourceMessage, createParser } from 'eventsource-parser';
 import http from 'node:http';
-import { type RequestShape } from './latency';
+import { type RequestShape, requestOptions } from './latency';
 
 export interface SseHandlers {
   /** Each event (`id:`, `data:`), as soon as its blank line has arrived. */
@@ -29,36 +29,26 @@ export function openSseStream(
   handlers: SseHandlers,
 ): Promise<SseStream> {
   return new Promise<SseStream>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        agent,
-        method: request.method ?? 'GET',
-        headers: { Accept: 'text/event-stream', ...request.headers },
-      },
-      (res) => {
-        res.setEncoding('utf8');
-        if (res.statusCode !== 200) {
-          let body = '';
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('close', () => reject(new Error(`${url.href} answered ${res.statusCode}: ${body.slice(0, 300)}`)));
-          return;
-        }
-        const parser = createParser({
-          onEvent: handlers.onEvent,
-          onComment: (comment) => handlers.onComment?.(comment.trim()),
-        });
-        let failure: Error | undefined;
-        const closed = new Promise<Error | undefined>((settle) => {
-          res.on('error', (error) => (failure ??= error));
-          res.on('close', () => settle(res.complete ? undefined : (failure ?? new Error('stream broken'))));
-        });
-        res.on('data', (chunk: string) => parser.feed(chunk));
-        resolve({ headers: res.headers, closed, close: () => req.destroy() });
-      },
-    );
+    const req = http.request(requestOptions(agent, url, request, { Accept: 'text/event-stream' }), (res) => {
+      res.setEncoding('utf8');
+      if (res.statusCode !== 200) {
+        let body = '';
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('close', () => reject(new Error(`${url.href} answered ${res.statusCode}: ${body.slice(0, 300)}`)));
+        return;
+      }
+      const parser = createParser({
+        onEvent: handlers.onEvent,
+        onComment: (comment) => handlers.onComment?.(comment.trim()),
+      });
+      let failure: Error | undefined;
+      const closed = new Promise<Error | undefined>((settle) => {
+        res.on('error', (error) => (failure ??= error));
+        res.on('close', () => settle(res.complete ? undefined : (failure ?? new Error('stream broken'))));
+      });
+      res.on('data', (chunk: string) => parser.feed(chunk));
+      resolve({ headers: res.headers, closed, close: () => req.destroy() });
+    });
     req.on('error', reject);
     req.end(request.body);
   });
