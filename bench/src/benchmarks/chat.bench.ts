@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildServer, freePort, processUsage, startChildServer } from '../harness/child-server';
 import { type LatencyResult, microsecondHistogram, summarize } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
@@ -27,7 +28,6 @@ const IDLE_WAIT_SECONDS = 12;
 const OPEN_CONCURRENCY = 50;
 const USERS = 50;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ms = (microseconds: number) => (microseconds / 1000).toFixed(2);
 const mib = (kib: number) => Math.round(kib / 1024);
 const verdict = (pass: boolean) => (pass ? 'ok' : 'MISSED');
