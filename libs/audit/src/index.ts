@@ -1,2 +1,3 @@
 export * from './gateway-logs/llm-gateway-log.entity';
 export * from './gateway-logs/gateway-log-writer';
+export * from './gateway-logs/log-row-id';

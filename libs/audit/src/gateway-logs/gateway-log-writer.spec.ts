@@ -126,6 +126,31 @@ describe('GatewayLogWriter', () => {
     expect(await count()).toBe(before + 355);
   });
 
+  it('retries a batch whose answer was lost without writing its rows twice', async () => {
+    const before = await count();
+    const statements: string[] = [];
+    let loseAnswer = true;
+    const forgetful = {
+      query: async (sql: string, parameters?: unknown[]) => {
+        statements.push(sql);
+        const result = await dataSource.query(sql, parameters);
+        if (loseAnswer) {
+          loseAnswer = false;
+          throw new Error('connection lost before the answer');
+        }
+        return result;
+      },
+    };
+    const writer = new GatewayLogWriter(forgetful, { flushMs: 60_000 });
+    for (let i = 0; i < 20; i++) writer.append(row());
+    await writer.close();
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).not.toContain('ON CONFLICT');
+    expect(statements[1]).toContain('ON CONFLICT');
+    expect(writer.pending).toBe(0);
+    expect(await count()).toBe(before + 20);
+  });
+
   it('writes on close what is still buffered, without waiting for the timer', async () => {
     const before = await count();
     const writer = new GatewayLogWriter(dataSource, { flushMs: 60_000 });

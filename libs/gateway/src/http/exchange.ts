@@ -1,5 +1,4 @@
-import { type GatewayLogRow } from '@fed/audit';
-import { randomUUID } from 'node:crypto';
+import { type GatewayLogRow, timeOrderedUuid } from '@fed/audit';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { type Deployment, type RoutedModel } from '../routing/routing-table';
@@ -66,7 +65,7 @@ export class Exchange {
     const success = this.failure === null && !this.clientAborted && status < 400;
     const sessionId = this.header('x-client-session-id') ?? this.header('x-claude-code-session-id') ?? null;
     return {
-      id: randomUUID(),
+      id: timeOrderedUuid(),
       createdAt: this.createdAt,
       virtualKeyId: this.principal?.virtualKeyId ?? null,
       clientSessionId: sessionId ? sessionId.slice(0, 200) : null,
