@@ -173,7 +173,7 @@ export function loadConfig(app: AppName, env: Env = process.env, cwd = process.c
       allowedNetworks: values.LLM_GATEWAY_ALLOWED_NETWORKS
         ? (values.LLM_GATEWAY_ALLOWED_NETWORKS as string).split(',')
         : [],
-      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 100,
+      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 1000,
     },
     chat: {
       modelName: (values.CHAT_MODEL_NAME as string | undefined) ?? 'federation-agent',

@@ -332,9 +332,9 @@ export const variables = [
   define({
     name: 'LLM_GATEWAY_LOG_FLUSH_MS',
     description:
-      'How often the model gateway writes its buffered log rows (one multi-row insert), off the path of model calls.',
+      'How often, in milliseconds, the model gateway writes its buffered log rows (one multi-row insert), off the path of model calls. Rows reach the database this long after their call; on SIGTERM every row is written first.',
     allowed: 'an integer from 10 to 60000',
-    default: '100',
+    default: '1000',
     apps: ['llm-gateway', 'platform'],
     parse: integer(10, 60_000),
   }),
