@@ -1,4 +1,4 @@
-import { testServiceUrls } from '@fed/config';
+import { testServiceUrls, variables } from '@fed/config';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
 import { createDataSource, dataSourceOptions, runMigrations } from '@fed/persistence';
 import { deleteRedisKeys } from '@fed/testing';
@@ -29,9 +29,18 @@ const BUDGET = {
   openLoopAddedP99: 5000,
 };
 const OPEN_LOOP_RATE = 500;
-/** The targets take turns in slices this long (round robin), so drifts of the machine hit all alike. */
-const C1_SLICE_MS = 250;
-const OPEN_LOOP_SLICE_SECONDS = 1;
+/** The gateway's log flush interval as deployed (LLM_GATEWAY_LOG_FLUSH_MS's default). */
+const LOG_FLUSH_MS = Number(
+  variables.find((variable) => variable.name === 'LLM_GATEWAY_LOG_FLUSH_MS')?.defaultFor('llm-gateway'),
+);
+/**
+ * At concurrency 1 the targets take turns (round robin), so drifts of the machine hit all alike. A
+ * turn measures two flush intervals after one unmeasured, then idles for one: the gateway is measured
+ * with its log flushes at their steady size and rate, and its last flush of a turn (the database's
+ * work on the shared cores) lands in the pause instead of in the next target's turn.
+ */
+const C1_TURN = { sliceMs: 2 * LOG_FLUSH_MS, prerollMs: LOG_FLUSH_MS, settleMs: LOG_FLUSH_MS + 250 };
+const OPEN_LOOP_SLICE_SECONDS = 2;
 const SATURATED_CONNECTIONS = 100;
 const SLOW_UPSTREAM_MS = 20;
 
@@ -48,7 +57,7 @@ interface LogCheck {
   /** Gateway requests the benchmark sent, and of those answered 2xx (its own count, every phase). */
   sent: number;
   answered2xx: number;
-  /** Rows in audit.llm_gateway_logs a second after the last request, and after the gateway stopped. */
+  /** Rows in audit.llm_gateway_logs a flush interval and a second after the last request, and after the gateway stopped. */
   rowsBeforeStop: number;
   rows: number;
   rows2xx: number;
@@ -262,6 +271,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         HOST: '127.0.0.1',
         PORT: String(gatewayPort),
         LLM_GATEWAY_ROUTING_FILE: routingFile,
+        LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
         LOG_LEVEL: 'warn',
         AUTH_URL: 'http://127.0.0.1:9',
         // As deployed (deploy/k8s/base/llm-gateway.yaml): a larger young generation.
@@ -302,6 +312,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       sentToGateway.answered2xx += answered2xx;
     };
     const phase = (name: string) => process.stdout.write(`${name}\n`);
+    const turns = `turns of ${C1_TURN.sliceMs / 1000} s (${C1_TURN.prerollMs / 1000} s unmeasured before, ${C1_TURN.settleMs / 1000} s idle after),`;
 
     // Each target answers the echo, plain and streamed, before anything is measured.
     for (const name of TARGETS) {
@@ -322,24 +333,22 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     const closedLoop = async (stream: boolean) => {
       const [direct, proxy, gateway] = (await measureClosedLoops(
         TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], stream) })),
-        { ...c1, sliceMs: C1_SLICE_MS, firstContent: stream },
+        { ...c1, ...C1_TURN, firstContent: stream },
       )) as [ClosedLoopResult, ClosedLoopResult, ClosedLoopResult];
       const results: PerTarget<ClosedLoopResult> = { direct, proxy, gateway };
       for (const name of TARGETS) tally(name, results[name].sent, results[name].ok);
       return results;
     };
 
-    phase(
-      `A: concurrency 1, plain (${c1.durationMs / 1000} s each in ${C1_SLICE_MS} ms turns, after ${c1.warmupMs / 1000} s warm-up)`,
-    );
+    phase(`A: concurrency 1, plain (${c1.durationMs / 1000} s each in ${turns} after ${c1.warmupMs / 1000} s warm-up)`);
     const plain = await closedLoop(false);
     phase(
-      `B: concurrency 1, streamed (${c1.durationMs / 1000} s each in ${C1_SLICE_MS} ms turns, after ${c1.warmupMs / 1000} s warm-up)`,
+      `B: concurrency 1, streamed (${c1.durationMs / 1000} s each in ${turns} after ${c1.warmupMs / 1000} s warm-up)`,
     );
     const streamed = await closedLoop(true);
 
     phase(
-      `C: open loop at ${OPEN_LOOP_RATE}/s, evenly spaced (${openLoopSeconds} s each in ${OPEN_LOOP_SLICE_SECONDS} s turns)`,
+      `C: open loop at ${OPEN_LOOP_RATE}/s, evenly spaced (${openLoopSeconds} s each in ${OPEN_LOOP_SLICE_SECONDS} s turns, ${C1_TURN.settleMs / 1000} s idle after each)`,
     );
     const [openDirect, openProxy, openGateway] = (await measureOpenLoops(
       TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], false) })),
@@ -348,6 +357,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         durationSeconds: openLoopSeconds,
         connections: 50,
         sliceSeconds: OPEN_LOOP_SLICE_SECONDS,
+        settleMs: C1_TURN.settleMs,
       },
     )) as [OpenLoopResult, OpenLoopResult, OpenLoopResult];
     const openLoop: PerTarget<OpenLoopResult> = { direct: openDirect, proxy: openProxy, gateway: openGateway };
@@ -377,8 +387,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       tally(name, result.sent, result.ok);
     }
 
-    // The batch writer flushes every 250 ms; on SIGTERM it writes what is left before exiting.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The batch writer flushes every LOG_FLUSH_MS; on SIGTERM it writes what is left before exiting.
+    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_MS + 1000));
     const beforeStop = await countLogRows(databaseUrl);
     await gateway.stop();
     const afterStop = await countLogRows(databaseUrl);
@@ -476,7 +486,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     );
     process.stdout.write(
       `errors: open loop ${JSON.stringify(errors.openLoop)}, saturated ${JSON.stringify(errors.saturated)}\n` +
-        `log rows: ${logs.rowsBeforeStop} a second after the last request, ${logs.rows} after SIGTERM; ` +
+        `log rows: ${logs.rowsBeforeStop} ${(LOG_FLUSH_MS + 1000) / 1000} s after the last request, ${logs.rows} after SIGTERM; ` +
         `gateway requests sent ${logs.sent}, answered 2xx ${logs.answered2xx}\n` +
         `budgets: ${Object.entries(budgets)
           .map(([name, pass]) => `${name} ${pass ? 'ok' : 'MISSED'}`)

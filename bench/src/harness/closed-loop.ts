@@ -1,5 +1,6 @@
 import type * as hdr from 'hdr-histogram-js';
 import http from 'node:http';
+import { setTimeout } from 'node:timers/promises';
 import {
   type LatencyResult,
   type RequestShape,
@@ -117,6 +118,21 @@ class Loop {
   }
 }
 
+export interface ClosedLoopOptions {
+  durationMs: number;
+  warmupMs: number;
+  /** Measured time of each turn (default 250 ms). */
+  sliceMs?: number;
+  /**
+   * Unmeasured requests at the start of each turn, and an idle pause after it: a target whose
+   * background work follows its load (a log flushed every so often) is measured in its steady state,
+   * and that work is done before the next target's turn instead of being charged to it.
+   */
+  prerollMs?: number;
+  settleMs?: number;
+  firstContent?: boolean;
+}
+
 /**
  * Concurrency 1, closed loop over one keep-alive connection per target (as `measureLatency`): each
  * request is sent when the previous answer has been read. Several targets take turns in slices of
@@ -127,7 +143,7 @@ class Loop {
  */
 export async function measureClosedLoops(
   targets: readonly ClosedLoopTarget[],
-  options: { durationMs: number; warmupMs: number; sliceMs?: number; firstContent?: boolean },
+  options: ClosedLoopOptions,
 ): Promise<ClosedLoopResult[]> {
   const loops = targets.map((target) => new Loop(target, options.firstContent === true));
   try {
@@ -135,7 +151,11 @@ export async function measureClosedLoops(
     const sliceMs = Math.min(options.sliceMs ?? 250, options.durationMs);
     for (let done = 0; done < options.durationMs; done += sliceMs) {
       const slice = Math.min(sliceMs, options.durationMs - done);
-      for (const loop of loops) await loop.measure(performance.now() + slice);
+      for (const loop of loops) {
+        if (options.prerollMs) await loop.warm(performance.now() + options.prerollMs);
+        await loop.measure(performance.now() + slice);
+        if (options.settleMs) await setTimeout(options.settleMs);
+      }
     }
     return loops.map((loop) => loop.result());
   } finally {
@@ -146,7 +166,7 @@ export async function measureClosedLoops(
 /** One target of `measureClosedLoops`. */
 export async function measureClosedLoop(
   url: string,
-  options: { durationMs: number; warmupMs: number; request?: RequestShape; firstContent?: boolean },
+  options: Omit<ClosedLoopOptions, 'sliceMs' | 'prerollMs' | 'settleMs'> & { request?: RequestShape },
 ): Promise<ClosedLoopResult> {
   const [result] = await measureClosedLoops([{ url, request: options.request }], options);
   return result as ClosedLoopResult;

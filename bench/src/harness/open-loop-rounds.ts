@@ -21,7 +21,14 @@ export interface OpenLoopTarget {
  */
 export async function measureOpenLoops(
   targets: readonly OpenLoopTarget[],
-  options: { rate: number; durationSeconds: number; connections: number; sliceSeconds?: number },
+  options: {
+    rate: number;
+    durationSeconds: number;
+    connections: number;
+    sliceSeconds?: number;
+    /** Idle after each slice, so that a target's background work (a log flush) is done before the next one's. */
+    settleMs?: number;
+  },
 ): Promise<OpenLoopResult[]> {
   const states = targets.map((spec) => ({
     spec,
@@ -64,6 +71,7 @@ export async function measureOpenLoops(
         }
         await Promise.all(pending);
         state.elapsedMs += performance.now() - started;
+        if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
       }
     }
     return states.map((state) => ({
