@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
 
 /** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
@@ -394,7 +395,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     }
 
     // The batch writer flushes every LOG_FLUSH_MS; on SIGTERM it writes what is left before exiting.
-    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_MS + 1000));
+    await sleep(LOG_FLUSH_MS + 1000);
     const beforeStop = await countLogRows(databaseUrl);
     await gateway.stop();
     const afterStop = await countLogRows(databaseUrl);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type RequestShape, microsecondHistogram, microsecondsSince, sendRequest, summarize } from './latency';
 import { type OpenLoopResult } from './open-loop';
 
@@ -71,7 +72,7 @@ export async function measureOpenLoops(
         }
         await Promise.all(pending);
         state.elapsedMs += performance.now() - started;
-        if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
+        if (options.settleMs) await sleep(options.settleMs);
       }
     }
     return states.map((state) => ({

@@ -17,11 +17,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     // The whole body (as many bytes as Content-Length says) already waits in the stream's buffer, as
     // it usually does for a model call (it came in the packets of the headers): taken at once, rather
     // than through the stream's events, which cost a few event-loop turns on every call.
-    const chunks: Buffer[] = [];
-    for (let chunk: Buffer | null = req.read(); chunk !== null; chunk = req.read()) chunks.push(chunk);
+    // Paused, read() without a size gives everything buffered, as one Buffer.
+    const body = req.read() as Buffer;
     // Flowing, with nothing left to give, the stream ends (and is released) when the parser closes it.
     req.resume();
-    return Promise.resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    return Promise.resolve(body);
   }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
