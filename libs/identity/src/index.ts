@@ -26,4 +26,6 @@ export * from './signing-keys/signing-keys.module';
 export * from './signing-keys/signing-keys.service';
 
 export * from './identity.entities';
-export * from './brute-force/attempt-throttle';
+export * from './brute-force/client-throttle';
+export * from './brute-force/device-cookie';
+export * from './brute-force/login-throttle';

@@ -1,4 +1,4 @@
-import { type CounterState, type Counters } from '../ports';
+import { type CounterState, type Counters, type TakeResult } from '../ports';
 
 const SWEEP_MS = 60_000;
 
@@ -25,16 +25,41 @@ export class MemoryCounters implements Counters {
     let window = this.live(key, now);
     if (!window) this.windows.set(key, (window = { count: 0, endsAt: now + windowSeconds * 1000 }));
     window.count += amount;
-    return { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) };
+    return stateOf(window, now);
+  }
+
+  async take(key: string, limit: number, windowSeconds: number): Promise<TakeResult> {
+    this.assertOpen();
+    checkLimit(limit);
+    checkWindow(windowSeconds);
+    const now = this.now();
+    const window = this.live(key, now);
+    if (window && window.count >= limit) return { taken: false, ...stateOf(window, now) };
+    return { taken: true, ...(await this.add(key, 1, windowSeconds)) };
+  }
+
+  async release(key: string): Promise<void> {
+    this.assertOpen();
+    const window = this.live(key, this.now());
+    if (window && --window.count <= 0) this.windows.delete(key);
+  }
+
+  async extend(key: string, seconds: number): Promise<CounterState> {
+    this.assertOpen();
+    checkWindow(seconds);
+    const now = this.now();
+    const endsAt = now + seconds * 1000;
+    let window = this.live(key, now);
+    if (!window) this.windows.set(key, (window = { count: 1, endsAt }));
+    window.endsAt = Math.max(window.endsAt, endsAt);
+    return stateOf(window, now);
   }
 
   async peek(key: string): Promise<CounterState> {
     this.assertOpen();
     const now = this.now();
     const window = this.live(key, now);
-    return window
-      ? { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) }
-      : { count: 0, resetInSeconds: 0 };
+    return window ? stateOf(window, now) : { count: 0, resetInSeconds: 0 };
   }
 
   async peekMany(keys: readonly string[]): Promise<CounterState[]> {
@@ -71,6 +96,10 @@ export class MemoryCounters implements Counters {
   }
 }
 
+function stateOf(window: { count: number; endsAt: number }, now: number): CounterState {
+  return { count: window.count, resetInSeconds: Math.ceil((window.endsAt - now) / 1000) };
+}
+
 export function checkWindow(windowSeconds: number): void {
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
     throw new RangeError('windowSeconds must be a positive integer');
@@ -78,4 +107,8 @@ export function checkWindow(windowSeconds: number): void {
 
 export function checkAmount(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount < 1) throw new RangeError('amount must be a positive integer');
+}
+
+export function checkLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
 }

@@ -1,7 +1,9 @@
 import { type Redis } from 'ioredis';
-import { checkAmount, checkWindow } from '../memory/memory-counters';
-import { type CounterState, type Counters } from '../ports';
+import { checkAmount, checkLimit, checkWindow } from '../memory/memory-counters';
+import { type CounterState, type Counters, type TakeResult } from '../ports';
 import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } from './redis-connection';
+
+// Each operation is one script, so it is atomic across instances and costs one round trip.
 
 // INCR and the window's expiry in one step: a crash between them must not leave a key that never expires.
 const HIT = `
@@ -10,6 +12,36 @@ if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}
+`;
+
+// The limit is read and the unit counted in one step: concurrent takes cannot all see room for one more.
+const TAKE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('TTL', KEYS[1])
+if count >= tonumber(ARGV[1]) then return {0, count, math.max(ttl, 0)} end
+count = redis.call('INCR', KEYS[1])
+if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+return {1, count, ttl}
+`;
+
+const RELEASE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count <= 1 then redis.call('DEL', KEYS[1]) else redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
+// In milliseconds: a hold must not end early because TTL rounds.
+const EXTEND = `
+local ms = tonumber(ARGV[1]) * 1000
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl == -2 then
+  redis.call('SET', KEYS[1], 1, 'PX', ms)
+  pttl = ms
+elseif pttl < ms then
+  redis.call('PEXPIRE', KEYS[1], ms)
+  pttl = ms
+end
+return {tonumber(redis.call('GET', KEYS[1])), pttl}
 `;
 
 // Counts and remaining seconds of several keys in one round trip (hot paths check two at once).
@@ -22,9 +54,19 @@ end
 return out
 `;
 
+/** The scripts as ioredis defines them on the client. */
+interface CounterScripts {
+  fedCounterHit(key: string, windowSeconds: number, amount: number): Promise<[number, number]>;
+  fedCounterTake(key: string, limit: number, windowSeconds: number): Promise<[number, number, number]>;
+  fedCounterRelease(key: string): Promise<number>;
+  fedCounterExtend(key: string, seconds: number): Promise<[number, number]>;
+  fedCounterPeek(keyCount: number, ...keys: string[]): Promise<number[]>;
+}
+
 /** Counters on Redis: one key per counter under `<prefix>counter:`, expiring with its window. */
 export class RedisCounters implements Counters {
   private readonly redis: Redis;
+  private readonly scripts: CounterScripts;
   private readonly prefix: string;
 
   constructor(endpoint: RedisEndpoint) {
@@ -33,7 +75,11 @@ export class RedisCounters implements Counters {
     // same tick share one write to the socket instead of a syscall each.
     this.redis = createRedisClient(endpoint, 'counters', { enableAutoPipelining: true });
     this.redis.defineCommand('fedCounterHit', { numberOfKeys: 1, lua: HIT });
+    this.redis.defineCommand('fedCounterTake', { numberOfKeys: 1, lua: TAKE });
+    this.redis.defineCommand('fedCounterRelease', { numberOfKeys: 1, lua: RELEASE });
+    this.redis.defineCommand('fedCounterExtend', { numberOfKeys: 1, lua: EXTEND });
     this.redis.defineCommand('fedCounterPeek', { lua: PEEK });
+    this.scripts = this.redis as unknown as CounterScripts;
   }
 
   hit(key: string, windowSeconds: number): Promise<CounterState> {
@@ -43,11 +89,25 @@ export class RedisCounters implements Counters {
   async add(key: string, amount: number, windowSeconds: number): Promise<CounterState> {
     checkWindow(windowSeconds);
     checkAmount(amount);
-    const hit = (
-      this.redis as unknown as { fedCounterHit(key: string, window: number, amount: number): Promise<[number, number]> }
-    ).fedCounterHit;
-    const [count, ttl] = await hit.call(this.redis, this.prefix + key, windowSeconds, amount);
+    const [count, ttl] = await this.scripts.fedCounterHit(this.prefix + key, windowSeconds, amount);
     return { count, resetInSeconds: ttl };
+  }
+
+  async take(key: string, limit: number, windowSeconds: number): Promise<TakeResult> {
+    checkLimit(limit);
+    checkWindow(windowSeconds);
+    const [taken, count, ttl] = await this.scripts.fedCounterTake(this.prefix + key, limit, windowSeconds);
+    return { taken: taken === 1, count, resetInSeconds: ttl };
+  }
+
+  async release(key: string): Promise<void> {
+    await this.scripts.fedCounterRelease(this.prefix + key);
+  }
+
+  async extend(key: string, seconds: number): Promise<CounterState> {
+    checkWindow(seconds);
+    const [count, pttl] = await this.scripts.fedCounterExtend(this.prefix + key, seconds);
+    return { count, resetInSeconds: Math.ceil(pttl / 1000) };
   }
 
   async peek(key: string): Promise<CounterState> {
@@ -56,9 +116,7 @@ export class RedisCounters implements Counters {
 
   async peekMany(keys: readonly string[]): Promise<CounterState[]> {
     if (keys.length === 0) return [];
-    const peek = (this.redis as unknown as { fedCounterPeek(count: number, ...keys: string[]): Promise<number[]> })
-      .fedCounterPeek;
-    const flat = await peek.call(this.redis, keys.length, ...keys.map((key) => this.prefix + key));
+    const flat = await this.scripts.fedCounterPeek(keys.length, ...keys.map((key) => this.prefix + key));
     return keys.map((_, index) => {
       const count = Number(flat[index * 2] ?? 0);
       const ttl = Number(flat[index * 2 + 1] ?? -2);

@@ -704,6 +704,72 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
       it('refuses a window that is not a positive whole number of seconds', async () => {
         await expect(bus.counters.hit(key(), 0)).rejects.toThrow(RangeError);
         await expect(bus.counters.hit(key(), 1.5)).rejects.toThrow(RangeError);
+        await expect(bus.counters.take(key(), 5, 0)).rejects.toThrow(RangeError);
+        await expect(bus.counters.extend(key(), 0.5)).rejects.toThrow(RangeError);
+      });
+
+      it('takes up to the limit, then refuses without counting', async () => {
+        const k = key();
+        expect(await bus.counters.take(k, 2, 60)).toEqual({ taken: true, count: 1, resetInSeconds: 60 });
+        expect(await bus.counters.take(k, 2, 60)).toMatchObject({ taken: true, count: 2 });
+        const refused = await bus.counters.take(k, 2, 60);
+        expect(refused).toMatchObject({ taken: false, count: 2 });
+        expect(refused.resetInSeconds).toBeGreaterThan(58);
+        expect((await bus.counters.peek(k)).count).toBe(2);
+        expect(await bus.counters.take(k, 3, 60)).toMatchObject({ taken: true, count: 3 });
+        await expect(bus.counters.take(k, 0, 60)).rejects.toThrow(RangeError);
+      });
+
+      it('takes within the window of the first count, never extending it, and afresh once it passed', async () => {
+        const k = key();
+        await bus.counters.hit(k, 1);
+        expect((await bus.counters.take(k, 5, 3600)).resetInSeconds).toBeLessThanOrEqual(1);
+        await sleep(1100);
+        expect(await bus.counters.take(k, 5, 60)).toEqual({ taken: true, count: 1, resetInSeconds: 60 });
+      });
+
+      it('takes exactly the limit among hundreds of concurrent takes', async () => {
+        const k = key();
+        const results = await Promise.all(Array.from({ length: 300 }, () => bus.counters.take(k, 5, 60)));
+        expect(results.filter((result) => result.taken)).toHaveLength(5);
+        expect((await bus.counters.peek(k)).count).toBe(5);
+      });
+
+      it('gives back a taken unit on release, never going below zero, and forgets the key at zero', async () => {
+        const k = key();
+        await bus.counters.take(k, 2, 60);
+        await bus.counters.take(k, 2, 60);
+        await bus.counters.release(k);
+        expect((await bus.counters.peek(k)).count).toBe(1);
+        expect((await bus.counters.take(k, 2, 60)).taken).toBe(true);
+        await bus.counters.release(k);
+        await bus.counters.release(k);
+        await bus.counters.release(k);
+        expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });
+        expect(await bus.counters.take(k, 2, 60)).toEqual({ taken: true, count: 1, resetInSeconds: 60 });
+      });
+
+      it('extends a window to end no sooner than asked, never shortening it, creating it with a count of 1', async () => {
+        const k = key();
+        expect(await bus.counters.extend(k, 2)).toEqual({ count: 1, resetInSeconds: 2 });
+        expect(await bus.counters.extend(k, 30)).toEqual({ count: 1, resetInSeconds: 30 });
+        expect((await bus.counters.extend(k, 4)).resetInSeconds).toBeGreaterThan(28);
+        await bus.counters.hit(k, 60);
+        expect(await bus.counters.peek(k)).toMatchObject({ count: 2 });
+        expect((await bus.counters.peek(k)).resetInSeconds).toBeLessThanOrEqual(30);
+      });
+
+      it('ends an extended window when its time has passed', async () => {
+        const k = key();
+        await bus.counters.extend(k, 1);
+        await sleep(1100);
+        expect(await bus.counters.peek(k)).toEqual({ count: 0, resetInSeconds: 0 });
+      });
+
+      it('keeps the longest of concurrent extends', async () => {
+        const k = key();
+        await Promise.all([5, 60, 2, 30, 1].map((seconds) => bus.counters.extend(k, seconds)));
+        expect((await bus.counters.peek(k)).resetInSeconds).toBeGreaterThan(58);
       });
     });
 

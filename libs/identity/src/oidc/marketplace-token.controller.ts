@@ -4,7 +4,7 @@ import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type Request, type Response } from 'express';
-import { AttemptThrottle } from '../brute-force/attempt-throttle';
+import { ClientThrottle } from '../brute-force/client-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
 import { isUnreachable } from './oauth-http';
@@ -28,7 +28,7 @@ export interface MarketplaceTokenResponse {
  */
 @Controller('api/v1/auth')
 export class MarketplaceTokenController {
-  private readonly throttle: AttemptThrottle;
+  private readonly throttle: ClientThrottle;
 
   constructor(
     private readonly clientsService: ClientsService,
@@ -37,7 +37,7 @@ export class MarketplaceTokenController {
     @Inject(COUNTERS) counters: Counters,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
-    this.throttle = new AttemptThrottle(counters, 'client');
+    this.throttle = new ClientThrottle(counters);
   }
 
   @Public()
@@ -58,13 +58,8 @@ export class MarketplaceTokenController {
       return fail(400, 'invalid_request', 'client_id and client_secret (strings) are required');
     }
     try {
-      const source = req.ip ?? 'unknown';
-      if (!(await this.throttle.check(clientId, source)).allowed) {
-        return fail(401, 'invalid_client', 'client authentication failed');
-      }
       const authenticated = await this.clientsService.authenticate(clientId, clientSecret);
-      if (!authenticated) {
-        await this.throttle.failed(clientId, source);
+      if (!(await this.throttle.accepts(clientId, req.ip ?? 'unknown', authenticated !== null))) {
         return fail(401, 'invalid_client', 'client authentication failed');
       }
       const client = await this.clients.find(clientId);

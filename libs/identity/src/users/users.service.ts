@@ -93,8 +93,21 @@ export class UsersService {
 
   /** The user when the login (e-mail or username) and password match; null otherwise. */
   async verifyPassword(login: string, password: string): Promise<UserView | null> {
+    return this.checkLoginPassword(await this.findForLogin(login), password);
+  }
+
+  /**
+   * The user a login form names (e-mail address or username), or null. Found before the password is
+   * checked, so the brute-force throttle counts by user: e-mail and username share one budget.
+   */
+  async findForLogin(login: string): Promise<UserEntity | null> {
+    const normalized = login.trim().toLowerCase();
+    return normalized.length <= 254 ? this.repository.findByLogin(normalized) : null;
+  }
+
+  /** The user when the password is theirs; null otherwise (the decoy hash keeps an unknown user as slow). */
+  async checkLoginPassword(user: UserEntity | null, password: string): Promise<UserView | null> {
     if (password.length > MAX_PASSWORD) return null;
-    const user = login.length <= 254 ? await this.repository.findByLogin(login.trim().toLowerCase()) : null;
     const stored = user?.passwordHash ?? (await this.decoyHash);
     const matches = await verifyPasswordHash(stored, password);
     return user && user.passwordHash && matches ? toView(user) : null;

@@ -1,11 +1,13 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { COUNTERS, type Counters } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import express, { type Request, type Response } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
-import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { DeviceCookies } from '../../brute-force/device-cookie';
+import { type LoginAccount, type LoginSource, LoginThrottle } from '../../brute-force/login-throttle';
 import { ClientRepository } from '../../clients/client.repository';
 import { ConsentRepository } from '../../consents/consent.repository';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
@@ -25,7 +27,8 @@ const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameter
  */
 @Controller('federation/auth/v1/interaction')
 export class InteractionController {
-  private readonly throttle: AttemptThrottle;
+  private readonly throttle: LoginThrottle;
+  private readonly deviceCookies: DeviceCookies;
   private readonly csrfKey: Buffer;
 
   constructor(
@@ -35,9 +38,15 @@ export class InteractionController {
     private readonly consents: ConsentRepository,
     encryption: KeyEncryption,
     @Inject(COUNTERS) counters: Counters,
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.throttle = new AttemptThrottle(counters, 'login');
+    this.throttle = new LoginThrottle(counters);
+    this.deviceCookies = new DeviceCookies({
+      key: encryption.derive('device-cookie'),
+      path: INTERACTION_PATH,
+      secure: new URL(config.auth.issuer).protocol === 'https:',
+    });
     this.csrfKey = encryption.derive('interaction-csrf');
   }
 
@@ -99,20 +108,25 @@ export class InteractionController {
       );
     if (login === '' || password === '') return again(400, 'Enter your login and password.');
 
-    const source = req.ip ?? 'unknown';
-    const decision = await this.throttle.check(login, source);
-    if (!decision.allowed) {
-      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-      return again(429, `Too many failed attempts. Try again in ${decision.retryAfterSeconds} seconds.`);
+    // The user first, so the throttle counts by account; an unknown login is counted by its text alike.
+    const candidate = await this.users.findForLogin(login);
+    const account: LoginAccount = candidate ? { userId: candidate.id } : { unknownLogin: login };
+    const deviceNonce = candidate ? this.deviceCookies.nonceFor(req.headers.cookie, candidate.id) : undefined;
+    const source: LoginSource = deviceNonce ? { deviceNonce } : { address: req.ip ?? 'unknown' };
+    const attempt = await this.throttle.attempt(account, source, () =>
+      this.users.checkLoginPassword(candidate, password),
+    );
+    if (attempt.refused) {
+      res.setHeader('Retry-After', String(attempt.retryAfterSeconds));
+      return again(429, `Too many failed attempts. Try again in ${attempt.retryAfterSeconds} seconds.`);
     }
-    const user = await this.users.verifyPassword(login, password);
+    const user = attempt.user;
     if (!user) {
-      await this.throttle.failed(login, source);
       this.logger.info({ event: 'login_failed' }, 'login failed');
       return again(401, 'The login or password is wrong.');
     }
-    await this.throttle.succeeded(login, source);
     if (user.status !== 'approved') return again(403, 'Your account has not been approved yet.');
+    res.append('Set-Cookie', this.deviceCookies.issue(user.id));
     await this.provider.interactionFinished(
       req,
       res,

@@ -4,7 +4,7 @@ import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
-import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { ClientThrottle } from '../../brute-force/client-throttle';
 import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
 import { OAuthError, isUnreachable, readOAuthForm, sendOAuthError } from '../oauth-http';
@@ -20,7 +20,7 @@ import { TokenRevocations } from './token-revocations';
  */
 @Controller('federation/auth/v1/revoke')
 export class RevocationController {
-  private readonly throttle: AttemptThrottle;
+  private readonly throttle: ClientThrottle;
 
   constructor(
     private readonly clients: ClientsService,
@@ -31,7 +31,7 @@ export class RevocationController {
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.throttle = new AttemptThrottle(counters, 'client');
+    this.throttle = new ClientThrottle(counters);
   }
 
   @Public()
@@ -65,11 +65,8 @@ export class RevocationController {
         basic ? { 'WWW-Authenticate': 'Basic realm="federation"' } : {},
       );
     try {
-      const source = req.ip ?? 'unknown';
-      if (!(await this.throttle.check(clientId, source)).allowed) return refuseClient();
       const client = clientId.length <= 64 ? await this.clients.authenticate(clientId, clientSecret) : null;
-      if (!client || !client.enabled) {
-        await this.throttle.failed(clientId, source);
+      if (!(await this.throttle.accepts(clientId, req.ip ?? 'unknown', client !== null)) || !client) {
         return refuseClient();
       }
       await this.revokeFor(client.clientId, body.token);

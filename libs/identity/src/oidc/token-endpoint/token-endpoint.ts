@@ -4,7 +4,7 @@ import { LOGGER, type Logger } from '@fed/observability';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { AttemptThrottle } from '../../brute-force/attempt-throttle';
+import { ClientThrottle } from '../../brute-force/client-throttle';
 import { type ClientEntity } from '../../clients/client.entity';
 import { clientSecretMatches } from '../../clients/clients.service';
 import { ClientCache } from '../client-cache';
@@ -21,12 +21,12 @@ export type TokenGrants = Readonly<Record<'authorization_code' | 'client_credent
  * it is the platform's hottest authenticated path (every service account asks here), and
  * oidc-provider has nothing to add at this endpoint once codes and refresh tokens are ours.
  * RFC 6749 throughout: a form body with each parameter once, client
- * authentication by `client_secret_basic` or `client_secret_post` (one of them), brute-force
- * throttling before the secret is compared, then the grant.
+ * authentication by `client_secret_basic` or `client_secret_post` (one of them): the secret
+ * compared, then the brute-force throttle's one atomic step; then the grant.
  */
 @Injectable()
 export class TokenEndpoint implements OnModuleInit {
-  private readonly throttle: AttemptThrottle;
+  private readonly throttle: ClientThrottle;
 
   constructor(
     private readonly clients: ClientCache,
@@ -36,7 +36,7 @@ export class TokenEndpoint implements OnModuleInit {
     @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
-    this.throttle = new AttemptThrottle(counters, 'client', undefined, { rememberCleanMs: 1000 });
+    this.throttle = new ClientThrottle(counters, undefined, { rememberCleanMs: 1000 });
   }
 
   onModuleInit(): void {
@@ -74,7 +74,7 @@ export class TokenEndpoint implements OnModuleInit {
     }
   }
 
-  /** The client, or `invalid_client`; a locked client id is refused before its secret is compared. */
+  /** The client, or `invalid_client`: a wrong secret, or a right one from a client id and address pair that is locked. */
   private async authenticate(
     req: IncomingMessage,
     form: Record<string, string>,
@@ -91,13 +91,10 @@ export class TokenEndpoint implements OnModuleInit {
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     if (!clientId || !secret) throw oauthErrors.invalidClient('client authentication is required');
-    const source = clientAddress(req, this.config.http.trustProxyHops);
-    if (!(await this.throttle.check(clientId, source)).allowed) throw oauthErrors.invalidClient();
     const client = clientId.length <= 64 ? await this.clients.find(clientId) : null;
-    if (!clientSecretMatches(client, secret) || !client?.enabled) {
-      await this.throttle.failed(clientId, source);
-      throw oauthErrors.invalidClient();
-    }
+    const matches = clientSecretMatches(client, secret) && client?.enabled === true;
+    const source = clientAddress(req, this.config.http.trustProxyHops);
+    if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
     return client;
   }
 }

@@ -1,0 +1,99 @@
+import { type Counters } from '@fed/bus';
+import { throttleKey } from './throttle-key';
+
+export interface LoginThrottlePolicy {
+  /** Failures are counted over this window (seconds). */
+  windowSeconds: number;
+  /** Attempts of one account from one source that lock that pair for the rest of the window. */
+  lockAfterPerSource: number;
+  /** Failures of one account from all sources after which untrusted attempts on it are held back. */
+  slowAfterPerAccount: number;
+  /** The longest one hold lasts (seconds). */
+  maxHoldSeconds: number;
+  /** Holds armed per account per window at most: what bounds the time an attack can hold an account. */
+  maxHoldsPerWindow: number;
+}
+
+// 1 + 2 + 4 + 8 + 16 + 32 + 60 + 60 = 183 s held in 15 minutes at most.
+export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
+  windowSeconds: 900,
+  lockAfterPerSource: 5,
+  slowAfterPerAccount: 10,
+  maxHoldSeconds: 60,
+  maxHoldsPerWindow: 8,
+};
+
+/** Whose password is tried: a user found by the login (e-mail and username share one budget), else the login's text. */
+export type LoginAccount = { userId: string } | { unknownLogin: string };
+
+/**
+ * Where an attempt comes from: the caller's address, or the nonce of a valid device cookie given to
+ * this account's browser at a successful login (a trusted source: account holds never apply to it).
+ */
+export type LoginSource = { address: string } | { deviceNonce: string };
+
+export type LoginAttempt<T> = { refused: true; retryAfterSeconds: number } | { refused: false; user: T | null };
+
+/**
+ * Brute-force protection of password logins. An attempt is reserved atomically before the password
+ * is checked (argon2 is slow, so guesses checked after a separate read would all pass it at once):
+ * one source gets `lockAfterPerSource` checks per window on an account however many it sends together.
+ * Failures from many sources only hold the account back for untrusted sources, briefly and a bounded
+ * number of times, so neither an attacker nor a botnet can lock the real user out.
+ */
+export class LoginThrottle {
+  constructor(
+    private readonly counters: Counters,
+    private readonly policy: LoginThrottlePolicy = defaultLoginThrottlePolicy,
+  ) {}
+
+  /** Runs `checkPassword` (the user, or null for a wrong password) unless the attempt is refused. */
+  async attempt<T>(
+    account: LoginAccount,
+    source: LoginSource,
+    checkPassword: () => Promise<T | null>,
+  ): Promise<LoginAttempt<T>> {
+    const accountValues = 'userId' in account ? ['user', account.userId] : ['login', account.unknownLogin];
+    const trusted = 'deviceNonce' in source;
+    const pairKey = trusted
+      ? throttleKey('login', 'pair', ...accountValues, 'device', source.deviceNonce)
+      : throttleKey('login', 'pair', ...accountValues, 'address', source.address);
+    if (!trusted) {
+      const hold = await this.counters.peek(throttleKey('login', 'hold', ...accountValues));
+      if (hold.count > 0) return refused(hold.resetInSeconds);
+    }
+    const { lockAfterPerSource, windowSeconds } = this.policy;
+    const reservation = await this.counters.take(pairKey, lockAfterPerSource, windowSeconds);
+    if (!reservation.taken) return refused(reservation.resetInSeconds);
+    let user: T | null;
+    try {
+      user = await checkPassword();
+    } catch (error) {
+      // The check could not run (storage down): an outage must not count as a failure and lock anyone out.
+      await this.counters.release(pairKey).catch(() => undefined);
+      throw error;
+    }
+    // A wrong password keeps its reservation as the failure; a right one clears this source's.
+    if (user === null) await this.failedOn(accountValues);
+    else await this.counters.reset(pairKey);
+    return { refused: false, user };
+  }
+
+  private async failedOn(accountValues: string[]): Promise<void> {
+    const { windowSeconds, slowAfterPerAccount, maxHoldSeconds, maxHoldsPerWindow } = this.policy;
+    const failures = await this.counters.hit(throttleKey('login', 'account', ...accountValues), windowSeconds);
+    if (failures.count < slowAfterPerAccount) return;
+    const holds = await this.counters.take(
+      throttleKey('login', 'holds', ...accountValues),
+      maxHoldsPerWindow,
+      windowSeconds,
+    );
+    if (!holds.taken) return;
+    const holdSeconds = Math.min(2 ** (holds.count - 1), maxHoldSeconds);
+    await this.counters.extend(throttleKey('login', 'hold', ...accountValues), holdSeconds);
+  }
+}
+
+function refused(retryAfterSeconds: number): LoginAttempt<never> {
+  return { refused: true, retryAfterSeconds: Math.max(1, retryAfterSeconds) };
+}
