@@ -23,6 +23,9 @@ export interface VariableDefinition {
   parse(raw: string): string | number;
 }
 
+/** The largest `AUTH_CLOCK_SKEW_SECONDS`: what outlives a token's `exp` (a revocation) keeps at least this long. */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
 const httpApps: readonly AppName[] = [...serviceNames, 'platform'];
 const everyApp = appNames;
 
@@ -152,10 +155,10 @@ export const variables = [
   define({
     name: 'AUTH_CLOCK_SKEW_SECONDS',
     description: 'Clock difference tolerated when checking `exp`, `nbf` and `iat` of tokens.',
-    allowed: 'an integer from 0 to 300',
+    allowed: `an integer from 0 to ${MAX_CLOCK_SKEW_SECONDS}`,
     default: '10',
     apps: httpApps,
-    parse: integer(0, 300),
+    parse: integer(0, MAX_CLOCK_SKEW_SECONDS),
   }),
   define({
     name: 'DATABASE_URL',

@@ -2,6 +2,7 @@ import { ClientEntity } from './clients/client.entity';
 import { ConsentEntity } from './consents/consent.entity';
 import { OidcArtifactEntity } from './oidc/artifacts/oidc-artifact.entity';
 import { RefreshTokenEntity } from './oidc/refresh-tokens/refresh-token.entity';
+import { TokenFamilyEntity } from './oidc/refresh-tokens/token-family.entity';
 import { RevokedAccessTokenEntity } from './oidc/revocation/revoked-access-token.entity';
 import { SigningKeyEntity } from './signing-keys/signing-key.entity';
 import { TenantEntity } from './tenants/tenant.entity';
@@ -16,5 +17,6 @@ export const identityEntities = [
   RevokedAccessTokenEntity,
   SigningKeyEntity,
   TenantEntity,
+  TokenFamilyEntity,
   UserEntity,
 ];

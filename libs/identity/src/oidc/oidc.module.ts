@@ -31,7 +31,7 @@ import { UserinfoController } from './userinfo.controller';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Deletes expired sessions, codes, refresh tokens and revocations now and then. */
+/** Deletes expired sessions, codes, refresh tokens, token families and revocations now and then. */
 @Injectable()
 class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -54,12 +54,12 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
 
   private async sweep(): Promise<void> {
     try {
-      const [artifacts, refreshTokens, revocations] = await Promise.all([
+      const [artifacts, { refreshTokens, tokenFamilies }, revocations] = await Promise.all([
         this.artifacts.sweep(),
         this.refreshTokens.sweep(),
         this.revocations.sweep(),
       ]);
-      this.logger.debug({ artifacts, refreshTokens, revocations }, 'expired OpenID artifacts deleted');
+      this.logger.debug({ artifacts, refreshTokens, tokenFamilies, revocations }, 'expired OpenID artifacts deleted');
     } catch (error) {
       this.logger.warn({ err: error }, 'sweeping expired OpenID artifacts failed');
     }

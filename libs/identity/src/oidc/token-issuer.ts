@@ -25,10 +25,17 @@ export interface UserLogin {
   nonce?: string;
 }
 
+/** What identifies an access token before it is signed: its refresh token is stored with it first. */
+export interface AccessTokenPlan {
+  jti: string;
+  /** Unix seconds. */
+  issuedAt: number;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
 export interface IssuedTokens {
   accessToken: string;
-  accessTokenId: string;
-  accessExpiresAt: Date;
   idToken: string;
 }
 
@@ -45,6 +52,12 @@ export class TokenIssuer {
 
   get tokenTtlSeconds(): number {
     return this.settings.tokenTtlSeconds;
+  }
+
+  /** The `jti`, `iat` and `exp` of an access token to be signed now. */
+  planAccessToken(): AccessTokenPlan {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    return { jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.settings.tokenTtlSeconds };
   }
 
   /** Client Credentials: tokens of the client's service account, with none of the code-flow claims. */
@@ -64,8 +77,8 @@ export class TokenIssuer {
     });
   }
 
-  /** Authorization Code and refresh: the user's tokens. */
-  async forUser(login: UserLogin): Promise<IssuedTokens> {
+  /** Authorization Code and refresh: the user's tokens, the access token as planned (stored with its refresh token). */
+  async forUser(login: UserLogin, plan: AccessTokenPlan): Promise<IssuedTokens> {
     const { client, user, scope } = login;
     const scopes = new Set(scope.split(' '));
     const tenant = tenantClaim(user.tenant);
@@ -96,22 +109,23 @@ export class TokenIssuer {
       tenant,
       ...(idp ? { idp: idp.id } : {}),
     };
-    return this.sign(user.id, { access, id });
+    return this.sign(user.id, { access, id }, plan);
   }
 
-  private async sign(subject: string, claims: { access: JWTPayload; id: JWTPayload }): Promise<IssuedTokens> {
+  private async sign(
+    subject: string,
+    claims: { access: JWTPayload; id: JWTPayload },
+    plan = this.planAccessToken(),
+  ): Promise<IssuedTokens> {
     const { kid, privateKey } = await this.keys.activeSigningKey();
     const header = base64urlJson({ alg: 'RS256', typ: 'JWT', kid });
-    const iat = Math.floor(Date.now() / 1000);
-    const exp = iat + this.settings.tokenTtlSeconds;
-    const common = { iss: this.settings.issuer, sub: subject, iat, exp };
-    const accessTokenId = randomUUID();
+    const common = { iss: this.settings.issuer, sub: subject, iat: plan.issuedAt, exp: plan.expiresAt };
     // The two signatures run at once on libuv's thread pool, off the event loop.
     const [accessToken, idToken] = await Promise.all([
-      signJws(header, { ...common, jti: accessTokenId, ...claims.access }, privateKey),
+      signJws(header, { ...common, jti: plan.jti, ...claims.access }, privateKey),
       signJws(header, { ...common, jti: randomUUID(), ...claims.id }, privateKey),
     ]);
-    return { accessToken, accessTokenId, accessExpiresAt: new Date(exp * 1000), idToken };
+    return { accessToken, idToken };
   }
 }
 

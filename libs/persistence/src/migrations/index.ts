@@ -7,6 +7,7 @@ import { AddClientTenant1795325009413 } from './1795325009413-add-client-tenant'
 import { CreateOidcSessions1795330000000 } from './1795330000000-create-oidc-sessions';
 import { CreateGatewayKeysAndLogs1795340000000 } from './1795340000000-create-gateway-keys-and-logs';
 import { CreateConversationsAndCatalog1795350000000 } from './1795350000000-create-conversations-and-catalog';
+import { AddTokenFamilies1795360000000 } from './1795360000000-add-token-families';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -21,4 +22,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateOidcSessions1795330000000,
   CreateGatewayKeysAndLogs1795340000000,
   CreateConversationsAndCatalog1795350000000,
+  AddTokenFamilies1795360000000,
 ];

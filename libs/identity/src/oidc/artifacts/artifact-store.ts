@@ -1,7 +1,7 @@
 import { modifyReturning } from '@fed/persistence';
 import { Injectable } from '@nestjs/common';
 import { type AdapterPayload } from 'oidc-provider';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 const TABLE = '"identity"."oidc_artifacts"';
 
@@ -43,10 +43,10 @@ export class ArtifactStore {
     return row.consumed === null ? row.payload : { ...row.payload, consumed: row.consumed };
   }
 
-  /** Marks the artifact consumed; true only for the one caller that consumed it first. */
-  async consume(model: string, id: string): Promise<boolean> {
+  /** Marks the artifact consumed; true only for the one caller that consumed it first. `manager`: the caller's transaction. */
+  async consume(model: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
     const rows = await modifyReturning<unknown>(
-      this.dataSource,
+      manager,
       `UPDATE ${TABLE} SET "consumed_at" = now()
         WHERE "model" = $1 AND "id" = $2 AND "consumed_at" IS NULL AND "expires_at" > now() RETURNING 1`,
       [model, id],
@@ -58,11 +58,9 @@ export class ArtifactStore {
     await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "model" = $1 AND "id" = $2`, [model, id]);
   }
 
-  /** Every artifact of a grant: the grant, its codes and what else names it. */
-  async revokeByGrantId(grantId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "grant_id" = $1 OR ("model" = 'Grant' AND "id" = $1)`, [
-      grantId,
-    ]);
+  /** Every artifact of a grant: the grant, its codes and what else names it. `manager`: the caller's transaction. */
+  async revokeByGrantId(grantId: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(`DELETE FROM ${TABLE} WHERE "grant_id" = $1 OR ("model" = 'Grant' AND "id" = $1)`, [grantId]);
   }
 
   /** Deletes expired rows; returns how many. */

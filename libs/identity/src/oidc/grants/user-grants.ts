@@ -1,13 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { type EntityManager } from 'typeorm';
 import { type ClientEntity } from '../../clients/client.entity';
 import { type TenantEntity } from '../../tenants/tenant.entity';
 import { type UserEntity } from '../../users/user.entity';
 import { type UserRepository } from '../../users/user.repository';
 import { type ArtifactStore } from '../artifacts/artifact-store';
-import { type RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
+import {
+  type IssuedAccessToken,
+  type Redemption,
+  type RefreshTokenRepository,
+  type TokenFamily,
+} from '../refresh-tokens/refresh-token.repository';
 import { type TokenRevocations } from '../revocation/token-revocations';
 import { oauthErrors as errors } from '../oauth-http';
-import { type TokenIssuer } from '../token-issuer';
+import { type TokenIssuer, type UserLogin } from '../token-issuer';
 import { type GrantRequest } from './grant-request';
 
 export interface SessionSettings {
@@ -55,11 +61,26 @@ interface StoredCode {
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
+/** A code exchange or refresh, once every check that uses nothing up has passed. */
+interface Rotation {
+  login: UserLogin;
+  /** The scope the new refresh token grants. */
+  refreshScope: string;
+  family: TokenFamily;
+  /** A code exchange creates the family's row unless it exists; a refresh token's row references it. */
+  createFamily: boolean;
+  /** Uses the code or refresh token up, on the transaction's manager. */
+  redeem(manager: EntityManager): Promise<Redemption>;
+}
+
+type RotationOutcome =
+  { refreshToken: string } | { redemption: Exclude<Redemption, 'redeemed'>; revoked: IssuedAccessToken[] };
+
 /**
  * The token endpoint's `authorization_code` and `refresh_token` grants. oidc-provider ran the
  * browser side (request checks, login, consent, the code); these handlers check the code (client,
- * expiry, single use, `redirect_uri`, PKCE S256) and issue the spec's tokens with a rotating refresh
- * token. A code or refresh token used twice revokes every token descended from its login.
+ * expiry, `redirect_uri`, PKCE S256, then single use) and issue the spec's tokens with a rotating
+ * refresh token. A code or refresh token used twice revokes every token descended from its login.
  */
 export function userGrants(deps: UserGrantDependencies) {
   async function eligibleUser(client: ClientEntity, userId: string, authTime: number) {
@@ -77,69 +98,100 @@ export function userGrants(deps: UserGrantDependencies) {
     return user as UserEntity & { tenant: TenantEntity };
   }
 
-  async function respond(
-    login: { client: ClientEntity; user: UserEntity & { tenant: TenantEntity }; scope: string },
-    family: { id: string; sessionId: string; authTime: number; expiresAt: Date; nonce?: string },
+  /**
+   * One transaction under the family's row lock: `redeem` uses the code or refresh token once; then
+   * the next refresh token is stored, or on a second use the family is revoked (RFC 6749 4.1.2,
+   * 10.4), so no token is stored into a family a concurrent reuse revokes. The access token's `jti`
+   * is stored before it is signed; revoked access tokens are published after the commit.
+   */
+  async function rotate(
+    rotation: Rotation,
+    refusals: Record<Exclude<Redemption, 'redeemed'> | 'revoked', string>,
   ): Promise<UserTokenResponse> {
+    const { login, family } = rotation;
     const now = Date.now();
+    const plan = deps.issuer.planAccessToken();
     const expiresAt = new Date(Math.min(now + deps.settings.refreshTokenTtlSeconds * 1000, family.expiresAt.getTime()));
-    const tokens = await deps.issuer.forUser({
-      ...login,
-      sessionId: family.sessionId,
-      authTime: family.authTime,
-      nonce: family.nonce,
+    const lock = rotation.createFamily ? family : family.id;
+    const result = await deps.refreshTokens.withinFamily<RotationOutcome>(lock, async (manager) => {
+      const redemption = await rotation.redeem(manager);
+      if (redemption === 'redeemed') {
+        const refreshToken = await deps.refreshTokens.issue(manager, {
+          familyId: family.id,
+          clientId: login.client.clientId,
+          userId: login.user.id,
+          scope: rotation.refreshScope,
+          sessionId: login.sessionId,
+          authTime: login.authTime,
+          accessTokenId: plan.jti,
+          accessExpiresAt: new Date(plan.expiresAt * 1000),
+          expiresAt,
+        });
+        return { refreshToken };
+      }
+      const revoked = redemption === 'reused' ? await deps.revocations.revokeFamilyWithin(manager, family.id) : [];
+      return { redemption, revoked };
     });
-    const refreshToken = await deps.refreshTokens.issue({
-      familyId: family.id,
-      clientId: login.client.clientId,
-      userId: login.user.id,
-      scope: login.scope,
-      sessionId: family.sessionId,
-      authTime: family.authTime,
-      accessTokenId: tokens.accessTokenId,
-      accessExpiresAt: tokens.accessExpiresAt,
-      expiresAt,
-      familyExpiresAt: family.expiresAt,
-    });
+    if (result === 'revoked') throw errors.invalidGrant(refusals.revoked);
+    if (!('refreshToken' in result)) {
+      await deps.revocations.revokeAccessTokens(result.revoked);
+      throw errors.invalidGrant(refusals[result.redemption]);
+    }
+    const tokens = await deps.issuer.forUser(login, plan);
     return {
       access_token: tokens.accessToken,
       id_token: tokens.idToken,
       expires_in: deps.issuer.tokenTtlSeconds,
       refresh_expires_in: Math.max(0, Math.floor((expiresAt.getTime() - now) / 1000)),
-      refresh_token: refreshToken,
+      refresh_token: result.refreshToken,
       token_type: 'Bearer',
       scope: login.scope,
     };
   }
 
   async function authorizationCode({ client, params }: GrantRequest): Promise<UserTokenResponse> {
-    if (!params.code) throw errors.invalidRequest("missing required parameter 'code'");
+    const { code } = params;
+    if (!code) throw errors.invalidRequest("missing required parameter 'code'");
     if (!params.redirect_uri) throw errors.invalidRequest("missing required parameter 'redirect_uri'");
-    const code = params.code.length <= 256 ? await deps.artifacts.find('AuthorizationCode', params.code) : undefined;
-    const stored = code as (StoredCode & { consumed?: number }) | undefined;
+    const stored = (code.length <= 256 ? await deps.artifacts.find('AuthorizationCode', code) : undefined) as
+      StoredCode | undefined;
+    // Every check that does not consume the code comes first, so that a request failing one of them
+    // neither burns the client's code nor, replayed, revokes its tokens.
     if (!stored || stored.clientId !== client.clientId) throw errors.invalidGrant('authorization code not found');
     if (stored.exp <= Math.floor(Date.now() / 1000)) throw errors.invalidGrant('authorization code is expired');
-    if (stored.consumed !== undefined || !(await deps.artifacts.consume('AuthorizationCode', params.code))) {
-      // RFC 6749 4.1.2: a code used twice revokes what it was exchanged for.
-      await deps.revocations.revokeFamily(stored.grantId);
-      throw errors.invalidGrant('authorization code already used; the tokens issued for it are revoked');
-    }
     if (stored.redirectUri !== params.redirect_uri) throw errors.invalidGrant('redirect_uri mismatch');
     checkPkce(params.code_verifier, stored);
-
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
+
     const scope = stored.scope
       .split(' ')
       .filter((name) => client.scopes.includes(name) || name === 'openid')
       .join(' ');
-    return respond(
-      { client, user, scope },
+    return rotate(
       {
-        id: stored.grantId,
-        sessionId: stored.sid ?? stored.sessionUid,
-        authTime: stored.authTime,
-        expiresAt: new Date((stored.authTime + deps.settings.maxSeconds) * 1000),
-        nonce: stored.nonce,
+        login: {
+          client,
+          user,
+          scope,
+          sessionId: stored.sid ?? stored.sessionUid,
+          authTime: stored.authTime,
+          nonce: stored.nonce,
+        },
+        refreshScope: scope,
+        family: {
+          id: stored.grantId,
+          clientId: client.clientId,
+          userId: user.id,
+          expiresAt: new Date((stored.authTime + deps.settings.maxSeconds) * 1000),
+        },
+        createFamily: true,
+        redeem: async (manager) =>
+          (await deps.artifacts.consume('AuthorizationCode', code, manager)) ? 'redeemed' : 'reused',
+      },
+      {
+        reused: 'authorization code already used; the tokens issued for it are revoked',
+        invalid: 'authorization code not found',
+        revoked: 'the login of this authorization code has been revoked',
       },
     );
   }
@@ -159,14 +211,10 @@ export function userGrants(deps: UserGrantDependencies) {
   }
 
   async function refreshToken({ client, params }: GrantRequest): Promise<UserTokenResponse> {
-    if (!params.refresh_token) throw errors.invalidRequest("missing required parameter 'refresh_token'");
-    const redeemed = await deps.refreshTokens.redeem(params.refresh_token, client.clientId);
-    if (redeemed.outcome === 'reused') {
-      await deps.revocations.revokeFamily(redeemed.familyId);
-      throw errors.invalidGrant('refresh token already used; every token of this login is revoked');
-    }
-    if (redeemed.outcome === 'invalid') throw errors.invalidGrant('refresh token is invalid or expired');
-    const { token } = redeemed;
+    const presented = params.refresh_token;
+    if (!presented) throw errors.invalidRequest("missing required parameter 'refresh_token'");
+    const token = await deps.refreshTokens.find(presented, client.clientId);
+    if (!token) throw errors.invalidGrant('refresh token is invalid or expired');
     const user = await eligibleUser(client, token.userId, token.authTime);
     const held = token.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid');
     let scope = held;
@@ -176,9 +224,25 @@ export function userGrants(deps: UserGrantDependencies) {
       if (refused !== undefined) throw errors.invalidScope(`the refresh token does not grant this scope: ${refused}`);
       scope = requested;
     }
-    return respond(
-      { client, user, scope: scope.join(' ') },
-      { id: token.familyId, sessionId: token.sessionId, authTime: token.authTime, expiresAt: token.familyExpiresAt },
+    return rotate(
+      {
+        login: { client, user, scope: scope.join(' '), sessionId: token.sessionId, authTime: token.authTime },
+        // RFC 6749 6: a narrowed refresh narrows the tokens it returns, not the refresh token.
+        refreshScope: held.join(' '),
+        family: {
+          id: token.familyId,
+          clientId: token.clientId,
+          userId: token.userId,
+          expiresAt: token.familyExpiresAt,
+        },
+        createFamily: false,
+        redeem: (manager) => deps.refreshTokens.redeem(manager, presented, client.clientId),
+      },
+      {
+        reused: 'refresh token already used; every token of this login is revoked',
+        invalid: 'refresh token is invalid or expired',
+        revoked: 'refresh token has been revoked',
+      },
     );
   }
 

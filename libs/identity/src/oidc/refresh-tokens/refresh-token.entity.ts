@@ -1,7 +1,8 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { TokenFamilyEntity } from './token-family.entity';
 
 /**
- * One refresh token of a family (every token descended from one authorization code). Only the
+ * One refresh token of a family (every token descended from one login). Only the
  * SHA-256 of the token is kept. A token is used once: its refresh marks it used and issues the next
  * one; presenting a used token revokes the whole family, access tokens included.
  */
@@ -15,6 +16,11 @@ export class RefreshTokenEntity {
   /** The provider's grant id of the login the family descends from. */
   @Column({ type: 'text' })
   familyId!: string;
+
+  // A token always has its family's row, so the row lock guards every token; tokens go with it.
+  @ManyToOne(() => TokenFamilyEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'family_id', foreignKeyConstraintName: 'refresh_tokens_family_id_fkey' })
+  family?: TokenFamilyEntity;
 
   @Column({ type: 'text' })
   clientId!: string;
@@ -45,10 +51,6 @@ export class RefreshTokenEntity {
 
   @Column({ type: 'timestamptz' })
   expiresAt!: Date;
-
-  /** No token of the family outlives this (the session maximum). */
-  @Column({ type: 'timestamptz' })
-  familyExpiresAt!: Date;
 
   @Column({ type: 'timestamptz', nullable: true })
   usedAt!: Date | null;

@@ -1,9 +1,22 @@
 import { modifyReturning } from '@fed/persistence';
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
-const TABLE = '"identity"."refresh_tokens"';
+const TOKENS = '"identity"."refresh_tokens"';
+const FAMILIES = '"identity"."token_families"';
+// Kept a day past their expiry: a used token presented late is still detected as reused.
+const KEPT_AFTER_EXPIRY = "interval '1 day'";
+
+/** Every refresh token descended from one login; its row is locked by whatever redeems, stores or revokes them. */
+export interface TokenFamily {
+  /** The provider's grant id of the login. */
+  id: string;
+  clientId: string;
+  userId: string;
+  /** No token of the family outlives this (the session maximum). */
+  expiresAt: Date;
+}
 
 export interface RefreshTokenRecord {
   familyId: string;
@@ -13,17 +26,24 @@ export interface RefreshTokenRecord {
   sessionId: string;
   /** Unix seconds. */
   authTime: number;
+  /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
   accessTokenId: string;
   accessExpiresAt: Date;
   expiresAt: Date;
+}
+
+/** A stored token, whatever its state, with its family's expiry. */
+export interface StoredRefreshToken extends RefreshTokenRecord {
   familyExpiresAt: Date;
 }
 
-export type RedeemResult =
-  | { outcome: 'redeemed'; token: RefreshTokenRecord }
-  /** The token was already used: whoever holds it now may have stolen it. */
-  | { outcome: 'reused'; familyId: string }
-  | { outcome: 'invalid' };
+/** `reused`: the token was already used, so whoever holds it now may have stolen it. */
+export type Redemption = 'redeemed' | 'reused' | 'invalid';
+
+export interface IssuedAccessToken {
+  jti: string;
+  expiresAt: Date;
+}
 
 interface Row {
   family_id: string;
@@ -42,18 +62,87 @@ export function hashRefreshToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-/** Refresh tokens, stored as SHA-256 digests, in families that are revoked together. */
+/**
+ * Refresh tokens, stored as SHA-256 digests, in families that are revoked together. Redeeming a
+ * token, storing the next one and revoking the family each happen in a transaction holding the
+ * family's row lock (`withinFamily`), so a token is never stored into a family being revoked.
+ */
 @Injectable()
 export class RefreshTokenRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Stores a new token of the family and returns its value (256 random bits). */
-  async issue(record: RefreshTokenRecord): Promise<string> {
+  /** The unrevoked token of `clientId`, used or not, expired or not; read without a lock. */
+  async find(token: string, clientId: string): Promise<StoredRefreshToken | undefined> {
+    if (token.length > 512) return undefined;
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT "token".*, "family"."expires_at" AS "family_expires_at"
+         FROM ${TOKENS} AS "token" JOIN ${FAMILIES} AS "family" ON "family"."id" = "token"."family_id"
+        WHERE "token"."token_hash" = $1 AND "token"."client_id" = $2 AND "token"."revoked_at" IS NULL`,
+      [hashRefreshToken(token), clientId],
+    );
+    return rows[0] && toStored(rows[0]);
+  }
+
+  /** The family of a token of `clientId`, whatever its state; for revocation. */
+  async familyOf(token: string, clientId: string): Promise<string | undefined> {
+    if (token.length > 512) return undefined;
+    const rows: { family_id: string }[] = await this.dataSource.query(
+      `SELECT "family_id" FROM ${TOKENS} WHERE "token_hash" = $1 AND "client_id" = $2`,
+      [hashRefreshToken(token), clientId],
+    );
+    return rows[0]?.family_id;
+  }
+
+  /**
+   * Runs `work` in one transaction holding the family's row lock; `revoked`, and `work` not run, when
+   * it is revoked (or swept). Given a whole family (a code exchange), creates its row first unless it
+   * exists; given an id (a refresh), relies on the row its token references. `work` must run every
+   * query on the manager it is given: the embedded PostgreSQL serves no other connection meanwhile.
+   */
+  withinFamily<T>(family: TokenFamily | string, work: (manager: EntityManager) => Promise<T>): Promise<T | 'revoked'> {
+    return this.dataSource.transaction(async (manager) => {
+      if (typeof family !== 'string') {
+        await manager.query(
+          `INSERT INTO ${FAMILIES} ("id", "client_id", "user_id", "created_at", "expires_at")
+           VALUES ($1, $2, $3, now(), $4) ON CONFLICT ("id") DO NOTHING`,
+          [family.id, family.clientId, family.userId, family.expiresAt],
+        );
+      }
+      const [row]: { revoked: boolean }[] = await manager.query(
+        `SELECT "revoked_at" IS NOT NULL AS "revoked" FROM ${FAMILIES} WHERE "id" = $1 FOR UPDATE`,
+        [typeof family === 'string' ? family : family.id],
+      );
+      return row && !row.revoked ? work(manager) : 'revoked';
+    });
+  }
+
+  /**
+   * Uses the token once (in `withinFamily`): of two refreshes with the same token one redeems it and
+   * the other finds it reused. A token of another client is invalid, never reused (it proves nothing).
+   */
+  async redeem(manager: EntityManager, token: string, clientId: string): Promise<Redemption> {
+    // The outer SELECT sees the row as it was before the UPDATE: used already, or not.
+    const rows: { redeemed: boolean; used: boolean }[] = await manager.query(
+      `WITH "redeemed" AS (
+         UPDATE ${TOKENS} SET "used_at" = now()
+          WHERE "token_hash" = $1 AND "client_id" = $2 AND "used_at" IS NULL AND "revoked_at" IS NULL
+            AND "expires_at" > now()
+          RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM "redeemed") AS "redeemed", "used_at" IS NOT NULL AS "used"
+         FROM ${TOKENS} WHERE "token_hash" = $1 AND "client_id" = $2 AND "revoked_at" IS NULL`,
+      [hashRefreshToken(token), clientId],
+    );
+    if (rows[0]?.redeemed) return 'redeemed';
+    return rows[0]?.used ? 'reused' : 'invalid';
+  }
+
+  /** Stores a new token of the family (in `withinFamily`) and returns its value (256 random bits). */
+  async issue(manager: EntityManager, record: RefreshTokenRecord): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.dataSource.query(
-      `INSERT INTO ${TABLE} ("token_hash", "family_id", "client_id", "user_id", "scope", "session_id", "auth_time",
-         "access_token_id", "access_expires_at", "issued_at", "expires_at", "family_expires_at")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10, $11)`,
+    await manager.query(
+      `INSERT INTO ${TOKENS} ("token_hash", "family_id", "client_id", "user_id", "scope", "session_id", "auth_time",
+         "access_token_id", "access_expires_at", "issued_at", "expires_at")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10)`,
       [
         hashRefreshToken(token),
         record.familyId,
@@ -65,71 +154,44 @@ export class RefreshTokenRepository {
         record.accessTokenId,
         record.accessExpiresAt,
         record.expiresAt,
-        record.familyExpiresAt,
       ],
     );
     return token;
   }
 
   /**
-   * Uses the token once, atomically: of two concurrent refreshes with the same token one wins and
-   * the other sees it used. A token of another client is invalid, never reused (it proves nothing).
+   * Marks the family revoked (taking its row lock, if the caller holds none yet) and revokes every
+   * token of it; returns the access tokens issued with them.
    */
-  async redeem(token: string, clientId: string): Promise<RedeemResult> {
-    if (token.length > 512) return { outcome: 'invalid' };
-    const hash = hashRefreshToken(token);
-    const redeemed = await modifyReturning<Row>(
-      this.dataSource,
-      `UPDATE ${TABLE} SET "used_at" = now()
-        WHERE "token_hash" = $1 AND "client_id" = $2 AND "used_at" IS NULL AND "revoked_at" IS NULL
-          AND "expires_at" > now()
-        RETURNING *`,
-      [hash, clientId],
-    );
-    if (redeemed[0]) return { outcome: 'redeemed', token: toRecord(redeemed[0]) };
-    const used: { family_id: string }[] = await this.dataSource.query(
-      `SELECT "family_id" FROM ${TABLE}
-        WHERE "token_hash" = $1 AND "client_id" = $2 AND "used_at" IS NOT NULL AND "revoked_at" IS NULL`,
-      [hash, clientId],
-    );
-    return used[0] ? { outcome: 'reused', familyId: used[0].family_id } : { outcome: 'invalid' };
-  }
-
-  /** The family of a token of `clientId`, whatever its state; for revocation. */
-  async familyOf(token: string, clientId: string): Promise<string | undefined> {
-    if (token.length > 512) return undefined;
-    const rows: { family_id: string }[] = await this.dataSource.query(
-      `SELECT "family_id" FROM ${TABLE} WHERE "token_hash" = $1 AND "client_id" = $2`,
-      [hashRefreshToken(token), clientId],
-    );
-    return rows[0]?.family_id;
-  }
-
-  /** Revokes every token of the family; returns the access tokens issued with them that are still unexpired. */
-  async revokeFamily(familyId: string): Promise<{ jti: string; expiresAt: Date }[]> {
+  async revokeFamily(manager: EntityManager, familyId: string): Promise<IssuedAccessToken[]> {
+    await manager.query(`UPDATE ${FAMILIES} SET "revoked_at" = coalesce("revoked_at", now()) WHERE "id" = $1`, [
+      familyId,
+    ]);
     const rows = await modifyReturning<{ access_token_id: string; access_expires_at: Date }>(
-      this.dataSource,
-      `UPDATE ${TABLE} SET "revoked_at" = now() WHERE "family_id" = $1 AND "revoked_at" IS NULL
+      manager,
+      `UPDATE ${TOKENS} SET "revoked_at" = now() WHERE "family_id" = $1 AND "revoked_at" IS NULL
        RETURNING "access_token_id", "access_expires_at"`,
       [familyId],
     );
-    const now = Date.now();
-    return rows
-      .filter((row) => row.access_expires_at.getTime() > now)
-      .map((row) => ({ jti: row.access_token_id, expiresAt: row.access_expires_at }));
+    return rows.map((row) => ({ jti: row.access_token_id, expiresAt: row.access_expires_at }));
   }
 
-  /** Deletes tokens past their expiry; returns how many. */
-  async sweep(): Promise<number> {
-    const rows = await modifyReturning<unknown>(
+  /** Deletes tokens and families past their expiry (a family's tokens go with it); returns how many. */
+  async sweep(): Promise<{ refreshTokens: number; tokenFamilies: number }> {
+    // One after the other: both statements delete tokens, and concurrently they could deadlock.
+    const refreshTokens = await modifyReturning<unknown>(
       this.dataSource,
-      `DELETE FROM ${TABLE} WHERE "expires_at" <= now() - interval '1 day' RETURNING 1`,
+      `DELETE FROM ${TOKENS} WHERE "expires_at" <= now() - ${KEPT_AFTER_EXPIRY} RETURNING 1`,
     );
-    return rows.length;
+    const tokenFamilies = await modifyReturning<unknown>(
+      this.dataSource,
+      `DELETE FROM ${FAMILIES} WHERE "expires_at" <= now() - ${KEPT_AFTER_EXPIRY} RETURNING 1`,
+    );
+    return { refreshTokens: refreshTokens.length, tokenFamilies: tokenFamilies.length };
   }
 }
 
-function toRecord(row: Row): RefreshTokenRecord {
+function toStored(row: Row): StoredRefreshToken {
   return {
     familyId: row.family_id,
     clientId: row.client_id,

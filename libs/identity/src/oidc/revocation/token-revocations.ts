@@ -1,11 +1,20 @@
 import { modifyReturning } from '@fed/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import { SIGNALS, type Signals } from '@fed/bus';
-import { DataSource } from 'typeorm';
+import { MAX_CLOCK_SKEW_SECONDS } from '@fed/config';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ArtifactStore } from '../artifacts/artifact-store';
-import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
+import { type IssuedAccessToken, RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
 
 const TABLE = '"identity"."revoked_access_tokens"';
+
+/**
+ * Unix seconds until which a revocation is kept: services accept a token until its `exp` plus their
+ * clock skew, which may be configured up to the maximum.
+ */
+function revokedUntil(expiresAt: Date): number {
+  return Math.floor(expiresAt.getTime() / 1000) + MAX_CLOCK_SKEW_SECONDS;
+}
 
 /**
  * Revocation of access tokens and refresh-token families. The state of record is PostgreSQL; every
@@ -22,14 +31,14 @@ export class TokenRevocations {
   ) {}
 
   async revokeAccessToken(jti: string, expiresAt: Date): Promise<void> {
-    if (expiresAt.getTime() <= Date.now()) return;
+    const until = revokedUntil(expiresAt);
+    if (until * 1000 <= Date.now()) return;
     await this.dataSource.query(
       `INSERT INTO ${TABLE} ("jti", "expires_at", "revoked_at") VALUES ($1, $2, now()) ON CONFLICT ("jti") DO NOTHING`,
       [jti, expiresAt],
     );
     const exp = Math.floor(expiresAt.getTime() / 1000);
-    // Retained until the token has expired (plus a minute of clock skew) for services that start later.
-    await this.signals.publishRetained('auth.token-revoked', { version: 1, jti, expiresAt: exp }, exp + 60);
+    await this.signals.publishRetained('auth.token-revoked', { version: 1, jti, expiresAt: exp }, until);
   }
 
   async isAccessTokenRevoked(jti: string): Promise<boolean> {
@@ -39,16 +48,30 @@ export class TokenRevocations {
 
   /** Every refresh token of the family, the access tokens issued with them, and the provider's grant. */
   async revokeFamily(familyId: string): Promise<void> {
-    const accessTokens = await this.refreshTokens.revokeFamily(familyId);
-    await this.artifacts.revokeByGrantId(familyId);
+    const accessTokens = await this.dataSource.transaction((manager) => this.revokeFamilyWithin(manager, familyId));
+    await this.revokeAccessTokens(accessTokens);
+  }
+
+  /**
+   * The part of `revokeFamily` that belongs in the caller's transaction (which holds or takes the
+   * family's row lock); the caller revokes the returned access tokens once it has committed.
+   */
+  async revokeFamilyWithin(manager: EntityManager, familyId: string): Promise<IssuedAccessToken[]> {
+    const accessTokens = await this.refreshTokens.revokeFamily(manager, familyId);
+    await this.artifacts.revokeByGrantId(familyId, manager);
+    return accessTokens;
+  }
+
+  async revokeAccessTokens(accessTokens: readonly IssuedAccessToken[]): Promise<void> {
     for (const { jti, expiresAt } of accessTokens) await this.revokeAccessToken(jti, expiresAt);
   }
 
-  /** Deletes entries of tokens that have expired anyway. */
+  /** Deletes entries of tokens that no service accepts any more. */
   async sweep(): Promise<number> {
     const rows = await modifyReturning<unknown>(
       this.dataSource,
-      `DELETE FROM ${TABLE} WHERE "expires_at" <= now() RETURNING 1`,
+      `DELETE FROM ${TABLE} WHERE "expires_at" <= now() - make_interval(secs => $1) RETURNING 1`,
+      [MAX_CLOCK_SKEW_SECONDS],
     );
     return rows.length;
   }
