@@ -35,7 +35,8 @@ describe('auth-service JWKS (spec: GET /federation/auth/v1/jwks)', () => {
   it('signs tokens that every service guard accepts, verifying them through this JWKS', async () => {
     const { kid, privateKey } = await service.nest.get(SigningKeysService).activeSigningKey();
     const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ typ: 'Bearer', azp: 'client-1', scope: 'openid chat:exec', jti: randomUUID() })
+    const claims = { typ: 'Bearer', aud: 'broker', azp: 'client-1', scope: 'openid chat:exec', jti: randomUUID() };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid })
       .setIssuer(service.config.auth.issuer)
       .setSubject(randomUUID())

@@ -29,9 +29,9 @@ export function checkAccessTokenClaims(
   if (nowSeconds - iat > rules.maxTokenAgeSeconds + skew) throw invalidToken('the token is too old');
   if (!nonEmptyString(payload.sub)) throw invalidToken('the token has no subject');
   if (!nonEmptyString(payload.jti)) throw invalidToken('the token has no id');
-  // Only access tokens are `Bearer`; ID tokens (`ID`) and refresh tokens (`Refresh`) are not.
-  if (payload.typ !== undefined && payload.typ !== 'Bearer') throw invalidToken('the token is not an access token');
-  if (!audienceAccepted(payload.aud)) throw invalidToken('the token is meant for another audience');
+  // Only access tokens are `Bearer`; ID tokens (`ID`), refresh tokens and tokens without a type are not.
+  if (payload.typ !== 'Bearer') throw invalidToken('the token is not an access token');
+  if (!audienceAccepted(payload)) throw invalidToken('the token is meant for another audience');
   for (const name of ['azp', 'scope', 'preferred_username', 'sid'] as const) {
     if (payload[name] !== undefined && typeof payload[name] !== 'string') throw malformed(name);
   }
@@ -58,10 +58,25 @@ function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-function audienceAccepted(aud: unknown): boolean {
-  if (aud === undefined) return true;
+/**
+ * As the spec's flows give it: Authorization Code tokens carry `aud: broker`; Client Credentials tokens
+ * (a service account with the `M2M` role) carry no audience at all.
+ */
+function audienceAccepted(payload: Record<string, unknown>): boolean {
+  const { aud } = payload;
+  if (aud === undefined) return isClientCredentialsToken(payload);
   if (typeof aud === 'string') return aud === ACCESS_TOKEN_AUDIENCE;
   return Array.isArray(aud) && aud.includes(ACCESS_TOKEN_AUDIENCE);
+}
+
+function isClientCredentialsToken(payload: Record<string, unknown>): boolean {
+  const roles = (payload.realm_access as { roles?: unknown } | undefined)?.roles;
+  return (
+    typeof payload.preferred_username === 'string' &&
+    payload.preferred_username.startsWith('service-account-') &&
+    Array.isArray(roles) &&
+    roles.includes('M2M')
+  );
 }
 
 function rolesClaimValid(realmAccess: unknown): boolean {

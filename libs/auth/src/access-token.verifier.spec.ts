@@ -197,6 +197,28 @@ describe('AccessTokenVerifier', () => {
       );
     });
 
+    it('a token without typ', async () => {
+      const token = await issuer.mint({}, { omit: ['typ'] });
+      await expect(verifierWith().verify(token)).rejects.toMatchObject(refusedWith('the token is not an access token'));
+    });
+
+    it('an Authorization Code token without aud (only Client Credentials tokens have none)', async () => {
+      const token = await issuer.mint({}, { omit: ['aud'] });
+      await expect(verifierWith().verify(token)).rejects.toMatchObject(
+        refusedWith('the token is meant for another audience'),
+      );
+    });
+
+    it('a token without aud that names a service account but lacks the M2M role', async () => {
+      const token = await issuer.mint(
+        { preferred_username: 'service-account-ci@clients.federation.invalid' },
+        { omit: ['aud', 'sid', 'auth_time'] },
+      );
+      await expect(verifierWith().verify(token)).rejects.toMatchObject(
+        refusedWith('the token is meant for another audience'),
+      );
+    });
+
     it.each([
       ['sub', 'the token has no subject'],
       ['exp', 'the token has no "exp" claim'],

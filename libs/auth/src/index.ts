@@ -1,4 +1,4 @@
-export { ACCESS_TOKEN_AUDIENCE } from './access-token.claims';
+export { ACCESS_TOKEN_AUDIENCE, type ClaimRules, checkAccessTokenClaims } from './access-token.claims';
 export { AccessTokenGuard } from './access-token.guard';
 export type { AccessTokenClaims, AccessTokenPrincipal, TenantClaim } from './access-token.principal';
 export { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token.verifier';

@@ -1,4 +1,6 @@
 import { scopes as supportedScopes } from '@fed/contracts';
+import { generateKeyPair, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import type Provider from 'oidc-provider';
 import { type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import { type ClientEntity } from '../clients/client.entity';
@@ -13,6 +15,7 @@ import { errorPage } from './interactions/pages';
 export const OIDC_BASE_PATH = '/federation/auth/v1';
 export const INTERACTION_PATH = `${OIDC_BASE_PATH}/interaction`;
 
+const generateRsaKeyPair = promisify(generateKeyPair);
 const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 const INTERACTION_TTL_SECONDS = 900;
 
@@ -21,8 +24,8 @@ export interface OidcProviderSettings {
   session: SessionSettings;
   /** Signs the provider's cookies (session, interaction). */
   cookieKey: Buffer;
-  /** The provider's own JWKS (it signs nothing we hand out, but insists on a key). */
-  signingJwk: Record<string, unknown>;
+  /** Proxies in front whose `X-Forwarded-*` headers are trusted (`TRUST_PROXY_HOPS`); 0: none. */
+  trustProxyHops: number;
   /** Errors the provider answers as `server_error` (it hides them from the client). */
   onServerError: (error: unknown, route: string | undefined) => void;
 }
@@ -130,6 +133,16 @@ function serverErrorRedirect(
   return target.href;
 }
 
+/**
+ * The provider insists on a signing key though it signs nothing we hand out (every token is ours). It
+ * gets a throwaway key of its own, held in memory only and never in the JWKS, so that anything it might
+ * sign is refused by every verifier.
+ */
+async function unpublishedSigningJwk(): Promise<Record<string, unknown>> {
+  const { privateKey } = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid: `unpublished-${randomUUID()}`, alg: 'RS256', use: 'sig' };
+}
+
 /** Loaded when a server mounts the provider, not by every importer of this lib (platformctl). */
 export async function createOidcProvider(
   deps: OidcProviderDependencies,
@@ -137,8 +150,10 @@ export async function createOidcProvider(
 ): Promise<Provider> {
   const { default: Provider } = await import('oidc-provider');
   const { clients, users, consents, artifacts } = deps;
+  const httpsIssuer = new URL(settings.issuer).protocol === 'https:';
+  const cookieFlags = { httpOnly: true, sameSite: 'lax', secure: httpsIssuer } as const;
   const provider = new Provider(settings.issuer, {
-    jwks: { keys: [settings.signingJwk] },
+    jwks: { keys: [await unpublishedSigningJwk()] },
     adapter: adapterFor(deps.clientCache, artifacts),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
@@ -147,8 +162,8 @@ export async function createOidcProvider(
     allowOmittingSingleRegisteredRedirectUri: false,
     cookies: {
       keys: [settings.cookieKey.toString('base64url')],
-      long: { httpOnly: true, sameSite: 'lax' },
-      short: { httpOnly: true, sameSite: 'lax' },
+      long: cookieFlags,
+      short: cookieFlags,
     },
     ttl: {
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
@@ -196,7 +211,14 @@ export async function createOidcProvider(
     },
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
-  provider.proxy = settings.issuer.startsWith('https:');
+  // Forwarded headers count only from the proxies we were told of, and only that many entries of them.
+  provider.proxy = settings.trustProxyHops > 0;
+  provider.maxIpsCount = settings.trustProxyHops;
+  if (httpsIssuer) {
+    // The browser reaches us over https (the issuer says so) even where TLS ends at a proxy whose headers
+    // are not trusted: the request counts as secure, so the Secure cookies above can be set.
+    Object.defineProperty(provider.request, 'protocol', { get: () => 'https' });
+  }
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) =>
     settings.onServerError(error, ctx.oidc?.route),
   );

@@ -162,7 +162,8 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
         logger: Logger,
       ) => {
         await keys.ensureSigningKey();
-        const active = await keys.activeSigningKey();
+        // A KEY_ENCRYPTION_KEY that cannot open the stored key fails the start, not the first token.
+        await keys.activeSigningKey();
         return createOidcProvider(
           { clients, clientCache, users, consents, artifacts },
           {
@@ -172,7 +173,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
               maxSeconds: config.sessions.maxSeconds,
             },
             cookieKey: encryption.derive('oidc-cookies'),
-            signingJwk: { ...active.privateKey.export({ format: 'jwk' }), kid: active.kid, alg: 'RS256', use: 'sig' },
+            trustProxyHops: config.http.trustProxyHops,
             onServerError: (error, route) => logger.error({ err: error, route }, 'OpenID provider error'),
           },
         );

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { Public, bearerTokenFrom } from '@fed/auth';
+import { DEFAULT_MAX_TOKEN_AGE_SECONDS, Public, bearerTokenFrom, checkAccessTokenClaims } from '@fed/auth';
+import { ApiError } from '@fed/contracts';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
@@ -70,12 +71,15 @@ export class UserinfoController {
       return refuse('the Authorization header must be "Bearer <token>"');
     }
     try {
-      const claims = await this.verifier.verify(token, this.config.auth.issuer, {
-        clockSkewSeconds: this.config.auth.clockSkewSeconds,
-      });
-      if (claims.typ !== 'Bearer' || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') {
-        return refuse('the token is not an access token');
-      }
+      const { issuer, clockSkewSeconds } = this.config.auth;
+      const payload = await this.verifier.verify(token, issuer, { clockSkewSeconds });
+      // The same claim rules as every other service's verifier: an ID token, or a token without the
+      // audience its flow gives, is refused here too.
+      const claims = checkAccessTokenClaims(
+        payload,
+        { issuer, clockSkewSeconds, maxTokenAgeSeconds: DEFAULT_MAX_TOKEN_AGE_SECONDS },
+        Date.now() / 1000,
+      );
       if (await this.revocations.isAccessTokenRevoked(claims.jti)) return refuse('the token has been revoked');
       const scopes = new Set(typeof claims.scope === 'string' ? claims.scope.split(' ') : []);
       const user = /^[0-9a-f-]{36}$/i.test(claims.sub) ? await this.users.find(claims.sub) : null;
@@ -86,7 +90,7 @@ export class UserinfoController {
         return refuse('the user no longer exists');
       }
       const validAfter = user.sessionsValidAfter ? Math.floor(user.sessionsValidAfter.getTime() / 1000) : 0;
-      if (user.status !== 'approved' || (claims.iat ?? 0) < validAfter || !user.tenant) {
+      if (user.status !== 'approved' || claims.iat < validAfter || !user.tenant) {
         return refuse('the token is no longer valid');
       }
       res
@@ -94,7 +98,9 @@ export class UserinfoController {
         .set('Cache-Control', 'no-store')
         .json(userInfoOf(user as UserEntity & { tenant: TenantEntity }, scopes));
     } catch (error) {
-      if (error instanceof TokenRejected) return refuse(error.message);
+      if (error instanceof TokenRejected || (error instanceof ApiError && error.code === 'invalid_token')) {
+        return refuse(error.message);
+      }
       if (isUnreachable(error)) {
         this.logger.error({ err: error }, 'userinfo: storage unreachable');
         return sendOAuthError(res, 502, 'bad_gateway', 'user information could not be fetched');
