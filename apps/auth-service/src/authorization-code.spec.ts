@@ -315,6 +315,8 @@ describe('authorization code flow with openid-client as the relying party (spec 
       scope: 'openid chat:exec',
       state: 's',
       nonce: 'n',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const page = await browser.visit(url.href);
     expect(page.html).toContain('name="decision"');
@@ -341,7 +343,13 @@ describe('authorization code flow with openid-client as the relying party (spec 
   it('a denied consent redirects with access_denied and the state', async () => {
     const config = await relyingParty('web');
     const browser = new TestBrowser(service.url);
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'openid', state: 'st-1' });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      state: 'st-1',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
     let page = await browser.visit(url.href);
     page = await browser.submit(page, { login: 'alice2@example.com', password: 'x' });
     expect(page.status).toBe(401);

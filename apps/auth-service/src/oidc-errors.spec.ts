@@ -9,6 +9,9 @@ import { TestBrowser } from './testing/browser';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
+// Every client must use PKCE unless opted out: the requests below carry this pair unless a test says otherwise.
+const VERIFIER = randomBytes(32).toString('base64url');
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 /** Each row of the spec's error tables and the discovery table (document 1), over plain HTTP. */
 describe('OpenID provider: discovery and the error tables (spec document 1)', () => {
@@ -32,7 +35,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       enabled: true,
       createdAt: new Date(),
     });
-    for (const clientId of ['web', 'off', 'm2m-web']) {
+    for (const clientId of ['web', 'off', 'm2m-web', 'legacy']) {
       const issued = await clients.create({
         clientId,
         name: `${clientId} <app>`,
@@ -40,6 +43,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
         scopes: ['openid', 'profile', 'chat:exec'],
         redirectUris: [REDIRECT_URI],
         consentRequired: false,
+        requirePkce: clientId !== 'legacy',
       });
       secrets[clientId] = issued.clientSecret;
     }
@@ -69,8 +73,18 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     await database?.drop();
   });
 
-  const authorizeUrl = (params: Record<string, string>) => `${base}/authorize?${new URLSearchParams(params)}`;
-  const valid = { client_id: 'web', redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'openid', state: 'xyz' };
+  /** An empty value leaves the parameter out. */
+  const authorizeUrl = (params: Record<string, string>) =>
+    `${base}/authorize?${new URLSearchParams(Object.entries(params).filter(([, value]) => value !== ''))}`;
+  const valid = {
+    client_id: 'web',
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'xyz',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+  };
 
   /** The redirect of an authorization request answered without a login page. */
   async function redirected(params: Record<string, string>) {
@@ -95,6 +109,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       body: new URLSearchParams(form),
     });
   const errorOf = async (res: Response) => ({ status: res.status, ...((await res.json()) as object) });
+  /** `extra` may replace any field; an empty value leaves it out (`code_verifier: ''`: none sent). */
   const exchange = (value: string, extra: Record<string, string> = {}) =>
     token({
       grant_type: 'authorization_code',
@@ -102,6 +117,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       redirect_uri: REDIRECT_URI,
       client_id: 'web',
       client_secret: secrets.web,
+      code_verifier: VERIFIER,
       ...extra,
     });
 
@@ -141,6 +157,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     it.each([
       ['invalid_request', 'a missing response_type', { response_type: '' }],
       ['invalid_request', 'PKCE plain', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }],
+      ['invalid_request', 'PKCE missing (required by default)', { code_challenge: '', code_challenge_method: '' }],
       ['invalid_request', 'response_mode other than query', { response_mode: 'form_post' }],
       ['unsupported_response_type', 'response_type other than code', { response_type: 'id_token' }],
       ['invalid_scope', 'a missing scope', { scope: '' }],
@@ -282,7 +299,10 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
       const missing = await code('carol', pkce);
-      expect(await errorOf(await exchange(missing))).toMatchObject({ status: 400, error: 'invalid_grant' });
+      expect(await errorOf(await exchange(missing, { code_verifier: '' }))).toMatchObject({
+        status: 400,
+        error: 'invalid_grant',
+      });
       const wrong = await code('carol', pkce);
       expect(
         await errorOf(await exchange(wrong, { code_verifier: randomBytes(32).toString('base64url') })),
@@ -292,6 +312,12 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       });
       const right = await code('carol', pkce);
       expect((await exchange(right, { code_verifier: verifier })).status).toBe(200);
+    });
+
+    it('lets a client opted out of PKCE (a legacy confidential client) exchange a code without it', async () => {
+      const value = await code('carol', { client_id: 'legacy', code_challenge: '', code_challenge_method: '' });
+      const answer = await exchange(value, { client_id: 'legacy', client_secret: secrets.legacy, code_verifier: '' });
+      expect(answer.status).toBe(200);
     });
 
     it('401 invalid_client for a wrong secret, whatever the grant', async () => {

@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import { loadConfig, testServiceUrls } from '@fed/config';
-import { createLogger } from '@fed/observability';
+import { testServiceUrls } from '@fed/config';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { type RunningService, createServiceApp } from '@fed/server';
-import { deleteRedisKeys, freePort } from '@fed/testing';
+import { type RunningService } from '@fed/server';
+import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, bootOtherService, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
 
 /**
@@ -31,22 +30,8 @@ describe('revocation reaches another service within a second (Redis signals)', (
     other = await startService('chat-service');
   });
 
-  async function startService(app: 'chat-service' | 'admin-service'): Promise<RunningService> {
-    const config = loadConfig(app, {
-      DATABASE_URL: database.url,
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: redis.keyPrefix,
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      AUTH_URL: auth.config.auth.authUrl,
-    });
-    return createServiceApp({
-      app,
-      features: [ScopeProbeModule],
-      config,
-      logger: createLogger({ service: app, level: 'silent' }),
-    });
-  }
+  const startService = (app: 'chat-service' | 'admin-service') =>
+    bootOtherService(app, { auth, databaseUrl: database.url, redis, features: [ScopeProbeModule] });
 
   afterAll(async () => {
     await other?.shutdown('test');

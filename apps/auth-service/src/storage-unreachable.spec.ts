@@ -94,6 +94,8 @@ describe('auth-service with its database unreachable', () => {
       response_type: 'code',
       scope: 'openid',
       state: 'st-9',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
     })}`;
     // The client is known (read within the last second); the session store is not reachable.
     expect((await fetch(authorize, { redirect: 'manual' })).status).toBe(303);

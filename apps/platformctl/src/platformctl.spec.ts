@@ -159,10 +159,18 @@ describe('platformctl', () => {
       expect(output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
       const listed = await run(['clients', 'list'], env());
       expect(listed.output).toContain(
-        'crm  Unpublished  tenant=default  consent=on  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
+        'crm  Unpublished  tenant=default  consent=on  pkce=required  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
       );
       const secret = /^client_secret: (\S+)$/m.exec(output)?.[1] as string;
       expect(listed.output).not.toContain(secret);
+    });
+
+    it('records the PKCE opt-out of a legacy confidential client', async () => {
+      const legacy = ['--client-id', 'legacy', '--name', 'Legacy', '--grant', 'authorization_code'];
+      const uri = ['--redirect-uri', 'https://legacy.example.com/cb', '--pkce-optional'];
+      expect((await run(['clients', 'create', ...legacy, ...uri], env())).code).toBe(0);
+      const listed = await run(['clients', 'list'], env());
+      expect(listed.output).toMatch(/^legacy {2}Published .* pkce=optional /m);
     });
 
     it('refuses an invalid registration with the reason and exit 1', async () => {
@@ -251,7 +259,8 @@ describe('platformctl', () => {
         'role of ops@example.com: admin',
       );
       const lowered = await run(['users', 'set-role', 'ops@example.com', 'user'], env());
-      expect(lowered.output).toContain('(existing sessions ended)');
+      // Without REDIS_URL no running service can be told: the command says what that means.
+      expect(lowered.output).toContain('(existing sessions ended; no REDIS_URL: running services accept');
       const unknown = await run(['users', 'set-role', 'nobody@example.com', 'admin'], env());
       expect(unknown.code).toBe(1);
       expect(unknown.output).toContain('refused (user_not_found)');

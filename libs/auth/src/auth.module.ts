@@ -86,14 +86,15 @@ export class AuthModule implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly revocations: RevocationList,
+    private readonly keys: JwksKeySet,
     @Inject(SIGNALS) private readonly signals: Signals,
   ) {}
 
-  onModuleInit(): Promise<void> {
-    return this.revocations.attach(this.signals);
+  async onModuleInit(): Promise<void> {
+    await Promise.all([this.revocations.attach(this.signals), this.keys.attach(this.signals)]);
   }
 
-  onModuleDestroy(): Promise<void> {
-    return this.revocations.detach();
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([this.revocations.detach(), this.keys.detach()]);
   }
 }

@@ -1,3 +1,4 @@
+import { MemorySignals } from '@fed/bus';
 import { generateKeyPairSync } from 'node:crypto';
 import { JwksKeySet } from './jwks-key-set';
 import { JwksServer } from './testing/jwks-server';
@@ -69,6 +70,33 @@ describe('JwksKeySet', () => {
     await expect(keys.keyFor('unknown')).rejects.toMatchObject(refusal('the signing keys are unavailable'));
     await expect(keys.keyFor('kept')).resolves.toBeDefined();
     expect(keys.version).toBe(0);
+  });
+
+  it('refuses a revoked key at once, and never takes it back from a JWKS copy that still lists it', async () => {
+    served = { keys: [rsaJwk('compromised'), rsaJwk('kept')] };
+    const keys = new JwksKeySet({ url: jwks.url });
+    await keys.keyFor('compromised');
+    const signals = new MemorySignals();
+    try {
+      await keys.attach(signals);
+      await signals.publishRetained('auth.signing-key-revoked', { version: 1, kid: 'compromised' }, 4102444800);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(keys.version).toBe(1);
+      await expect(keys.keyFor('compromised')).rejects.toMatchObject(refusal('the token was signed by a revoked key'));
+      // The replacement is fetched at once, despite the refetch cooldown, and the stale listing is ignored.
+      served = { keys: [rsaJwk('compromised'), rsaJwk('kept'), rsaJwk('replacement')] };
+      await expect(keys.keyFor('replacement')).resolves.toBeDefined();
+      await expect(keys.keyFor('compromised')).rejects.toMatchObject(refusal('the token was signed by a revoked key'));
+      // An instance that starts later reads the retained revocation.
+      const late = new JwksKeySet({ url: jwks.url, refetchCooldownMs: 0 });
+      await late.attach(signals);
+      await expect(late.keyFor('kept')).resolves.toBeDefined();
+      await expect(late.keyFor('compromised')).rejects.toMatchObject(refusal('the token was signed by a revoked key'));
+      await late.detach();
+    } finally {
+      await keys.detach();
+      await signals.close();
+    }
   });
 
   it('refreshes a set older than its maximum age in the background and notices withdrawn keys', async () => {

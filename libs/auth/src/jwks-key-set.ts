@@ -1,3 +1,5 @@
+import { type SigningKeyRevokedV1 } from '@fed/contracts';
+import { type Signals, type Subscription } from '@fed/bus';
 import { type JsonWebKey, type KeyObject, createPublicKey } from 'node:crypto';
 import { invalidToken } from './auth.errors';
 
@@ -25,6 +27,9 @@ export class JwksKeySet {
   private attemptedAt = -Infinity;
   private pending: Promise<void> | undefined;
   private removals = 0;
+  /** Keys revoked in an emergency: never used again, even if a stale copy of the JWKS still lists them. */
+  private readonly withdrawn = new Set<string>();
+  private subscription: Subscription | undefined;
   private readonly cooldownMs: number;
   private readonly maxAgeMs: number;
   private readonly timeoutMs: number;
@@ -41,6 +46,7 @@ export class JwksKeySet {
   }
 
   async keyFor(kid: string): Promise<KeyObject> {
+    if (this.withdrawn.has(kid)) throw invalidToken('the token was signed by a revoked key');
     const now = Date.now();
     const known = this.keys.get(kid);
     if (known) {
@@ -56,6 +62,35 @@ export class JwksKeySet {
     const key = this.keys.get(kid);
     if (!key) throw this.noKeyFor();
     return key;
+  }
+
+  /** A compromised key: its tokens are refused from now on, cached results included. */
+  withdraw(kid: string): void {
+    this.withdrawn.add(kid);
+    if (this.keys.delete(kid)) this.removals++;
+    // Its replacement signs already: the first token with the new `kid` may fetch at once.
+    this.attemptedAt = -Infinity;
+  }
+
+  /**
+   * Subscribes to `auth.signing-key-revoked`, then reads the revocations retained from before this
+   * instance started; resolves once both are done.
+   */
+  async attach(signals: Signals): Promise<void> {
+    await this.detach();
+    this.subscription = await signals.subscribe('auth.signing-key-revoked', (signal) => this.onKeyRevoked(signal));
+    for (const signal of await signals.retained('auth.signing-key-revoked')) this.onKeyRevoked(signal);
+  }
+
+  async detach(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    await subscription?.unsubscribe();
+  }
+
+  // Signals come from the wire: anything malformed is ignored rather than trusted.
+  private onKeyRevoked(signal: SigningKeyRevokedV1): void {
+    if (typeof signal?.kid === 'string' && signal.kid !== '') this.withdraw(signal.kid);
   }
 
   private mayFetch(now: number): boolean {
@@ -87,6 +122,7 @@ export class JwksKeySet {
       throw new Error(`the JWKS endpoint answered ${response.status}`);
     }
     const next = importKeySet(await response.json());
+    for (const kid of this.withdrawn) next.delete(kid);
     // An empty answer is more likely a broken endpoint than a deliberate withdrawal of every key.
     if (next.size === 0) throw new Error('the JWKS holds no usable RS256 key');
     for (const [kid, key] of this.keys) {

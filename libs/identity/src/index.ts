@@ -18,11 +18,13 @@ export * from './tenants/tenant.repository';
 export * from './users/user.entity';
 export * from './users/user.repository';
 export * from './users/users.errors';
+export * from './users/session-invalidations';
 export * from './users/users.service';
 export * from './signing-keys/key-encryption-key.file';
 export * from './signing-keys/signing-key.entity';
 export * from './signing-keys/signing-key.repository';
 export * from './signing-keys/signing-keys.module';
+export * from './signing-keys/signing-keys.errors';
 export * from './signing-keys/signing-keys.service';
 
 export * from './identity.entities';

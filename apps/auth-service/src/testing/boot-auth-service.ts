@@ -1,6 +1,6 @@
 import { type Type } from '@nestjs/common';
 import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
-import { loadConfig } from '@fed/config';
+import { type ServiceName, loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
@@ -38,6 +38,30 @@ export async function bootAuthService(options: AuthServiceBoot): Promise<Running
     features: [AuthServiceModule, ...(options.features ?? [])],
     config: options.redis ? config : { ...config, redis: { ...config.redis, url: undefined } },
     logger: createLogger({ service: 'auth-service', level: 'silent' }),
+  });
+}
+
+/**
+ * "Another service" of a distributed install: its own Nest app, bus connections, JWKS cache and
+ * revocation list, sharing only the database, Redis and the JWKS URL with `auth`; `features` are its routes.
+ */
+export async function bootOtherService(
+  app: Exclude<ServiceName, 'auth-service'>,
+  options: { auth: RunningService; databaseUrl: string; redis: { url: string; keyPrefix: string }; features: Type[] },
+): Promise<RunningService> {
+  const config = loadConfig(app, {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redis.url,
+    REDIS_KEY_PREFIX: options.redis.keyPrefix,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    AUTH_URL: options.auth.config.auth.authUrl,
+  });
+  return createServiceApp({
+    app,
+    features: options.features,
+    config,
+    logger: createLogger({ service: app, level: 'silent' }),
   });
 }
 

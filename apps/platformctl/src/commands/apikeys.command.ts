@@ -1,8 +1,8 @@
-import { RedisSignals } from '@fed/bus';
 import { type ServiceConfig } from '@fed/config';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, type ApiKeyView } from '@fed/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
 import { reportingRefusals, withEntities } from './database';
+import { tellRunningServices } from './signals';
 
 function withApiKeys<T>(work: (keys: ApiKeysService, config: ServiceConfig) => Promise<T>): Promise<T> {
   return withEntities([ApiKeyEntity], (dataSource, config) =>
@@ -14,15 +14,10 @@ function withApiKeys<T>(work: (keys: ApiKeysService, config: ServiceConfig) => P
  * Running gateways keep keys in memory; with REDIS_URL they are told at once that one changed (without
  * it, in all-in-one mode, the gateway reads a key again within 30 seconds).
  */
-async function announce(config: ServiceConfig, keyId: string): Promise<boolean> {
-  if (!config.redis.url) return false;
-  const signals = new RedisSignals({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
-  try {
-    await signals.publish('config.changed', { version: 1, area: 'gateway.keys', id: keyId });
-    return true;
-  } finally {
-    await signals.close();
-  }
+function announce(config: ServiceConfig, keyId: string): Promise<boolean> {
+  return tellRunningServices(config, (signals) =>
+    signals.publish('config.changed', { version: 1, area: 'gateway.keys', id: keyId }),
+  );
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -24,6 +24,7 @@ export function registerClients(program: Command): void {
     .option('--tenant <name>', 'tenant whose claims its tokens carry (default: the default saas tenant)')
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
     .option('--no-consent', 'do not show the consent screen')
+    .option('--pkce-optional', 'legacy confidential client that cannot send PKCE (default: PKCE S256 required)')
     .action(
       (options: {
         clientId: string;
@@ -34,6 +35,7 @@ export function registerClients(program: Command): void {
         unpublished?: boolean;
         tenant?: string;
         consent: boolean;
+        pkceOptional?: boolean;
       }) =>
         reportingRefusals(async () => {
           const publicationStatus: PublicationStatus = options.unpublished ? 'Unpublished' : 'Published';
@@ -46,6 +48,7 @@ export function registerClients(program: Command): void {
               scopes: options.scope,
               publicationStatus,
               consentRequired: options.consent,
+              requirePkce: !options.pkceOptional,
               tenantName: options.tenant,
             }),
           );
@@ -63,7 +66,7 @@ export function registerClients(program: Command): void {
       if (rows.length === 0) process.stdout.write('no clients\n');
       for (const c of rows) {
         process.stdout.write(
-          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenant?.name ?? c.tenantId}  consent=${c.consentRequired ? 'on' : 'off'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenant?.name ?? c.tenantId}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
         );
       }
     });

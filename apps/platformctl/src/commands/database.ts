@@ -1,6 +1,6 @@
 import { type ServiceConfig, loadConfig } from '@fed/config';
 import { ApiKeysError } from '@fed/gateway';
-import { ClientsError, RealmError, UsersError, identityEntities } from '@fed/identity';
+import { ClientsError, RealmError, SigningKeysError, UsersError, identityEntities } from '@fed/identity';
 import {
   createDataSource,
   dataSourceOptions,
@@ -56,7 +56,12 @@ export async function reportingRefusals(work: () => Promise<void>): Promise<void
   try {
     await work();
   } catch (error) {
-    if (error instanceof ClientsError || error instanceof UsersError || error instanceof ApiKeysError) {
+    if (
+      error instanceof ClientsError ||
+      error instanceof UsersError ||
+      error instanceof ApiKeysError ||
+      error instanceof SigningKeysError
+    ) {
       process.stderr.write(`refused (${error.code}): ${error.message}\n`);
     } else if (error instanceof RealmError) {
       process.stderr.write(`${error.message}\n`);

@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ServiceConfig } from '@fed/config';
+import { DEFAULT_MAX_TOKEN_AGE_SECONDS } from '@fed/auth';
 import { KeyEncryption, SigningKeyRepository, SigningKeysService, keyEncryptionKeyFromDataDir } from '@fed/identity';
-import { withIdentity } from './database';
+import { reportingRefusals, withIdentity } from './database';
+import { tellRunningServices } from './signals';
 
 // The default lead: verifiers refresh their JWKS copy at least every 10 minutes, so by then every
 // one of them knows the new key before it signs anything.
@@ -14,13 +16,14 @@ async function encryptionKey(config: ServiceConfig): Promise<string> {
   return keyEncryptionKeyFromDataDir(config.dataDir);
 }
 
-function withSigningKeys<T>(work: (keys: SigningKeysService) => Promise<T>): Promise<T> {
+function withSigningKeys<T>(work: (keys: SigningKeysService, config: ServiceConfig) => Promise<T>): Promise<T> {
   return withIdentity(async (dataSource, config) =>
     work(
       new SigningKeysService(new SigningKeyRepository(dataSource), new KeyEncryption(await encryptionKey(config)), {
         tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
         clockSkewSeconds: config.auth.clockSkewSeconds,
       }),
+      config,
     ),
   );
 }
@@ -37,7 +40,7 @@ export function registerKeys(program: Command): void {
 
   keys
     .command('list')
-    .description('list signing keys: next (published, not signing yet), active, retired (published), expired')
+    .description('list signing keys: next (published, not signing yet), active, retired (published), expired, revoked')
     .action(async () => {
       const rows = await withSigningKeys((service) => service.list());
       if (rows.length === 0) process.stdout.write('no signing keys yet (auth-service creates one at first start)\n');
@@ -64,4 +67,30 @@ export function registerKeys(program: Command): void {
       const created = await withSigningKeys((service) => service.rotate(lead));
       process.stdout.write(`added ${created.kid} (${created.state}); signs from ${iso(created.activatesAt)}\n`);
     });
+
+  keys
+    .command('revoke <kid>')
+    .description(
+      'emergency withdrawal of a compromised key: out of the JWKS at once, its tokens refused everywhere; a key signing now is replaced at once',
+    )
+    .action((kid: string) =>
+      reportingRefusals(async () => {
+        const { revoked, replacement, told } = await withSigningKeys(async (service, config) => {
+          const outcome = await service.revoke(kid);
+          // Retained for a day (the longest a verifier accepts any token) for services that start later.
+          const until = Math.floor(Date.now() / 1000) + DEFAULT_MAX_TOKEN_AGE_SECONDS;
+          const told = await tellRunningServices(config, (signals) =>
+            signals.publishRetained('auth.signing-key-revoked', { version: 1, kid: outcome.revoked.kid }, until),
+          );
+          return { ...outcome, told };
+        });
+        process.stdout.write(`revoked ${revoked.kid}\n`);
+        if (replacement) process.stdout.write(`added ${replacement.kid} (${replacement.state}); signs from now\n`);
+        if (!told) {
+          process.stdout.write(
+            '(no REDIS_URL: auth-service leaves it out of the JWKS within 5 s; other running services refuse its tokens once they refetch the JWKS, within 10 minutes)\n',
+          );
+        }
+      }),
+    );
 }

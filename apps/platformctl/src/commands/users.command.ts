@@ -1,11 +1,14 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type UserRole, UserRepository, UsersService, userRoles } from '@fed/identity';
 import { reportingRefusals, withIdentity } from './database';
+import { AnnouncedInvalidations, UNTOLD_INVALIDATION } from './signals';
 
-function withUsers<T>(work: (users: UsersService) => Promise<T>): Promise<T> {
-  return withIdentity((dataSource, config) =>
-    work(new UsersService(new UserRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl })),
-  );
+function withUsers<T>(work: (users: UsersService, invalidations: AnnouncedInvalidations) => Promise<T>): Promise<T> {
+  return withIdentity((dataSource, config) => {
+    const invalidations = new AnnouncedInvalidations(config);
+    const settings = { defaultTenantEndpoint: config.http.publicUrl };
+    return work(new UsersService(new UserRepository(dataSource), settings, invalidations), invalidations);
+  });
 }
 
 function parseRole(value: string): UserRole {
@@ -87,12 +90,12 @@ export function registerUsers(program: Command): void {
     .action((login: string, role: string) =>
       reportingRefusals(async () => {
         const parsed = parseRole(role);
-        const result = await withUsers(async (service) =>
-          service.setRole((await service.findByLogin(login)).id, parsed),
-        );
-        process.stdout.write(
-          `role of ${login}: ${parsed}${result.sessionsInvalidated ? ' (existing sessions ended)' : ''}\n`,
-        );
+        const { result, told } = await withUsers(async (service, invalidations) => ({
+          result: await service.setRole((await service.findByLogin(login)).id, parsed),
+          told: invalidations.told,
+        }));
+        const ended = result.sessionsInvalidated ? ` (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})` : '';
+        process.stdout.write(`role of ${login}: ${parsed}${ended}\n`);
       }),
     );
 
@@ -103,6 +106,19 @@ export function registerUsers(program: Command): void {
       reportingRefusals(async () => {
         await withUsers(async (service) => service.approve((await service.findByLogin(login)).id));
         process.stdout.write(`${login}: approved\n`);
+      }),
+    );
+
+  users
+    .command('reject <login>')
+    .description('withdraw the approval of a user (back to pending); their sessions end')
+    .action((login: string) =>
+      reportingRefusals(async () => {
+        const told = await withUsers(async (service, invalidations) => {
+          await service.reject((await service.findByLogin(login)).id);
+          return invalidations.told;
+        });
+        process.stdout.write(`${login}: pending (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})\n`);
       }),
     );
 }

@@ -19,12 +19,14 @@ function codeOf(change: Partial<ClientRegistration>): string | undefined {
 }
 
 describe('client registration', () => {
-  it('accepts a browser application and applies the defaults (Published, consent on)', () => {
+  it('accepts a browser application and applies the defaults (Published, consent on, PKCE required)', () => {
     expect(validateRegistration(base)).toEqual({
       ...base,
       publicationStatus: 'Published',
       consentRequired: true,
+      requirePkce: true,
     });
+    expect(validateRegistration({ ...base, requirePkce: false }).requirePkce).toBe(false);
   });
 
   it('accepts a system integration with client credentials and no redirect URI', () => {

@@ -10,6 +10,8 @@ export interface ClientRegistration {
   scopes?: readonly string[];
   publicationStatus?: PublicationStatus;
   consentRequired?: boolean;
+  /** Default true; false only for a legacy confidential client that cannot send PKCE. */
+  requirePkce?: boolean;
 }
 
 export interface ValidClientRegistration {
@@ -20,6 +22,7 @@ export interface ValidClientRegistration {
   scopes: string[];
   publicationStatus: PublicationStatus;
   consentRequired: boolean;
+  requirePkce: boolean;
 }
 
 const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -72,6 +75,7 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
     scopes,
     publicationStatus: input.publicationStatus ?? 'Published',
     consentRequired: input.consentRequired ?? true,
+    requirePkce: input.requirePkce ?? true,
   };
 }
 

@@ -50,6 +50,13 @@ export class ClientEntity {
   @Column({ type: 'boolean' })
   consentRequired!: boolean;
 
+  /**
+   * The authorization code flow must use PKCE (S256): the default for every client (OAuth 2.1, the
+   * security BCP); off only for a legacy confidential client whose operator opted it out.
+   */
+  @Column({ type: 'boolean', default: true })
+  requirePkce!: boolean;
+
   /** `sub` of the client's service account in client-credentials tokens. */
   @Column({ type: 'uuid' })
   serviceAccountId!: string;

@@ -12,7 +12,8 @@ const known = new Set<string>(supportedScopes);
  * The spec's authorization-request rules that oidc-provider does not apply itself, checked once the
  * client and its exactly registered `redirect_uri` are known (so the error may be redirected):
  * a disabled client is `access_denied`; a response type other than `code` is answered in the query; `scope` is required, must include `openid` and may only
- * name scopes of the spec that the client was given; the only response mode is `query`.
+ * name scopes of the spec that the client was given; the only response mode is `query`; PKCE is required
+ * unless the client was opted out.
  */
 export function precheckAuthorization(
   client: ClientEntity,
@@ -41,5 +42,10 @@ export function precheckAuthorization(
     return { error: 'invalid_scope', description: `scope not allowed for this application: ${refused}` };
   }
   if (!requested.includes('openid')) return { error: 'invalid_scope', description: 'scope must include openid' };
+  // OAuth 2.1 and the security BCP: every client proves it started the flow; a method other than S256
+  // is the provider's invalid_request.
+  if (client.requirePkce && (query.code_challenge === undefined || query.code_challenge === '')) {
+    return { error: 'invalid_request', description: 'code_challenge is required (PKCE with S256)' };
+  }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { ClientRepository } from '../clients/client.repository';
@@ -10,6 +11,7 @@ import { KeyEncryption } from '../signing-keys/key-encryption';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
 import { SigningKeysService } from '../signing-keys/signing-keys.service';
 import { UserRepository } from '../users/user.repository';
+import { signalSessionInvalidations } from '../users/session-invalidations';
 import { UsersService } from '../users/users.service';
 import { ArtifactStore } from './artifacts/artifact-store';
 import { ClientCache } from './client-cache';
@@ -99,9 +101,13 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: UsersService,
-      inject: [UserRepository, SERVICE_CONFIG],
-      useFactory: (users: UserRepository, config: ServiceConfig) =>
-        new UsersService(users, { defaultTenantEndpoint: config.http.publicUrl }),
+      inject: [UserRepository, SERVICE_CONFIG, SIGNALS],
+      useFactory: (users: UserRepository, config: ServiceConfig, signals: Signals) =>
+        new UsersService(
+          users,
+          { defaultTenantEndpoint: config.http.publicUrl },
+          signalSessionInvalidations(signals, config),
+        ),
     },
     {
       provide: TokenIssuer,

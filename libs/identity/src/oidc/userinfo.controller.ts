@@ -6,6 +6,7 @@ import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
 import { type TenantEntity } from '../tenants/tenant.entity';
 import { type UserEntity } from '../users/user.entity';
+import { sessionsValidFrom } from '../users/session-invalidations';
 import { UserRepository } from '../users/user.repository';
 import { LocalTokenVerifier, TokenRejected } from './local-token-verifier';
 import { isUnreachable, sendOAuthError } from './oauth-http';
@@ -89,8 +90,7 @@ export class UserinfoController {
         if (serviceAccount) return void res.status(200).set('Cache-Control', 'no-store').json({ sub: claims.sub });
         return refuse('the user no longer exists');
       }
-      const validAfter = user.sessionsValidAfter ? Math.floor(user.sessionsValidAfter.getTime() / 1000) : 0;
-      if (user.status !== 'approved' || claims.iat < validAfter || !user.tenant) {
+      if (user.status !== 'approved' || claims.iat < sessionsValidFrom(user.sessionsValidAfter) || !user.tenant) {
         return refuse('the token is no longer valid');
       }
       res

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { DataSource } from 'typeorm';
 import { identityEntities } from '../identity.entities';
+import { signalSessionInvalidations } from '../users/session-invalidations';
 import { readRealmFile } from './realm-file';
 import { RealmService } from './realm.service';
 
@@ -14,12 +16,16 @@ class ImportRealmAtStart implements OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SIGNALS) private readonly signals: Signals,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const file = this.config.realmImport;
     if (!file) return;
-    const realm = new RealmService(this.dataSource, { defaultTenantEndpoint: this.config.http.publicUrl });
+    const realm = new RealmService(this.dataSource, {
+      defaultTenantEndpoint: this.config.http.publicUrl,
+      invalidations: signalSessionInvalidations(this.signals, this.config),
+    });
     const report = await realm.import(await readRealmFile(file));
     const { tenants, clients, users } = report;
     this.logger.info({ file, tenants, clients, users }, 'realm imported');

@@ -68,6 +68,12 @@ export const realmSchema = {
           scopes: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 64 } },
           publicationStatus: { enum: ['Published', 'Unpublished'], default: 'Published' },
           consentRequired: { type: 'boolean', default: true },
+          requirePkce: {
+            type: 'boolean',
+            default: true,
+            description:
+              'The authorization code flow must use PKCE (S256). false only for a legacy confidential client that cannot send it.',
+          },
           enabled: { type: 'boolean', default: true },
           serviceAccountId: {
             type: 'string',

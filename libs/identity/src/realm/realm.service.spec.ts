@@ -88,6 +88,31 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect((await users.findByLogin('bob@example.com')).tenant?.name).toBe('default');
   });
 
+  it('ends the sessions of a user the file demotes or no longer approves, and tells the services', async () => {
+    await realm.import(realmFile());
+    const told: string[] = [];
+    const telling = new RealmService(database.dataSource, {
+      ...settings,
+      invalidations: { invalidate: async (userId) => void told.push(userId) },
+    });
+    expect((await telling.import(realmFile())).sessionsEnded).toEqual([]);
+    const file = realmFile();
+    file.users = [
+      { ...(file.users?.[0] as NonNullable<RealmFile['users']>[number]), role: 'user' },
+      { ...(file.users?.[1] as NonNullable<RealmFile['users']>[number]), status: 'pending' },
+    ];
+    const report = await telling.import(file);
+    const users = new UsersService(new UserRepository(database.dataSource), settings);
+    const [alice, bob] = await Promise.all([
+      users.findByLogin('alice@acme.example.com'),
+      users.findByLogin('bob@example.com'),
+    ]);
+    expect(report.sessionsEnded).toEqual([alice.id, bob.id]);
+    expect(told).toEqual([alice.id, bob.id]);
+    expect(alice.sessionsValidAfter).toBeInstanceOf(Date);
+    expect(bob.sessionsValidAfter).toEqual(alice.sessionsValidAfter);
+  });
+
   it('is idempotent: importing the same file again changes nothing', async () => {
     await realm.import(realmFile());
     const before = await realm.export();

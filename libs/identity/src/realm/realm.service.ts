@@ -11,6 +11,7 @@ import { UsersError } from '../users/users.errors';
 import { DEFAULT_TENANT, tenantNamed } from '../tenants/tenant.repository';
 import { hashPassword, validateBio, validateUserFields, verifyPasswordHash } from '../users/users.service';
 import { realmSchema } from './realm.schema';
+import { type SessionInvalidations } from '../users/session-invalidations';
 import { type ImportReport, type RealmClient, type RealmFile, type RealmUser } from './realm.types';
 
 export class RealmError extends Error {
@@ -33,6 +34,8 @@ const IMPORT_LOCK = "hashtext('identity.realm-import')";
 
 export interface RealmSettings {
   defaultTenantEndpoint: string;
+  /** Told of users whose sessions the import ended; absent: their access tokens expire by themselves. */
+  invalidations?: SessionInvalidations;
   now?: () => Date;
 }
 
@@ -86,14 +89,15 @@ export class RealmService {
       clients: { created: 0, updated: 0 },
       users: { created: 0, updated: 0 },
       generatedSecrets: [],
+      sessionsEnded: [],
     };
     // Slow work (argon2) before the transaction, so it stays short.
+    const at = this.now();
     const passwordHashes = await Promise.all(
       (realm.users ?? []).map((u) => (u.password ? hashPassword(u.password) : undefined)),
     );
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`);
-      const at = this.now();
       for (const tenant of realm.tenants ?? []) {
         const existing = await manager.findOneBy(TenantEntity, { name: tenant.name });
         const values = { type: tenant.type, endpoint: tenant.endpoint, enabled: tenant.enabled ?? true };
@@ -107,6 +111,7 @@ export class RealmService {
         await this.importUser(manager, user, passwordHashes[index], index, at, report);
       }
     });
+    for (const userId of report.sessionsEnded) await this.settings.invalidations?.invalidate(userId, at);
     return report;
   }
 
@@ -129,6 +134,7 @@ export class RealmService {
         scopes: c.scopes,
         publicationStatus: c.publicationStatus,
         consentRequired: c.consentRequired,
+        requirePkce: c.requirePkce,
         enabled: c.enabled,
         serviceAccountId: c.serviceAccountId,
         tenant: c.tenant?.name ?? DEFAULT_TENANT,
@@ -220,7 +226,15 @@ export class RealmService {
       const unchanged = existing?.passwordHash && (await verifyPasswordHash(existing.passwordHash, user.password));
       passwordHash = unchanged ? (existing?.passwordHash as string) : newPasswordHash;
     }
+    // A user the file demotes (role, developer) or no longer approves loses their sessions, as by platformctl.
+    const sessionsEnd =
+      existing !== null &&
+      ((existing.role === 'admin' && fields.role !== 'admin') ||
+        (existing.developer && !(user.developer ?? false)) ||
+        (existing.status === 'approved' && fields.status !== 'approved'));
+    if (sessionsEnd) report.sessionsEnded.push(existing.id);
     const values = {
+      ...(sessionsEnd ? { sessionsValidAfter: at } : {}),
       tenantId: tenant.id,
       username: fields.username,
       displayName: fields.displayName,

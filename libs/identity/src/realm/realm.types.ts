@@ -19,6 +19,8 @@ export interface RealmClient {
   scopes?: string[];
   publicationStatus?: PublicationStatus;
   consentRequired?: boolean;
+  /** Default true: the code flow must use PKCE; false only for a legacy confidential client. */
+  requirePkce?: boolean;
   enabled?: boolean;
   serviceAccountId?: string;
   /** Tenant name; the default saas tenant when omitted. */
@@ -57,4 +59,6 @@ export interface ImportReport {
   users: { created: number; updated: number };
   /** Secrets generated for new clients that the file gave none: shown once. */
   generatedSecrets: { clientId: string; secret: string }[];
+  /** Users the file demoted or no longer approves: their existing sessions ended. */
+  sessionsEnded: string[];
 }

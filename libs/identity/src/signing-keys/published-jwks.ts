@@ -19,4 +19,9 @@ export class PublishedJwks {
     }
     return this.cached.document;
   }
+
+  /** The next read goes to the database (a key was revoked). */
+  invalidate(): void {
+    this.cached = undefined;
+  }
 }

@@ -12,7 +12,8 @@ export interface PublicSigningJwk {
 
 /**
  * One RS256 key of the OpenID provider. It is published from creation, signs from `activatesAt`
- * until `retiredAt`, and stays published until `expiresAt`, when no token it signed is valid any more.
+ * until `retiredAt`, and stays published until `expiresAt`, when no token it signed is valid any more,
+ * or until `revokedAt` when it was compromised.
  */
 @Entity({ schema: 'identity', name: 'signing_keys' })
 @Check('signing_keys_alg', `"alg" = 'RS256'`)
@@ -46,4 +47,8 @@ export class SigningKeyEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;
+
+  /** Withdrawn in an emergency (`platformctl keys revoke`): out of the JWKS at once, never signs again. */
+  @Column({ type: 'timestamptz', nullable: true })
+  revokedAt!: Date | null;
 }

@@ -26,19 +26,29 @@ export class SigningKeyRepository {
   published(now: Date): Promise<SigningKeyEntity[]> {
     return this.dataSource.manager
       .createQueryBuilder(SigningKeyEntity, 'key')
-      .where('key.expiresAt IS NULL OR key.expiresAt > :now', { now })
+      .where('(key.expiresAt IS NULL OR key.expiresAt > :now)', { now })
+      .andWhere('key.revokedAt IS NULL')
       .orderBy('key.activatesAt', 'ASC')
       .getMany();
   }
 
-  /** The key that signs at `now`: the latest activated one that is not retired. */
+  /** The key that signs at `now`: the latest activated one that is neither retired nor revoked. */
   signingAt(now: Date, manager: EntityManager = this.dataSource.manager): Promise<SigningKeyEntity | null> {
     return manager
       .createQueryBuilder(SigningKeyEntity, 'key')
       .where('key.activatesAt <= :now', { now })
       .andWhere('(key.retiredAt IS NULL OR key.retiredAt > :now)', { now })
+      .andWhere('key.revokedAt IS NULL')
       .orderBy('key.activatesAt', 'DESC')
       .getOne();
+  }
+
+  find(manager: EntityManager, kid: string): Promise<SigningKeyEntity | null> {
+    return manager.findOneBy(SigningKeyEntity, { kid });
+  }
+
+  revoke(manager: EntityManager, kid: string, at: Date): Promise<unknown> {
+    return manager.update(SigningKeyEntity, { kid }, { revokedAt: at });
   }
 
   insert(manager: EntityManager, key: SigningKeyEntity): Promise<unknown> {
@@ -50,7 +60,8 @@ export class SigningKeyRepository {
     return manager.createQueryBuilder().delete().from(SigningKeyEntity).where('activates_at > :now', { now }).execute();
   }
 
-  retire(manager: EntityManager, kid: string, retiredAt: Date, expiresAt: Date): Promise<unknown> {
+  /** Both null: the key signs on with no end planned. */
+  retire(manager: EntityManager, kid: string, retiredAt: Date | null, expiresAt: Date | null): Promise<unknown> {
     return manager.update(SigningKeyEntity, { kid }, { retiredAt, expiresAt });
   }
 }

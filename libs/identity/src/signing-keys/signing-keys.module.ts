@@ -1,5 +1,13 @@
-import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SIGNALS, type Signals, type Subscription } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { JwksController } from './jwks.controller';
@@ -28,6 +36,32 @@ class EnsureSigningKey implements OnApplicationBootstrap {
   }
 }
 
+/**
+ * A key revoked by another process (`platformctl keys revoke`) leaves this instance's JWKS and signing
+ * key at once, not after their few seconds in memory.
+ */
+@Injectable()
+class ForgetRevokedKeys implements OnModuleInit, OnModuleDestroy {
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly keys: SigningKeysService,
+    private readonly jwks: PublishedJwks,
+    @Inject(SIGNALS) private readonly signals: Signals,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.subscription = await this.signals.subscribe('auth.signing-key-revoked', () => {
+      this.jwks.invalidate();
+      this.keys.forgetActiveKey();
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.unsubscribe();
+  }
+}
+
 @Module({
   imports: [TypeOrmModule.forFeature([SigningKeyEntity])],
   controllers: [JwksController],
@@ -49,6 +83,7 @@ class EnsureSigningKey implements OnApplicationBootstrap {
       useFactory: (keys: SigningKeysService) => new PublishedJwks(keys),
     },
     EnsureSigningKey,
+    ForgetRevokedKeys,
   ],
   exports: [SigningKeysService, KeyEncryption, PublishedJwks],
 })

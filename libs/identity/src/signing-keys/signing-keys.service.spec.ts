@@ -123,6 +123,43 @@ describe('signing keys (real PostgreSQL)', () => {
     expect((await signer.activeSigningKey()).kid).toBe(immediate.kid);
   });
 
+  it('revokes the signing key at once: out of the JWKS, replaced by a key that signs from now', async () => {
+    const first = await service().ensureSigningKey();
+    const signer = service();
+    expect((await signer.activeSigningKey()).kid).toBe(first);
+    const announced = await service().rotate(600);
+    const { revoked, replacement } = await signer.revoke(first);
+    expect(revoked).toMatchObject({ kid: first, state: 'revoked', revokedAt: clock });
+    expect(replacement?.state).toBe('active');
+    // The key held in memory by the revoking instance is dropped; the announced key never signed, so it goes.
+    expect((await signer.activeSigningKey()).kid).toBe(replacement?.kid);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([replacement?.kid]);
+    expect((await service().list()).map((k) => k.kid)).not.toContain(announced.kid);
+    // Repeating it changes nothing; a later rotation never brings the revoked key back.
+    expect((await service().revoke(first)).replacement).toBeUndefined();
+    later(3600);
+    await service().rotate(0);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).not.toContain(first);
+    expect((await service().list()).find((k) => k.kid === first)?.state).toBe('revoked');
+  });
+
+  it('revokes a retired or announced key without touching the signing one', async () => {
+    const first = await service().ensureSigningKey();
+    const second = await service().rotate(0);
+    const announced = await service().rotate(600);
+    expect((await service().revoke(first)).replacement).toBeUndefined();
+    expect((await service().revoke(announced.kid)).replacement).toBeUndefined();
+    expect((await service().activeSigningKey()).kid).toBe(second.kid);
+    expect((await service().publishedJwks()).keys.map((k) => k.kid)).toEqual([second.kid]);
+    later(600);
+    expect((await service().activeSigningKey()).kid).toBe(second.kid);
+  });
+
+  it('refuses to revoke a key it does not know', async () => {
+    await service().ensureSigningKey();
+    await expect(service().revoke('no-such-kid')).rejects.toMatchObject({ code: 'key_not_found' });
+  });
+
   it('refuses a negative or fractional publication lead', async () => {
     await expect(service().rotate(-1)).rejects.toThrow(RangeError);
     await expect(service().rotate(1.5)).rejects.toThrow(RangeError);

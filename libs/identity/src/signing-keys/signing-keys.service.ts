@@ -4,12 +4,13 @@ import { type EntityManager } from 'typeorm';
 import { KeyEncryption } from './key-encryption';
 import { type PublicSigningJwk, SigningKeyEntity } from './signing-key.entity';
 import { SigningKeyRepository } from './signing-key.repository';
+import { SigningKeysError } from './signing-keys.errors';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 // How stale the signing key in memory may be: a rotation by another process shows within this time.
 const ACTIVE_KEY_RECHECK_MS = 5000;
 
-export type SigningKeyState = 'next' | 'active' | 'retired' | 'expired';
+export type SigningKeyState = 'next' | 'active' | 'retired' | 'expired' | 'revoked';
 
 export interface SigningKeyStatus {
   kid: string;
@@ -18,6 +19,7 @@ export interface SigningKeyStatus {
   activatesAt: Date;
   retiredAt: Date | null;
   expiresAt: Date | null;
+  revokedAt: Date | null;
 }
 
 export interface SigningKeysSettings {
@@ -88,6 +90,47 @@ export class SigningKeysService {
     return this.statusOf(created, this.now());
   }
 
+  /**
+   * Emergency withdrawal of a compromised key: out of the JWKS at once and never signs again. When it is
+   * the key signing now, a new key signs from this moment (verifiers fetch it on first sight of its
+   * `kid`), replacing one announced earlier that has not signed yet. Telling running verifiers is the
+   * caller's job (`auth.signing-key-revoked`); repeating it changes nothing.
+   */
+  async revoke(kid: string): Promise<{ revoked: SigningKeyStatus; replacement?: SigningKeyStatus }> {
+    // As in rotate(): a replacement sealed with another encryption key would be unreadable.
+    if (await this.repository.signingAt(this.now())) await this.activeSigningKey();
+    const outcome = await this.repository.locked(async (manager) => {
+      const now = this.now();
+      const key = await this.repository.find(manager, kid);
+      if (!key) throw new SigningKeysError('key_not_found', `no signing key ${JSON.stringify(kid.slice(0, 100))}`);
+      let replacement: SigningKeyEntity | undefined;
+      const signing = await this.repository.signingAt(now, manager);
+      if (signing?.kid === kid) {
+        await this.repository.deleteNotYetActive(manager, now);
+        replacement = await this.createKey(manager, now, now);
+      } else if (signing && key.activatesAt > now && signing.retiredAt?.getTime() === key.activatesAt.getTime()) {
+        // An announced key that will not sign after all: the current key goes on signing.
+        await this.repository.retire(manager, signing.kid, null, null);
+      }
+      if (!key.revokedAt) {
+        key.revokedAt = now;
+        await this.repository.revoke(manager, kid, now);
+      }
+      return { key, replacement };
+    });
+    this.active = undefined;
+    const now = this.now();
+    return {
+      revoked: this.statusOf(outcome.key, now),
+      ...(outcome.replacement ? { replacement: this.statusOf(outcome.replacement, now) } : {}),
+    };
+  }
+
+  /** Forgets the signing key held in memory (another process revoked or rotated keys). */
+  forgetActiveKey(): void {
+    this.active = undefined;
+  }
+
   async list(): Promise<SigningKeyStatus[]> {
     const now = this.now();
     return (await this.repository.all()).map((key) => this.statusOf(key, now));
@@ -131,6 +174,7 @@ export class SigningKeysService {
       activatesAt,
       retiredAt: null,
       expiresAt: null,
+      revokedAt: null,
     });
     await this.repository.insert(manager, key);
     return key;
@@ -138,11 +182,12 @@ export class SigningKeysService {
 
   private statusOf(key: SigningKeyEntity, now: Date): SigningKeyStatus {
     let state: SigningKeyState = 'active';
-    if (key.activatesAt > now) state = 'next';
+    if (key.revokedAt) state = 'revoked';
+    else if (key.activatesAt > now) state = 'next';
     else if (key.expiresAt && key.expiresAt <= now) state = 'expired';
     else if (key.retiredAt && key.retiredAt <= now) state = 'retired';
-    const { kid, createdAt, activatesAt, retiredAt, expiresAt } = key;
-    return { kid, state, createdAt, activatesAt, retiredAt, expiresAt };
+    const { kid, createdAt, activatesAt, retiredAt, expiresAt, revokedAt } = key;
+    return { kid, state, createdAt, activatesAt, retiredAt, expiresAt, revokedAt };
   }
 }
 

@@ -42,12 +42,15 @@ export class UserRepository {
     return result.raw.length === 1;
   }
 
-  /** Moves `id` from `from` to `to` in one statement; false when it was not in `from` (or is absent). */
+  /**
+   * Moves `id` from `from` to `to` in one statement; false when it was not in `from` (or is absent).
+   * Leaving `approved` ends the sessions issued before `at`.
+   */
   async transition(id: string, from: UserStatus, to: UserStatus, at: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       UserEntity,
       { id, status: from },
-      { status: to, updatedAt: at },
+      { status: to, updatedAt: at, ...(from === 'approved' ? { sessionsValidAfter: at } : {}) },
     );
     return result.affected === 1;
   }

@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { type Labelled, type UserRole, type UserStatus, UserEntity, userRoles, userStatuses } from './user.entity';
 import { UserRepository } from './user.repository';
+import { type SessionInvalidations } from './session-invalidations';
 import { UsersError } from './users.errors';
 
 export type UserView = Omit<UserEntity, 'passwordHash'>;
@@ -50,6 +51,8 @@ export class UsersService {
   constructor(
     private readonly repository: UserRepository,
     private readonly settings: UsersSettings,
+    /** Absent (a command without a bus): the user's access tokens keep working until they expire. */
+    private readonly invalidations?: SessionInvalidations,
   ) {
     this.now = settings.now ?? (() => new Date());
     this.decoyHash = hash(randomBytes(16).toString('hex'), ARGON2);
@@ -128,21 +131,25 @@ export class UsersService {
     return this.transition(userId, 'pending', 'approved');
   }
 
-  /** approved -> pending. */
-  reject(userId: string): Promise<void> {
-    return this.transition(userId, 'approved', 'pending');
+  /** approved -> pending; the user's existing sessions end. */
+  async reject(userId: string): Promise<void> {
+    const at = this.now();
+    await this.transition(userId, 'approved', 'pending', at);
+    await this.invalidations?.invalidate(userId, at);
   }
 
   /** Only approved users; lowering admin to user invalidates their existing sessions. */
   async setRole(userId: string, role: UserRole): Promise<{ sessionsInvalidated: boolean }> {
     if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
-    const result = await this.repository.setRole(userId, role, this.now());
+    const at = this.now();
+    const result = await this.repository.setRole(userId, role, at);
     if (!result.changed) await this.explainRefusal(userId, 'the user is not approved');
+    if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
     return { sessionsInvalidated: result.sessionsInvalidated };
   }
 
-  private async transition(userId: string, from: UserStatus, to: UserStatus): Promise<void> {
-    if (!(await this.repository.transition(userId, from, to, this.now()))) {
+  private async transition(userId: string, from: UserStatus, to: UserStatus, at = this.now()): Promise<void> {
+    if (!(await this.repository.transition(userId, from, to, at))) {
       await this.explainRefusal(userId, `the user's status is not ${from}`);
     }
   }

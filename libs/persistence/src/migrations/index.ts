@@ -8,6 +8,7 @@ import { CreateOidcSessions1795330000000 } from './1795330000000-create-oidc-ses
 import { CreateGatewayKeysAndLogs1795340000000 } from './1795340000000-create-gateway-keys-and-logs';
 import { CreateConversationsAndCatalog1795350000000 } from './1795350000000-create-conversations-and-catalog';
 import { AddTokenFamilies1795360000000 } from './1795360000000-add-token-families';
+import { AddPkcePolicyAndKeyRevocation1795370000000 } from './1795370000000-add-pkce-policy-and-key-revocation';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -23,4 +24,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateGatewayKeysAndLogs1795340000000,
   CreateConversationsAndCatalog1795350000000,
   AddTokenFamilies1795360000000,
+  AddPkcePolicyAndKeyRevocation1795370000000,
 ];

@@ -23,6 +23,12 @@ export interface SessionsInvalidatedV1 {
   issuedBefore: number;
 }
 
+export interface SigningKeyRevokedV1 {
+  version: 1;
+  /** `kid` of a signing key withdrawn in an emergency: no token it signed is accepted any more. */
+  kid: string;
+}
+
 export interface ConfigChangedV1 {
   version: 1;
   /** What changed, e.g. `gateway.routes`, `gateway.keys`. */
@@ -35,6 +41,7 @@ export interface SignalPayloads {
   'run.cancelled': RunCancelledV1;
   'auth.token-revoked': TokenRevokedV1;
   'auth.sessions-invalidated': SessionsInvalidatedV1;
+  'auth.signing-key-revoked': SigningKeyRevokedV1;
   'config.changed': ConfigChangedV1;
 }
 
@@ -44,5 +51,6 @@ export const signalTopics: readonly SignalTopic[] = [
   'run.cancelled',
   'auth.token-revoked',
   'auth.sessions-invalidated',
+  'auth.signing-key-revoked',
   'config.changed',
 ];

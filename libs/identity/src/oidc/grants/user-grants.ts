@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { type ClientEntity } from '../../clients/client.entity';
 import { type TenantEntity } from '../../tenants/tenant.entity';
+import { sessionsValidFrom } from '../../users/session-invalidations';
 import { type UserEntity } from '../../users/user.entity';
 import { type UserRepository } from '../../users/user.repository';
 import { type ArtifactStore } from '../artifacts/artifact-store';
@@ -88,7 +89,7 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!user || user.status !== 'approved' || !user.tenant) {
       throw errors.invalidGrant('the user can no longer sign in');
     }
-    if (user.sessionsValidAfter && authTime < Math.floor(user.sessionsValidAfter.getTime() / 1000)) {
+    if (authTime < sessionsValidFrom(user.sessionsValidAfter)) {
       throw errors.invalidGrant("the user's sessions have ended; sign in again");
     }
     if (!user.tenant.enabled) throw errors.unauthorizedClient("the user's tenant is disabled");
@@ -160,7 +161,7 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!stored || stored.clientId !== client.clientId) throw errors.invalidGrant('authorization code not found');
     if (stored.exp <= Math.floor(Date.now() / 1000)) throw errors.invalidGrant('authorization code is expired');
     if (stored.redirectUri !== params.redirect_uri) throw errors.invalidGrant('redirect_uri mismatch');
-    checkPkce(params.code_verifier, stored);
+    checkPkce(params.code_verifier, stored, client.requirePkce);
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
 
     const scope = stored.scope
@@ -196,8 +197,11 @@ export function userGrants(deps: UserGrantDependencies) {
     );
   }
 
-  function checkPkce(verifier: string | undefined, code: StoredCode): void {
+  function checkPkce(verifier: string | undefined, code: StoredCode, required: boolean): void {
     if (!code.codeChallenge) {
+      // The authorization endpoint refuses such a request; a code from before the policy changed ends here.
+      if (required)
+        throw errors.invalidGrant('this client must use PKCE; the code was issued without a code_challenge');
       if (verifier !== undefined) throw errors.invalidGrant('code_verifier given but no code_challenge was sent');
       return;
     }
