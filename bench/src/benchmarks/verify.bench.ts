@@ -17,6 +17,7 @@ async function mintTokens(count: number) {
     Array.from({ length: count }, () =>
       new SignJWT({
         typ: 'Bearer',
+        aud: 'broker',
         azp: 'bench-client',
         scope: 'openid chat:exec',
         jti: randomUUID(),
