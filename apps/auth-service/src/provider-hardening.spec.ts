@@ -66,6 +66,9 @@ describe('the OpenID provider library is held to what we publish and trust', () 
   it('marks its cookies Secure for an https issuer, even where TLS ends at a proxy it does not trust', async () => {
     const service = await boot({ AUTH_URL: 'https://auth.example.test', TRUST_PROXY_HOPS: '0' });
     for (const cookie of await cookiesOfAuthorize(service)) expect(cookie).toMatch(/;\s*secure/i);
+    // A caller's own forwarded scheme changes nothing: no proxy is trusted.
+    const forged = await cookiesOfAuthorize(service, { 'x-forwarded-proto': 'http' });
+    for (const cookie of forged) expect(cookie).toMatch(/;\s*secure/i);
   });
 
   it('does not take a forwarded scheme from a caller when no proxy is trusted', async () => {
