@@ -17,6 +17,7 @@ import { ArtifactStore } from './artifacts/artifact-store';
 import { ClientCache } from './client-cache';
 import { DiscoveryController } from './discovery.controller';
 import { InteractionController } from './interactions/interaction.controller';
+import { PasswordSignIn } from './interactions/password-sign-in';
 import { LocalTokenVerifier } from './local-token-verifier';
 import { MarketplaceTokenController } from './marketplace-token.controller';
 import { OIDC_PROVIDER } from './oidc.tokens';
@@ -87,6 +88,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     RefreshTokenRepository,
     TokenRevocations,
     LocalTokenVerifier,
+    PasswordSignIn,
     ExpiredArtifactsSweeper,
     {
       provide: ClientCache,

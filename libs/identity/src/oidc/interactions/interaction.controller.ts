@@ -1,20 +1,16 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
-import { COUNTERS, type Counters } from '@fed/bus';
-import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import express, { type Request, type Response } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
-import { DeviceCookies } from '../../brute-force/device-cookie';
-import { type LoginAccount, type LoginSource, LoginThrottle } from '../../brute-force/login-throttle';
 import { ClientRepository } from '../../clients/client.repository';
 import { ConsentRepository } from '../../consents/consent.repository';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
-import { UsersService } from '../../users/users.service';
 import { INTERACTION_PATH } from '../oidc-provider.factory';
 import { OIDC_PROVIDER } from '../oidc.tokens';
 import { PAGE_SECURITY_HEADERS, type UiLocale, consentPage, errorPage, loginPage, pickLocale } from './pages';
+import { PasswordSignIn } from './password-sign-in';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -27,26 +23,16 @@ const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameter
  */
 @Controller('federation/auth/v1/interaction')
 export class InteractionController {
-  private readonly throttle: LoginThrottle;
-  private readonly deviceCookies: DeviceCookies;
   private readonly csrfKey: Buffer;
 
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
     private readonly clients: ClientRepository,
-    private readonly users: UsersService,
     private readonly consents: ConsentRepository,
+    private readonly signIn: PasswordSignIn,
     encryption: KeyEncryption,
-    @Inject(COUNTERS) counters: Counters,
-    @Inject(SERVICE_CONFIG) config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.throttle = new LoginThrottle(counters);
-    this.deviceCookies = new DeviceCookies({
-      key: encryption.derive('device-cookie'),
-      path: INTERACTION_PATH,
-      secure: new URL(config.auth.issuer).protocol === 'https:',
-    });
     this.csrfKey = encryption.derive('interaction-csrf');
   }
 
@@ -108,14 +94,10 @@ export class InteractionController {
       );
     if (login === '' || password === '') return again(400, 'Enter your login and password.');
 
-    // The user first, so the throttle counts by account; an unknown login is counted by its text alike.
-    const candidate = await this.users.findForLogin(login);
-    const account: LoginAccount = candidate ? { userId: candidate.id } : { unknownLogin: login };
-    const deviceNonce = candidate ? this.deviceCookies.nonceFor(req.headers.cookie, candidate.id) : undefined;
-    const source: LoginSource = deviceNonce ? { deviceNonce } : { address: req.ip ?? 'unknown' };
-    const attempt = await this.throttle.attempt(account, source, () =>
-      this.users.checkLoginPassword(candidate, password),
-    );
+    const attempt = await this.signIn.attempt(login, password, {
+      address: req.ip ?? 'unknown',
+      cookieHeader: req.headers.cookie,
+    });
     if (attempt.refused) {
       res.setHeader('Retry-After', String(attempt.retryAfterSeconds));
       return again(429, `Too many failed attempts. Try again in ${attempt.retryAfterSeconds} seconds.`);
@@ -126,7 +108,7 @@ export class InteractionController {
       return again(401, 'The login or password is wrong.');
     }
     if (user.status !== 'approved') return again(403, 'Your account has not been approved yet.');
-    res.append('Set-Cookie', this.deviceCookies.issue(user.id));
+    if (attempt.deviceCookie) res.append('Set-Cookie', attempt.deviceCookie);
     await this.provider.interactionFinished(
       req,
       res,

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { COUNTERS, type Counters } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { DeviceCookies } from '../../brute-force/device-cookie';
+import { type LoginAccount, type LoginSource, LoginThrottle } from '../../brute-force/login-throttle';
+import { KeyEncryption } from '../../signing-keys/key-encryption';
+import { type UserView, UsersService } from '../../users/users.service';
+import { INTERACTION_PATH } from '../oidc-provider.factory';
+
+export type SignInOutcome =
+  | { refused: true; retryAfterSeconds: number }
+  /** `user` null: a wrong login or password. `deviceCookie`: the `Set-Cookie` value for a signed-in browser. */
+  | { refused: false; user: UserView | null; deviceCookie?: string };
+
+/**
+ * A password sign-in behind the brute-force throttle: the user is looked up first (the throttle counts
+ * by account; an unknown login by its text alike), the attempt is reserved before the password is
+ * checked, and a browser that signed in gets a device cookie, which its next attempts are counted by.
+ */
+@Injectable()
+export class PasswordSignIn {
+  private readonly throttle: LoginThrottle;
+  private readonly deviceCookies: DeviceCookies;
+
+  constructor(
+    private readonly users: UsersService,
+    encryption: KeyEncryption,
+    @Inject(COUNTERS) counters: Counters,
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
+  ) {
+    this.throttle = new LoginThrottle(counters);
+    this.deviceCookies = new DeviceCookies({
+      key: encryption.derive('device-cookie'),
+      path: INTERACTION_PATH,
+      secure: new URL(config.auth.issuer).protocol === 'https:',
+    });
+  }
+
+  async attempt(
+    login: string,
+    password: string,
+    from: { address: string; cookieHeader: string | undefined },
+  ): Promise<SignInOutcome> {
+    const candidate = await this.users.findForLogin(login);
+    const account: LoginAccount = candidate ? { userId: candidate.id } : { unknownLogin: login };
+    const deviceNonce = candidate ? this.deviceCookies.nonceFor(from.cookieHeader, candidate.id) : undefined;
+    const source: LoginSource = deviceNonce ? { deviceNonce } : { address: from.address };
+    const attempt = await this.throttle.attempt(account, source, () =>
+      this.users.checkLoginPassword(candidate, password),
+    );
+    if (attempt.refused || !attempt.user || attempt.user.status !== 'approved') return attempt;
+    return { ...attempt, deviceCookie: this.deviceCookies.issue(attempt.user.id) };
+  }
+}
