@@ -9,7 +9,9 @@
 # Every image holds the whole compiled tree; the layers up to the last few are identical for all
 # apps, so building the eight images costs one build plus eight tiny layers.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The same Node major as the `node` runtime package in package.json's devDependencies, which runs
+# npm scripts outside containers (checked by deploy/deploy.spec.ts).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS base
 WORKDIR /app
@@ -26,8 +28,10 @@ RUN --mount=type=cache,target=/root/.npm,sharing=locked \
 # --- build: all dependencies, then the sources, then SWC into dist/ ---------------------------
 FROM base AS build
 COPY package.json package-lock.json ./
+# --ignore-scripts: the only install script package.json approves is the `node` runtime package's,
+# which downloads the Node binary that this image already is.
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
-    npm ci
+    npm ci --ignore-scripts
 COPY tsconfig.base.json nx.json ./
 COPY tools ./tools
 COPY libs ./libs

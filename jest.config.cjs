@@ -21,7 +21,9 @@ module.exports = {
       { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|oidc-provider|openid-client|oauth4webapi)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|jose|oidc-provider|openid-client|oauth4webapi|eventsource-parser)/)',
+  ],
   moduleNameMapper,
   globalSetup: '<rootDir>/tools/jest/global-setup.ts',
   testTimeout: 30000,

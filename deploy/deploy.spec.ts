@@ -794,10 +794,17 @@ describe('Dockerfile', () => {
     instructions.findIndex((i) => i.keyword === 'FROM'),
   );
 
-  it('is multi-stage on Node 20, with the runtime built from deps and build stages', () => {
+  it('is multi-stage on the Node major of package.json, with the runtime built from deps and build stages', () => {
     expect(stages.length).toBeGreaterThanOrEqual(3);
+    const manifest = JSON.parse(read('package.json')) as {
+      engines: { node: string };
+      devDependencies: { node: string };
+    };
+    const major = /^\D*(\d+)\./.exec(manifest.devDependencies.node)?.[1];
+    expect(major).toBe('24');
+    expect(manifest.engines.node).toMatch(new RegExp(`^\\^${major}\\.`));
     const nodeImage = /NODE_IMAGE=(\S+)/.exec(globalArgs.map((a) => a.args).join(' '))?.[1];
-    expect(nodeImage ?? stages[0].from).toMatch(/^node:20([.-]|$)/);
+    expect(nodeImage ?? stages[0].from).toMatch(new RegExp(`^node:${major}([.-]|$)`));
     const copies = final.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies.some((c) => /--from=deps\b.*node_modules/.test(c))).toBe(true);
     expect(copies.some((c) => /--from=build\b.*dist/.test(c))).toBe(true);

@@ -11,6 +11,9 @@ const { checkServices } = require('./check-services.cjs');
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
+// npm puts node_modules/.bin first on PATH, so `node` here is the runtime package of devDependencies.
+console.log(`== node ${process.version} (${process.execPath})`);
+
 const problems = await checkServices();
 if (problems.length > 0) {
   console.error(`npm test needs PostgreSQL and Redis on this machine.\n  ${problems.join('\n  ')}`);

@@ -34,7 +34,12 @@ describe('all-in-one platform (npm start)', () => {
     expect(output).toContain(`embedded PostgreSQL in ${dataDir}`);
     expect(output).toContain('in-process');
     expect(output).toContain(`http://localhost:${port}/realms/federation/.well-known/openid-configuration`);
-    expect(output).toContain(`http://localhost:${port}/llm/v1`);
+    expect(output).toContain(`node:     ${process.version}`);
+    expect(output).toMatch(new RegExp(`OpenAI SDK +http://localhost:${port}/llm/v1\\n`));
+    expect(output).toMatch(new RegExp(`Anthropic SDK +http://localhost:${port}/llm\\n`));
+    // Not served by this process yet: not advertised.
+    expect(output).not.toContain('agent-card.json');
+    expect(output).not.toContain('/api/v1/mcp');
     expect(output).toMatch(/"msg":"migrations applied"/);
   }, 90_000);
 
@@ -73,13 +78,16 @@ describe('all-in-one platform (npm start)', () => {
     const output = first!.output();
     const key = /Model gateway key: (fed_\S+)/.exec(output)?.[1] as string;
     expect(key).toBeDefined();
-    const openai = new OpenAI({ baseURL: `http://127.0.0.1:${port}/llm/v1`, apiKey: key, maxRetries: 0 });
+    // The base URLs exactly as printed, each given to its own SDK.
+    const openaiBase = /OpenAI SDK +(\S+)/.exec(output)?.[1] as string;
+    const anthropicBase = /Anthropic SDK +(\S+)/.exec(output)?.[1] as string;
+    const openai = new OpenAI({ baseURL: openaiBase, apiKey: key, maxRetries: 0 });
     const completion = await openai.chat.completions.create({
       model: 'demo',
       messages: [{ role: 'user', content: 'Hello' }],
     });
     expect(completion.choices[0]?.message.content).toMatch(/demo model/);
-    const anthropic = new Anthropic({ baseURL: `http://127.0.0.1:${port}/llm`, apiKey: key, maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: anthropicBase, apiKey: key, maxRetries: 0 });
     const message = await anthropic.messages
       .stream({ model: 'demo', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] })
       .finalMessage();

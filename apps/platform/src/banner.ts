@@ -1,6 +1,9 @@
 import { type ServiceConfig } from '@fed/config';
 
-/** What a developer needs after `npm start`: where everything is. */
+/**
+ * What a developer needs after `npm start`: where everything is. Only what this process serves is
+ * listed (the A2A card and the MCP endpoint join the list when agent-protocols is part of it).
+ */
 export function banner(
   config: ServiceConfig,
   listening: string,
@@ -12,9 +15,10 @@ export function banner(
   const rows: [string, string][] = [
     ['API base ({base_url})', `${base}/api/v1`],
     ['OpenID discovery', `${config.auth.issuer}/.well-known/openid-configuration`],
-    ['Model gateway', `${base}/llm/v1`],
-    ['A2A agent card', `${base}/.well-known/agent-card.json`],
-    ['MCP endpoint', `${base}/api/v1/mcp`],
+    // Each SDK's base URL: the OpenAI client appends `/chat/completions` to its base, the Anthropic
+    // client appends `/v1/messages` itself.
+    ['Model gateway, OpenAI SDK', `${base}/llm/v1`],
+    ['Model gateway, Anthropic SDK', `${base}/llm`],
     ['Liveness', `${base}/healthz`],
     ['Readiness', `${base}/readyz`],
     ['Metrics', `${base}/metrics`],
@@ -24,6 +28,7 @@ export function banner(
     '',
     `Federation agent platform (all-in-one, ${config.edition}) listening on ${listening}`,
     `  database: ${embeddedDatabase ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL at DATABASE_URL'}`,
+    `  node:     ${process.version}`,
     `  bus:      ${busKind === 'redis' ? 'Redis at REDIS_URL' : 'in-process (set REDIS_URL to use Redis)'}`,
     '',
     ...rows.map(([label, url]) => `  ${label.padEnd(width)}  ${url}`),

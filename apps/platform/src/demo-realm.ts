@@ -95,7 +95,11 @@ export class DemoRealm implements OnApplicationBootstrap {
 export class DemoRealmModule {}
 
 /** The banner's lines about the demo realm. */
-export function demoBanner(demo: DemoRealm, tokenUrl: string, gatewayUrl: string): string[] {
+export function demoBanner(
+  demo: DemoRealm,
+  tokenUrl: string,
+  gatewayUrl: { openai: string; anthropic: string },
+): string[] {
   const created = demo.created;
   if (!created) return existsSync(demo.credentialsFile) ? [`Demo credentials: ${demo.credentialsFile}`, ''] : [];
   return [
@@ -105,8 +109,8 @@ export function demoBanner(demo: DemoRealm, tokenUrl: string, gatewayUrl: string
     `  service account ${created.service.clientId} / ${created.service.clientSecret}`,
     'Get a token:',
     `  curl -u ${created.service.clientId}:${created.service.clientSecret} -d grant_type=client_credentials ${tokenUrl}`,
-    `Model gateway key: ${created.gatewayKey}  (OpenAI and Anthropic clients: base URL ${gatewayUrl}, model "demo")`,
-    `  curl ${gatewayUrl}/chat/completions -H 'authorization: Bearer ${created.gatewayKey}' -H 'content-type: application/json' -d '{"model":"demo","messages":[{"role":"user","content":"Hello"}]}'`,
+    `Model gateway key: ${created.gatewayKey}  (model "demo"; base URL ${gatewayUrl.openai} for OpenAI clients, ${gatewayUrl.anthropic} for Anthropic clients)`,
+    `  curl ${gatewayUrl.openai}/chat/completions -H 'authorization: Bearer ${created.gatewayKey}' -H 'content-type: application/json' -d '{"model":"demo","messages":[{"role":"user","content":"Hello"}]}'`,
     '',
   ];
 }

@@ -30,11 +30,10 @@ void runService({
         service.url,
         embeddedDatabase,
         service.bus.kind,
-        demoBanner(
-          service.nest.get(DemoRealm),
-          `${service.config.auth.authUrl}/federation/auth/v1/token`,
-          `${service.config.http.publicUrl}/llm/v1`,
-        ),
+        demoBanner(service.nest.get(DemoRealm), `${service.config.auth.authUrl}/federation/auth/v1/token`, {
+          openai: `${service.config.http.publicUrl}/llm/v1`,
+          anthropic: `${service.config.http.publicUrl}/llm`,
+        }),
       ),
     ),
 });
