@@ -24,7 +24,6 @@ describe('model gateway: errors in each family', () => {
             baseUrl: `${upstream.url}/v1`,
             apiKey: 'k',
             embeddings: true,
-            responses: false,
           },
           { name: 'ant', type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' },
           { name: 'dead', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' },
@@ -300,6 +299,14 @@ describe('model gateway: errors in each family', () => {
   });
 
   describe('501', () => {
+    it('answers /responses for an OpenAI-compatible server that did not opt in, without calling it', async () => {
+      // `oai` is an openai-type provider on another host (a vLLM or Ollama), with no `responses` set.
+      upstream.requests.length = 0;
+      const res = await post('/responses', { model: 'gpt-test', input: 'x' });
+      await expectChatError(res, 501, 'invalid_request_error', 'unsupported_endpoint');
+      expect(upstream.requests).toHaveLength(0);
+    });
+
     it('answers /responses for a provider without it, and /embeddings for a messages provider', async () => {
       await expectChatError(
         await post('/responses', { model: 'gpt-test', input: 'x' }),

@@ -20,7 +20,7 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
       databaseUrl: database.url,
       routing: {
         providers: [
-          { name: 'primary', type: 'openai', baseUrl: `${primary.url}/v1`, apiKey: 'k1' },
+          { name: 'primary', type: 'openai', baseUrl: `${primary.url}/v1`, apiKey: 'k1', responses: true },
           { name: 'secondary', type: 'openai', baseUrl: `${secondary.url}/v1`, apiKey: 'k2' },
           { name: 'ant', type: 'anthropic', baseUrl: primary.url, apiKey: 'k3' },
         ],

@@ -53,6 +53,35 @@ models:
     expect(table.retries).toEqual({ attempts: 2, initialBackoffMs: 200, maxBackoffMs: 4000 });
   });
 
+  it('assumes /responses only for OpenAI itself and Azure OpenAI; another server opts in', () => {
+    const table = parseRoutingFile(`
+providers:
+  - { name: openai, type: openai, apiKey: k }
+  - { name: azure, type: azure-openai, baseUrl: 'https://x.openai.azure.com', apiVersion: '2025-04-01-preview', apiKey: k }
+  - { name: vllm, type: openai, baseUrl: 'http://vllm.internal:8000/v1' }
+  - { name: ollama, type: openai, baseUrl: 'http://127.0.0.1:11434/v1', responses: true }
+  - { name: proxy, type: openai, baseUrl: 'https://api.openai.com.example/v1' }
+  - { name: claude, type: anthropic, apiKey: k }
+models:
+  - name: m
+    deployments:
+      - { provider: openai, model: a }
+      - { provider: azure, model: a, deployment: a }
+      - { provider: vllm, model: a }
+      - { provider: ollama, model: a }
+      - { provider: proxy, model: a }
+      - { provider: claude, model: a }
+`);
+    expect(table.resolve('m')?.deployments.map((d) => [d.provider.name, d.provider.responses])).toEqual([
+      ['openai', true],
+      ['azure', true],
+      ['vllm', false],
+      ['ollama', true],
+      ['proxy', false],
+      ['claude', false],
+    ]);
+  });
+
   it('reports every problem at once: unknown fields, unknown providers, duplicates, a missing key variable', () => {
     const problems = problemsOf(`
 providers:

@@ -59,8 +59,10 @@ export class RoutingError extends Error {
 
 export const DEMO_MODEL = 'demo';
 
+const OPENAI_ORIGIN = 'https://api.openai.com';
+
 const DEFAULT_BASE_URL: Partial<Record<ProviderType, string>> = {
-  openai: 'https://api.openai.com/v1',
+  openai: `${OPENAI_ORIGIN}/v1`,
   anthropic: 'https://api.anthropic.com',
 };
 
@@ -193,7 +195,7 @@ function providerOf(
     headers: Object.freeze(
       Object.fromEntries(Object.entries(settings.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     ),
-    responses: settings.responses ?? settings.type === 'openai',
+    responses: settings.responses ?? servesResponsesApi(settings.type, origin),
     embeddings:
       settings.embeddings ??
       (settings.type === 'openai' || settings.type === 'azure-openai' || settings.type === 'demo'),
@@ -201,6 +203,16 @@ function providerOf(
     connections: settings.connections ?? 128,
     timeoutMs: (settings.timeoutSeconds ?? 600) * 1000,
   });
+}
+
+/**
+ * Whether `/responses` may be assumed where the routing file does not say: only OpenAI's own API
+ * and Azure OpenAI have it. Other OpenAI-compatible servers (vLLM, Ollama, LiteLLM...) mostly do
+ * not, and assuming it would turn the spec's 501 into the upstream's 404; they opt in with
+ * `responses: true`.
+ */
+function servesResponsesApi(type: ProviderType, origin: string): boolean {
+  return type === 'azure-openai' || (type === 'openai' && origin === OPENAI_ORIGIN);
 }
 
 function deploymentOf(model: string, provider: Provider, settings: DeploymentSettings, problems: string[]): Deployment {

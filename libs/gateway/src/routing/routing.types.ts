@@ -20,7 +20,10 @@ export interface ProviderSettings {
   /** azure-openai: `api-version` query parameter. */
   apiVersion?: string;
   headers?: Record<string, string>;
-  /** Whether `/responses` exists there (openai and azure-openai; default true for openai, false otherwise). */
+  /**
+   * Whether `/responses` exists there. Default: true for Azure OpenAI and for OpenAI's own API
+   * (https://api.openai.com), false for any other server, which may turn it on here.
+   */
   responses?: boolean;
   /** Whether `/embeddings` exists there (default true for openai and azure-openai). */
   embeddings?: boolean;
