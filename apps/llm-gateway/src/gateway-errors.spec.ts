@@ -301,10 +301,10 @@ describe('model gateway: errors in each family', () => {
   describe('501', () => {
     it('answers /responses for an OpenAI-compatible server that did not opt in, without calling it', async () => {
       // `oai` is an openai-type provider on another host (a vLLM or Ollama), with no `responses` set.
-      upstream.requests.length = 0;
+      const before = upstream.requests.length;
       const res = await post('/responses', { model: 'gpt-test', input: 'x' });
       await expectChatError(res, 501, 'invalid_request_error', 'unsupported_endpoint');
-      expect(upstream.requests).toHaveLength(0);
+      expect(upstream.requests).toHaveLength(before);
     });
 
     it('answers /responses for a provider without it, and /embeddings for a messages provider', async () => {
