@@ -7,3 +7,4 @@ export * from './http/in-flight-tracker';
 export * from './http/security-headers';
 export * from './http/fast-routes';
 export * from './http/client-address';
+export * from './validation';

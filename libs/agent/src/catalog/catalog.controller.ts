@@ -1,5 +1,5 @@
 import { Scopes } from '@fed/auth';
-import { type PageQuery } from '@fed/contracts';
+import { OrderedCursorPageQuery } from '@fed/server';
 import { Controller, Get, Query } from '@nestjs/common';
 import {
   type PersonaList,
@@ -19,17 +19,17 @@ export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}
 
   @Get('personas')
-  async personas(@Query() query: PageQuery): Promise<PersonaList> {
+  async personas(@Query() query: OrderedCursorPageQuery): Promise<PersonaList> {
     return toPersonaList(await this.catalog.listPersonas(query));
   }
 
   @Get('playbooks')
-  async playbooks(@Query() query: PageQuery): Promise<PlaybookList> {
+  async playbooks(@Query() query: OrderedCursorPageQuery): Promise<PlaybookList> {
     return toPlaybookList(await this.catalog.listPlaybooks(query));
   }
 
   @Get('skills')
-  async skills(@Query() query: PageQuery): Promise<SkillList> {
+  async skills(@Query() query: OrderedCursorPageQuery): Promise<SkillList> {
     return toSkillList(await this.catalog.listSkills(query));
   }
 }

@@ -1,5 +1,7 @@
 import { isPrintableLine, isStorableText } from '@fed/contracts';
-import { CatalogError } from './catalog.errors';
+import { Transform } from 'class-transformer';
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { CatalogError, type CatalogErrorCode } from './catalog.errors';
 
 // Lengths are counted as JavaScript and JSON count them (UTF-16 code units). For names this also
 // keeps a list cursor, which carries the last name, within the cursor's 256-unit key limit.
@@ -9,46 +11,79 @@ export const INSTRUCTIONS_MAX = 20_000;
 
 const PERSONA_KEY = /^[a-z0-9_-]{1,64}$/;
 
+/**
+ * One text rule of catalog records, used twice: by the admin service (platformctl), which throws a
+ * CatalogError, and as a class-validator decorator for request DTOs.
+ */
+interface TextRule {
+  code: CatalogErrorCode;
+  message: string;
+  /** The value is trimmed before it is checked and stored. */
+  trim: boolean;
+  accepts(value: string): boolean;
+}
+
+const rules = {
+  personaKey: {
+    code: 'invalid_key',
+    message: 'a persona key is 1-64 characters of a-z, 0-9, _ and -',
+    trim: false,
+    accepts: (value) => PERSONA_KEY.test(value),
+  },
+  name: {
+    code: 'invalid_name',
+    message: `a name is 1-${NAME_MAX} characters on one line, without control characters`,
+    trim: true,
+    accepts: (value) => value.length > 0 && value.length <= NAME_MAX && isPrintableLine(value),
+  },
+  description: {
+    code: 'invalid_description',
+    message: `a description is at most ${DESCRIPTION_MAX} characters, without NUL or unpaired surrogates`,
+    trim: true,
+    accepts: (value) => value.length <= DESCRIPTION_MAX && isStorableText(value),
+  },
+  instructions: {
+    code: 'invalid_instructions',
+    message: `instructions are 1-${INSTRUCTIONS_MAX} characters, without NUL or unpaired surrogates`,
+    trim: true,
+    accepts: (value) => value.length > 0 && value.length <= INSTRUCTIONS_MAX && isStorableText(value),
+  },
+} as const satisfies Record<string, TextRule>;
+
+function checked(rule: TextRule, value: string): string {
+  const text = rule.trim ? value.trim() : value;
+  if (!rule.accepts(text)) throw new CatalogError(rule.code, rule.message);
+  return text;
+}
+
+/** The rule as a DTO property decorator; a trimmed rule also trims the value the DTO keeps. */
+function decoratorOf(rule: TextRule): (options?: ValidationOptions) => PropertyDecorator {
+  return (options) => {
+    const trim = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+    const check = ValidateBy(
+      {
+        name: rule.code,
+        validator: { validate: (value: unknown) => typeof value === 'string' && rule.accepts(value) },
+      },
+      { message: rule.message, ...options },
+    );
+    return (target, property) => {
+      if (rule.trim) trim(target, property);
+      check(target, property);
+    };
+  };
+}
+
 export function isPersonaKey(value: unknown): value is string {
-  return typeof value === 'string' && PERSONA_KEY.test(value);
+  return typeof value === 'string' && rules.personaKey.accepts(value);
 }
 
-export function personaKey(value: string): string {
-  if (!isPersonaKey(value)) {
-    throw new CatalogError('invalid_key', 'a persona key is 1-64 characters of a-z, 0-9, _ and -');
-  }
-  return value;
-}
+export const personaKey = (value: string): string => checked(rules.personaKey, value);
+export const catalogName = (value: string): string => checked(rules.name, value);
+export const catalogDescription = (value: string): string => checked(rules.description, value);
+export const catalogInstructions = (value: string): string => checked(rules.instructions, value);
 
-export function catalogName(value: string): string {
-  const name = value.trim();
-  if (name.length === 0 || name.length > NAME_MAX || !isPrintableLine(name)) {
-    throw new CatalogError(
-      'invalid_name',
-      `a name is 1-${NAME_MAX} characters on one line, without control characters`,
-    );
-  }
-  return name;
-}
-
-export function catalogDescription(value: string): string {
-  const description = value.trim();
-  if (description.length > DESCRIPTION_MAX || !isStorableText(description)) {
-    throw new CatalogError(
-      'invalid_description',
-      `a description is at most ${DESCRIPTION_MAX} characters, without NUL or unpaired surrogates`,
-    );
-  }
-  return description;
-}
-
-export function catalogInstructions(value: string): string {
-  const instructions = value.trim();
-  if (instructions.length === 0 || instructions.length > INSTRUCTIONS_MAX || !isStorableText(instructions)) {
-    throw new CatalogError(
-      'invalid_instructions',
-      `instructions are 1-${INSTRUCTIONS_MAX} characters, without NUL or unpaired surrogates`,
-    );
-  }
-  return instructions;
-}
+export const IsPersonaKey = decoratorOf(rules.personaKey);
+export const IsCatalogName = decoratorOf(rules.name);
+export const IsCatalogDescription = decoratorOf(rules.description);
+export const IsCatalogInstructions = decoratorOf(rules.instructions);

@@ -125,7 +125,7 @@ describe('agent catalog (spec: personaKey, playbookId, skillIds of the chat requ
       for (const order of ['asc', 'desc'] as const) {
         let cursor: string | undefined;
         do {
-          const page = await service.listPersonas({ limit: '1', order, ...(cursor ? { cursor } : {}) });
+          const page = await service.listPersonas({ limit: 1, order, ...(cursor ? { cursor } : {}) });
           seen.push(...page.items.map((item) => item.key));
           cursor = page.cursor;
         } while (cursor);

@@ -4,8 +4,8 @@ import {
   type PageQuery,
   isStorableText,
   isUuid,
-  parsePageQuery,
   toCursorPage,
+  toPageParams,
 } from '@fed/contracts';
 import { Injectable } from '@nestjs/common';
 import {
@@ -139,7 +139,7 @@ export class CatalogService {
     page: (query: CatalogPageQuery) => Promise<T[]>,
     keyOf: (row: T) => string,
   ): Promise<CursorPage<T>> {
-    const params = parsePageQuery(query, { list, ...LIST_ORDER });
+    const params = toPageParams(query, { list, ...LIST_ORDER });
     let after: [string, string] | undefined;
     if (params.after) {
       // The cursor is not signed: its parts go to SQL only when they have the shape we put there.

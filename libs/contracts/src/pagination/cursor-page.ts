@@ -25,27 +25,24 @@ export interface CursorPage<T> {
   cursor?: string;
 }
 
+/** A list request's `limit`, `cursor` and `order`, as the request DTO validated them. */
 export interface PageQuery {
-  limit?: unknown;
-  cursor?: unknown;
-  order?: unknown;
+  limit?: number;
+  cursor?: string;
+  order?: SortOrder;
 }
 
 export interface PageRules {
   /** Identifies the list, so a cursor of another list (or mode) is refused. */
   list: string;
   defaultLimit?: number;
-  maxLimit?: number;
   defaultOrder?: SortOrder;
-  /** False for endpoints that do not support `order`: the parameter is then refused. */
-  orderable?: boolean;
 }
 
 const CURSOR_VERSION = 1;
 const MAX_CURSOR_LENGTH = 1024;
 const MAX_KEY_PARTS = 4;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const INTEGER = /^[0-9]{1,4}$/;
 
 export function encodeCursor(position: CursorPosition): string {
   const payload = { v: CURSOR_VERSION, l: position.list, o: position.order, a: position.after };
@@ -75,31 +72,14 @@ export function decodeCursor(raw: string, list: string): CursorPosition {
   return { list, order: o, after: a as CursorKey[] };
 }
 
-/** Validates `limit` (integer 1-100 by default), `order` and `cursor` of a list request. */
-export function parsePageQuery(query: PageQuery, rules: PageRules): PageParams {
-  const maxLimit = rules.maxLimit ?? 100;
-  const defaultOrder = rules.defaultOrder ?? 'desc';
-  let limit = rules.defaultLimit ?? 50;
-  if (query.limit !== undefined) {
-    const raw = query.limit;
-    const text = typeof raw === 'number' ? String(raw) : raw;
-    if (typeof text !== 'string' || !INTEGER.test(text) || Number(text) < 1 || Number(text) > maxLimit) {
-      throw new ApiError('invalid_parameter', `limit must be an integer from 1 to ${maxLimit}`);
-    }
-    limit = Number(text);
-  }
-  let order: SortOrder = defaultOrder;
-  if (query.order !== undefined) {
-    if (rules.orderable === false) throw new ApiError('invalid_parameter', 'order is not supported by this list');
-    if (query.order !== 'asc' && query.order !== 'desc') {
-      throw new ApiError('invalid_parameter', 'order must be asc or desc');
-    }
-    order = query.order;
-  }
+/**
+ * The page a list request asks for: its defaults filled in and its cursor decoded for `rules.list`.
+ * A cursor of another list, or reused with another order, is a 400 `invalid_cursor`.
+ */
+export function toPageParams(query: PageQuery, rules: PageRules): PageParams {
+  const limit = query.limit ?? rules.defaultLimit ?? 50;
+  const order = query.order ?? rules.defaultOrder ?? 'desc';
   if (query.cursor === undefined) return { limit, order };
-  if (typeof query.cursor !== 'string') {
-    throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
-  }
   const position = decodeCursor(query.cursor, rules.list);
   if (position.order !== order) {
     throw new ApiError('invalid_cursor', 'order must not change while a cursor is reused');

@@ -1,4 +1,7 @@
-import { ApiError, isStorableText, isUuid, type PageParams, type PageQuery, parsePageQuery } from '@fed/contracts';
+import { ApiError, type PageParams, type PageQuery, isUuid, toPageParams } from '@fed/contracts';
+import { Checks, IsNotBlank, IsStorableText, MaxCharacters, OrderedCursorPageQuery, withCode } from '@fed/server';
+import { Transform } from 'class-transformer';
+import { IsDefined, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 
 export type ConversationMode = 'active' | 'archive';
 
@@ -17,11 +20,11 @@ export interface ConversationListResponse {
   cursor?: string;
 }
 
-export interface ConversationListQuery {
-  mode: ConversationMode;
-  /** Case-insensitive substring of the title. */
+/** A validated `GET /v1/conversations` query (the service's view of ListConversationsQuery). */
+export interface ConversationListQuery extends PageQuery {
+  mode?: ConversationMode;
+  /** Case-insensitive substring of the title; empty means no filter. */
   title?: string;
-  page: PageParams;
 }
 
 export const MAX_TITLE_CHARACTERS = 200;
@@ -33,11 +36,55 @@ export const conversationList = (mode: ConversationMode) => `conversations:${mod
 /** A history cursor belongs to one conversation. */
 export const messageList = (conversationId: string) => `messages:${conversationId}`;
 
-export function parseConversationId(raw: unknown): string {
-  if (typeof raw !== 'string' || !isUuid(raw)) {
-    throw new ApiError('invalid_conversation_id', 'conversationId must be a UUID');
-  }
-  return raw.toLowerCase();
+/** A conversationId: a UUID in any letter case, kept lowercase; anything else is a 400 `invalid_conversation_id`. */
+export function IsConversationId(message = 'conversationId must be a UUID'): PropertyDecorator {
+  const toLowerCase = Transform(({ value }: { value: unknown }) => (isUuid(value) ? value.toLowerCase() : value));
+  const check = ValidateBy(
+    { name: 'isConversationId', validator: { validate: (value: unknown) => isUuid(value) } },
+    withCode('invalid_conversation_id', message),
+  );
+  return (target, property) => {
+    toLowerCase(target, property);
+    check(target, property);
+  };
+}
+
+/** The `:conversationId` of a conversation's routes. */
+export class ConversationIdParams {
+  @IsConversationId()
+  conversationId!: string;
+}
+
+const titleFilter = (message: string) => withCode('invalid_parameter', message);
+const TITLE_FILTER_MESSAGE = `title must be text of at most ${MAX_TITLE_CHARACTERS} characters`;
+
+/** `GET /v1/conversations`: `limit`, `cursor`, `order`, `title`, `mode`. Other parameters are ignored. */
+export class ListConversationsQuery extends OrderedCursorPageQuery implements ConversationListQuery {
+  @IsOptional()
+  @IsIn(['active', 'archive'], withCode('invalid_parameter', 'mode must be active or archive'))
+  mode?: ConversationMode;
+
+  @IsOptional()
+  @Checks(
+    IsString(titleFilter(TITLE_FILTER_MESSAGE)),
+    IsStorableText(titleFilter(TITLE_FILTER_MESSAGE)),
+    MaxCharacters(MAX_TITLE_CHARACTERS, titleFilter(TITLE_FILTER_MESSAGE)),
+  )
+  title?: string;
+}
+
+const renameRefusal = (message: string) => withCode('invalid_request', message);
+
+/** `PATCH` body: `title`, 1-200 characters (Unicode code points), storable. Other fields are ignored. */
+export class RenameConversationBody {
+  @Checks(
+    IsDefined(renameRefusal('title is required')),
+    IsString(renameRefusal('title must be a string')),
+    IsNotBlank(renameRefusal('title must not be empty')),
+    MaxCharacters(MAX_TITLE_CHARACTERS, renameRefusal(`title must be at most ${MAX_TITLE_CHARACTERS} characters`)),
+    IsStorableText(renameRefusal('title must not contain NUL or unpaired surrogate characters')),
+  )
+  title!: string;
 }
 
 function invalidCursor(): never {
@@ -51,55 +98,26 @@ function isTimestampKey(value: unknown): value is string {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === value.slice(0, 19);
 }
 
-function singleString(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new ApiError('invalid_parameter', `${name} must be given once, as a string`);
-  return value;
+function isSeqKey(value: unknown): value is string {
+  return typeof value === 'string' && /^[1-9][0-9]{0,17}$/.test(value);
 }
 
-/** `GET /v1/conversations`: `limit`, `cursor`, `order`, `title`, `mode`. */
-export function parseListQuery(query: Record<string, unknown>): ConversationListQuery {
-  const rawMode = singleString(query, 'mode') ?? 'active';
-  if (rawMode !== 'active' && rawMode !== 'archive') {
-    throw new ApiError('invalid_parameter', 'mode must be active or archive');
-  }
-  const mode: ConversationMode = rawMode;
-  const title = singleString(query, 'title');
-  if (title !== undefined && (!isStorableText(title) || [...title].length > MAX_TITLE_CHARACTERS)) {
-    throw new ApiError('invalid_parameter', `title must be text of at most ${MAX_TITLE_CHARACTERS} characters`);
-  }
-  const page = parsePageQuery(query as PageQuery, { list: conversationList(mode) });
+// Cursors are not signed: their keys reach SQL only in the shape this list put there.
+
+/** The page of a conversation list in `mode`. */
+export function conversationPage(mode: ConversationMode, query: PageQuery): PageParams {
+  const page = toPageParams(query, { list: conversationList(mode) });
   if (page.after && (page.after.length !== 2 || !isTimestampKey(page.after[0]) || !isUuid(page.after[1]))) {
     invalidCursor();
   }
-  return { mode, title: title === '' ? undefined : title, page };
-}
-
-/** `GET /v1/conversations/:conversationId/messages`: `limit`, `cursor`, `order`. */
-export function parseMessagesQuery(query: Record<string, unknown>, conversationId: string): PageParams {
-  const page = parsePageQuery(query as PageQuery, { list: messageList(conversationId) });
-  if (page.after && (page.after.length !== 1 || !isSeqKey(page.after[0]))) invalidCursor();
   return page;
 }
 
-/** `PATCH` body: `title`, 1-200 characters (Unicode code points), storable. Other fields are ignored. */
-export function parseRenameBody(body: unknown): string {
-  const title = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).title : undefined;
-  if (title === undefined) throw new ApiError('invalid_request', 'title is required');
-  if (typeof title !== 'string') throw new ApiError('invalid_request', 'title must be a string');
-  if (title.trim() === '') throw new ApiError('invalid_request', 'title must not be empty');
-  if ([...title].length > MAX_TITLE_CHARACTERS) {
-    throw new ApiError('invalid_request', `title must be at most ${MAX_TITLE_CHARACTERS} characters`);
-  }
-  if (!isStorableText(title)) {
-    throw new ApiError('invalid_request', 'title must not contain NUL or unpaired surrogate characters');
-  }
-  return title;
-}
-
-function isSeqKey(value: unknown): value is string {
-  return typeof value === 'string' && /^[1-9][0-9]{0,17}$/.test(value);
+/** The page of a conversation's history. */
+export function historyPage(conversationId: string, query: PageQuery): PageParams {
+  const page = toPageParams(query, { list: messageList(conversationId) });
+  if (page.after && (page.after.length !== 1 || !isSeqKey(page.after[0]))) invalidCursor();
+  return page;
 }
 
 export interface ConversationRow {

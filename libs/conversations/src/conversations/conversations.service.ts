@@ -1,10 +1,12 @@
-import { ApiError, type PageParams, toCursorPage } from '@fed/contracts';
+import { ApiError, type PageQuery, toCursorPage } from '@fed/contracts';
 import { type DataSource } from 'typeorm';
 import {
   type ConversationListQuery,
   type ConversationListResponse,
   type ConversationResponse,
   conversationList,
+  conversationPage,
+  historyPage,
   messageList,
   toConversationResponse,
 } from './conversations.dto';
@@ -32,17 +34,21 @@ export class ConversationsService {
   }
 
   async list(owner: ConversationOwner, query: ConversationListQuery): Promise<ConversationListResponse> {
-    const rows = await this.conversations.list(owner, query.mode, { title: query.title, page: query.page });
-    const page = toCursorPage(rows, query.page, conversationList(query.mode), (row) => [row.updatedAtKey, row.id]);
+    const mode = query.mode ?? 'active';
+    const params = conversationPage(mode, query);
+    const title = query.title === '' ? undefined : query.title;
+    const rows = await this.conversations.list(owner, mode, { title, page: params });
+    const page = toCursorPage(rows, params, conversationList(mode), (row) => [row.updatedAtKey, row.id]);
     return {
-      conversations: page.items.map((row) => toConversationResponse(row, query.mode === 'archive')),
+      conversations: page.items.map((row) => toConversationResponse(row, mode === 'archive')),
       hasMore: page.hasMore,
       ...(page.cursor ? { cursor: page.cursor } : {}),
     };
   }
 
   /** History of an active or archived conversation; the messages of an archived one carry `archived`. */
-  async messages(owner: ConversationOwner, conversationId: string, page: PageParams): Promise<HistoryPageResponse> {
+  async messages(owner: ConversationOwner, conversationId: string, query: PageQuery): Promise<HistoryPageResponse> {
+    const page = historyPage(conversationId, query);
     const mode = await this.conversations.modeOf(owner, conversationId);
     if (!mode) throw notFound();
     const rows = await this.history.messages(owner.userId, conversationId, page);

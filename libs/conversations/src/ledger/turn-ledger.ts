@@ -1,3 +1,4 @@
+import { CHAT_TURN_DEFAULTS } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import type { DataSource } from 'typeorm';
 import type { MessageFile, PendingInteraction, Sender, TurnOptions } from '../storage';
@@ -7,13 +8,7 @@ import type { ClaimedTurn, HistoryMessage, LiveTurn, TaskRecord, TurnEnd, TurnHe
 export const HISTORY_LIMIT = 40;
 
 /** Options of a turn admitted before `turn_options` existed (or without them): the chat request's defaults. */
-export const DEFAULT_TURN_OPTIONS: TurnOptions = {
-  agentLevel: 'default',
-  agentMode: true,
-  privateMode: false,
-  reportMode: 'with',
-  outputFormat: 'plain',
-};
+export const DEFAULT_TURN_OPTIONS: TurnOptions = { ...CHAT_TURN_DEFAULTS };
 
 interface ClaimedRow {
   id: string;

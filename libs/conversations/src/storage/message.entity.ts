@@ -1,5 +1,5 @@
 import { Column, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
-import type { Deliverable } from '@fed/contracts';
+import type { ChatTurnOptions, Deliverable } from '@fed/contracts';
 
 export type Sender = 'User' | 'AI';
 
@@ -11,17 +11,8 @@ export interface MessageFile {
   height?: number;
 }
 
-/** The options of the chat request that started an assistant message; the runtime reads them. */
-export interface TurnOptions {
-  agentLevel: 'default' | 'high_performance';
-  agentMode: boolean;
-  privateMode: boolean;
-  reportMode: 'with' | 'without';
-  outputFormat: 'plain' | 'markdown';
-  personaKey?: string;
-  playbookId?: string;
-  skillIds?: string[];
-}
+/** The options of the chat request that started an assistant message (skills resolved); the runtime reads them. */
+export type TurnOptions = ChatTurnOptions;
 
 /**
  * An `ask_user` tool call the turn ended on: the user's next message in the conversation is its

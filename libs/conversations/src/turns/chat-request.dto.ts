@@ -1,174 +1,272 @@
-import { ApiError, isStorableText, isUuid } from '@fed/contracts';
-import { type TurnOptions } from '../storage';
+import {
+  AGENT_LEVELS,
+  type AgentLevel,
+  CHAT_LIMITS,
+  CHAT_ROLES,
+  CHAT_TURN_DEFAULTS,
+  type ChatCancelRequest,
+  type ChatCompletionRequest,
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatRole,
+  type ChatTurnRequest,
+  type InputFileRef,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  REPORT_MODES,
+  type ReportMode,
+  isStorableText,
+  isUuid,
+} from '@fed/contracts';
+import { type ValidationMessage, withCode } from '@fed/server';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsString,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+} from 'class-validator';
+import { IsConversationId } from '../conversations/conversations.dto';
 
-/** Limits of document 2 ("Limits"). */
-export const CHAT_LIMITS = {
-  processedTextBytes: 1024 * 1024,
-  inputFileParts: 20,
-  skillIds: 10,
-  /** Ours: a request carries only its last user message's worth of work; history is not sent. */
-  messages: 1000,
-  /** Ours: text parts of one message. */
-  partsPerMessage: 1000,
-} as const;
+// Document 2 ("Chat request", "Message object", "Limits"). A refusal about the request's shape is
+// `invalid_request`, one about an option's value `invalid_parameter`, a bad conversationId
+// `invalid_conversation_id`. Unknown fields are dropped, not refused: clients and servers ignore them.
 
-export interface InputFileRef {
-  fileId?: string;
-  filepath?: string;
+const invalid = (message: ValidationMessage) => withCode('invalid_request', message);
+const invalidParameter = (message: ValidationMessage) => withCode('invalid_parameter', message);
+
+/** Absent means absent; `null` is a value, and a wrong one (IsOptional would let it through). */
+const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+function IsPresent(message: string): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isPresent', validator: { validate: (value: unknown) => value !== undefined } },
+    invalid(message),
+  );
 }
 
-/** A validated chat request: what the turn needs. */
-export interface ChatRequest {
-  conversationId?: string;
-  /** The last user message's text parts, joined by blank lines. */
-  text: string;
-  /** input_file parts of the last user message. */
-  files: InputFileRef[];
-  options: TurnOptions;
-}
-
-const invalid = (message: string) => new ApiError('invalid_request', message);
-const invalidParameter = (message: string) => new ApiError('invalid_parameter', message);
-
-function isObject(value: unknown): value is Record<string, unknown> {
+function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function optionalEnum<T extends string>(body: Record<string, unknown>, name: string, allowed: readonly T[]) {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw invalidParameter(`${name} must be one of ${allowed.join(', ')}`);
+/** A persona key, playbook id or skill id: non-empty storable text of a bounded length. */
+function isCatalogId(value: unknown): boolean {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= CHAT_LIMITS.catalogIdCharacters &&
+    isStorableText(value)
+  );
+}
+
+function CatalogId(message: string, each = false): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isCatalogId', validator: { validate: (value: unknown) => isCatalogId(value) } },
+    { ...invalidParameter(message), each },
+  );
+}
+
+/** What is wrong with one content part, after its path (`.fileId must be a UUID`); undefined when nothing is. */
+function partProblem(part: unknown): string | undefined {
+  if (!isJsonObject(part)) return ' must be an object';
+  if (part.type === 'text') return typeof part.text === 'string' ? undefined : '.text must be a string';
+  if (part.type !== 'input_file') return '.type must be text or input_file';
+  const hasId = part.fileId !== undefined;
+  if (hasId === (part.filepath !== undefined)) return ' must give exactly one of fileId and filepath';
+  if (hasId) return isUuid(part.fileId) ? undefined : '.fileId must be a UUID';
+  const path = part.filepath;
+  return typeof path === 'string' &&
+    path.length > 0 &&
+    path.length <= CHAT_LIMITS.filepathCharacters &&
+    isStorableText(path)
+    ? undefined
+    : `.filepath must be a non-empty string of at most ${CHAT_LIMITS.filepathCharacters} characters`;
+}
+
+/** What is wrong with a message's content (a string, or an array of text and input_file parts). */
+function contentProblem(content: unknown): string | undefined {
+  if (typeof content === 'string') return undefined;
+  if (!Array.isArray(content)) return ' must be a string or an array of content parts';
+  if (content.length > CHAT_LIMITS.partsPerMessage) return ` has more than ${CHAT_LIMITS.partsPerMessage} parts`;
+  for (const [index, part] of content.entries()) {
+    const problem = partProblem(part);
+    if (problem) return `[${index}]${problem}`;
   }
-  return value as T;
+  return undefined;
 }
 
-function optionalBoolean(body: Record<string, unknown>, name: string): boolean | undefined {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') throw invalidParameter(`${name} must be a boolean`);
-  return value;
+/** The union `string | ChatContentPart[]`, which no stock decorator describes. */
+function IsChatContent(): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isChatContent', validator: { validate: (value: unknown) => contentProblem(value) === undefined } },
+    invalid((args: ValidationArguments) => `$path${contentProblem(args.value) ?? ' is invalid'}`),
+  );
 }
 
-function optionalId(body: Record<string, unknown>, name: string, maxLength: number): string | undefined {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength || !isStorableText(value)) {
-    throw invalidParameter(`${name} must be a non-empty string of at most ${maxLength} characters`);
-  }
-  return value;
+export class ChatMessageDto implements ChatMessage {
+  @IsString(invalid('$path is required and must be a string'))
+  @IsIn(CHAT_ROLES, invalid('$path must be user, assistant or system'))
+  role!: ChatRole;
+
+  @IsPresent('$path is required')
+  @IsChatContent()
+  content!: string | ChatContentPart[];
 }
 
-interface ParsedContent {
-  texts: string[];
+/** The processed part of a request: the last user message's text parts, joined, and its files. */
+interface UserTurn {
+  text: string;
   files: InputFileRef[];
 }
 
-function parseContent(content: unknown, where: string): ParsedContent {
-  if (typeof content === 'string') return { texts: [content], files: [] };
-  if (!Array.isArray(content)) throw invalid(`${where}.content must be a string or an array of content parts`);
-  if (content.length > CHAT_LIMITS.partsPerMessage) {
-    throw invalid(`${where}.content has more than ${CHAT_LIMITS.partsPerMessage} parts`);
+function userTurnOf(messages: readonly ChatMessage[]): UserTurn | undefined {
+  const last = messages.findLast((message) => message.role === 'user');
+  if (!last) return undefined;
+  if (typeof last.content === 'string') return { text: last.content, files: [] };
+  const texts: string[] = [];
+  const files: InputFileRef[] = [];
+  for (const part of last.content) {
+    if (part.type === 'text') texts.push(part.text);
+    else files.push('fileId' in part ? { fileId: part.fileId } : { filepath: part.filepath });
   }
-  const parsed: ParsedContent = { texts: [], files: [] };
-  content.forEach((part: unknown, index) => {
-    const at = `${where}.content[${index}]`;
-    if (!isObject(part)) throw invalid(`${at} must be an object`);
-    if (part.type === 'text') {
-      if (typeof part.text !== 'string') throw invalid(`${at}.text must be a string`);
-      parsed.texts.push(part.text);
-    } else if (part.type === 'input_file') {
-      const hasId = part.fileId !== undefined;
-      const hasPath = part.filepath !== undefined;
-      if (hasId === hasPath) throw invalid(`${at} must give exactly one of fileId and filepath`);
-      if (hasId && !isUuid(part.fileId)) throw invalid(`${at}.fileId must be a UUID`);
-      if (hasPath) {
-        const path = part.filepath;
-        if (typeof path !== 'string' || path.length === 0 || path.length > 1024 || !isStorableText(path)) {
-          throw invalid(`${at}.filepath must be a non-empty string of at most 1024 characters`);
-        }
-      }
-      parsed.files.push(hasId ? { fileId: part.fileId as string } : { filepath: part.filepath as string });
-    } else {
-      throw invalid(`${at}.type must be text or input_file`);
-    }
-  });
-  return parsed;
+  return { text: texts.join('\n\n'), files };
 }
 
-/**
- * Checks a `POST /v1/chat/completions` body against document 2 ("Chat request", "Message object",
- * "Limits"). Every refusal is a 400 whose message names the field. Unknown fields are ignored (clients
- * and servers ignore what they do not know).
- */
-export function parseChatRequest(body: unknown, modelName: string): ChatRequest {
-  if (!isObject(body)) throw invalid('the body must be a JSON object');
-  if (typeof body.model !== 'string') throw invalid('model is required and must be a string');
-  if (body.model !== modelName) throw invalidParameter(`model must be "${modelName}"`);
-  if (body.stream === undefined) throw invalid('stream is required and must be true');
-  if (body.stream !== true) throw invalid('stream must be true: only streaming is supported');
-  let conversationId: string | undefined;
-  if (body.conversationId !== undefined) {
-    if (!isUuid(body.conversationId)) {
-      throw new ApiError('invalid_conversation_id', 'conversationId must be a UUID string');
-    }
-    conversationId = body.conversationId.toLowerCase();
-  }
+function isWellFormed(message: unknown): message is ChatMessage {
+  return (
+    message instanceof ChatMessageDto &&
+    (CHAT_ROLES as readonly unknown[]).includes(message.role) &&
+    contentProblem(message.content) === undefined
+  );
+}
 
-  const messages = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array');
-  if (messages.length > CHAT_LIMITS.messages) throw invalid(`messages has more than ${CHAT_LIMITS.messages} entries`);
-  let last: ParsedContent | undefined;
-  let inputFiles = 0;
-  messages.forEach((message: unknown, index) => {
-    const where = `messages[${index}]`;
-    if (!isObject(message)) throw invalid(`${where} must be an object`);
-    if (typeof message.role !== 'string') throw invalid(`${where}.role is required and must be a string`);
-    if (!['user', 'assistant', 'system'].includes(message.role)) {
-      throw invalid(`${where}.role must be user, assistant or system`);
-    }
-    if (message.content === undefined) throw invalid(`${where}.content is required`);
-    const content = parseContent(message.content, where);
-    inputFiles += content.files.length;
-    if (message.role === 'user') last = content;
-  });
+/** What is wrong with the messages taken together; the element checks speak first about a bad element. */
+function turnProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages) || !messages.every(isWellFormed)) return undefined;
+  const inputFiles = messages.reduce(
+    (count, { content }) =>
+      typeof content === 'string' ? count : count + content.filter((part) => part.type === 'input_file').length,
+    0,
+  );
   if (inputFiles > CHAT_LIMITS.inputFileParts) {
-    throw invalid(`at most ${CHAT_LIMITS.inputFileParts} input_file parts are allowed per request`);
+    return `at most ${CHAT_LIMITS.inputFileParts} input_file parts are allowed per request`;
   }
-  if (!last) throw invalid('messages must contain a user message');
-  const processed: ParsedContent = last;
-  const text = processed.texts.join('\n\n');
-  if (Buffer.byteLength(text, 'utf8') > CHAT_LIMITS.processedTextBytes) {
-    throw invalid('the message text is larger than 1 MB (UTF-8)');
+  const turn = userTurnOf(messages);
+  if (!turn) return 'messages must contain a user message';
+  if (Buffer.byteLength(turn.text, 'utf8') > CHAT_LIMITS.processedTextBytes) {
+    return 'the message text is larger than 1 MB (UTF-8)';
   }
-  if (!isStorableText(text)) throw invalid('the message text contains NUL or unpaired surrogate characters');
-  if (text.trim().length === 0 && processed.files.length === 0) throw invalid('the user message is empty');
+  if (!isStorableText(turn.text)) return 'the message text contains NUL or unpaired surrogate characters';
+  if (turn.text.trim().length === 0 && turn.files.length === 0) return 'the user message is empty';
+  return undefined;
+}
 
-  let skillIds: string[] | undefined;
-  if (body.skillIds !== undefined) {
-    if (!Array.isArray(body.skillIds)) throw invalidParameter('skillIds must be an array of strings');
-    if (body.skillIds.length > CHAT_LIMITS.skillIds) {
-      throw invalidParameter(`skillIds may hold at most ${CHAT_LIMITS.skillIds} entries`);
-    }
-    for (const id of body.skillIds as unknown[]) {
-      if (typeof id !== 'string' || id.length === 0 || id.length > 200 || !isStorableText(id)) {
-        throw invalidParameter('skillIds must be an array of non-empty strings');
-      }
-    }
-    skillIds = body.skillIds as string[];
-  }
+function IsChatTurn(): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isChatTurn', validator: { validate: (value: unknown) => turnProblem(value) === undefined } },
+    invalid((args: ValidationArguments) => turnProblem(args.value) ?? 'messages are invalid'),
+  );
+}
 
-  const options: TurnOptions = {
-    agentLevel: optionalEnum(body, 'agentLevel', ['default', 'high_performance'] as const) ?? 'default',
-    agentMode: optionalBoolean(body, 'agentMode') ?? true,
-    privateMode: optionalBoolean(body, 'privateMode') ?? false,
-    reportMode: optionalEnum(body, 'reportMode', ['with', 'without'] as const) ?? 'with',
-    outputFormat: optionalEnum(body, 'outputFormat', ['plain', 'markdown'] as const) ?? 'plain',
+// class-validator names the array, not the element: find which one.
+const firstNonObject = ({ value }: ValidationArguments) =>
+  Array.isArray(value)
+    ? `messages[${value.findIndex((message) => !isJsonObject(message))}] must be an object`
+    : 'messages must be a non-empty array';
+
+/** The body of `POST /v1/chat/completions`. The model's name is the service's: checked where config is known. */
+export class ChatCompletionRequestDto implements ChatCompletionRequest {
+  @IsString(invalid('model is required and must be a string'))
+  model!: string;
+
+  @IsPresent('stream is required and must be true')
+  @Equals(true, invalid('stream must be true: only streaming is supported'))
+  stream!: true;
+
+  @IfPresent()
+  @IsConversationId('conversationId must be a UUID string')
+  conversationId?: string;
+
+  @IsArray(invalid('messages must be a non-empty array'))
+  @ArrayNotEmpty(invalid('messages must be a non-empty array'))
+  @ArrayMaxSize(CHAT_LIMITS.messages, invalid(`messages has more than ${CHAT_LIMITS.messages} entries`))
+  @IsObject({ ...invalid(firstNonObject), each: true })
+  @ValidateNested({ each: true })
+  @Type(() => ChatMessageDto)
+  @IsChatTurn()
+  messages!: ChatMessageDto[];
+
+  @IfPresent()
+  @IsArray(invalidParameter('skillIds must be an array of strings'))
+  @ArrayMaxSize(CHAT_LIMITS.skillIds, invalidParameter(`skillIds may hold at most ${CHAT_LIMITS.skillIds} entries`))
+  @CatalogId('skillIds must be an array of non-empty strings', true)
+  skillIds?: string[];
+
+  @IfPresent()
+  @IsIn(AGENT_LEVELS, invalidParameter(`agentLevel must be one of ${AGENT_LEVELS.join(', ')}`))
+  agentLevel?: AgentLevel;
+
+  @IfPresent()
+  @IsBoolean(invalidParameter('agentMode must be a boolean'))
+  agentMode?: boolean;
+
+  @IfPresent()
+  @IsBoolean(invalidParameter('privateMode must be a boolean'))
+  privateMode?: boolean;
+
+  @IfPresent()
+  @IsIn(REPORT_MODES, invalidParameter(`reportMode must be one of ${REPORT_MODES.join(', ')}`))
+  reportMode?: ReportMode;
+
+  @IfPresent()
+  @IsIn(OUTPUT_FORMATS, invalidParameter(`outputFormat must be one of ${OUTPUT_FORMATS.join(', ')}`))
+  outputFormat?: OutputFormat;
+
+  @IfPresent()
+  @CatalogId(`personaKey must be a non-empty string of at most ${CHAT_LIMITS.catalogIdCharacters} characters`)
+  personaKey?: string;
+
+  @IfPresent()
+  @CatalogId(`playbookId must be a non-empty string of at most ${CHAT_LIMITS.catalogIdCharacters} characters`)
+  playbookId?: string;
+}
+
+/** The turn a validated chat request asks for: its last user message, the options with their defaults. */
+export function toChatTurnRequest(body: ChatCompletionRequestDto): ChatTurnRequest {
+  const turn = userTurnOf(body.messages) as UserTurn;
+  const options: ChatTurnRequest['options'] = {
+    agentLevel: body.agentLevel ?? CHAT_TURN_DEFAULTS.agentLevel,
+    agentMode: body.agentMode ?? CHAT_TURN_DEFAULTS.agentMode,
+    privateMode: body.privateMode ?? CHAT_TURN_DEFAULTS.privateMode,
+    reportMode: body.reportMode ?? CHAT_TURN_DEFAULTS.reportMode,
+    outputFormat: body.outputFormat ?? CHAT_TURN_DEFAULTS.outputFormat,
   };
-  const personaKey = optionalId(body, 'personaKey', 200);
-  const playbookId = optionalId(body, 'playbookId', 200);
-  if (personaKey !== undefined) options.personaKey = personaKey;
-  if (playbookId !== undefined) options.playbookId = playbookId;
-  if (skillIds !== undefined) options.skillIds = skillIds;
-  return { ...(conversationId ? { conversationId } : {}), text, files: processed.files, options };
+  if (body.personaKey !== undefined) options.personaKey = body.personaKey;
+  if (body.playbookId !== undefined) options.playbookId = body.playbookId;
+  if (body.skillIds !== undefined) options.skillIds = body.skillIds;
+  return {
+    ...(body.conversationId !== undefined ? { conversationId: body.conversationId } : {}),
+    text: turn.text,
+    files: turn.files,
+    options,
+  };
+}
+
+/** The optional body of `POST /v1/chat/completions/:conversationId/cancel`. */
+export class ChatCancelRequestDto implements ChatCancelRequest {
+  @IfPresent()
+  @Transform(({ value }: { value: unknown }) => (isUuid(value) ? value.toLowerCase() : value))
+  @ValidateBy(
+    { name: 'isMessageId', validator: { validate: (value: unknown) => isUuid(value) } },
+    invalidParameter('messageId must be a UUID string'),
+  )
+  messageId?: string;
 }

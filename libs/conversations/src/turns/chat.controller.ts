@@ -1,16 +1,25 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { type Response } from 'express';
+import { ConversationIdParams } from '../conversations/conversations.dto';
+import { ChatCancelRequestDto, ChatCompletionRequestDto } from './chat-request.dto';
 import { TurnsService } from './turns.service';
 
-/** The chat endpoints of document 2: a turn as a server-sent-event stream, its reconnect and cancel. */
+/**
+ * The chat endpoints of document 2: a turn as a server-sent-event stream, its reconnect and cancel.
+ * Bodies and path parameters are validated by the application's pipe from their DTO classes.
+ */
 @Controller('api/v1/chat/completions')
 export class ChatController {
   constructor(private readonly turns: TurnsService) {}
 
   @Post()
   @Scopes('chat:exec')
-  start(@CurrentPrincipal() principal: AccessTokenPrincipal, @Body() body: unknown, @Res() response: Response) {
+  start(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Body() body: ChatCompletionRequestDto,
+    @Res() response: Response,
+  ) {
     return this.turns.start(principal, body, response);
   }
 
@@ -18,7 +27,7 @@ export class ChatController {
   @Scopes('chat:exec')
   rejoin(
     @CurrentPrincipal() principal: AccessTokenPrincipal,
-    @Param('conversationId') conversationId: string,
+    @Param() { conversationId }: ConversationIdParams,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,
     @Query('lastEventId') lastEventIdQuery: unknown,
     @Res() response: Response,
@@ -31,9 +40,9 @@ export class ChatController {
   @HttpCode(200)
   cancel(
     @CurrentPrincipal() principal: AccessTokenPrincipal,
-    @Param('conversationId') conversationId: string,
-    @Body() body: unknown,
+    @Param() { conversationId }: ConversationIdParams,
+    @Body() body: ChatCancelRequestDto,
   ) {
-    return this.turns.cancel(principal, conversationId, body);
+    return this.turns.cancel(principal, conversationId, body.messageId);
   }
 }

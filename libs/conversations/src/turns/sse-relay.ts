@@ -1,5 +1,5 @@
 import { type RunStream } from '@fed/bus';
-import { SSE_CONNECTED, SSE_DONE, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
+import { CHAT_STREAM_HEADERS, SSE_CONNECTED, SSE_DONE, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
 import { type ServerResponse } from 'node:http';
 
 export interface RelayOptions {
@@ -16,8 +16,8 @@ export interface RelayOptions {
 export function writeStreamHead(response: ServerResponse, conversationId: string, messageId: string): void {
   response.writeHead(200, {
     ...SSE_HEADERS,
-    'X-Conversation-Id': conversationId,
-    'X-Message-Id': messageId,
+    [CHAT_STREAM_HEADERS.conversationId]: conversationId,
+    [CHAT_STREAM_HEADERS.messageId]: messageId,
   });
   response.write(SSE_CONNECTED);
 }

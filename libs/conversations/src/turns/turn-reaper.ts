@@ -1,7 +1,7 @@
 import { type ServiceConfig } from '@fed/config';
 import { type Logger } from '@fed/observability';
 import { type TurnsRepository } from './turns.repository';
-import { type TurnsService } from './turns.service';
+import { type TurnStarter } from './turn-starter';
 
 /**
  * Ends turns whose runtime is gone, so no `processing` flag outlives its turn and no client waits
@@ -15,8 +15,8 @@ export class TurnReaper {
 
   constructor(
     private readonly repository: TurnsRepository,
-    private readonly turns: TurnsService,
-    private readonly config: ServiceConfig,
+    private readonly starter: TurnStarter,
+    private readonly config: Pick<ServiceConfig, 'agent'>,
     private readonly logger: Logger,
   ) {}
 
@@ -45,7 +45,7 @@ export class TurnReaper {
       const ended = await this.repository.reap(staleMs, unclaimedMs);
       for (const runId of ended) {
         this.logger.warn({ runId }, 'agent turn lost its runtime: ended unfinished');
-        await this.turns.endStream(runId, 'lost');
+        await this.starter.endStream(runId, 'lost');
       }
       return ended;
     } catch (error) {

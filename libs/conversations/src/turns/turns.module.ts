@@ -18,11 +18,13 @@ import { conversationEntities } from '../storage';
 import { ChatController } from './chat.controller';
 import { TURN_CATALOG, type TurnCatalog } from './turn-catalog.port';
 import { TurnReaper } from './turn-reaper';
+import { TurnStarter } from './turn-starter';
 import { TurnsRepository } from './turns.repository';
 import { TurnsService } from './turns.service';
 
 /**
- * `POST /v1/chat/completions`, reconnect and cancel: admission, SSE relay, reaper (docs/chat.md).
+ * `POST /v1/chat/completions`, reconnect and cancel: admission, SSE relay, reaper (docs/chat.md). Exports
+ * the turn starter, which other front doors use to run the same turns.
  * The app gives it the agent catalog (`withCatalog`): libs/agent depends on this lib, not the reverse.
  */
 @Module({
@@ -35,18 +37,8 @@ import { TurnsService } from './turns.service';
       useFactory: (dataSource: DataSource) => new TurnsRepository(dataSource),
     },
     {
-      provide: TurnsService,
-      inject: [
-        TurnsRepository,
-        DataSource,
-        TURN_CATALOG,
-        RUN_QUEUE,
-        RUN_STREAM,
-        SIGNALS,
-        SERVICE_CONFIG,
-        LOGGER,
-        SHUTDOWN_SIGNAL,
-      ],
+      provide: TurnStarter,
+      inject: [TurnsRepository, DataSource, TURN_CATALOG, RUN_QUEUE, RUN_STREAM, SIGNALS, SERVICE_CONFIG, LOGGER],
       useFactory: (
         repository: TurnsRepository,
         dataSource: DataSource,
@@ -56,9 +48,8 @@ import { TurnsService } from './turns.service';
         signals: Signals,
         config: ServiceConfig,
         logger: Logger,
-        shutdown: AbortSignal,
       ) =>
-        new TurnsService({
+        new TurnStarter({
           repository,
           conversations: new ConversationsRepository(dataSource),
           catalog,
@@ -67,16 +58,28 @@ import { TurnsService } from './turns.service';
           signals,
           config,
           logger,
-          shutdown,
         }),
     },
     {
+      provide: TurnsService,
+      inject: [TurnStarter, RUN_STREAM, SERVICE_CONFIG, LOGGER, SHUTDOWN_SIGNAL],
+      useFactory: (
+        starter: TurnStarter,
+        runStream: RunStream,
+        config: ServiceConfig,
+        logger: Logger,
+        shutdown: AbortSignal,
+      ) => new TurnsService({ starter, runStream, config, logger, shutdown }),
+    },
+    {
       provide: TurnReaper,
-      inject: [TurnsRepository, TurnsService, SERVICE_CONFIG, LOGGER],
-      useFactory: (repository: TurnsRepository, turns: TurnsService, config: ServiceConfig, logger: Logger) =>
-        new TurnReaper(repository, turns, config, logger),
+      inject: [TurnsRepository, TurnStarter, SERVICE_CONFIG, LOGGER],
+      useFactory: (repository: TurnsRepository, starter: TurnStarter, config: ServiceConfig, logger: Logger) =>
+        new TurnReaper(repository, starter, config, logger),
     },
   ],
+  // A2A and MCP start, follow and cancel turns through the starter (design: "Where the next services go").
+  exports: [TurnStarter],
 })
 export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
   /** `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks. */
@@ -90,7 +93,7 @@ export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly reaper: TurnReaper,
-    private readonly turns: TurnsService,
+    private readonly starter: TurnStarter,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {}
 
@@ -99,7 +102,7 @@ export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.turns.close();
+    this.starter.close();
     await this.reaper.stop();
   }
 }

@@ -43,6 +43,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
   });
 }
 
+// Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest, added p50 < 0.5 ms (README: 311 µs).
 /** A JSON object body, or a 400 in the family's format (malformed, not an object, too deeply nested). */
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;

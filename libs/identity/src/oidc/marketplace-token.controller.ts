@@ -1,4 +1,19 @@
-import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Body,
+  type CanActivate,
+  Catch,
+  Controller,
+  type ExceptionFilter,
+  HttpCode,
+  Inject,
+  Injectable,
+  Post,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
@@ -7,16 +22,32 @@ import { type Request, type Response } from 'express';
 import { ClientThrottle } from '../brute-force/client-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
-import { isUnreachable } from './oauth-http';
+import { MarketplaceTokenRequest, type MarketplaceTokenResponse } from './marketplace-token.dto';
+import { OAuthError, isUnreachable, oauthErrors } from './oauth-http';
 import { TokenIssuer } from './token-issuer';
 
-/** The spec's Marketplace token response: no refresh token, no ID token. */
-export interface MarketplaceTokenResponse {
-  success: true;
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
+/** Outside the Marketplace edition the route does not exist; checked before the body is. */
+@Injectable()
+class MarketplaceEditionOnly implements CanActivate {
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: ServiceConfig) {}
+
+  canActivate(): boolean {
+    if (this.config.edition !== 'marketplace') throw new ApiError('not_found', 'no such route');
+    return true;
+  }
+}
+
+/** The endpoint's error format: the token endpoint's codes, with the answer's `success` flag. */
+@Catch(OAuthError)
+class MarketplaceErrorFilter implements ExceptionFilter {
+  catch(error: OAuthError, host: ArgumentsHost): void {
+    host
+      .switchToHttp()
+      .getResponse<Response>()
+      .status(error.status)
+      .set('Cache-Control', 'no-store')
+      .json({ success: false, error: error.error, error_description: error.description });
+  }
 }
 
 /**
@@ -27,6 +58,8 @@ export interface MarketplaceTokenResponse {
  * 502 bad_gateway).
  */
 @Controller('api/v1/auth')
+@UseGuards(MarketplaceEditionOnly)
+@UseFilters(MarketplaceErrorFilter)
 export class MarketplaceTokenController {
   private readonly throttle: ClientThrottle;
 
@@ -35,7 +68,6 @@ export class MarketplaceTokenController {
     private readonly clients: ClientRepository,
     private readonly issuer: TokenIssuer,
     @Inject(COUNTERS) counters: Counters,
-    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
     this.throttle = new ClientThrottle(counters);
   }
@@ -43,30 +75,21 @@ export class MarketplaceTokenController {
   @Public()
   @Post('external-service-token')
   @HttpCode(200)
-  async token(@Req() req: Request, @Res() res: Response): Promise<void> {
-    if (this.config.edition !== 'marketplace') throw new ApiError('not_found', 'no such route');
-    const fail = (status: number, error: string, description: string) =>
-      void res
-        .status(status)
-        .set('Cache-Control', 'no-store')
-        .json({ success: false, error, error_description: description });
-    if (!req.is('application/json')) return fail(400, 'invalid_request', 'the body must be application/json');
-    const body = req.body as { client_id?: unknown; client_secret?: unknown } | undefined;
-    const clientId = body?.client_id;
-    const clientSecret = body?.client_secret;
-    if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || !clientId || !clientSecret) {
-      return fail(400, 'invalid_request', 'client_id and client_secret (strings) are required');
-    }
+  async token(
+    @Body() { client_id: clientId, client_secret: clientSecret }: MarketplaceTokenRequest,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     try {
       const authenticated = await this.clientsService.authenticate(clientId, clientSecret);
       if (!(await this.throttle.accepts(clientId, req.ip ?? 'unknown', authenticated !== null))) {
-        return fail(401, 'invalid_client', 'client authentication failed');
+        throw oauthErrors.invalidClient();
       }
       const client = await this.clients.find(clientId);
       if (!client?.grantTypes.includes('client_credentials')) {
-        return fail(400, 'unauthorized_client', 'the client is not a service account');
+        throw oauthErrors.unauthorizedClient('the client is not a service account');
       }
-      if (!client.tenant?.enabled) return fail(400, 'unauthorized_client', "the service account's tenant is disabled");
+      if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the service account's tenant is disabled");
       const scope = client.scopes.join(' ');
       const tokens = await this.issuer.forServiceAccount({ ...client, tenant: client.tenant }, scope);
       const answer: MarketplaceTokenResponse = {
@@ -78,7 +101,9 @@ export class MarketplaceTokenController {
       };
       res.status(200).set('Cache-Control', 'no-store').json(answer);
     } catch (error) {
-      if (isUnreachable(error)) return fail(502, 'bad_gateway', 'the authentication platform could not be reached');
+      if (isUnreachable(error)) {
+        throw new OAuthError('bad_gateway', 'the authentication platform could not be reached', 502);
+      }
       throw error;
     }
   }

@@ -1,18 +1,19 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@fed/auth';
 import { type Bus, COUNTERS, RUN_QUEUE, RUN_STREAM, SIGNALS } from '@fed/bus';
-import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { type HostConfig, SERVICE_CONFIG } from '@fed/config';
 import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { dataSourceOptions } from '@fed/persistence';
 import { ApiExceptionFilter } from '../errors/api-exception.filter';
 import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
+import { RequestValidationPipe } from '../validation/request-validation.pipe';
 import { PostgresReadiness } from './postgres-readiness';
 import { SHUTDOWN_SIGNAL } from './shutdown-signal';
 
 export interface ServiceHostOptions {
-  config: ServiceConfig & { database: { url: string } };
+  config: HostConfig & { database: { url: string } };
   logger: Logger;
   metrics: Metrics;
   health: Health;
@@ -26,7 +27,7 @@ export interface ServiceHostOptions {
 
 /**
  * What every deployable shares around its features: configuration, logging, metrics, health,
- * the database, the bus, token verification and the error filter. Apps differ only in `features`.
+ * the database, the bus, token verification, request validation and the error filter. Apps differ only in `features`.
  */
 @Module({})
 export class ServiceHostModule {
@@ -65,6 +66,7 @@ export class ServiceHostModule {
         ...shared,
         PostgresReadiness,
         { provide: APP_FILTER, useFactory: () => new ApiExceptionFilter(logger) },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
       exports: shared.map((p) => p.provide),
     };

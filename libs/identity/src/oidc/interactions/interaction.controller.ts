@@ -14,7 +14,9 @@ import { PasswordSignIn } from './password-sign-in';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-const parseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
+// The forms are read by hand, not through a DTO: only after the interaction and its CSRF token are
+// checked, and a refusal is this page again (HTML, in the user's language), not a JSON error.
+const readForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
 
 /**
  * The login and consent pages of the authorization endpoint. oidc-provider sends the browser here
@@ -175,7 +177,7 @@ export class InteractionController {
     let body: Record<string, unknown>;
     try {
       body = await new Promise<Record<string, unknown>>((resolve, reject) =>
-        parseForm(req, res, (error?: unknown) =>
+        readForm(req, res, (error?: unknown) =>
           error ? reject(error as Error) : resolve((req.body ?? {}) as Record<string, unknown>),
         ),
       );

@@ -37,6 +37,8 @@ export class RevocationController {
   @Public()
   @Post()
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
+    // Not a DTO: the form is read as the token endpoint reads it (RFC 6749 3.1), and the client may
+    // authenticate in the Authorization header, which a body DTO does not see.
     let body: Record<string, string>;
     try {
       body = await readOAuthForm(req);

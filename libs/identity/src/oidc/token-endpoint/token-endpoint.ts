@@ -46,6 +46,7 @@ export class TokenEndpoint implements OnModuleInit {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const basic = basicCredentials(req.headers.authorization);
     try {
+      // Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest (README: 1,167 tokens/s, budget > 1,000).
       const form = await readOAuthForm(req);
       const client = await this.authenticate(req, form, basic);
       const grantType = form.grant_type;

@@ -1,0 +1,68 @@
+// The chat request of document 2 ("Chat request", "Message object", "Limits"): the body of
+// `POST /v1/chat/completions`. Clients and servers ignore fields they do not know.
+
+/** Limits of document 2 ("Limits"), and ours where it is silent. */
+export const CHAT_LIMITS = {
+  processedTextBytes: 1024 * 1024,
+  inputFileParts: 20,
+  skillIds: 10,
+  /** Ours: a request carries only its last user message's worth of work; history is not sent. */
+  messages: 1000,
+  /** Ours: content parts of one message. */
+  partsPerMessage: 1000,
+  /** Ours: `personaKey`, `playbookId` and each skill id. */
+  catalogIdCharacters: 200,
+  /** Ours: a library file's `filepath`. */
+  filepathCharacters: 1024,
+} as const;
+
+export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
+export type ChatRole = (typeof CHAT_ROLES)[number];
+
+export const AGENT_LEVELS = ['default', 'high_performance'] as const;
+export type AgentLevel = (typeof AGENT_LEVELS)[number];
+
+export const REPORT_MODES = ['with', 'without'] as const;
+export type ReportMode = (typeof REPORT_MODES)[number];
+
+export const OUTPUT_FORMATS = ['plain', 'markdown'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface TextContentPart {
+  type: 'text';
+  text: string;
+}
+
+/** Exactly one of `fileId` (an uploaded file) and `filepath` (a library file). */
+export type InputFileContentPart = { type: 'input_file'; fileId: string } | { type: 'input_file'; filepath: string };
+
+export type ChatContentPart = TextContentPart | InputFileContentPart;
+
+export interface ChatMessage {
+  /** Only `user` starts the agent turn; the others are accepted and ignored. */
+  role: ChatRole;
+  content: string | ChatContentPart[];
+}
+
+export interface ChatCompletionRequest {
+  /** The fixed identifier of the service's agent model. */
+  model: string;
+  /** Only the last user message is processed. */
+  messages: ChatMessage[];
+  stream: true;
+  /** Omitted: a new conversation. */
+  conversationId?: string;
+  agentLevel?: AgentLevel;
+  agentMode?: boolean;
+  privateMode?: boolean;
+  reportMode?: ReportMode;
+  personaKey?: string;
+  playbookId?: string;
+  skillIds?: string[];
+  outputFormat?: OutputFormat;
+}
+
+/** The optional body of `POST /v1/chat/completions/:conversationId/cancel`; omitted cancels every turn. */
+export interface ChatCancelRequest {
+  messageId?: string;
+}

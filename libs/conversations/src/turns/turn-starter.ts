@@ -1,0 +1,191 @@
+import { type RunQueue, type RunStream, type Signals, StreamEndedError } from '@fed/bus';
+import { type ServiceConfig } from '@fed/config';
+import {
+  ApiError,
+  type ChatCancelResponse,
+  type ChatTurnRequest,
+  errorChunk,
+  finalChunk,
+  roleChunk,
+} from '@fed/contracts';
+import { type Logger } from '@fed/observability';
+import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationsRepository } from '../conversations/conversations.repository';
+import { type TurnCatalog } from './turn-catalog.port';
+import { type AdmittedTurn, type TurnsRepository } from './turns.repository';
+
+/** How long cancel waits for a runtime to end the turn before ending an abandoned one itself. */
+const CANCEL_GRACE_MS = 1500;
+const TITLE_LENGTH = 60;
+
+export interface TurnStarterDependencies {
+  repository: TurnsRepository;
+  conversations: Pick<ConversationsRepository, 'modeOf'>;
+  catalog: TurnCatalog;
+  runQueue: RunQueue;
+  runStream: RunStream;
+  signals: Signals;
+  config: Pick<ServiceConfig, 'chat' | 'agent'>;
+  logger: Logger;
+}
+
+/** A turn admitted and queued. Its chunks are the run stream `runId`, from `STREAM_START`. */
+export type StartedTurn = AdmittedTurn;
+
+/** The turn a conversation is processing. */
+export interface TurnInProgress {
+  conversationId: string;
+  /** The assistant message id, also the id of the run stream to read. */
+  runId: string;
+}
+
+/** A new conversation's title: the first line of the first message, shortened. */
+export function titleFrom(text: string): string {
+  const line =
+    text
+      .trim()
+      .split(/\r\n|\r|\n/, 1)[0]
+      ?.trim() ?? '';
+  const characters = Array.from(line.replace(/[\u0000-\u001f\u007f]/g, ' '));
+  if (characters.length === 0) return 'New conversation';
+  return characters.length <= TITLE_LENGTH ? characters.join('') : `${characters.slice(0, TITLE_LENGTH - 1).join('')}…`;
+}
+
+/**
+ * Starts, finds and cancels the turns of a conversation for any front door (the chat endpoint, A2A,
+ * MCP), and ends the turns no runtime will end. It knows nothing of HTTP: callers validate their own
+ * input into a `ChatTurnRequest` and read the run stream themselves (docs/chat.md "One turn").
+ */
+export class TurnStarter {
+  private readonly pendingChecks = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly deps: TurnStarterDependencies) {}
+
+  private get model(): string {
+    return this.deps.config.chat.modelName;
+  }
+
+  /**
+   * Admits the turn (409 while another is processing), appends its role chunk and queues it. A turn
+   * that cannot be queued is ended at once and answered 503, so it never blocks the conversation.
+   */
+  async start(owner: ConversationOwner, request: ChatTurnRequest): Promise<StartedTurn> {
+    const { skillIds: named, ...options } = request.options;
+    const resolved = await this.deps.catalog.resolveForTurn({
+      ...(options.personaKey !== undefined ? { personaKey: options.personaKey } : {}),
+      ...(options.playbookId !== undefined ? { playbookId: options.playbookId } : {}),
+      ...(named !== undefined ? { skillIds: named } : {}),
+    });
+    const skillIds = resolved.skills.map((skill) => skill.id);
+    // Uploaded and library files come with a later issue: until then no reference can be found.
+    const [missing] = request.files;
+    if (missing) {
+      throw new ApiError(
+        'not_found',
+        `input_file ${'fileId' in missing ? missing.fileId : missing.filepath} was not found`,
+      );
+    }
+    const admitted = await this.deps.repository.admit(owner, {
+      ...(request.conversationId ? { conversationId: request.conversationId } : {}),
+      title: titleFrom(request.text),
+      text: request.text,
+      files: [],
+      options: skillIds.length > 0 ? { ...options, skillIds } : options,
+    });
+    if (!admitted) throw await this.missingConversation(owner, request.conversationId as string);
+    try {
+      await this.deps.runStream.append(
+        admitted.runId,
+        JSON.stringify(roleChunk(this.model, admitted.conversationId, admitted.runId)),
+      );
+      await this.deps.runQueue.enqueue({
+        version: 1,
+        runId: admitted.runId,
+        conversationId: admitted.conversationId,
+        userId: owner.userId,
+        ...(owner.tenantId ? { tenantId: owner.tenantId } : {}),
+        requestedAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      // The turn cannot run: it must not stay processing (the next request would get 409).
+      this.deps.logger.error({ err: error, runId: admitted.runId }, 'chat turn could not be queued');
+      await this.deps.repository.endNow(admitted.runId);
+      throw new ApiError('service_unavailable', 'the agent could not be reached; try again shortly');
+    }
+    return admitted;
+  }
+
+  /** The turn in progress, whose run stream is still there to read; 404 otherwise. */
+  async current(owner: ConversationOwner, conversationId: string): Promise<TurnInProgress> {
+    const runId = await this.deps.repository.processingRun(owner, conversationId);
+    if (!runId || (await this.deps.runStream.state(runId)) === 'absent') {
+      if (!(await this.deps.conversations.modeOf(owner, conversationId))) {
+        throw new ApiError('conversation_not_found', 'no such conversation');
+      }
+      throw new ApiError('not_found', 'the conversation has no turn in progress');
+    }
+    return { conversationId, runId };
+  }
+
+  /**
+   * Asks the runtime to stop the turn in progress (all of them, or `messageId`'s) and, should no runtime
+   * be working on it, ends it here after a grace period. Nothing in progress still counts as cancelled.
+   */
+  async cancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {
+    const mode = await this.deps.conversations.modeOf(owner, conversationId);
+    if (!mode) throw new ApiError('conversation_not_found', 'no such conversation');
+    if (mode === 'archive') {
+      throw new ApiError('conversation_archived', 'the conversation is archived; restore it first');
+    }
+    if (messageId && !(await this.deps.repository.hasMessage(owner, conversationId, messageId))) {
+      throw new ApiError('not_found', 'no such message in this conversation');
+    }
+    const runIds = await this.deps.repository.requestCancel(owner, conversationId, messageId);
+    for (const runId of runIds) {
+      await this.deps.signals.publish('run.cancelled', { version: 1, conversationId, runId });
+      this.endIfAbandoned(runId, CANCEL_GRACE_MS);
+    }
+    return { conversationId, cancelled: true };
+  }
+
+  /** Appends the last chunk of a turn this instance ended (no runtime will), then ends its log. */
+  async endStream(runId: string, ending: 'cancelled' | 'lost'): Promise<void> {
+    const chunk =
+      ending === 'cancelled'
+        ? finalChunk(this.model, 'stop', { status: 'unfinished' })
+        : errorChunk(this.model, 'runtime_lost', 'the agent stopped before finishing this answer');
+    try {
+      await this.deps.runStream.append(runId, JSON.stringify(chunk));
+    } catch (error) {
+      if (!(error instanceof StreamEndedError)) throw error;
+    }
+    await this.deps.runStream.end(runId, { ttlSeconds: this.deps.config.chat.streamTtlSeconds });
+  }
+
+  /** Drops the pending abandoned-turn checks (shutdown: the reaper of another instance takes over). */
+  close(): void {
+    for (const timer of this.pendingChecks) clearTimeout(timer);
+    this.pendingChecks.clear();
+  }
+
+  private async missingConversation(owner: ConversationOwner, conversationId: string): Promise<ApiError> {
+    return (await this.deps.conversations.modeOf(owner, conversationId)) === 'archive'
+      ? new ApiError('conversation_archived', 'the conversation is archived; restore it to continue it')
+      : new ApiError('conversation_not_found', 'no such conversation');
+  }
+
+  /** A cancelled turn that no runtime has taken (or whose runtime is silent) is ended here. */
+  private endIfAbandoned(runId: string, afterMs: number): void {
+    const timer = setTimeout(() => {
+      this.pendingChecks.delete(timer);
+      void (async () => {
+        if ((await this.deps.runStream.state(runId)) === 'ended') return;
+        if (await this.deps.repository.endAbandoned(runId, this.deps.config.agent.stallMs)) {
+          await this.endStream(runId, 'cancelled');
+        }
+      })().catch((error: unknown) => this.deps.logger.warn({ err: error, runId }, 'cancelled turn could not be ended'));
+    }, afterMs);
+    timer.unref();
+    this.pendingChecks.add(timer);
+  }
+}

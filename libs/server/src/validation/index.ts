@@ -1,0 +1,5 @@
+export * from './checks';
+export * from './page-query.dto';
+export * from './request-validation.pipe';
+export * from './text.validators';
+export * from './with-code';

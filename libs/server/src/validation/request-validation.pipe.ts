@@ -1,0 +1,175 @@
+import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import { ApiError, type ErrorCode } from '@fed/contracts';
+import * as classTransformer from 'class-transformer';
+import * as classValidator from 'class-validator';
+import { type ValidationError, getMetadataStorage } from 'class-validator';
+import { type ConstraintContext } from './with-code';
+
+/** Where a request value comes from; the default code of a failure depends on it. */
+export type RequestPart = 'body' | 'query' | 'param';
+
+/** The one failure a refused request is answered with: the first, in the DTO's declaration order. */
+export interface ValidationFailure {
+  part: RequestPart;
+  code: ErrorCode;
+  message: string;
+  /** `title`, `messages[0].role`. */
+  path: string;
+}
+
+const DEFAULT_CODE: Record<RequestPart, ErrorCode> = {
+  body: 'invalid_request',
+  query: 'invalid_parameter',
+  param: 'invalid_parameter',
+};
+
+type Renderer = (failure: ValidationFailure) => Error;
+const RENDERER = Symbol('fed.validation.renderer');
+
+/**
+ * A DTO class whose failures are not our envelope (OAuth endpoints answer in RFC 6749's format):
+ * the pipe hands the failure to `render` and throws what it returns.
+ */
+export function RenderValidationFailure(render: Renderer): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(RENDERER, render, target);
+  };
+}
+
+function rendererOf(metatype: unknown): Renderer | undefined {
+  return typeof metatype === 'function' ? (Reflect.getMetadata(RENDERER, metatype) as Renderer | undefined) : undefined;
+}
+
+// Carries class-validator's errors from the parent pipe's exception factory back to transform(),
+// which knows the request part they belong to.
+class RefusedInput extends Error {
+  constructor(readonly errors: ValidationError[]) {
+    super('refused input');
+  }
+}
+
+/**
+ * The application-wide pipe (registered once, as APP_PIPE). A `@Body()`, `@Query()` or `@Param()`
+ * declared as a DTO class is turned into that class and validated; any other parameter (typed
+ * `unknown`, an interface, a primitive) reaches the handler untouched. Properties the DTO does not
+ * declare are dropped, never refused (the spec: clients and servers ignore unknown fields);
+ * `__proto__`, `constructor` and `prototype` keys are removed before anything reads the value.
+ * There is no implicit conversion: a query `limit` stays a string unless its DTO converts it.
+ *
+ * Note for DTO authors: import the class as a value, not with `import { type X }`, or its
+ * parameter's metadata says `Object` and nothing is validated.
+ */
+@Injectable()
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      whitelist: true,
+      forbidUnknownValues: false,
+      validationError: { target: true, value: false },
+      validatorPackage: classValidator,
+      transformerPackage: classTransformer,
+      exceptionFactory: (errors: ValidationError[]) => new RefusedInput(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (!this.isDto(metadata)) return value;
+    const part = metadata.type as RequestPart;
+    try {
+      return await this.toDto(value, metadata, part);
+    } catch (error) {
+      // Nest runs the pipes of a handler's parameters at once and answers with the first failure:
+      // a malformed path is reported before the query or body, whatever the order of the parameters.
+      if (part !== 'param') await new Promise((resolve) => setImmediate(resolve));
+      throw error;
+    }
+  }
+
+  private async toDto(value: unknown, metadata: ArgumentMetadata, part: RequestPart): Promise<unknown> {
+    // An absent body (no JSON content type) is an empty object; any other non-object is refused.
+    if (part === 'body' && value !== undefined && !isJsonObject(value)) {
+      throw this.render(metadata.metatype, {
+        part,
+        code: 'invalid_request',
+        message: 'body must be a JSON object',
+        path: '',
+      });
+    }
+    try {
+      return await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof RefusedInput)) throw error;
+      throw this.render(metadata.metatype, firstFailure(error.errors, part));
+    }
+  }
+
+  private isDto(metadata: ArgumentMetadata): boolean {
+    const { type } = metadata;
+    return (type === 'body' || type === 'query' || type === 'param') && this.toValidate(metadata);
+  }
+
+  private render(metatype: unknown, failure: ValidationFailure): Error {
+    const render = rendererOf(metatype);
+    return render ? render(failure) : new ApiError(failure.code, failure.message);
+  }
+}
+
+function isJsonObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Depth first through the properties in class-validator's order (the class's own, then inherited). */
+function firstFailure(errors: readonly ValidationError[], part: RequestPart, parentPath = ''): ValidationFailure {
+  for (const error of errors) {
+    const path = joinPath(parentPath, error.property);
+    const constraint = firstConstraint(error);
+    if (constraint) {
+      const message = (error.constraints?.[constraint] ?? `${path} is invalid`).replace(/\$path/g, path);
+      const code = (error.contexts?.[constraint] as ConstraintContext | undefined)?.code ?? DEFAULT_CODE[part];
+      return { part, code, message, path };
+    }
+    if (error.children && error.children.length > 0) return firstFailure(error.children, part, path);
+  }
+  // class-validator reported errors without constraints: nothing to say but that it was refused.
+  return { part, code: DEFAULT_CODE[part], message: `the request ${part} is invalid`, path: parentPath };
+}
+
+function joinPath(parent: string, property: string): string {
+  if (/^[0-9]+$/.test(property)) return `${parent}[${property}]`;
+  return parent ? `${parent}.${property}` : property;
+}
+
+/**
+ * Of a property's failed constraints, the one whose decorator is written highest: decorators
+ * apply bottom-up, so class-validator records (and checks) them in the reverse of reading order.
+ */
+function firstConstraint(error: ValidationError): string | undefined {
+  const failed = Object.keys(error.constraints ?? {});
+  if (failed.length <= 1) return failed[0];
+  const target = error.target as object | undefined;
+  const declared = target ? declaredConstraints(target.constructor, error.property) : [];
+  return declared.find((name) => failed.includes(name)) ?? failed[0];
+}
+
+const declaredCache = new WeakMap<object, Map<string, string[]>>();
+
+function declaredConstraints(target: object, property: string): string[] {
+  let byProperty = declaredCache.get(target);
+  if (!byProperty) {
+    byProperty = new Map();
+    declaredCache.set(target, byProperty);
+  }
+  let names = byProperty.get(property);
+  if (!names) {
+    const storage = getMetadataStorage();
+    names = storage
+      .getTargetValidationMetadatas(target as new () => unknown, '', false, false)
+      .filter((metadata) => metadata.propertyName === property)
+      .map((metadata) => storage.getTargetValidatorConstraints(metadata.constraintCls)[0]?.name ?? metadata.type)
+      .reverse();
+    byProperty.set(property, names);
+  }
+  return names;
+}

@@ -1,0 +1,60 @@
+import { isStorableText } from '@fed/contracts';
+import { ValidateBy, type ValidationOptions, buildMessage } from 'class-validator';
+
+export const IS_STORABLE_TEXT = 'isStorableText';
+
+/** A string PostgreSQL and JSON keep exactly as given: no NUL, no unpaired surrogate. */
+export function IsStorableText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: IS_STORABLE_TEXT,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && isStorableText(value),
+        defaultMessage: buildMessage(
+          (each) => `${each}$property must be text without NUL or unpaired surrogate characters`,
+          options,
+        ),
+      },
+    },
+    options,
+  );
+}
+
+/** At most `max` characters, counted as Unicode code points (an emoji is one). */
+export function MaxCharacters(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxCharacters',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && countCodePoints(value, max) <= max,
+        defaultMessage: buildMessage((each) => `${each}$property must be at most $constraint1 characters`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** A string with something besides white space. */
+export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isNotBlank',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.trim() !== '',
+        defaultMessage: buildMessage((each) => `${each}$property must not be empty`, options),
+      },
+    },
+    options,
+  );
+}
+
+// Stops counting past `max`: a 2 MB body is not spread into an array to learn it is too long.
+function countCodePoints(value: string, max: number): number {
+  if (value.length <= max) return value.length;
+  let count = 0;
+  for (const _ of value) {
+    if (++count > max) break;
+  }
+  return count;
+}

@@ -1,0 +1,26 @@
+import { type ErrorCode } from '@fed/contracts';
+import { type ValidationArguments, type ValidationOptions } from 'class-validator';
+
+export type ValidationMessage = string | ((args: ValidationArguments) => string);
+
+/** What a constraint carries in class-validator's `context` for the validation pipe. */
+export interface ConstraintContext {
+  code?: ErrorCode;
+}
+
+/**
+ * Options for a class-validator decorator whose failure answers with `code` and `message`.
+ * Besides class-validator's tokens (`$property`, `$constraint1`), `$path` in a message becomes the
+ * property's path from the top of the request (`messages[0].role`).
+ */
+export function withCode(
+  code: ErrorCode,
+  message?: ValidationMessage,
+  options: ValidationOptions = {},
+): ValidationOptions {
+  return {
+    ...options,
+    context: { ...(options.context as object | undefined), code },
+    ...(message === undefined ? {} : { message }),
+  };
+}
