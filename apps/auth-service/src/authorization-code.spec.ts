@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import { TenantEntity, UserEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, insertTenant, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
 import { TestBrowser } from './testing/browser';
 
@@ -26,13 +25,12 @@ describe('authorization code flow with openid-client as the relying party (spec 
     issuer = service.config.auth.issuer;
     dataSource = service.nest.get(DataSource);
     const { clients, users } = registryOf(service);
-    await dataSource.getRepository(TenantEntity).insert({
+    await insertTenant(service, {
       id: '22222222-2222-4222-8222-222222222222',
       name: 'acme',
       type: 'enterprise',
       endpoint: 'https://acme.example.com',
       enabled: true,
-      createdAt: new Date(),
     });
     for (const [clientId, consentRequired, publicationStatus] of [
       ['web', true, 'Published'],
@@ -69,9 +67,10 @@ describe('authorization code flow with openid-client as the relying party (spec 
       });
       userIds[login] = user.id;
     }
-    await dataSource
-      .getRepository(UserEntity)
-      .update({ id: userIds.bob }, { idpSubject: 'idp|bob', emailVerified: true });
+    await dataSource.query(
+      'UPDATE "identity"."users" SET "idp_subject" = $1, "email_verified" = true WHERE "id" = $2',
+      ['idp|bob', userIds.bob],
+    );
   });
 
   afterAll(async () => {

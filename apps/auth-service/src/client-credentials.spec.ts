@@ -1,11 +1,9 @@
 import 'reflect-metadata';
-import { TenantEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
-import { DataSource } from 'typeorm';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, insertTenant, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
 
 describe('token endpoint: client credentials (spec document 1)', () => {
@@ -19,15 +17,13 @@ describe('token endpoint: client credentials (spec document 1)', () => {
     database = await createTestDatabase();
     service = await bootAuthService({ databaseUrl: database.url, features: [ScopeProbeModule] });
     tokenUrl = `${service.url}/federation/auth/v1/token`;
-    const dataSource = service.nest.get(DataSource);
     const { clients } = registryOf(service);
-    await dataSource.getRepository(TenantEntity).insert({
+    await insertTenant(service, {
       id: '11111111-1111-4111-8111-111111111111',
       name: 'closed',
       type: 'enterprise',
       endpoint: 'https://closed.example.com',
       enabled: false,
-      createdAt: new Date(),
     });
     for (const [clientId, grantTypes, scopes, tenantName] of [
       ['etl', ['client_credentials'], ['users:read', 'logs:read'], undefined],

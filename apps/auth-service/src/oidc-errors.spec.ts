@@ -1,10 +1,9 @@
 import 'reflect-metadata';
-import { TenantEntity } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, insertTenant, registryOf } from './testing/boot-auth-service';
 import { TestBrowser } from './testing/browser';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
@@ -27,13 +26,12 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     base = `${service.url}/federation/auth/v1`;
     dataSource = service.nest.get(DataSource);
     const { clients, users } = registryOf(service);
-    await dataSource.getRepository(TenantEntity).insert({
+    await insertTenant(service, {
       id: '33333333-3333-4333-8333-333333333333',
       name: 'closed',
       type: 'enterprise',
       endpoint: 'https://closed.example.com',
       enabled: true,
-      createdAt: new Date(),
     });
     for (const clientId of ['web', 'off', 'm2m-web', 'legacy']) {
       const issued = await clients.create({

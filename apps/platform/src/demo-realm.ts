@@ -2,7 +2,7 @@ import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { seedCatalog } from '@fed/agent';
 import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
-import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
+import { ClientsModule, ClientsService, UsersModule, UsersService } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -31,6 +31,8 @@ export class DemoRealm implements OnApplicationBootstrap {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly clients: ClientsService,
+    private readonly users: UsersService,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -41,18 +43,11 @@ export class DemoRealm implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.realmImport) return;
-    const [{ clients, users }] = (await this.dataSource.query(
-      `SELECT (SELECT count(*) FROM "identity"."clients")::int AS "clients",
-              (SELECT count(*) FROM "identity"."users")::int AS "users"`,
-    )) as { clients: number; users: number }[];
-    if (clients > 0 || users > 0) return;
+    if ((await this.clients.any()) || (await this.users.any())) return;
     await seedCatalog(this.dataSource);
 
-    const settings = { defaultTenantEndpoint: this.config.http.publicUrl };
-    const clientsService = new ClientsService(new ClientRepository(this.dataSource), settings);
-    const usersService = new UsersService(new UserRepository(this.dataSource), settings);
     const redirectUri = 'http://localhost:3000/callback';
-    const { generatedPassword } = await usersService.create({
+    const { generatedPassword } = await this.users.create({
       email: 'demo@example.com',
       username: 'demo',
       displayName: 'Demo User',
@@ -60,7 +55,7 @@ export class DemoRealm implements OnApplicationBootstrap {
       developer: true,
       status: 'approved',
     });
-    const app = await clientsService.create({
+    const app = await this.clients.create({
       clientId: 'demo-app',
       name: 'Demo application',
       grantTypes: ['authorization_code', 'refresh_token'],
@@ -68,7 +63,7 @@ export class DemoRealm implements OnApplicationBootstrap {
       redirectUris: [redirectUri],
       consentRequired: true,
     });
-    const service = await clientsService.create({
+    const service = await this.clients.create({
       clientId: 'demo-service',
       name: 'Demo system integration',
       grantTypes: ['client_credentials'],
@@ -91,7 +86,7 @@ export class DemoRealm implements OnApplicationBootstrap {
   }
 }
 
-@Module({ providers: [DemoRealm] })
+@Module({ imports: [ClientsModule, UsersModule], providers: [DemoRealm] })
 export class DemoRealmModule {}
 
 /** The banner's lines about the demo realm. */

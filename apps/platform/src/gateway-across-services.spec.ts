@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { type AppName, loadConfig, testServiceUrls } from '@fed/config';
+import { type HostedApp, loadConfig, testServiceUrls } from '@fed/config';
 import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
-import { ClientRepository, ClientsService } from '@fed/identity';
+import { ClientsService } from '@fed/identity';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -30,7 +30,7 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
   let routingFile: string;
 
   async function start(
-    app: AppName,
+    app: HostedApp,
     features: [typeof AuthServiceModule | typeof LlmGatewayModule],
     env: Record<string, string>,
   ) {
@@ -132,9 +132,7 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
   });
 
   it('accepts a client-credentials token of auth-service, and refuses it once revoked', async () => {
-    const clients = new ClientsService(new ClientRepository(auth.nest.get(DataSource)), {
-      defaultTenantEndpoint: auth.config.http.publicUrl,
-    });
+    const clients = auth.nest.get(ClientsService);
     const { clientSecret } = await clients.create({
       clientId: 'agent-runtime',
       name: 'agent runtime',

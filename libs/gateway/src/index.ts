@@ -8,7 +8,7 @@ export {
   type IssuedApiKey,
   hashApiKey,
 } from './keys/api-keys.service';
-export { ApiKeysError } from './keys/api-keys.errors';
+export { ApiKeysError, type ApiKeysErrorCode } from './keys/api-keys.errors';
 export { routingSchema } from './routing/routing.schema';
 export { parseRoutingFile, readRoutingFile } from './routing/routing-file';
 export { RoutingError } from './routing/routing-table';

@@ -1,33 +1,34 @@
-export * from './clients/client.entity';
-export * from './clients/client.repository';
-export * from './clients/client-registration';
-export * from './clients/clients.errors';
-export * from './clients/clients.service';
-export * from './oidc/grants/client-credentials.grant';
-export * from './oidc/discovery.controller';
-export * from './consents/consent.entity';
-export * from './oidc/oidc.module';
-export * from './realm/realm-file';
-export * from './realm/realm-import.module';
-export * from './realm/realm.schema';
-export * from './realm/realm.service';
-export * from './realm/realm.types';
-export * from './signing-keys/key-encryption';
-export * from './tenants/tenant.entity';
-export * from './tenants/tenant.repository';
-export * from './users/user.entity';
-export * from './users/user.repository';
-export * from './users/users.errors';
-export * from './users/session-invalidations';
-export * from './users/users.service';
-export * from './signing-keys/key-encryption-key.file';
-export * from './signing-keys/signing-key.entity';
-export * from './signing-keys/signing-key.repository';
-export * from './signing-keys/signing-keys.module';
-export * from './signing-keys/signing-keys.errors';
-export * from './signing-keys/signing-keys.service';
+// The public surface: modules, services (and the factories that build them outside Nest), the types
+// their signatures use, and the errors they throw. Entities, repositories and helpers stay inside.
 
-export * from './identity.entities';
-export * from './brute-force/client-throttle';
-export * from './brute-force/device-cookie';
-export * from './brute-force/login-throttle';
+export { OidcModule } from './oidc/oidc.module';
+export { RealmImportModule, realmServiceFor } from './realm/realm-import.module';
+export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
+export { ClientsModule, clientsServiceFor } from './clients/clients.module';
+export { UsersModule, usersServiceFor } from './users/users.module';
+
+export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
+export { type ClientRegistration } from './clients/client-registration';
+export { type GrantType, type PublicationStatus } from './clients/client.entity';
+export { ClientsError, type ClientsErrorCode } from './clients/clients.errors';
+
+export { UsersService, type NewUser, type UserView } from './users/users.service';
+export { type Labelled, type UserRole, type UserStatus, userRoles } from './users/user.entity';
+export { type SessionInvalidations, signalSessionInvalidations } from './users/session-invalidations';
+export { UsersError, type UsersErrorCode } from './users/users.errors';
+
+export { RealmError, RealmService } from './realm/realm.service';
+export { readRealmFile } from './realm/realm-file';
+export type * from './realm/realm.types';
+
+export {
+  type ActiveSigningKey,
+  type SigningKeyState,
+  type SigningKeyStatus,
+  SigningKeysService,
+} from './signing-keys/signing-keys.service';
+export { type KeyEncryption, KeyDecryptionError } from './signing-keys/key-encryption';
+export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/signing-keys.errors';
+
+// The data source of every process that touches the identity schema needs the entity list.
+export { identityEntities } from './identity.entities';

@@ -1,5 +1,5 @@
 import { type Type } from '@nestjs/common';
-import { ClientRepository, ClientsService, UserRepository, UsersService } from '@fed/identity';
+import { ClientsService, UsersService } from '@fed/identity';
 import { type ServiceName, loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -65,13 +65,29 @@ export async function bootOtherService(
   });
 }
 
-/** The registry of a running auth-service, as platformctl reaches it: its data source, clients and users. */
+/** The registry of a running auth-service: its data source, and its clients and users services. */
 export function registryOf(service: RunningService) {
-  const dataSource = service.nest.get(DataSource);
-  const settings = { defaultTenantEndpoint: service.config.http.publicUrl };
   return {
-    dataSource,
-    clients: new ClientsService(new ClientRepository(dataSource), settings),
-    users: new UsersService(new UserRepository(dataSource), settings),
+    dataSource: service.nest.get(DataSource),
+    clients: service.nest.get(ClientsService),
+    users: service.nest.get(UsersService),
   };
+}
+
+export interface TestTenant {
+  id: string;
+  name: string;
+  type: 'enterprise' | 'saas';
+  endpoint: string;
+  enabled: boolean;
+}
+
+/** A tenant with the id a test names (no service creates one with a chosen id: realm files match tenants by name). */
+export async function insertTenant(service: RunningService, tenant: TestTenant): Promise<void> {
+  await service.nest
+    .get(DataSource)
+    .query(
+      'INSERT INTO "identity"."tenants" ("id", "name", "type", "endpoint", "enabled", "created_at") VALUES ($1, $2, $3, $4, $5, now())',
+      [tenant.id, tenant.name, tenant.type, tenant.endpoint, tenant.enabled],
+    );
 }

@@ -1,10 +1,10 @@
-import { type ServiceConfig } from '@fed/config';
+import { type AppConfig } from '@fed/config';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, type ApiKeyView } from '@fed/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
-import { reportingRefusals, withEntities } from './database';
+import { withEntities } from './database';
 import { tellRunningServices } from './signals';
 
-function withApiKeys<T>(work: (keys: ApiKeysService, config: ServiceConfig) => Promise<T>): Promise<T> {
+function withApiKeys<T>(work: (keys: ApiKeysService, config: AppConfig<'platformctl'>) => Promise<T>): Promise<T> {
   return withEntities([ApiKeyEntity], (dataSource, config) =>
     work(new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: config.gateway.keyPrefix }), config),
   );
@@ -14,7 +14,7 @@ function withApiKeys<T>(work: (keys: ApiKeysService, config: ServiceConfig) => P
  * Running gateways keep keys in memory; with REDIS_URL they are told at once that one changed (without
  * it, in all-in-one mode, the gateway reads a key again within 30 seconds).
  */
-function announce(config: ServiceConfig, keyId: string): Promise<boolean> {
+function announce(config: AppConfig<'platformctl'>, keyId: string): Promise<boolean> {
   return tellRunningServices(config, (signals) =>
     signals.publish('config.changed', { version: 1, area: 'gateway.keys', id: keyId }),
   );
@@ -72,7 +72,7 @@ export function registerApiKeys(program: Command): void {
     )
     .option('--expires-in-days <n>', 'the key stops working after this many days', positive('--expires-in-days'))
     .action(
-      (options: {
+      async (options: {
         name: string;
         model?: string[];
         rpm?: number;
@@ -80,21 +80,20 @@ export function registerApiKeys(program: Command): void {
         dailyBudget?: number;
         network?: string[];
         expiresInDays?: number;
-      }) =>
-        reportingRefusals(async () => {
-          const { key, apiKey } = await withApiKeys((keys) =>
-            keys.create({
-              name: options.name,
-              allowedModels: options.model,
-              rpmLimit: options.rpm,
-              tpmLimit: options.tpm,
-              dailyBudgetUsd: options.dailyBudget,
-              allowedNetworks: options.network,
-              expiresAt: options.expiresInDays ? new Date(Date.now() + options.expiresInDays * 86_400_000) : undefined,
-            }),
-          );
-          process.stdout.write(`id: ${key.id}\napi_key: ${apiKey}\n(the key is shown once; store it now)\n`);
-        }),
+      }) => {
+        const { key, apiKey } = await withApiKeys((keys) =>
+          keys.create({
+            name: options.name,
+            allowedModels: options.model,
+            rpmLimit: options.rpm,
+            tpmLimit: options.tpm,
+            dailyBudgetUsd: options.dailyBudget,
+            allowedNetworks: options.network,
+            expiresAt: options.expiresInDays ? new Date(Date.now() + options.expiresInDays * 86_400_000) : undefined,
+          }),
+        );
+        process.stdout.write(`id: ${key.id}\napi_key: ${apiKey}\n(the key is shown once; store it now)\n`);
+      },
     );
 
   apikeys
@@ -109,15 +108,13 @@ export function registerApiKeys(program: Command): void {
   apikeys
     .command('revoke <idOrName>')
     .description('revoke a key (by id, or by name when one live key has it); it stops working at once')
-    .action((idOrName: string) =>
-      reportingRefusals(async () => {
-        const { id, told } = await withApiKeys(async (keys, config) => {
-          const revoked = await keys.revoke(idOrName);
-          return { id: revoked, told: await announce(config, revoked) };
-        });
-        process.stdout.write(
-          `revoked ${id}${told ? '' : ' (no REDIS_URL: running gateways stop accepting it within 30 s)'}\n`,
-        );
-      }),
-    );
+    .action(async (idOrName: string) => {
+      const { id, told } = await withApiKeys(async (keys, config) => {
+        const revoked = await keys.revoke(idOrName);
+        return { id: revoked, told: await announce(config, revoked) };
+      });
+      process.stdout.write(
+        `revoked ${id}${told ? '' : ' (no REDIS_URL: running gateways stop accepting it within 30 s)'}\n`,
+      );
+    });
 }

@@ -18,17 +18,6 @@ function withCatalog<T>(work: (catalog: CatalogAdminService) => Promise<T>): Pro
   );
 }
 
-/** Refusals are the operator's input: say why and exit 1 (commander's own errors exit 1 too). */
-async function reportingCatalogRefusals(work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (!(error instanceof CatalogError)) throw error;
-    process.stderr.write(`refused (${error.code}): ${error.message}\n`);
-    process.exitCode = 1;
-  }
-}
-
 // Four bytes per character at most: a larger file cannot hold valid instructions, so it is not read whole.
 const MAX_FILE_BYTES = INSTRUCTIONS_MAX * 4;
 
@@ -147,16 +136,14 @@ function registerGroup(program: Command, group: Group): void {
   textOptions(
     create.requiredOption('--name <name>', 'shown in the list (1-200 characters, one line)'),
     kind === 'persona',
-  ).action((options: TextOptions) =>
-    reportingCatalogRefusals(async () => {
-      if (options.instructions === undefined && options.instructionsFile === undefined) {
-        throw new CatalogError('invalid_instructions', 'give --instructions or --instructions-file');
-      }
-      const fields = await fieldsOf(options);
-      const item = await withCatalog((catalog) => catalog.create(kind, fields));
-      process.stdout.write(`created ${kind} ${item.ref}\n`);
-    }),
-  );
+  ).action(async (options: TextOptions) => {
+    if (options.instructions === undefined && options.instructionsFile === undefined) {
+      throw new CatalogError('invalid_instructions', 'give --instructions or --instructions-file');
+    }
+    const fields = await fieldsOf(options);
+    const item = await withCatalog((catalog) => catalog.create(kind, fields));
+    process.stdout.write(`created ${kind} ${item.ref}\n`);
+  });
 
   parent
     .command('list')
@@ -171,12 +158,11 @@ function registerGroup(program: Command, group: Group): void {
     .command(`update <${group.ref}>`)
     .description(`change a ${kind}'s name, description or instructions`);
   textOptions(update.option('--name <name>', 'shown in the list (1-200 characters, one line)'), false).action(
-    (ref: string, options: TextOptions) =>
-      reportingCatalogRefusals(async () => {
-        const fields = await fieldsOf(options);
-        await withCatalog((catalog) => catalog.update(kind, ref, fields));
-        process.stdout.write(`updated ${kind} ${ref}\n`);
-      }),
+    async (ref: string, options: TextOptions) => {
+      const fields = await fieldsOf(options);
+      await withCatalog((catalog) => catalog.update(kind, ref, fields));
+      process.stdout.write(`updated ${kind} ${ref}\n`);
+    },
   );
 
   if (group.toggle && kind !== 'persona') {
@@ -188,24 +174,20 @@ function registerGroup(program: Command, group: Group): void {
       parent
         .command(`${verb} <id>`)
         .description(enabled ? `${verb} a ${kind} again` : `${verb} a ${kind}: ${offEffect}`)
-        .action((id: string) =>
-          reportingCatalogRefusals(async () => {
-            await withCatalog((catalog) => catalog.setEnabled(kind, id, enabled));
-            process.stdout.write(`${done} ${kind} ${id}\n`);
-          }),
-        );
+        .action(async (id: string) => {
+          await withCatalog((catalog) => catalog.setEnabled(kind, id, enabled));
+          process.stdout.write(`${done} ${kind} ${id}\n`);
+        });
     }
   }
 
   parent
     .command(`delete <${group.ref}>`)
     .description(`delete a ${kind}; turns that named it go on without it`)
-    .action((ref: string) =>
-      reportingCatalogRefusals(async () => {
-        await withCatalog((catalog) => catalog.delete(kind, ref));
-        process.stdout.write(`deleted ${kind} ${ref}\n`);
-      }),
-    );
+    .action(async (ref: string) => {
+      await withCatalog((catalog) => catalog.delete(kind, ref));
+      process.stdout.write(`deleted ${kind} ${ref}\n`);
+    });
 }
 
 /** `platformctl personas|playbooks|skills ...`: the agent catalog (chat-service reads it on every request: no cache to tell). */

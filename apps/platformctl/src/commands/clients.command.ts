@@ -1,11 +1,9 @@
 import { type Command } from 'commander';
-import { ClientRepository, ClientsService, type PublicationStatus } from '@fed/identity';
-import { reportingRefusals, withIdentity } from './database';
+import { type ClientsService, type PublicationStatus, clientsServiceFor } from '@fed/identity';
+import { withIdentity } from './database';
 
 function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
-  return withIdentity((dataSource, config) =>
-    work(new ClientsService(new ClientRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl })),
-  );
+  return withIdentity((dataSource, config) => work(clientsServiceFor(dataSource, config)));
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -26,7 +24,7 @@ export function registerClients(program: Command): void {
     .option('--no-consent', 'do not show the consent screen')
     .option('--pkce-optional', 'legacy confidential client that cannot send PKCE (default: PKCE S256 required)')
     .action(
-      (options: {
+      async (options: {
         clientId: string;
         name: string;
         grant: string[];
@@ -36,26 +34,25 @@ export function registerClients(program: Command): void {
         tenant?: string;
         consent: boolean;
         pkceOptional?: boolean;
-      }) =>
-        reportingRefusals(async () => {
-          const publicationStatus: PublicationStatus = options.unpublished ? 'Unpublished' : 'Published';
-          const { client, clientSecret } = await withClients((service) =>
-            service.create({
-              clientId: options.clientId,
-              name: options.name,
-              grantTypes: options.grant,
-              redirectUris: options.redirectUri,
-              scopes: options.scope,
-              publicationStatus,
-              consentRequired: options.consent,
-              requirePkce: !options.pkceOptional,
-              tenantName: options.tenant,
-            }),
-          );
-          process.stdout.write(
-            `client_id: ${client.clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
-          );
-        }),
+      }) => {
+        const publicationStatus: PublicationStatus = options.unpublished ? 'Unpublished' : 'Published';
+        const { client, clientSecret } = await withClients((service) =>
+          service.create({
+            clientId: options.clientId,
+            name: options.name,
+            grantTypes: options.grant,
+            redirectUris: options.redirectUri,
+            scopes: options.scope,
+            publicationStatus,
+            consentRequired: options.consent,
+            requirePkce: !options.pkceOptional,
+            tenantName: options.tenant,
+          }),
+        );
+        process.stdout.write(
+          `client_id: ${client.clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
+        );
+      },
     );
 
   clients
@@ -74,12 +71,10 @@ export function registerClients(program: Command): void {
   clients
     .command('rotate-secret <clientId>')
     .description('replace a client secret; the old one stops working at once; the new one is shown once')
-    .action((clientId: string) =>
-      reportingRefusals(async () => {
-        const { clientSecret } = await withClients((service) => service.rotateSecret(clientId));
-        process.stdout.write(
-          `client_id: ${clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
-        );
-      }),
-    );
+    .action(async (clientId: string) => {
+      const { clientSecret } = await withClients((service) => service.rotateSecret(clientId));
+      process.stdout.write(
+        `client_id: ${clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
+      );
+    });
 }

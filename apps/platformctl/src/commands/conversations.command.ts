@@ -1,4 +1,4 @@
-import { ApiError, isUuid } from '@fed/contracts';
+import { isUuid } from '@fed/contracts';
 import { type ConversationsService, conversationEntities, conversationsServiceFor } from '@fed/conversations';
 import { type Command, InvalidArgumentError } from 'commander';
 import { withEntities } from './database';
@@ -8,16 +8,10 @@ function conversationId(value: string): string {
   return value.toLowerCase();
 }
 
-/** Runs `work` on the service; a refusal (not found, processing) is reported with its code, exit 1. */
+/** Runs `work` on the service and prints what it did; a refusal (not found, processing) ends the command. */
 async function withConversations(work: (conversations: ConversationsService) => Promise<string>): Promise<void> {
-  try {
-    const done = await withEntities(conversationEntities, (dataSource) => work(conversationsServiceFor(dataSource)));
-    process.stdout.write(`${done}\n`);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    process.stderr.write(`refused (${error.code}): ${error.message}\n`);
-    process.exitCode = 1;
-  }
+  const done = await withEntities(conversationEntities, (dataSource) => work(conversationsServiceFor(dataSource)));
+  process.stdout.write(`${done}\n`);
 }
 
 export function registerConversations(program: Command): void {

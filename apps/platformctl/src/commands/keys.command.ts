@@ -1,31 +1,24 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type ServiceConfig } from '@fed/config';
+import { type AppConfig } from '@fed/config';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS } from '@fed/auth';
-import { KeyEncryption, SigningKeyRepository, SigningKeysService, keyEncryptionKeyFromDataDir } from '@fed/identity';
-import { reportingRefusals, withIdentity } from './database';
+import { type SigningKeysService, keyEncryptionFor, signingKeysServiceFor } from '@fed/identity';
+import { withIdentity } from './database';
 import { tellRunningServices } from './signals';
 
 // The default lead: verifiers refresh their JWKS copy at least every 10 minutes, so by then every
 // one of them knows the new key before it signs anything.
 const DEFAULT_ACTIVATE_IN_SECONDS = 600;
 
-async function encryptionKey(config: ServiceConfig): Promise<string> {
-  if (config.signingKeys.encryptionKey) return config.signingKeys.encryptionKey;
-  // A locally generated key is only right for the embedded database it was made with.
-  if (config.database.url) throw new Error('KEY_ENCRYPTION_KEY must be set: it is the key auth-service uses');
-  return keyEncryptionKeyFromDataDir(config.dataDir);
-}
-
-function withSigningKeys<T>(work: (keys: SigningKeysService, config: ServiceConfig) => Promise<T>): Promise<T> {
-  return withIdentity(async (dataSource, config) =>
-    work(
-      new SigningKeysService(new SigningKeyRepository(dataSource), new KeyEncryption(await encryptionKey(config)), {
-        tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
-        clockSkewSeconds: config.auth.clockSkewSeconds,
-      }),
-      config,
-    ),
-  );
+function withSigningKeys<T>(
+  work: (keys: SigningKeysService, config: AppConfig<'platformctl'>) => Promise<T>,
+): Promise<T> {
+  return withIdentity(async (dataSource, config) => {
+    // A key generated into DATA_DIR is only right for the embedded database it was made with.
+    if (config.database.url && !config.signingKeys.encryptionKey) {
+      throw new Error('KEY_ENCRYPTION_KEY must be set: it is the key auth-service uses');
+    }
+    return work(signingKeysServiceFor(dataSource, await keyEncryptionFor(config), config), config);
+  });
 }
 
 const iso = (date: Date | null) => (date ? date.toISOString() : '-');
@@ -73,24 +66,22 @@ export function registerKeys(program: Command): void {
     .description(
       'emergency withdrawal of a compromised key: out of the JWKS at once, its tokens refused everywhere; a key signing now is replaced at once',
     )
-    .action((kid: string) =>
-      reportingRefusals(async () => {
-        const { revoked, replacement, told } = await withSigningKeys(async (service, config) => {
-          const outcome = await service.revoke(kid);
-          // Retained for a day (the longest a verifier accepts any token) for services that start later.
-          const until = Math.floor(Date.now() / 1000) + DEFAULT_MAX_TOKEN_AGE_SECONDS;
-          const told = await tellRunningServices(config, (signals) =>
-            signals.publishRetained('auth.signing-key-revoked', { version: 1, kid: outcome.revoked.kid }, until),
-          );
-          return { ...outcome, told };
-        });
-        process.stdout.write(`revoked ${revoked.kid}\n`);
-        if (replacement) process.stdout.write(`added ${replacement.kid} (${replacement.state}); signs from now\n`);
-        if (!told) {
-          process.stdout.write(
-            '(no REDIS_URL: auth-service leaves it out of the JWKS within 5 s; other running services refuse its tokens once they refetch the JWKS, within 10 minutes)\n',
-          );
-        }
-      }),
-    );
+    .action(async (kid: string) => {
+      const { revoked, replacement, told } = await withSigningKeys(async (service, config) => {
+        const outcome = await service.revoke(kid);
+        // Retained for a day (the longest a verifier accepts any token) for services that start later.
+        const until = Math.floor(Date.now() / 1000) + DEFAULT_MAX_TOKEN_AGE_SECONDS;
+        const told = await tellRunningServices(config, (signals) =>
+          signals.publishRetained('auth.signing-key-revoked', { version: 1, kid: outcome.revoked.kid }, until),
+        );
+        return { ...outcome, told };
+      });
+      process.stdout.write(`revoked ${revoked.kid}\n`);
+      if (replacement) process.stdout.write(`added ${replacement.kid} (${replacement.state}); signs from now\n`);
+      if (!told) {
+        process.stdout.write(
+          '(no REDIS_URL: auth-service leaves it out of the JWKS within 5 s; other running services refuse its tokens once they refetch the JWKS, within 10 minutes)\n',
+        );
+      }
+    });
 }

@@ -1,14 +1,13 @@
 import { type Command } from 'commander';
-import { RealmService, readRealmFile } from '@fed/identity';
+import { type RealmService, readRealmFile, realmServiceFor } from '@fed/identity';
 import { writeFile } from 'node:fs/promises';
-import { reportingRefusals, withIdentity } from './database';
+import { withIdentity } from './database';
 import { AnnouncedInvalidations, UNTOLD_INVALIDATION } from './signals';
 
 function withRealm<T>(work: (realm: RealmService, invalidations: AnnouncedInvalidations) => Promise<T>): Promise<T> {
   return withIdentity((dataSource, config) => {
     const invalidations = new AnnouncedInvalidations(config);
-    const settings = { defaultTenantEndpoint: config.http.publicUrl, invalidations };
-    return work(new RealmService(dataSource, settings), invalidations);
+    return work(realmServiceFor(dataSource, config, invalidations), invalidations);
   });
 }
 
@@ -20,27 +19,23 @@ export function registerRealm(program: Command): void {
   realm
     .command('import <file>')
     .description('create or update what the file describes, all or nothing; running it again changes nothing')
-    .action((file: string) =>
-      reportingRefusals(async () => {
-        const input = await readRealmFile(file);
-        const { report, told } = await withRealm(async (service, invalidations) => ({
-          report: await service.import(input),
-          told: invalidations.told,
-        }));
-        for (const kind of ['tenants', 'clients', 'users'] as const) {
-          process.stdout.write(`${kind}: ${report[kind].created} created, ${report[kind].updated} updated\n`);
-        }
-        if (report.sessionsEnded.length > 0) {
-          const untold = told ? '' : UNTOLD_INVALIDATION;
-          process.stdout.write(
-            `sessions ended of ${report.sessionsEnded.length} demoted or unapproved users${untold}\n`,
-          );
-        }
-        for (const { clientId, secret } of report.generatedSecrets) {
-          process.stdout.write(`client_secret of ${clientId}: ${secret} (shown once; store it now)\n`);
-        }
-      }),
-    );
+    .action(async (file: string) => {
+      const input = await readRealmFile(file);
+      const { report, told } = await withRealm(async (service, invalidations) => ({
+        report: await service.import(input),
+        told: invalidations.told,
+      }));
+      for (const kind of ['tenants', 'clients', 'users'] as const) {
+        process.stdout.write(`${kind}: ${report[kind].created} created, ${report[kind].updated} updated\n`);
+      }
+      if (report.sessionsEnded.length > 0) {
+        const untold = told ? '' : UNTOLD_INVALIDATION;
+        process.stdout.write(`sessions ended of ${report.sessionsEnded.length} demoted or unapproved users${untold}\n`);
+      }
+      for (const { clientId, secret } of report.generatedSecrets) {
+        process.stdout.write(`client_secret of ${clientId}: ${secret} (shown once; store it now)\n`);
+      }
+    });
 
   realm
     .command('export [file]')

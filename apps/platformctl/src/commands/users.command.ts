@@ -1,13 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type UserRole, UserRepository, UsersService, userRoles } from '@fed/identity';
-import { reportingRefusals, withIdentity } from './database';
+import { type UserRole, type UsersService, userRoles, usersServiceFor } from '@fed/identity';
+import { withIdentity } from './database';
 import { AnnouncedInvalidations, UNTOLD_INVALIDATION } from './signals';
 
 function withUsers<T>(work: (users: UsersService, invalidations: AnnouncedInvalidations) => Promise<T>): Promise<T> {
   return withIdentity((dataSource, config) => {
     const invalidations = new AnnouncedInvalidations(config);
-    const settings = { defaultTenantEndpoint: config.http.publicUrl };
-    return work(new UsersService(new UserRepository(dataSource), settings, invalidations), invalidations);
+    return work(usersServiceFor(dataSource, config, invalidations), invalidations);
   });
 }
 
@@ -42,7 +41,7 @@ export function registerUsers(program: Command): void {
     .option('--tenant <name>', 'tenant (default: the default saas tenant)')
     .option('--password-stdin', 'read the password from standard input')
     .action(
-      (options: {
+      async (options: {
         email: string;
         name: string;
         username?: string;
@@ -51,24 +50,23 @@ export function registerUsers(program: Command): void {
         pending?: boolean;
         tenant?: string;
         passwordStdin?: boolean;
-      }) =>
-        reportingRefusals(async () => {
-          const password = options.passwordStdin ? await readPassword() : undefined;
-          const { user, generatedPassword } = await withUsers((service) =>
-            service.create({
-              email: options.email,
-              username: options.username,
-              displayName: options.name,
-              password,
-              role: options.role,
-              developer: options.developer,
-              status: options.pending ? 'pending' : 'approved',
-              tenantName: options.tenant,
-            }),
-          );
-          process.stdout.write(`user ${user.id} ${user.email} (${user.role}, ${user.status})\n`);
-          if (generatedPassword) process.stdout.write(`password: ${generatedPassword}\n(shown once; store it now)\n`);
-        }),
+      }) => {
+        const password = options.passwordStdin ? await readPassword() : undefined;
+        const { user, generatedPassword } = await withUsers((service) =>
+          service.create({
+            email: options.email,
+            username: options.username,
+            displayName: options.name,
+            password,
+            role: options.role,
+            developer: options.developer,
+            status: options.pending ? 'pending' : 'approved',
+            tenantName: options.tenant,
+          }),
+        );
+        process.stdout.write(`user ${user.id} ${user.email} (${user.role}, ${user.status})\n`);
+        if (generatedPassword) process.stdout.write(`password: ${generatedPassword}\n(shown once; store it now)\n`);
+      },
     );
 
   users
@@ -87,38 +85,32 @@ export function registerUsers(program: Command): void {
   users
     .command('set-role <login> <role>')
     .description('change the role of an approved user (admin or user); lowering it ends their sessions')
-    .action((login: string, role: string) =>
-      reportingRefusals(async () => {
-        const parsed = parseRole(role);
-        const { result, told } = await withUsers(async (service, invalidations) => ({
-          result: await service.setRole((await service.findByLogin(login)).id, parsed),
-          told: invalidations.told,
-        }));
-        const ended = result.sessionsInvalidated ? ` (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})` : '';
-        process.stdout.write(`role of ${login}: ${parsed}${ended}\n`);
-      }),
-    );
+    .action(async (login: string, role: string) => {
+      const parsed = parseRole(role);
+      const { result, told } = await withUsers(async (service, invalidations) => ({
+        result: await service.setRole((await service.findByLogin(login)).id, parsed),
+        told: invalidations.told,
+      }));
+      const ended = result.sessionsInvalidated ? ` (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})` : '';
+      process.stdout.write(`role of ${login}: ${parsed}${ended}\n`);
+    });
 
   users
     .command('approve <login>')
     .description('approve a pending user')
-    .action((login: string) =>
-      reportingRefusals(async () => {
-        await withUsers(async (service) => service.approve((await service.findByLogin(login)).id));
-        process.stdout.write(`${login}: approved\n`);
-      }),
-    );
+    .action(async (login: string) => {
+      await withUsers(async (service) => service.approve((await service.findByLogin(login)).id));
+      process.stdout.write(`${login}: approved\n`);
+    });
 
   users
     .command('reject <login>')
     .description('withdraw the approval of a user (back to pending); their sessions end')
-    .action((login: string) =>
-      reportingRefusals(async () => {
-        const told = await withUsers(async (service, invalidations) => {
-          await service.reject((await service.findByLogin(login)).id);
-          return invalidations.told;
-        });
-        process.stdout.write(`${login}: pending (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})\n`);
-      }),
-    );
+    .action(async (login: string) => {
+      const told = await withUsers(async (service, invalidations) => {
+        await service.reject((await service.findByLogin(login)).id);
+        return invalidations.told;
+      });
+      process.stdout.write(`${login}: pending (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})\n`);
+    });
 }

@@ -1,21 +1,16 @@
-export type CatalogErrorCode =
-  | 'invalid_key'
-  | 'invalid_name'
-  | 'invalid_description'
-  | 'invalid_instructions'
-  | 'nothing_to_update'
-  | 'persona_exists'
-  | 'persona_not_found'
-  | 'playbook_not_found'
-  | 'skill_not_found';
+import { domainErrors } from '@fed/contracts';
 
-/** A refused change to the catalog (platformctl); the message is safe to show to an operator. */
-export class CatalogError extends Error {
-  constructor(
-    readonly code: CatalogErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CatalogError';
-  }
-}
+/** A refused change to the catalog, safe to show to an operator; each code names the REST API's answer. */
+export class CatalogError extends domainErrors({
+  invalid_key: 'invalid_parameter',
+  invalid_name: 'invalid_parameter',
+  invalid_description: 'invalid_parameter',
+  invalid_instructions: 'invalid_parameter',
+  nothing_to_update: 'invalid_request',
+  persona_exists: 'conflict',
+  persona_not_found: 'not_found',
+  playbook_not_found: 'not_found',
+  skill_not_found: 'not_found',
+}) {}
+
+export type CatalogErrorCode = CatalogError['code'];

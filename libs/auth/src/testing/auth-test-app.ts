@@ -10,13 +10,13 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SIGNALS, type Signals } from '@fed/bus';
-import { type Edition, SERVICE_CONFIG, type ServiceConfig, loadConfig } from '@fed/config';
+import { type Edition, type HostConfig, SERVICE_CONFIG, loadConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type Response } from 'express';
 import { type AddressInfo } from 'node:net';
 import { AuthModule, type AuthOptions } from '../auth.module';
 
-export function testServiceConfig(auth: { issuer: string; jwksUrl: string }, edition: Edition = 'saas'): ServiceConfig {
+export function testServiceConfig(auth: { issuer: string; jwksUrl: string }, edition: Edition = 'saas'): HostConfig {
   // Built by the real loader, so it follows every field the app configuration gains.
   const config = loadConfig('chat-service', {
     DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
@@ -44,7 +44,7 @@ class ApiErrorTestFilter implements ExceptionFilter {
 @Global()
 @Module({})
 class TestHostModule {
-  static with(config: ServiceConfig, signals: Signals, auth?: AuthOptions): DynamicModule {
+  static with(config: HostConfig, signals: Signals, auth?: AuthOptions): DynamicModule {
     const provided = [
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: SIGNALS, useValue: signals },
@@ -69,7 +69,7 @@ export interface AuthTestApp {
 
 /** A real Nest app on 127.0.0.1 with AuthModule as the host would install it. */
 export async function startAuthTestApp(options: {
-  config: ServiceConfig;
+  config: HostConfig;
   signals: Signals;
   controllers: Type[];
   auth?: AuthOptions;

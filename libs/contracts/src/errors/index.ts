@@ -1,2 +1,3 @@
 export * from './api-error';
+export * from './domain-error';
 export * from './error-code';

@@ -1,12 +1,12 @@
-export type ApiKeysErrorCode = 'invalid_name' | 'invalid_limit' | 'invalid_model' | 'invalid_network' | 'key_not_found';
+import { domainErrors } from '@fed/contracts';
 
-/** A refused key creation or change; the message is safe to show to an operator. */
-export class ApiKeysError extends Error {
-  constructor(
-    readonly code: ApiKeysErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApiKeysError';
-  }
-}
+/** A refused key creation or change, safe to show to an operator; each code names the REST API's answer. */
+export class ApiKeysError extends domainErrors({
+  invalid_name: 'invalid_parameter',
+  invalid_limit: 'invalid_parameter',
+  invalid_model: 'invalid_parameter',
+  invalid_network: 'invalid_parameter',
+  key_not_found: 'not_found',
+}) {}
+
+export type ApiKeysErrorCode = ApiKeysError['code'];

@@ -12,6 +12,10 @@ export class ClientRepository {
     return this.dataSource.manager.findOne(ClientEntity, { where: { clientId }, relations: { tenant: true } });
   }
 
+  any(): Promise<boolean> {
+    return this.dataSource.manager.exists(ClientEntity);
+  }
+
   list(): Promise<ClientEntity[]> {
     return this.dataSource.manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } });
   }

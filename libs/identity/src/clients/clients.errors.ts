@@ -1,20 +1,19 @@
-export type ClientsErrorCode =
-  | 'invalid_client_id'
-  | 'invalid_name'
-  | 'invalid_grant_types'
-  | 'invalid_redirect_uri'
-  | 'invalid_scope'
-  | 'client_exists'
-  | 'client_not_found'
-  | 'tenant_not_found';
+import { domainErrors } from '@fed/contracts';
 
-/** A refused client registration or change; the message is safe to show to an operator. */
-export class ClientsError extends Error {
-  constructor(
-    readonly code: ClientsErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ClientsError';
-  }
-}
+/**
+ * A refused client registration or change; the message is safe to show to an operator. Each code
+ * names the REST API's answer; a tenant is only ever named in a registration, so a missing one is a
+ * bad parameter, not a 404.
+ */
+export class ClientsError extends domainErrors({
+  invalid_client_id: 'invalid_parameter',
+  invalid_name: 'invalid_parameter',
+  invalid_grant_types: 'invalid_parameter',
+  invalid_redirect_uri: 'invalid_parameter',
+  invalid_scope: 'invalid_parameter',
+  client_exists: 'conflict',
+  client_not_found: 'not_found',
+  tenant_not_found: 'invalid_parameter',
+}) {}
+
+export type ClientsErrorCode = ClientsError['code'];

@@ -73,6 +73,11 @@ export class ClientsService {
     return { client: toView(stored as ClientEntity), clientSecret };
   }
 
+  /** Whether any client is registered at all. */
+  any(): Promise<boolean> {
+    return this.repository.any();
+  }
+
   async list(): Promise<ClientView[]> {
     return (await this.repository.list()).map(toView);
   }

@@ -1,18 +1,16 @@
 import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { ClientRepository } from '../clients/client.repository';
-import { ClientsService } from '../clients/clients.service';
+import { ClientsModule } from '../clients/clients.module';
 import { ConsentRepository } from '../consents/consent.repository';
 import { identityEntities } from '../identity.entities';
 import { KeyEncryption } from '../signing-keys/key-encryption';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
 import { SigningKeysService } from '../signing-keys/signing-keys.service';
 import { UserRepository } from '../users/user.repository';
-import { signalSessionInvalidations } from '../users/session-invalidations';
-import { UsersService } from '../users/users.service';
+import { UsersModule } from '../users/users.module';
 import { ArtifactStore } from './artifacts/artifact-store';
 import { ClientCache } from './client-cache';
 import { DiscoveryController } from './discovery.controller';
@@ -71,7 +69,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
 
 /** The OpenID provider of spec document 1: discovery, authorize (login, consent), token, userinfo, revoke. */
 @Module({
-  imports: [TypeOrmModule.forFeature(identityEntities), SigningKeysModule],
+  imports: [TypeOrmModule.forFeature(identityEntities), SigningKeysModule, ClientsModule, UsersModule],
   controllers: [
     DiscoveryController,
     AuthorizeController,
@@ -81,8 +79,6 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     MarketplaceTokenController,
   ],
   providers: [
-    ClientRepository,
-    UserRepository,
     ConsentRepository,
     ArtifactStore,
     RefreshTokenRepository,
@@ -94,22 +90,6 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
       provide: ClientCache,
       inject: [ClientRepository],
       useFactory: (clients: ClientRepository) => new ClientCache(clients),
-    },
-    {
-      provide: ClientsService,
-      inject: [ClientRepository, SERVICE_CONFIG],
-      useFactory: (clients: ClientRepository, config: ServiceConfig) =>
-        new ClientsService(clients, { defaultTenantEndpoint: config.http.publicUrl }),
-    },
-    {
-      provide: UsersService,
-      inject: [UserRepository, SERVICE_CONFIG, SIGNALS],
-      useFactory: (users: UserRepository, config: ServiceConfig, signals: Signals) =>
-        new UsersService(
-          users,
-          { defaultTenantEndpoint: config.http.publicUrl },
-          signalSessionInvalidations(signals, config),
-        ),
     },
     {
       provide: TokenIssuer,

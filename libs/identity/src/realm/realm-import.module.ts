@@ -5,9 +5,18 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { DataSource } from 'typeorm';
 import { identityEntities } from '../identity.entities';
-import { signalSessionInvalidations } from '../users/session-invalidations';
+import { type SessionInvalidations, signalSessionInvalidations } from '../users/session-invalidations';
 import { readRealmFile } from './realm-file';
 import { RealmService } from './realm.service';
+
+/** The service on a data source, as the import at start and platformctl build it. */
+export function realmServiceFor(
+  dataSource: DataSource,
+  config: Pick<ServiceConfig, 'http'>,
+  invalidations?: SessionInvalidations,
+): RealmService {
+  return new RealmService(dataSource, { defaultTenantEndpoint: config.http.publicUrl, invalidations });
+}
 
 /** REALM_IMPORT: the realm file is imported at start (idempotent, all or nothing; a bad file stops the start). */
 @Injectable()
@@ -22,10 +31,7 @@ class ImportRealmAtStart implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const file = this.config.realmImport;
     if (!file) return;
-    const realm = new RealmService(this.dataSource, {
-      defaultTenantEndpoint: this.config.http.publicUrl,
-      invalidations: signalSessionInvalidations(this.signals, this.config),
-    });
+    const realm = realmServiceFor(this.dataSource, this.config, signalSessionInvalidations(this.signals, this.config));
     const report = await realm.import(await readRealmFile(file));
     const { tenants, clients, users } = report;
     this.logger.info({ file, tenants, clients, users }, 'realm imported');

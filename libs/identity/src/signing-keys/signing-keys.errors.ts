@@ -1,12 +1,8 @@
-export type SigningKeysErrorCode = 'key_not_found';
+import { domainErrors } from '@fed/contracts';
 
-/** A refused signing-key operation; the message is safe to show to an operator. */
-export class SigningKeysError extends Error {
-  constructor(
-    readonly code: SigningKeysErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SigningKeysError';
-  }
-}
+/** A refused signing-key operation, safe to show to an operator; each code names the REST API's answer. */
+export class SigningKeysError extends domainErrors({
+  key_not_found: 'not_found',
+}) {}
+
+export type SigningKeysErrorCode = SigningKeysError['code'];

@@ -10,6 +10,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SIGNALS, type Signals, type Subscription } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
+import { DataSource } from 'typeorm';
 import { JwksController } from './jwks.controller';
 import { KeyEncryption } from './key-encryption';
 import { keyEncryptionKeyFromDataDir } from './key-encryption-key.file';
@@ -19,8 +20,20 @@ import { SigningKeyRepository } from './signing-key.repository';
 import { SigningKeysService } from './signing-keys.service';
 
 /** The encryption key: configured, or (all-in-one only: auth-service requires it) kept in DATA_DIR. */
-export async function keyEncryptionFor(config: ServiceConfig): Promise<KeyEncryption> {
+export async function keyEncryptionFor(config: Pick<ServiceConfig, 'signingKeys' | 'dataDir'>): Promise<KeyEncryption> {
   return new KeyEncryption(config.signingKeys.encryptionKey ?? (await keyEncryptionKeyFromDataDir(config.dataDir)));
+}
+
+/** The service on a data source, as this module and platformctl build it. */
+export function signingKeysServiceFor(
+  dataSource: DataSource,
+  encryption: KeyEncryption,
+  config: Pick<ServiceConfig, 'signingKeys' | 'auth'>,
+): SigningKeysService {
+  return new SigningKeysService(new SigningKeyRepository(dataSource), encryption, {
+    tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
+    clockSkewSeconds: config.auth.clockSkewSeconds,
+  });
 }
 
 @Injectable()
@@ -66,16 +79,11 @@ class ForgetRevokedKeys implements OnModuleInit, OnModuleDestroy {
   imports: [TypeOrmModule.forFeature([SigningKeyEntity])],
   controllers: [JwksController],
   providers: [
-    SigningKeyRepository,
     { provide: KeyEncryption, inject: [SERVICE_CONFIG], useFactory: keyEncryptionFor },
     {
       provide: SigningKeysService,
-      inject: [SigningKeyRepository, KeyEncryption, SERVICE_CONFIG],
-      useFactory: (repository: SigningKeyRepository, encryption: KeyEncryption, config: ServiceConfig) =>
-        new SigningKeysService(repository, encryption, {
-          tokenTtlSeconds: config.signingKeys.tokenTtlSeconds,
-          clockSkewSeconds: config.auth.clockSkewSeconds,
-        }),
+      inject: [DataSource, KeyEncryption, SERVICE_CONFIG],
+      useFactory: signingKeysServiceFor,
     },
     {
       provide: PublishedJwks,

@@ -1,4 +1,4 @@
-import { type Signals } from '@fed/bus';
+import { type SignalPublisher } from '@fed/bus';
 import { MAX_CLOCK_SKEW_SECONDS, type ServiceConfig } from '@fed/config';
 
 /**
@@ -19,13 +19,16 @@ export function sessionsValidFrom(at: Date | null): number {
 }
 
 /** Invalidations published on `signals`, retained for as long as any service could accept an older token. */
-export function signalSessionInvalidations(signals: Signals, config: ServiceConfig): SessionInvalidations {
+export function signalSessionInvalidations(
+  signals: SignalPublisher,
+  config: Pick<ServiceConfig, 'signingKeys'>,
+): SessionInvalidations {
   return new SignalSessionInvalidations(signals, config.signingKeys.tokenTtlSeconds + MAX_CLOCK_SKEW_SECONDS);
 }
 
 export class SignalSessionInvalidations implements SessionInvalidations {
   constructor(
-    private readonly signals: Signals,
+    private readonly signals: SignalPublisher,
     /** How long a token issued before the cut-off can still be accepted: its lifetime plus the largest clock skew. */
     private readonly acceptedForSeconds: number,
   ) {}

@@ -12,6 +12,10 @@ export class UserRepository {
     return this.dataSource.manager.findOne(UserEntity, { where: { id }, relations: { tenant: true } });
   }
 
+  any(): Promise<boolean> {
+    return this.dataSource.manager.exists(UserEntity);
+  }
+
   /** By lower-cased e-mail address or username. */
   findByLogin(login: string): Promise<UserEntity | null> {
     return this.dataSource.manager.findOne(UserEntity, {

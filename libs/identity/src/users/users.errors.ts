@@ -1,21 +1,20 @@
-export type UsersErrorCode =
-  | 'invalid_email'
-  | 'invalid_username'
-  | 'invalid_name'
-  | 'invalid_password'
-  | 'invalid_role'
-  | 'user_exists'
-  | 'user_not_found'
-  | 'tenant_not_found'
-  | 'invalid_status';
+import { domainErrors } from '@fed/contracts';
 
-/** A refused user operation; the message is safe to show. Admin APIs map codes to 400/404. */
-export class UsersError extends Error {
-  constructor(
-    readonly code: UsersErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UsersError';
-  }
-}
+/**
+ * A refused user operation; the message is safe to show. Each code names the REST API's answer: a
+ * user that is not there is 404, a refused transition 400 (spec document 3, "Errors"); a tenant is
+ * only ever named in a request body, so a missing one is a bad parameter.
+ */
+export class UsersError extends domainErrors({
+  invalid_email: 'invalid_parameter',
+  invalid_username: 'invalid_parameter',
+  invalid_name: 'invalid_parameter',
+  invalid_password: 'invalid_parameter',
+  invalid_role: 'invalid_parameter',
+  user_exists: 'conflict',
+  user_not_found: 'not_found',
+  tenant_not_found: 'invalid_parameter',
+  invalid_status: 'invalid_request',
+}) {}
+
+export type UsersErrorCode = UsersError['code'];

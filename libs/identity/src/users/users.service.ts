@@ -116,6 +116,11 @@ export class UsersService {
     return user && user.passwordHash && matches ? toView(user) : null;
   }
 
+  /** Whether any user exists at all. */
+  any(): Promise<boolean> {
+    return this.repository.any();
+  }
+
   async list(): Promise<UserView[]> {
     return (await this.repository.list()).map(toView);
   }

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
-import { ApiError, type ErrorCode, errorEnvelope } from '@fed/contracts';
+import { ApiError, DomainError, type ErrorCode, errorEnvelope } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 import { randomUUID } from 'node:crypto';
 import { type Response } from 'express';
@@ -29,7 +29,9 @@ export interface RenderedError {
  * The one place an exception becomes a response: known errors get the spec's status and envelope;
  * anything else is a 500 whose `errorId` points to the logged stack, with no internals leaked.
  */
-export function renderError(error: unknown, logger: Logger): RenderedError {
+export function renderError(thrown: unknown, logger: Logger): RenderedError {
+  // A domain lib's refusal answers through that lib's table of codes.
+  const error = thrown instanceof DomainError ? thrown.toApiError() : thrown;
   if (error instanceof ApiError)
     return { status: error.status, headers: { ...error.headers }, body: error.toEnvelope() };
   if (error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505') {
