@@ -55,6 +55,35 @@ describe('platformctl', () => {
     expect(output).toContain('REDIS_URL: is required but not set');
   });
 
+  it('config check fails with exit 1 for agent-runtime without gateway credentials, naming what its turns need', async () => {
+    const { code, output } = await run(['config', 'check', '--app', 'agent-runtime'], {
+      DATABASE_URL: 'postgres://app:hunter2@db:5432/fed',
+      REDIS_URL: 'redis://redis:6379',
+      AGENT_GATEWAY_API_KEY: '',
+    });
+    expect(code).toBe(1);
+    expect(output).not.toContain('agent-runtime: ok');
+    expect(output).toContain('agent-runtime: starts, but cannot do its work');
+    expect(output).toContain(
+      'AGENT_GATEWAY_API_KEY: is not set, nor are AGENT_CLIENT_ID and AGENT_CLIENT_SECRET: the agent has no credentials for the model gateway, so every agent turn ends with model_unavailable',
+    );
+    expect(output).toMatch(/AGENT_GATEWAY_URL +http:\/\/llm-gateway:8080\/llm\/v1 \(default\)/);
+    expect(output).toMatch(/AGENT_GATEWAY_API_KEY +\(not set\)\n/);
+  });
+
+  it('config check passes for agent-runtime with a gateway key, masking it', async () => {
+    const { code, output } = await run(['config', 'check', '--app', 'agent-runtime'], {
+      DATABASE_URL: 'postgres://app:hunter2@db:5432/fed',
+      REDIS_URL: 'redis://redis:6379',
+      AGENT_GATEWAY_API_KEY: 'fed_agentkey',
+      AGENT_GATEWAY_URL: 'http://127.0.0.1:8083/llm/v1',
+    });
+    expect(code).toBe(0);
+    expect(output).toContain('agent-runtime: ok');
+    expect(output).toMatch(/AGENT_GATEWAY_API_KEY +\*\*\*\* \(environment\)/);
+    expect(output).not.toContain('fed_agentkey');
+  });
+
   it('refuses an unknown app name', async () => {
     const { code, output } = await run(['config', 'check', '--app', 'nope'], {});
     expect(code).not.toBe(0);

@@ -1,5 +1,6 @@
-import { type AppName, serviceNames } from './app-names';
+import { type AppName, appNames, serviceNames } from './app-names';
 import { type VariableDefinition, variables } from './variables';
+import { needsText } from './work-needs';
 
 const allServices = (apps: readonly AppName[]) => serviceNames.every((s) => apps.includes(s));
 
@@ -15,10 +16,14 @@ function requiredText(d: VariableDefinition): string {
   return allServices(d.requiredIn) ? 'in services' : d.requiredIn.join(', ');
 }
 
+const table: readonly VariableDefinition[] = variables;
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
 /** The README's configuration table, rendered from the definitions (a test keeps the README equal to it). */
 export function renderConfigTable(): string {
   const header = '| Variable | Used by | Required | Default | Allowed | Description |\n|---|---|---|---|---|---|';
-  const rows = (variables as readonly VariableDefinition[]).map((d) => {
+  const rows = table.map((d) => {
     const cells = [
       `\`${d.name}\`${d.sensitive ? ' (secret)' : ''}`,
       appsText(d.apps),
@@ -27,7 +32,19 @@ export function renderConfigTable(): string {
       d.allowed,
       d.description,
     ];
-    return `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+    return `| ${cells.map(cell).join(' | ')} |`;
+  });
+  return [header, ...rows].join('\n');
+}
+
+/** docs/configuration.md's table of what each app requires (a test keeps the page equal to it). */
+export function renderAppRequirements(): string {
+  const header =
+    '| App | Refuses to start without | Starts without, but its work needs (`config check` fails) |\n|---|---|---|';
+  const rows = appNames.map((app) => {
+    const required = table.filter((d) => d.requiredIn.includes(app)).map((d) => `\`${d.name}\``);
+    const cells = [`\`${app}\``, required.length > 0 ? required.join(', ') : '-', needsText[app] ?? '-'];
+    return `| ${cells.map(cell).join(' | ')} |`;
   });
   return [header, ...rows].join('\n');
 }

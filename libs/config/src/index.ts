@@ -4,3 +4,4 @@ export * from './test-services';
 export * from './variables';
 export * from './config-table';
 export * from './environment-secret';
+export * from './work-needs';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { renderConfigTable } from './config-table';
+import { renderAppRequirements, renderConfigTable } from './config-table';
 import { ConfigError, describeConfig, loadConfig } from './service-config';
 
 const serviceEnv = { DATABASE_URL: 'postgres://app:s3cret@db:5432/fed', REDIS_URL: 'redis://redis:6379' };
@@ -106,5 +106,92 @@ describe('service configuration', () => {
     const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
     const section = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
     expect(section?.[1]).toBe(renderConfigTable());
+  });
+
+  it("lists each app's required variables in docs/configuration.md", () => {
+    const page = readFileSync(path.resolve(__dirname, '../../../docs/configuration.md'), 'utf8');
+    const section = /<!-- app-requirements:start -->\n([\s\S]*?)\n<!-- app-requirements:end -->/.exec(page);
+    expect(section?.[1]).toBe(renderAppRequirements());
+  });
+
+  it('gives an app only the sections of the variables it reads', () => {
+    const gateway = loadConfig('llm-gateway', serviceEnv);
+    expect(Object.keys(gateway).sort()).toEqual([
+      'app',
+      'auth',
+      'database',
+      'edition',
+      'gateway',
+      'http',
+      'log',
+      'redis',
+    ]);
+    // @ts-expect-error llm-gateway reads no CHAT_ variable, so its configuration has no chat section
+    expect(gateway.chat).toBeUndefined();
+    expect(Object.keys(loadConfig('platform', { REALM_IMPORT: 'realm.json' })).sort()).toEqual([
+      'agent',
+      'app',
+      'auth',
+      'chat',
+      'dataDir',
+      'database',
+      'edition',
+      'gateway',
+      'http',
+      'log',
+      'realmImport',
+      'redis',
+      'sessions',
+      'signingKeys',
+    ]);
+  });
+
+  it('fills a section it owns with the defaults of the variables it does not read', () => {
+    // agent-runtime reads CHAT_MODEL_NAME, not CHAT_HEARTBEAT_SECONDS: the environment cannot change the latter.
+    const config = loadConfig('agent-runtime', {
+      ...serviceEnv,
+      CHAT_HEARTBEAT_SECONDS: '5',
+      CHAT_MODEL_NAME: 'fed-x',
+    });
+    expect(config.chat).toEqual({
+      modelName: 'fed-x',
+      heartbeatMs: 15_000,
+      streamTtlSeconds: 300,
+      archiveAfterDays: 90,
+    });
+  });
+
+  it('derives a default from the variables it names', () => {
+    const config = loadConfig('platform', { PORT: '9090', AUTH_URL: 'https://id.example.com/' });
+    expect(config.http.publicUrl).toBe('http://localhost:9090');
+    expect(config.auth.jwksUrl).toBe('https://id.example.com/federation/auth/v1/jwks');
+    expect(config.agent.gatewayUrl).toBe('http://127.0.0.1:9090/llm/v1');
+    expect(loadConfig('agent-runtime', serviceEnv).agent.gatewayUrl).toBe('http://llm-gateway:8080/llm/v1');
+  });
+
+  it('turns seconds into milliseconds and relative paths into absolute ones', () => {
+    const config = loadConfig(
+      'platform',
+      { SHUTDOWN_TIMEOUT_SECONDS: '3', AGENT_STALL_SECONDS: '7', REALM_IMPORT: 'realm.json', DATA_DIR: '/var/fed' },
+      '/srv',
+    );
+    expect(config.http.shutdownTimeoutMs).toBe(3000);
+    expect(config.agent.stallMs).toBe(7000);
+    expect(config.realmImport).toBe('/srv/realm.json');
+    expect(config.dataDir).toBe('/var/fed');
+  });
+
+  it('describes a variable without a value as not set, and a default with the variables it names filled in', () => {
+    const rows = describeConfig('agent-runtime', { ...serviceEnv, PORT: '9000' });
+    expect(rows.find((r) => r.name === 'AGENT_GATEWAY_API_KEY')).toEqual({
+      name: 'AGENT_GATEWAY_API_KEY',
+      value: '(not set)',
+      source: 'not set',
+    });
+    expect(rows.find((r) => r.name === 'AUTH_URL')).toEqual({
+      name: 'AUTH_URL',
+      value: 'http://localhost:9000',
+      source: 'default',
+    });
   });
 });

@@ -1,97 +1,86 @@
-import { customCleanEnv } from 'envalid';
-import path from 'node:path';
-import { type AppName } from './app-names';
-import { type VariableDefinition, type VariableName, validatorFor, variables } from './variables';
+import { customCleanEnv, makeValidator } from 'envalid';
+import { type AppName, type HostedApp } from './app-names';
+import { type ParseContext, type VariableDefinition, variables } from './variables';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type Edition = 'saas' | 'marketplace';
+// An app's configuration is derived from the variable table: each variable's `key` says where its
+// parsed value lives, its parser gives the field's type, and its default decides whether the field
+// is always there. An app owns the sections (top-level keys) of the variables it reads and sees only
+// those; a section it owns holds every field of that section, from the environment where the app
+// reads the variable and from the default otherwise.
 
-/** The typed configuration of one app, built once at boot. */
-export interface ServiceConfig {
-  app: AppName;
-  edition: Edition;
-  http: {
-    host: string;
-    port: number;
-    /** {base_url} */
-    publicUrl: string;
-    shutdownTimeoutMs: number;
-    /** Reverse proxies in front that append to `X-Forwarded-For` (0: the TCP peer is the caller). */
-    trustProxyHops: number;
-  };
-  auth: {
-    /** {auth_url} */
-    authUrl: string;
-    /** {auth_url}/realms/federation */
-    issuer: string;
-    jwksUrl: string;
-    clockSkewSeconds: number;
-  };
-  database: {
-    /** Absent only where the embedded PostgreSQL may be used (platform, platformctl). */
-    url?: string;
-    poolSize: number;
-  };
-  redis: {
-    /** Absent only in platform, which then uses the in-process bus. */
-    url?: string;
-    keyPrefix: string;
-  };
-  /** Signing keys of the OpenID provider (auth-service, platform, platformctl). */
-  signingKeys: {
-    /** base64 of 32 bytes; absent only where a key kept in DATA_DIR may be used. */
-    encryptionKey?: string;
-    tokenTtlSeconds: number;
-    /** `<reserved_domain>` of `service-account-<client_id>@<reserved_domain>`. */
-    serviceAccountDomain: string;
-  };
-  sessions: {
-    /** Idle lifetime of each refresh token (`refresh_expires_in`). */
-    refreshTokenTtlSeconds: number;
-    /** Absolute lifetime of a login: browser session and refresh-token family. */
-    maxSeconds: number;
-  };
-  gateway: {
-    /** Absolute path of the routing file; absent: the demo model only. */
-    routingFile?: string;
-    keyPrefix: string;
-    serviceName: string;
-    /** CIDR ranges allowed to call the gateway; empty: every network. */
-    allowedNetworks: string[];
-    logFlushMs: number;
-  };
-  chat: {
-    /** The fixed `model` of the chat API. */
-    modelName: string;
-    heartbeatMs: number;
-    streamTtlSeconds: number;
-    /** 0: never archive. */
-    archiveAfterDays: number;
-  };
-  agent: {
-    /** Absent in platform until the host knows its own address (its own `/llm/v1`). */
-    gatewayUrl?: string;
-    gatewayApiKey?: string;
-    clientId?: string;
-    clientSecret?: string;
-    models: { default: string; high_performance: string };
-    maxSteps: number;
-    turnTimeoutMs: number;
-    concurrency: number;
-    stallMs: number;
-    coalesceMs: number;
-  };
-  /** Absolute path of a realm file to import at start. */
-  realmImport?: string;
-  /** Absolute path. */
-  dataDir: string;
-  log: { level: LogLevel };
+type Definition = (typeof variables)[number];
+
+type SectionOf<Key extends string> = Key extends `${infer Section}.${string}` ? Section : Key;
+
+type SectionsOf<A extends AppName, V extends Definition = Definition> = V extends Definition
+  ? A extends V['apps'][number]
+    ? SectionOf<V['key']>
+    : never
+  : never;
+
+/** Whether the variable has a default in app A, so its field is always present there. */
+type HasDefaultIn<V extends Definition, A extends AppName, D = NonNullable<V['default']>> = [D] extends [never]
+  ? false
+  : D extends string
+    ? true
+    : A extends keyof D
+      ? true
+      : '*' extends keyof D
+        ? true
+        : false;
+
+type FieldAt<Key extends string, T, Present extends boolean> = Key extends `${infer Head}.${infer Rest}`
+  ? { [K in Head]: FieldAt<Rest, T, Present> }
+  : Present extends true
+    ? { [K in Key]: T }
+    : { [K in Key]?: T };
+
+type FieldsOf<A extends AppName, V extends Definition = Definition> = V extends Definition
+  ? SectionOf<V['key']> extends SectionsOf<A>
+    ? FieldAt<V['key'], ReturnType<V['parse']>, HasDefaultIn<V, A>>
+    : never
+  : never;
+
+/** Fields computed from other fields (derive() below), not read from a variable of their own. */
+type DerivedFieldsOf<A extends AppName> =
+  'auth' extends SectionsOf<A>
+    ? {
+        /** {auth_url}/realms/federation */
+        auth: { issuer: string };
+      }
+    : unknown;
+
+type UnionToIntersection<U> = (U extends unknown ? (member: U) => void : never) extends (all: infer I) => void
+  ? I
+  : never;
+
+type Simplify<T> = T extends string | number | boolean | undefined | readonly unknown[]
+  ? T
+  : { [K in keyof T]: Simplify<T[K]> };
+
+/** The typed configuration of app A: only the sections it owns. */
+export type AppConfig<A extends AppName> = A extends AppName
+  ? Simplify<{ app: AppName } & UnionToIntersection<FieldsOf<A>> & DerivedFieldsOf<A>>
+  : never;
+
+/** The configuration of `platform`, which runs every service and owns every section. */
+export type ServiceConfig = AppConfig<'platform'>;
+
+/** The configuration of any app that runs a service host (libs/server reads only its common sections). */
+export type HostConfig = AppConfig<HostedApp>;
+
+export type LogLevel = ServiceConfig['log']['level'];
+export type Edition = ServiceConfig['edition'];
+
+export interface ConfigProblem {
+  variable: string;
+  problem: string;
 }
 
 export class ConfigError extends Error {
   constructor(
     readonly app: AppName,
-    readonly problems: readonly { variable: string; problem: string }[],
+    readonly problems: readonly ConfigProblem[],
   ) {
     super(`Invalid configuration for ${app}:\n` + problems.map((p) => `  ${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'ConfigError';
@@ -102,124 +91,155 @@ export const REALM = 'federation';
 
 type Env = Record<string, string | undefined>;
 
-/**
- * Reads and validates the variables of `app`. Every bad or missing value is reported at once,
- * each with its name and what is allowed; secrets are never echoed.
- */
-export function loadConfig(app: AppName, env: Env = process.env, cwd = process.cwd()): ServiceConfig {
-  const definitions = variables.filter((v) => (v.apps as readonly AppName[]).includes(app)) as VariableDefinition[];
-  const specs = Object.fromEntries(definitions.map((d) => [d.name, validatorFor(d, app)]));
-  // Empty strings count as unset, as in most twelve-factor tools (compose files often write `X=`).
-  const present: Env = {};
+const table: readonly VariableDefinition[] = variables;
+
+const reads = (definition: VariableDefinition, app: AppName) => definition.apps.includes(app);
+
+const sectionOf = (key: string) => key.split('.')[0];
+
+function sectionsOf(app: AppName): Set<string> {
+  return new Set(table.filter((d) => reads(d, app)).map((d) => sectionOf(d.key)));
+}
+
+/** Empty strings count as unset, as in most twelve-factor tools (compose files often write `X=`). */
+function presentIn(env: Env, definitions: readonly VariableDefinition[]): Record<string, string> {
+  const present: Record<string, string> = {};
   for (const d of definitions) {
     const raw = env[d.name];
     if (raw !== undefined && raw !== '') present[d.name] = raw;
   }
-  const values = customCleanEnv(present, specs, (cleaned) => cleaned, {
+  return present;
+}
+
+interface Reading {
+  definition: VariableDefinition;
+  value: unknown;
+  /** The text the value was parsed from (the environment's, or the default with `{NAME}` filled in). */
+  raw: string;
+  source: 'environment' | 'default';
+}
+
+/**
+ * The value of every variable in the sections `app` owns, in table order so that a default may name
+ * a variable above it. Every bad or missing value is reported at once, each with its name and what is
+ * allowed; secrets are never echoed.
+ */
+function read(app: AppName, env: Env, context: ParseContext): Map<string, Reading> {
+  const ownDefinitions = table.filter((d) => reads(d, app));
+  const present = presentIn(env, ownDefinitions);
+  // envalid validates what the environment gives; defaults are filled in below, where they may name other variables.
+  const specs = Object.fromEntries(
+    ownDefinitions.map((d) => {
+      const validator = makeValidator<unknown>((raw) => d.parse(raw, context));
+      const required = d.requiredIn.includes(app);
+      return [
+        d.name,
+        required ? validator({ desc: d.description }) : validator({ desc: d.description, default: undefined }),
+      ];
+    }),
+  );
+  const fromEnvironment: Record<string, unknown> = customCleanEnv(present, specs, (cleaned) => cleaned, {
     reporter: ({ errors }) => {
-      const problems = Object.entries(errors).map(([name, error]) => {
-        const definition = definitions.find((d) => d.name === name) as VariableDefinition;
-        const reason =
-          present[name] === undefined ? 'is required but not set' : describe(definition, present[name], error as Error);
-        return { variable: name, problem: `${reason}; allowed: ${definition.allowed}` };
+      const problems = ownDefinitions.flatMap((d) => {
+        const error = errors[d.name];
+        if (!error) return [];
+        const raw = present[d.name];
+        const reason = raw === undefined ? 'is required but not set' : describe(d, raw, error);
+        return [{ variable: d.name, problem: `${reason}; allowed: ${d.allowed}` }];
       });
       if (problems.length > 0) throw new ConfigError(app, problems);
     },
-  }) as Partial<Record<VariableName, unknown>>;
+  });
 
-  const has = (name: VariableName) => Object.prototype.hasOwnProperty.call(values, name);
-  const port = (values.PORT as number | undefined) ?? 8080;
-  const publicUrl = (values.PUBLIC_URL as string | undefined) ?? `http://localhost:${port}`;
-  const authUrl = (values.AUTH_URL as string | undefined) ?? publicUrl;
-  return {
-    app,
-    edition: (values.EDITION as Edition | undefined) ?? 'saas',
-    http: {
-      host: (values.HOST as string | undefined) ?? '0.0.0.0',
-      port,
-      publicUrl,
-      shutdownTimeoutMs: ((values.SHUTDOWN_TIMEOUT_SECONDS as number | undefined) ?? 10) * 1000,
-      trustProxyHops: (values.TRUST_PROXY_HOPS as number | undefined) ?? 0,
-    },
-    auth: {
-      authUrl,
-      issuer: `${authUrl}/realms/${REALM}`,
-      jwksUrl: (values.AUTH_JWKS_URL as string | undefined) ?? `${authUrl}/${REALM}/auth/v1/jwks`,
-      clockSkewSeconds: (values.AUTH_CLOCK_SKEW_SECONDS as number | undefined) ?? 10,
-    },
-    database: {
-      url: has('DATABASE_URL') ? (values.DATABASE_URL as string | undefined) : undefined,
-      poolSize: (values.DATABASE_POOL_SIZE as number | undefined) ?? 10,
-    },
-    redis: {
-      url: has('REDIS_URL') ? (values.REDIS_URL as string | undefined) : undefined,
-      keyPrefix: (values.REDIS_KEY_PREFIX as string | undefined) ?? 'fed:',
-    },
-    signingKeys: {
-      encryptionKey: values.KEY_ENCRYPTION_KEY as string | undefined,
-      tokenTtlSeconds: (values.ACCESS_TOKEN_TTL_SECONDS as number | undefined) ?? 300,
-      serviceAccountDomain: (values.SERVICE_ACCOUNT_DOMAIN as string | undefined) ?? 'federation.invalid',
-    },
-    sessions: {
-      refreshTokenTtlSeconds: (values.REFRESH_TOKEN_TTL_SECONDS as number | undefined) ?? 1800,
-      maxSeconds: (values.SESSION_MAX_SECONDS as number | undefined) ?? 36_000,
-    },
-    gateway: {
-      routingFile: values.LLM_GATEWAY_ROUTING_FILE
-        ? path.resolve(cwd, values.LLM_GATEWAY_ROUTING_FILE as string)
-        : undefined,
-      keyPrefix: (values.LLM_GATEWAY_KEY_PREFIX as string | undefined) ?? 'fed_',
-      serviceName: (values.LLM_GATEWAY_SERVICE_NAME as string | undefined) ?? 'federation',
-      allowedNetworks: values.LLM_GATEWAY_ALLOWED_NETWORKS
-        ? (values.LLM_GATEWAY_ALLOWED_NETWORKS as string).split(',')
-        : [],
-      logFlushMs: (values.LLM_GATEWAY_LOG_FLUSH_MS as number | undefined) ?? 1000,
-    },
-    chat: {
-      modelName: (values.CHAT_MODEL_NAME as string | undefined) ?? 'federation-agent',
-      heartbeatMs: ((values.CHAT_HEARTBEAT_SECONDS as number | undefined) ?? 15) * 1000,
-      streamTtlSeconds: (values.CHAT_STREAM_TTL_SECONDS as number | undefined) ?? 300,
-      archiveAfterDays: (values.CHAT_ARCHIVE_AFTER_DAYS as number | undefined) ?? 90,
-    },
-    agent: {
-      gatewayUrl: values.AGENT_GATEWAY_URL as string | undefined,
-      gatewayApiKey: values.AGENT_GATEWAY_API_KEY as string | undefined,
-      clientId: values.AGENT_CLIENT_ID as string | undefined,
-      clientSecret: values.AGENT_CLIENT_SECRET as string | undefined,
-      models: {
-        default: (values.AGENT_MODEL as string | undefined) ?? 'demo',
-        high_performance: (values.AGENT_MODEL_HIGH_PERFORMANCE as string | undefined) ?? 'demo',
-      },
-      maxSteps: (values.AGENT_MAX_STEPS as number | undefined) ?? 12,
-      turnTimeoutMs: ((values.AGENT_TURN_TIMEOUT_SECONDS as number | undefined) ?? 900) * 1000,
-      concurrency: (values.AGENT_CONCURRENCY as number | undefined) ?? 20,
-      stallMs: ((values.AGENT_STALL_SECONDS as number | undefined) ?? 30) * 1000,
-      coalesceMs: (values.AGENT_COALESCE_MS as number | undefined) ?? 20,
-    },
-    realmImport: values.REALM_IMPORT ? path.resolve(cwd, values.REALM_IMPORT as string) : undefined,
-    dataDir: path.resolve(cwd, (values.DATA_DIR as string | undefined) ?? './.data'),
-    log: { level: (values.LOG_LEVEL as LogLevel | undefined) ?? 'info' },
-  };
+  const owned = sectionsOf(app);
+  const readings = new Map<string, Reading>();
+  for (const definition of table) {
+    if (!owned.has(sectionOf(definition.key))) continue;
+    const raw = present[definition.name];
+    if (raw !== undefined) {
+      readings.set(definition.name, {
+        definition,
+        value: fromEnvironment[definition.name],
+        raw,
+        source: 'environment',
+      });
+      continue;
+    }
+    const fallback = definition.defaultFor(app);
+    if (fallback === undefined) continue;
+    const filled = fallback.replace(/\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+      const named = readings.get(name);
+      if (!named) throw new Error(`the default of ${definition.name} names ${name}, which has no value above it`);
+      return String(named.value);
+    });
+    readings.set(definition.name, {
+      definition,
+      value: definition.parse(filled, context),
+      raw: filled,
+      source: 'default',
+    });
+  }
+  return readings;
 }
 
-function describe(definition: VariableDefinition, raw: string | undefined, error: Error): string {
+function setAt(target: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (isRecord(next)) node = next;
+    else node = node[part] = {};
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** The fields computed from others (DerivedFieldsOf): the one place they are made. */
+function derive(config: Record<string, unknown>): void {
+  const auth = config.auth;
+  if (isRecord(auth)) auth.issuer = `${String(auth.authUrl)}/realms/${REALM}`;
+}
+
+/**
+ * Reads and validates the variables of `app`, then builds its configuration from the variable table:
+ * the sections the app owns, every field at its table key.
+ */
+export function loadConfig<A extends AppName>(app: A, env: Env = process.env, cwd = process.cwd()): AppConfig<A> {
+  const config: Record<string, unknown> = { app };
+  for (const { definition, value } of read(app, env, { cwd }).values()) setAt(config, definition.key, value);
+  derive(config);
+  // The one unchecked step: the object is built from the same table (keys, parsers, defaults) that
+  // AppConfig is derived from, which TypeScript cannot follow through a loop.
+  return config as AppConfig<A>;
+}
+
+function describe(definition: VariableDefinition, raw: string, error: Error): string {
   if (definition.sensitive) return 'has an invalid value (not shown: sensitive)';
-  const shown = raw !== undefined && raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
+  const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
   return `"${shown}" is invalid (${error.message.replace(/^Invalid input: /, '')})`;
 }
 
-/** The configuration as printable rows, secrets masked (for `platformctl config check` and boot logs). */
-export function describeConfig(
-  app: AppName,
-  env: Env = process.env,
-): { name: string; value: string; source: string }[] {
-  return variables
-    .filter((v) => (v.apps as readonly AppName[]).includes(app))
-    .map((d: VariableDefinition) => {
-      const raw = env[d.name];
-      const set = raw !== undefined && raw !== '';
-      const value = set ? (d.sensitive ? maskSecret(raw) : raw) : (d.defaultFor(app) ?? '(unset)');
-      return { name: d.name, value, source: set ? 'environment' : 'default' };
+export interface ConfigRow {
+  name: string;
+  value: string;
+  source: 'environment' | 'default' | 'not set';
+}
+
+/**
+ * The variables of `app` as printable rows, secrets masked (for `platformctl config check`): where
+ * each value comes from, defaults with the variables they name filled in. Expects a valid environment
+ * (loadConfig reports the problems of one that is not).
+ */
+export function describeConfig(app: AppName, env: Env = process.env, cwd = process.cwd()): ConfigRow[] {
+  const readings = read(app, env, { cwd });
+  return table
+    .filter((d) => reads(d, app))
+    .map((d): ConfigRow => {
+      const reading = readings.get(d.name);
+      if (!reading) return { name: d.name, value: '(not set)', source: 'not set' };
+      const value = reading.source === 'environment' && d.sensitive ? maskSecret(reading.raw) : reading.raw;
+      return { name: d.name, value, source: reading.source };
     });
 }
 

@@ -1,32 +1,48 @@
-import { makeValidator } from 'envalid';
 import { isIP } from 'node:net';
+import path from 'node:path';
 import { type AppName, appNames, serviceNames } from './app-names';
 
-// Every environment variable of the platform, in one place. The README's configuration table
-// is checked against this list by a test, so the two cannot drift.
+// Every environment variable of the platform, in one place: its default, what it allows, which apps
+// read it and where its value lives in their configuration. The typed configuration of each app is
+// derived from this table (service-config.ts), and the README's configuration table is checked
+// against it by a test, so none of them can drift.
 
-export type Requirement = 'required' | 'optional';
+/** What a parser may need besides the raw value. */
+export interface ParseContext {
+  /** Relative paths are resolved against it. */
+  cwd: string;
+}
 
-export interface VariableDefinition {
+export interface VariableDefinition<T = unknown> {
   name: string;
+  /**
+   * Where the value lives in an app's configuration: `section.field` (`http.port`), a nested field
+   * (`agent.models.default`) or a top-level key (`edition`).
+   */
+  key: string;
   description: string;
   /** What a valid value looks like, shown when a value is refused. */
   allowed: string;
-  /** Default per app; `undefined` means no default (required, or optional with derived behaviour). */
+  /**
+   * Raw default per app, before parsing; `undefined`: none (required, or optional with behaviour of
+   * its own). `{NAME}` in it stands for the value of the variable NAME, which comes earlier in the table.
+   */
   defaultFor(app: AppName): string | undefined;
-  /** Shown in the README; may describe a derived default. */
+  /** Shown in the README. */
   defaultText: string;
   apps: readonly AppName[];
   /** Apps that refuse to start without it. */
   requiredIn: readonly AppName[];
   sensitive: boolean;
-  parse(raw: string): string | number;
+  parse(raw: string, context: ParseContext): T;
 }
+
+type DefaultSpec = string | Partial<Record<AppName | '*', string>>;
 
 /** The largest `AUTH_CLOCK_SKEW_SECONDS`: what outlives a token's `exp` (a revocation) keeps at least this long. */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
-const httpApps: readonly AppName[] = [...serviceNames, 'platform'];
+const httpApps = [...serviceNames, 'platform'] as const;
 const everyApp = appNames;
 
 const fail = (message: string): never => {
@@ -40,10 +56,15 @@ const integer = (min: number, max: number) => (raw: string) => {
   return value;
 };
 
+/** A variable stated in seconds (as operators write it) for a field in milliseconds (as timers take it). */
+const secondsAsMilliseconds = (min: number, max: number) => (raw: string) => integer(min, max)(raw) * 1000;
+
 const oneOf =
-  <T extends string>(choices: readonly T[]) =>
-  (raw: string): T =>
-    (choices as readonly string[]).includes(raw) ? (raw as T) : fail(`"${raw}" is not one of ${choices.join(', ')}`);
+  <const T extends string>(choices: readonly T[]) =>
+  (raw: string): T => {
+    const choice = choices.find((c) => c === raw);
+    return choice ?? fail(`"${raw}" is not one of ${choices.join(', ')}`);
+  };
 
 const urlWith = (protocols: readonly string[]) => (raw: string) => {
   let url: URL;
@@ -59,6 +80,9 @@ const urlWith = (protocols: readonly string[]) => (raw: string) => {
 const httpUrl = (raw: string) => urlWith(['http:', 'https:'])(raw).replace(/\/+$/, '');
 
 const nonEmpty = (raw: string) => (raw.trim().length > 0 ? raw : fail('empty'));
+
+/** An absolute path: a relative one is taken from the working directory. */
+const filePath = (raw: string, { cwd }: ParseContext) => path.resolve(cwd, nonEmpty(raw));
 
 /** A comma-separated list of IP addresses and CIDR ranges, normalized to `a.b.c.d/n` entries. */
 export function parseNetworks(raw: string): string[] {
@@ -78,40 +102,53 @@ export function parseNetworks(raw: string): string[] {
   });
 }
 
-const networkList = (raw: string) => parseNetworks(raw).join(',');
+function defaultTextOf(defaults: DefaultSpec | undefined): string {
+  if (defaults === undefined) return '-';
+  if (typeof defaults === 'string') return `\`${defaults}\``;
+  return Object.entries(defaults)
+    .map(([app, value]) => (app === '*' ? `\`${value}\`` : `\`${value}\` (${app})`))
+    .join(', ');
+}
 
-function define(
-  definition: Omit<VariableDefinition, 'defaultFor' | 'requiredIn' | 'sensitive' | 'defaultText'> & {
-    default?: string | Partial<Record<AppName | '*', string>>;
-    defaultText?: string;
-    requiredIn?: readonly AppName[];
-    sensitive?: boolean;
-  },
-): VariableDefinition {
-  const defaults = definition.default;
-  const defaultFor = (app: AppName) =>
-    typeof defaults === 'string' ? defaults : defaults === undefined ? undefined : (defaults[app] ?? defaults['*']);
-  let defaultText = definition.defaultText;
-  if (defaultText === undefined) {
-    if (typeof defaults === 'string') defaultText = `\`${defaults}\``;
-    else if (defaults === undefined) defaultText = '-';
-    else
-      defaultText = Object.entries(defaults)
-        .map(([app, value]) => (app === '*' ? `\`${value}\`` : `\`${value}\` (${app})`))
-        .join(', ');
-  }
+/**
+ * One row of the table. The literal types of `name`, `key`, `apps` and `default` and the parser's
+ * result type are kept, so that service-config.ts can derive each app's configuration type from them.
+ */
+function define<
+  const Name extends string,
+  const Key extends string,
+  const Apps extends readonly AppName[],
+  T,
+  const Default extends DefaultSpec | undefined = undefined,
+>(definition: {
+  name: Name;
+  key: Key;
+  description: string;
+  allowed: string;
+  default?: Default;
+  defaultText?: string;
+  apps: Apps;
+  requiredIn?: readonly AppName[];
+  sensitive?: boolean;
+  parse(raw: string, context: ParseContext): T;
+}): VariableDefinition<T> & { name: Name; key: Key; apps: Apps; default: Default | undefined } {
+  const { default: defaults, defaultText, requiredIn, sensitive, ...rest } = definition;
   return {
-    ...definition,
-    defaultFor,
-    defaultText,
-    requiredIn: definition.requiredIn ?? [],
-    sensitive: definition.sensitive ?? false,
+    ...rest,
+    // Kept as given (besides defaultFor) for the type of the configuration.
+    default: defaults,
+    defaultFor: (app) =>
+      typeof defaults === 'string' ? defaults : defaults === undefined ? undefined : (defaults[app] ?? defaults['*']),
+    defaultText: defaultText ?? defaultTextOf(defaults),
+    requiredIn: requiredIn ?? [],
+    sensitive: sensitive ?? false,
   };
 }
 
 export const variables = [
   define({
     name: 'HOST',
+    key: 'http.host',
     description: 'Interface the HTTP server listens on.',
     allowed: 'an IP address or host name',
     default: { '*': '0.0.0.0', platform: '127.0.0.1' },
@@ -120,6 +157,7 @@ export const variables = [
   }),
   define({
     name: 'PORT',
+    key: 'http.port',
     description: 'TCP port of the HTTP server.',
     allowed: 'an integer from 1 to 65535',
     default: '8080',
@@ -128,40 +166,45 @@ export const variables = [
   }),
   define({
     name: 'PUBLIC_URL',
+    key: 'http.publicUrl',
     description: 'External base address of the API host ({base_url}), used in links and printed URLs.',
     allowed: 'an http or https URL',
-    defaultText: '`http://localhost:{PORT}`',
+    default: 'http://localhost:{PORT}',
     apps: [...httpApps, 'platformctl'],
     parse: httpUrl,
   }),
   define({
     name: 'AUTH_URL',
+    key: 'auth.authUrl',
     description:
       'External base address of the authentication host ({auth_url}); the issuer is {auth_url}/realms/federation.',
     allowed: 'an http or https URL',
-    defaultText: 'PUBLIC_URL',
+    default: '{PUBLIC_URL}',
     apps: httpApps,
     parse: httpUrl,
   }),
   define({
     name: 'AUTH_JWKS_URL',
+    key: 'auth.jwksUrl',
     description:
       'Where services fetch the signing keys that verify access tokens (an in-cluster address in distributed mode).',
     allowed: 'an http or https URL',
-    defaultText: '`{AUTH_URL}/federation/auth/v1/jwks`',
+    default: '{AUTH_URL}/federation/auth/v1/jwks',
     apps: httpApps,
     parse: httpUrl,
   }),
   define({
     name: 'AUTH_CLOCK_SKEW_SECONDS',
+    key: 'auth.clockSkewSeconds',
     description: 'Clock difference tolerated when checking `exp`, `nbf` and `iat` of tokens.',
     allowed: `an integer from 0 to ${MAX_CLOCK_SKEW_SECONDS}`,
     default: '10',
-    apps: httpApps,
+    apps: [...httpApps, 'platformctl'],
     parse: integer(0, MAX_CLOCK_SKEW_SECONDS),
   }),
   define({
     name: 'DATABASE_URL',
+    key: 'database.url',
     description:
       'PostgreSQL connection URL. In `platform` and `platformctl`, leaving it unset runs the embedded PostgreSQL (PGlite) under DATA_DIR.',
     allowed: 'a postgres:// or postgresql:// URL',
@@ -172,6 +215,7 @@ export const variables = [
   }),
   define({
     name: 'DATABASE_POOL_SIZE',
+    key: 'database.poolSize',
     description: 'Most PostgreSQL connections one process opens.',
     allowed: 'an integer from 1 to 200',
     default: '10',
@@ -180,6 +224,7 @@ export const variables = [
   }),
   define({
     name: 'REDIS_URL',
+    key: 'redis.url',
     description:
       'Redis URL for the queue, run streams and signals. In `platform`, leaving it unset uses the in-process bus.',
     allowed: 'a redis:// or rediss:// URL',
@@ -190,6 +235,7 @@ export const variables = [
   }),
   define({
     name: 'REDIS_KEY_PREFIX',
+    key: 'redis.keyPrefix',
     description: 'Prefix of every Redis key and channel, so several installations can share one Redis.',
     allowed: '1-32 characters of letters, digits, `:`, `_` or `-`',
     default: 'fed:',
@@ -198,14 +244,16 @@ export const variables = [
   }),
   define({
     name: 'DATA_DIR',
+    key: 'dataDir',
     description: 'Directory of the embedded PostgreSQL and other local state in all-in-one mode.',
     allowed: 'a directory path',
     default: './.data',
     apps: ['platform', 'platformctl'],
-    parse: nonEmpty,
+    parse: filePath,
   }),
   define({
     name: 'KEY_ENCRYPTION_KEY',
+    key: 'signingKeys.encryptionKey',
     description:
       'Encrypts the signing keys stored in the database (AES-256-GCM). In `platform` and `platformctl`, leaving it unset uses a key generated once and kept in DATA_DIR/key-encryption-key.',
     allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
@@ -219,6 +267,7 @@ export const variables = [
   }),
   define({
     name: 'ACCESS_TOKEN_TTL_SECONDS',
+    key: 'signingKeys.tokenTtlSeconds',
     description:
       'Lifetime of access and ID tokens (`expires_in`); a retired signing key stays published this long after its last token.',
     allowed: 'an integer from 60 to 86400',
@@ -228,6 +277,7 @@ export const variables = [
   }),
   define({
     name: 'REFRESH_TOKEN_TTL_SECONDS',
+    key: 'sessions.refreshTokenTtlSeconds',
     description:
       'Idle lifetime of a refresh token (`refresh_expires_in`): each refresh issues a new one for this long, within the session maximum.',
     allowed: 'an integer from 300 to 2592000',
@@ -237,6 +287,7 @@ export const variables = [
   }),
   define({
     name: 'SESSION_MAX_SECONDS',
+    key: 'sessions.maxSeconds',
     description:
       'Longest a login lasts: the browser session and its refresh-token family end this long after the user authenticated.',
     allowed: 'an integer from 300 to 31536000',
@@ -246,6 +297,7 @@ export const variables = [
   }),
   define({
     name: 'SERVICE_ACCOUNT_DOMAIN',
+    key: 'signingKeys.serviceAccountDomain',
     description:
       'The reserved domain of service-account names in client-credentials tokens: `preferred_username` = `service-account-<client_id>@<domain>`.',
     allowed: 'a domain name',
@@ -258,22 +310,25 @@ export const variables = [
   }),
   define({
     name: 'REALM_IMPORT',
+    key: 'realmImport',
     description:
       'A realm file (docs/realm.schema.json) imported at start: tenants, clients and users are created or updated, all or nothing; a bad file stops the start.',
     allowed: 'a path to a JSON file',
     apps: ['auth-service', 'platform'],
-    parse: nonEmpty,
+    parse: filePath,
   }),
   define({
     name: 'LOG_LEVEL',
+    key: 'log.level',
     description: 'Least severe level written to the JSON log.',
     allowed: 'fatal, error, warn, info, debug, trace or silent',
     default: 'info',
     apps: everyApp,
-    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   }),
   define({
     name: 'TRUST_PROXY_HOPS',
+    key: 'http.trustProxyHops',
     description:
       "How many reverse proxies (ingress, load balancer) stand in front and append to `X-Forwarded-For`: the caller's address, which brute-force protection counts by, is taken that many entries from the right. 0: the TCP peer.",
     allowed: 'an integer from 0 to 5',
@@ -283,31 +338,35 @@ export const variables = [
   }),
   define({
     name: 'SHUTDOWN_TIMEOUT_SECONDS',
+    key: 'http.shutdownTimeoutMs',
     description: 'On SIGTERM or Ctrl-C, how long open requests may finish before connections are closed.',
     allowed: 'an integer from 0 to 600',
     default: '10',
     apps: httpApps,
-    parse: integer(0, 600),
+    parse: secondsAsMilliseconds(0, 600),
   }),
   define({
     name: 'EDITION',
+    key: 'edition',
     description: 'Product edition: `saas` checks scopes; `marketplace` accepts any valid token without a scope check.',
     allowed: 'saas or marketplace',
     default: 'saas',
     apps: everyApp,
-    parse: oneOf(['saas', 'marketplace'] as const),
+    parse: oneOf(['saas', 'marketplace']),
   }),
   define({
     name: 'LLM_GATEWAY_ROUTING_FILE',
+    key: 'gateway.routingFile',
     description:
       'YAML or JSON file of the model gateway: providers, models with their aliases and deployments, retries, prices (`docs/gateway-routing.schema.json`). Re-read when it changes; without it only the offline `demo` model is served.',
     allowed: 'a file path',
     defaultText: '- (the demo model only)',
     apps: ['llm-gateway', 'platform'],
-    parse: nonEmpty,
+    parse: filePath,
   }),
   define({
     name: 'LLM_GATEWAY_KEY_PREFIX',
+    key: 'gateway.keyPrefix',
     description: "Fixed prefix of the gateway's virtual API keys (`<prefix><random>`).",
     allowed: '1 to 16 letters, digits, `_` or `-`',
     default: 'fed_',
@@ -316,6 +375,7 @@ export const variables = [
   }),
   define({
     name: 'LLM_GATEWAY_SERVICE_NAME',
+    key: 'gateway.serviceName',
     description:
       'The `<service>` of the browser opt-in header `x-<service>-allow-browser-access: true` of the model gateway.',
     allowed: 'lower-case letters, digits and hyphens',
@@ -325,15 +385,17 @@ export const variables = [
   }),
   define({
     name: 'LLM_GATEWAY_ALLOWED_NETWORKS',
+    key: 'gateway.allowedNetworks',
     description:
       'Networks allowed to call the model gateway, comma-separated (`10.0.0.0/8, 2001:db8::/32, 192.0.2.7`); others get 403. Keys may narrow it further.',
     allowed: 'IPv4 or IPv6 addresses or CIDR ranges, comma-separated',
     defaultText: '- (every network)',
     apps: ['llm-gateway', 'platform'],
-    parse: networkList,
+    parse: parseNetworks,
   }),
   define({
     name: 'LLM_GATEWAY_LOG_FLUSH_MS',
+    key: 'gateway.logFlushMs',
     description:
       'How often, in milliseconds, the model gateway writes its buffered log rows (one multi-row insert), off the path of model calls. Rows reach the database this long after their call; on SIGTERM every row is written first.',
     allowed: 'an integer from 10 to 60000',
@@ -343,6 +405,7 @@ export const variables = [
   }),
   define({
     name: 'CHAT_MODEL_NAME',
+    key: 'chat.modelName',
     description:
       "The fixed `model` of the chat API (the service's agent model); a chat request naming another is refused with 400. Every stream chunk carries it.",
     allowed: '1 to 100 letters, digits, `.`, `_`, `:` or `-`',
@@ -352,14 +415,16 @@ export const variables = [
   }),
   define({
     name: 'CHAT_HEARTBEAT_SECONDS',
+    key: 'chat.heartbeatMs',
     description: 'A chat stream that has been silent this long gets a `: heartbeat` comment.',
     allowed: 'an integer from 1 to 300',
     default: '15',
     apps: ['chat-service', 'platform'],
-    parse: integer(1, 300),
+    parse: secondsAsMilliseconds(1, 300),
   }),
   define({
     name: 'CHAT_STREAM_TTL_SECONDS',
+    key: 'chat.streamTtlSeconds',
     description:
       "How long a finished turn's chunk log is kept for reconnecting clients (`GET /v1/chat/completions/:conversationId`).",
     allowed: 'an integer from 10 to 86400',
@@ -369,6 +434,7 @@ export const variables = [
   }),
   define({
     name: 'CHAT_ARCHIVE_AFTER_DAYS',
+    key: 'chat.archiveAfterDays',
     description:
       'Conversations without activity for this many days are moved to the archive (checked hourly); 0 never archives. `platformctl conversations archive ID` archives one at once.',
     allowed: 'an integer from 0 to 36500',
@@ -378,17 +444,20 @@ export const variables = [
   }),
   define({
     name: 'AGENT_GATEWAY_URL',
-    description: "Base URL of the model gateway's OpenAI-compatible API, through which the agent calls every model.",
+    key: 'agent.gatewayUrl',
+    description:
+      "Base URL of the model gateway's OpenAI-compatible API, through which the agent calls every model. agent-runtime's default is llm-gateway's service name in compose and Kubernetes: anywhere else, set it to llm-gateway's address (agent-runtime warns at start when its host does not resolve).",
     allowed: 'an http(s) URL',
-    default: { 'agent-runtime': 'http://llm-gateway:8080/llm/v1' },
-    defaultText: '`http://llm-gateway:8080/llm/v1`; in platform its own `/llm/v1`',
+    // In platform the gateway is served by the same process.
+    default: { 'agent-runtime': 'http://llm-gateway:8080/llm/v1', platform: 'http://127.0.0.1:{PORT}/llm/v1' },
     apps: ['agent-runtime', 'platform'],
     parse: httpUrl,
   }),
   define({
     name: 'AGENT_GATEWAY_API_KEY',
+    key: 'agent.gatewayApiKey',
     description:
-      'A virtual key of the model gateway for the agent. Alternatively AGENT_CLIENT_ID and AGENT_CLIENT_SECRET (a client-credentials token). In platform, when neither is set, a key is created at first start and kept in DATA_DIR.',
+      'A virtual key of the model gateway for the agent (`platformctl apikeys create --name agent-runtime`). Alternatively AGENT_CLIENT_ID and AGENT_CLIENT_SECRET (a client-credentials token). agent-runtime starts without either, but every turn then ends with `model_unavailable`: it warns at start, and `platformctl config check` fails. In platform, when neither is set, a key is created at first start and kept in DATA_DIR.',
     allowed: 'a gateway key',
     apps: ['agent-runtime', 'platform'],
     sensitive: true,
@@ -396,6 +465,7 @@ export const variables = [
   }),
   define({
     name: 'AGENT_CLIENT_ID',
+    key: 'agent.clientId',
     description:
       'Client of the auth service whose client-credentials token the agent shows the model gateway (instead of AGENT_GATEWAY_API_KEY).',
     allowed: 'a client id',
@@ -404,6 +474,7 @@ export const variables = [
   }),
   define({
     name: 'AGENT_CLIENT_SECRET',
+    key: 'agent.clientSecret',
     description: 'Secret of AGENT_CLIENT_ID.',
     allowed: 'a client secret',
     apps: ['agent-runtime', 'platform'],
@@ -412,6 +483,7 @@ export const variables = [
   }),
   define({
     name: 'AGENT_MODEL',
+    key: 'agent.models.default',
     description: 'Gateway model (name or alias) of `agentLevel: default`.',
     allowed: 'a model name of the gateway',
     default: 'demo',
@@ -420,6 +492,7 @@ export const variables = [
   }),
   define({
     name: 'AGENT_MODEL_HIGH_PERFORMANCE',
+    key: 'agent.models.high_performance',
     description: 'Gateway model (name or alias) of `agentLevel: high_performance`.',
     allowed: 'a model name of the gateway',
     default: 'demo',
@@ -428,6 +501,7 @@ export const variables = [
   }),
   define({
     name: 'AGENT_MAX_STEPS',
+    key: 'agent.maxSteps',
     description: 'Most model calls of one agent turn (each may run tools); the turn then ends with what it has.',
     allowed: 'an integer from 1 to 100',
     default: '12',
@@ -436,15 +510,17 @@ export const variables = [
   }),
   define({
     name: 'AGENT_TURN_TIMEOUT_SECONDS',
+    key: 'agent.turnTimeoutMs',
     description:
       'Longest an agent turn may run; it then ends unfinished. chat-service also ends a turn no runtime has taken for this long.',
     allowed: 'an integer from 5 to 86400',
     default: '900',
     apps: ['agent-runtime', 'chat-service', 'platform'],
-    parse: integer(5, 86_400),
+    parse: secondsAsMilliseconds(5, 86_400),
   }),
   define({
     name: 'AGENT_CONCURRENCY',
+    key: 'agent.concurrency',
     description: 'Agent turns one runtime instance runs at once.',
     allowed: 'an integer from 1 to 1000',
     default: '20',
@@ -453,15 +529,17 @@ export const variables = [
   }),
   define({
     name: 'AGENT_STALL_SECONDS',
+    key: 'agent.stallMs',
     description:
       'A runtime that has not reported on its turn for this long is taken to be gone: the turn is handed to another runtime or ended unfinished with an error chunk.',
     allowed: 'an integer from 2 to 600',
     default: '30',
     apps: ['agent-runtime', 'chat-service', 'platform'],
-    parse: integer(2, 600),
+    parse: secondsAsMilliseconds(2, 600),
   }),
   define({
     name: 'AGENT_COALESCE_MS',
+    key: 'agent.coalesceMs',
     description:
       'Text deltas of the model arriving within this many milliseconds are sent as one stream chunk (order and text unchanged); 0 sends each as it comes.',
     allowed: 'an integer from 0 to 1000',
@@ -472,15 +550,3 @@ export const variables = [
 ] as const satisfies readonly VariableDefinition[];
 
 export type VariableName = (typeof variables)[number]['name'];
-
-/** envalid validators built from the definitions, so envalid reports and we explain. */
-export function validatorFor(definition: VariableDefinition, app: AppName) {
-  const fallback = definition.defaultFor(app);
-  const required = definition.requiredIn.includes(app);
-  const validator = makeValidator<string | number>((raw: string) => definition.parse(raw));
-  if (required) return validator({ desc: definition.description });
-  return validator({
-    desc: definition.description,
-    default: fallback === undefined ? undefined : definition.parse(fallback),
-  });
-}

@@ -92,7 +92,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
       {
         keyPrefix: gateway.keyPrefix,
         serviceName: gateway.serviceName,
-        networks: gateway.allowedNetworks.length > 0 ? networkList(gateway.allowedNetworks) : null,
+        networks: gateway.allowedNetworks ? networkList(gateway.allowedNetworks) : null,
         clientAddress: (req) => clientAddress(req, http.trustProxyHops),
       },
     );

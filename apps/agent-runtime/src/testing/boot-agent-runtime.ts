@@ -1,4 +1,4 @@
-import { type ServiceConfig, loadConfig } from '@fed/config';
+import { type AppConfig, type ServiceConfig, loadConfig } from '@fed/config';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, GatewayModule } from '@fed/gateway';
 import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
@@ -25,8 +25,8 @@ export interface AgentRuntimeBoot {
 }
 
 export interface RunningAgentRuntime {
-  service: RunningService;
-  config: ServiceConfig;
+  service: RunningService<AppConfig<'agent-runtime'>>;
+  config: AppConfig<'agent-runtime'>;
   /** The gateway key the agent uses. */
   apiKey: string;
   close(): Promise<void>;
@@ -68,11 +68,17 @@ export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<Runni
     AGENT_MAX_STEPS: '4',
     ...options.env,
   });
-  const config: ServiceConfig = {
+  // Not a section of agent-runtime: the gateway beside it is a test arrangement, configured as llm-gateway's.
+  const { gateway } = loadConfig('llm-gateway', {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: 'redis://unused:6379',
+    LLM_GATEWAY_ROUTING_FILE: routingFile,
+    LLM_GATEWAY_LOG_FLUSH_MS: '50',
+  });
+  const config: AppConfig<'agent-runtime'> & Pick<ServiceConfig, 'gateway'> = {
     ...loaded,
     redis: { ...loaded.redis, url: undefined },
-    // Not a variable of agent-runtime: the gateway beside it is a test arrangement.
-    gateway: { ...loaded.gateway, routingFile, logFlushMs: 50 },
+    gateway,
     agent: { ...loaded.agent, ...options.agent },
   };
   const service = await createServiceApp({

@@ -1,5 +1,5 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
-import { loadConfig } from '@fed/config';
+import { type AppConfig, loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
@@ -23,7 +23,7 @@ export interface TestUser {
 }
 
 export interface RunningChatService {
-  service: RunningService;
+  service: RunningService<AppConfig<'chat-service'>>;
   /** `{base_url}/api`: the spec's paths follow it (`/v1/conversations`). */
   api: string;
   issuer: TestTokenIssuer;

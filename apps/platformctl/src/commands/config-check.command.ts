@@ -1,33 +1,67 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type AppName, ConfigError, appNames, describeConfig, isAppName, loadConfig } from '@fed/config';
+import {
+  type AppName,
+  ConfigError,
+  type ConfigProblem,
+  appNames,
+  describeConfig,
+  isAppName,
+  loadConfig,
+  unmetNeeds,
+  variables,
+} from '@fed/config';
 
 function parseApp(value: string): AppName {
   if (!isAppName(value)) throw new InvalidArgumentError(`expected one of ${appNames.join(', ')}`);
   return value;
 }
 
-/** Validates the environment for one app (or all) exactly as the app would at boot. */
+const nameWidth = Math.max(...variables.map((v) => v.name.length)) + 1;
+
+function unmetNeedsOf(app: AppName): ConfigProblem[] | ConfigError {
+  try {
+    return unmetNeeds(loadConfig(app));
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+}
+
+/**
+ * Validates the environment for one app (or all) exactly as the app would at boot, and what its work
+ * needs besides (the agent's gateway credentials): an app that would start but could not do its work
+ * fails the check too, since that is what the check is run to find out.
+ */
 export function registerConfigCheck(program: Command): void {
   program
     .command('config')
     .description('configuration commands')
     .command('check')
-    .description('validate the environment for an app as it would be read at boot; secrets are masked')
+    .description(
+      'validate the environment for an app as it would be read at boot, and what its work needs; secrets are masked',
+    )
     .option('--app <name>', `app to check (${appNames.join(', ')}); all when omitted`, parseApp)
     .action((options: { app?: AppName }) => {
       const targets = options.app ? [options.app] : appNames;
       let failed = 0;
       for (const app of targets) {
-        try {
-          loadConfig(app);
-          process.stdout.write(`${app}: ok\n`);
-          for (const row of describeConfig(app)) {
-            process.stdout.write(`  ${row.name.padEnd(26)} ${row.value} (${row.source})\n`);
-          }
-        } catch (error) {
-          if (!(error instanceof ConfigError)) throw error;
+        const unmet = unmetNeedsOf(app);
+        if (unmet instanceof ConfigError) {
           failed++;
-          process.stdout.write(`${error.message}\n`);
+          process.stdout.write(`${unmet.message}\n`);
+          continue;
+        }
+        if (unmet.length === 0) {
+          process.stdout.write(`${app}: ok\n`);
+        } else {
+          failed++;
+          process.stdout.write(`${app}: starts, but cannot do its work:\n`);
+          for (const need of unmet) process.stdout.write(`  ${need.variable}: ${need.problem}\n`);
+          process.stdout.write(`${app}'s variables:\n`);
+        }
+        for (const row of describeConfig(app)) {
+          const source = row.source === 'not set' ? '' : ` (${row.source})`;
+          process.stdout.write(`  ${row.name.padEnd(nameWidth)} ${row.value}${source}\n`);
         }
       }
       if (failed > 0) process.exitCode = 1;

@@ -3,7 +3,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
 import { MemoryStore } from '@fed/memory';
 import { LOGGER, type Logger } from '@fed/observability';
-import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CatalogStoreModule } from '../catalog/catalog.module';
 import { CatalogService } from '../catalog/catalog.service';
@@ -19,11 +19,6 @@ import { SharedMemoryHook } from './turn/shared-memory-hook';
 import { TurnAnswerer } from './turn/turn-answerer';
 import { TurnRunner } from './turn/turn-runner';
 
-/** In platform the gateway is served by the same process: its own `/llm/v1` unless told otherwise. */
-export function gatewayUrlOf(config: ServiceConfig): string {
-  return config.agent.gatewayUrl ?? `http://127.0.0.1:${config.http.port}/llm/v1`;
-}
-
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
 @Module({
   imports: [CatalogStoreModule],
@@ -35,7 +30,7 @@ export function gatewayUrlOf(config: ServiceConfig): string {
       useFactory: (config: ServiceConfig) =>
         new ModelClient(
           {
-            gatewayUrl: gatewayUrlOf(config),
+            gatewayUrl: config.agent.gatewayUrl,
             timeoutMs: config.agent.turnTimeoutMs,
             connections: config.agent.concurrency,
           },
@@ -97,21 +92,8 @@ export function gatewayUrlOf(config: ServiceConfig): string {
     AgentWorker,
   ],
 })
-export class AgentModule implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(
-    private readonly model: ModelClient,
-    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const { gatewayApiKey, clientId, clientSecret } = this.config.agent;
-    if (!gatewayApiKey && !(clientId && clientSecret)) {
-      this.logger.error(
-        'agent runtime has no model gateway credentials (AGENT_GATEWAY_API_KEY, or AGENT_CLIENT_ID and AGENT_CLIENT_SECRET): every turn will end with model_unavailable',
-      );
-    }
-  }
+export class AgentModule implements OnModuleDestroy {
+  constructor(private readonly model: ModelClient) {}
 
   // Runs after the providers' hooks: the worker has closed its consumer, so no turn still calls the model.
   async onModuleDestroy(): Promise<void> {

@@ -2,7 +2,7 @@ import { type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { type Bus, createBus } from '@fed/bus';
-import { type AppName, type ServiceConfig, loadConfig } from '@fed/config';
+import { type AppConfig, type HostConfig, type HostedApp, type ServiceConfig, loadConfig } from '@fed/config';
 import {
   Health,
   type Logger,
@@ -21,24 +21,24 @@ import { securityHeaders } from '../http/security-headers';
 import { ServiceHostModule } from './service-host.module';
 
 /** Work done before the Nest app exists (platform: start the embedded database, migrate). */
-export type PrepareHook = (
-  config: ServiceConfig,
+export type PrepareHook<C = ServiceConfig> = (
+  config: C,
   logger: Logger,
-) => Promise<{ config: ServiceConfig; cleanup?: () => Promise<void> }>;
+) => Promise<{ config: C; cleanup?: () => Promise<void> }>;
 
-export interface ServiceAppOptions {
-  app: AppName;
+export interface ServiceAppOptions<A extends HostedApp = HostedApp> {
+  app: A;
   features: Type[];
   /** Defaults to loadConfig(app) from the process environment. */
-  config?: ServiceConfig;
-  prepare?: PrepareHook;
+  config?: AppConfig<A>;
+  prepare?: PrepareHook<AppConfig<A>>;
   /** Tests pass a logger that writes nowhere or to a buffer. */
   logger?: Logger;
 }
 
-export interface RunningService {
+export interface RunningService<C = HostConfig> {
   nest: INestApplication;
-  config: ServiceConfig;
+  config: C;
   logger: Logger;
   bus: Bus;
   /** The address actually listened on (the port may have been 0). */
@@ -82,7 +82,9 @@ function answerProbesFirst(
   );
 }
 
-export async function createServiceApp(options: ServiceAppOptions): Promise<RunningService> {
+export async function createServiceApp<A extends HostedApp>(
+  options: ServiceAppOptions<A>,
+): Promise<RunningService<AppConfig<A>>> {
   let config = options.config ?? loadConfig(options.app);
   const logger = options.logger ?? createLogger({ service: options.app, level: config.log.level });
   const cleanups: (() => Promise<void>)[] = [];

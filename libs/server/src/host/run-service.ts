@@ -1,14 +1,14 @@
-import { ConfigError } from '@fed/config';
+import { type AppConfig, ConfigError, type HostedApp } from '@fed/config';
 import { type RunningService, type ServiceAppOptions, createServiceApp } from './create-service-app';
 
 /**
  * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
  * A second signal exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
  */
-export async function runService(
-  options: ServiceAppOptions & { onReady?: (service: RunningService) => void },
+export async function runService<A extends HostedApp>(
+  options: ServiceAppOptions<A> & { onReady?: (service: RunningService<AppConfig<A>>) => void },
 ): Promise<void> {
-  let service: RunningService;
+  let service: RunningService<AppConfig<A>>;
   try {
     service = await createServiceApp(options);
   } catch (error) {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { Public } from '@fed/auth';
-import { type ServiceConfig, loadConfig, testServiceUrls } from '@fed/config';
+import { type AppConfig, type ServiceConfig, loadConfig, testServiceUrls } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
@@ -56,7 +56,7 @@ function configFor(
   databaseUrl: string,
   redisUrl: string,
   overrides: Partial<ServiceConfig['http']> = {},
-): ServiceConfig {
+): AppConfig<'chat-service'> {
   const config = loadConfig('chat-service', {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,

@@ -1,0 +1,48 @@
+import { type AppName } from './app-names';
+import { type ConfigProblem } from './service-config';
+
+/**
+ * What an app needs for its work that no single variable's definition can say (it takes several
+ * variables together, or depends on the app). Without it the app still starts (a compose stack starts
+ * before the agent's gateway key exists, and refusing would break that), but `platformctl config check`
+ * reports it as a problem and agent-runtime warns at start. `needsText` documents the same rules.
+ */
+export function unmetNeeds(config: {
+  app: AppName;
+  agent?: { gatewayApiKey?: string; clientId?: string; clientSecret?: string };
+}): ConfigProblem[] {
+  if (!config.agent || (config.app !== 'agent-runtime' && config.app !== 'platform')) return [];
+  const { gatewayApiKey, clientId, clientSecret } = config.agent;
+  if (gatewayApiKey || (clientId && clientSecret)) return [];
+  const consequence =
+    'the agent has no credentials for the model gateway, so every agent turn ends with model_unavailable';
+  if (clientId) {
+    return [{ variable: 'AGENT_CLIENT_SECRET', problem: `is not set, but AGENT_CLIENT_ID is: ${consequence}` }];
+  }
+  // platform makes a gateway key for its agent at start when it is given none.
+  if (config.app === 'platform') return [];
+  if (clientSecret) {
+    return [
+      {
+        variable: 'AGENT_CLIENT_ID',
+        problem: `is not set, but AGENT_CLIENT_SECRET is (and AGENT_GATEWAY_API_KEY is not): ${consequence}`,
+      },
+    ];
+  }
+  return [
+    {
+      variable: 'AGENT_GATEWAY_API_KEY',
+      problem:
+        `is not set, nor are AGENT_CLIENT_ID and AGENT_CLIENT_SECRET: ${consequence}. ` +
+        'Make a key with `platformctl apikeys create --name agent-runtime`',
+    },
+  ];
+}
+
+/** unmetNeeds() in words, per app, for docs/configuration.md. */
+export const needsText: Partial<Record<AppName, string>> = {
+  'agent-runtime':
+    'agent turns: `AGENT_GATEWAY_API_KEY`, or `AGENT_CLIENT_ID` and `AGENT_CLIENT_SECRET` (its credentials at the model gateway)',
+  platform:
+    'agent turns: `AGENT_CLIENT_SECRET` if `AGENT_CLIENT_ID` is set (with neither, it makes a gateway key for its agent)',
+};
