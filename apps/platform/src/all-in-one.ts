@@ -13,7 +13,8 @@ export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger
   let cleanup: (() => Promise<void>) | undefined;
   if (!config.database.url) {
     const started = Date.now();
-    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir });
+    // Shared: platformctl uses this database while the platform holds DATA_DIR.
+    const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, shared: true });
     logger.info({ dataDir: config.dataDir, durationMs: Date.now() - started }, 'embedded PostgreSQL started');
     prepared = {
       ...config,

@@ -6,8 +6,10 @@ import { AuthServiceModule } from '@fed/apps/auth-service';
 import { ChatServiceModule } from '@fed/apps/chat-service';
 import { LlmGatewayModule } from '@fed/apps/llm-gateway';
 import { DemoRealmModule } from './demo-realm';
+import { SignalRelayModule } from './signal-relay.module';
 
-// The same root modules the six deployables run, in one process, and the demo realm of a first start.
+// The same root modules the six deployables run, in one process, the demo realm of a first start, and
+// the relay that lets platformctl signal the in-process bus.
 export const platformFeatures = [
   AuthServiceModule,
   ChatServiceModule,
@@ -16,6 +18,7 @@ export const platformFeatures = [
   AgentProtocolsModule,
   LlmGatewayModule,
   DemoRealmModule,
+  SignalRelayModule,
 ];
 
 // For tests that run two of the deployables side by side, as separate services.

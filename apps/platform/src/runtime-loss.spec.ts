@@ -1,14 +1,6 @@
 import { testServiceUrls } from '@fed/config';
 import { useTestDatabase } from '@fed/persistence/testing';
-import {
-  type ProcessHandle,
-  ScriptedUpstream,
-  buildDist,
-  cleanEnv,
-  deleteRedisKeys,
-  freePort,
-  startProcess,
-} from '@fed/testing';
+import { type ProcessHandle, ScriptedUpstream, buildDist, deleteRedisKeys, startRuntimeProcess } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
@@ -46,22 +38,15 @@ describe('an agent-runtime killed in the middle of a turn', () => {
   });
 
   async function startRuntime(): Promise<ProcessHandle> {
-    const runtime = startProcess(
-      'dist/apps/agent-runtime/src/main.js',
-      [],
-      cleanEnv({
-        DATABASE_URL: database.url,
-        REDIS_URL: redisUrl,
-        REDIS_KEY_PREFIX: keyPrefix,
-        HOST: '127.0.0.1',
-        PORT: String(await freePort()),
+    const runtime = await startRuntimeProcess(
+      { databaseUrl: database.url, redisUrl, keyPrefix },
+      {
         AGENT_GATEWAY_URL: `${stack.service.url}/llm/v1`,
         AGENT_GATEWAY_API_KEY: stack.gatewayKey,
         AGENT_MODEL: 'agent-model',
         AGENT_STALL_SECONDS: '2',
         AGENT_COALESCE_MS: '0',
-        LOG_LEVEL: 'info',
-      }),
+      },
     );
     runtimes.push(runtime);
     await runtime.waitForOutput(/agent-runtime listening/, 30_000);

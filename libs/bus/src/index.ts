@@ -10,3 +10,4 @@ export * from './redis/redis-counters';
 export * from './redis/redis-run-queue';
 export * from './redis/redis-run-stream';
 export * from './redis/redis-signals';
+export * from './relay/signal-relay';

@@ -8,7 +8,10 @@ export {
 } from './data-source/data-source.factory';
 export { SnakeNamingStrategy, snakeCase } from './data-source/snake-naming.strategy';
 export { DataDirLockedError } from './embedded/data-dir.lock';
+export { ProcessFile, type ProcessRecord, isAlive } from './embedded/process-file';
 export {
+  EmbeddedPostgresUnreachableError,
+  openEmbeddedPostgres,
   startEmbeddedPostgres,
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,

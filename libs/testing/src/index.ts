@@ -2,3 +2,5 @@ export * from './processes';
 export * from './tcp-proxy';
 export * from './redis-keys';
 export * from './model-upstream';
+export * from './sign-in';
+export * from './runtime-process';

@@ -1,45 +1,87 @@
-import { type ServiceConfig, loadConfig } from '@fed/config';
+import { type AppConfig, loadConfig } from '@fed/config';
 import { ApiKeysError } from '@fed/gateway';
 import { ClientsError, RealmError, SigningKeysError, UsersError, identityEntities } from '@fed/identity';
 import {
+  DataDirLockedError,
+  type EmbeddedPostgres,
+  EmbeddedPostgresUnreachableError,
   createDataSource,
   dataSourceOptions,
+  openEmbeddedPostgres,
   pendingMigrations,
   runMigrations,
-  startEmbeddedPostgres,
 } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 
-/** Runs `work` against DATABASE_URL, or against the embedded database under DATA_DIR when unset. */
-export async function withDatabase<T>(work: (url: string, config: ServiceConfig) => Promise<T>): Promise<T> {
+/**
+ * Which database a command works on: DATABASE_URL's, the embedded one it opened under DATA_DIR, or the
+ * embedded one the all-in-one platform running on DATA_DIR serves (pid).
+ */
+export type DatabaseSource = { kind: 'external' } | { kind: 'embedded' } | { kind: 'platform'; pid: number };
+
+/**
+ * Runs `work` against DATABASE_URL; when unset, against the embedded database under DATA_DIR: the one
+ * the running platform serves, else one opened here for the command.
+ */
+export async function withDatabase<T>(
+  work: (url: string, config: AppConfig<'platformctl'>, source: DatabaseSource) => Promise<T>,
+): Promise<T> {
   const config = loadConfig('platformctl');
-  if (config.database.url) return work(config.database.url, config);
-  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir });
+  if (config.database.url) return work(config.database.url, config, { kind: 'external' });
+  const embedded = await openEmbedded(config.dataDir);
+  const source: DatabaseSource = embedded.servedBy
+    ? { kind: 'platform', pid: embedded.servedBy }
+    : { kind: 'embedded' };
   try {
-    return await work(embedded.url, config);
+    return await work(embedded.url, config, source);
   } finally {
     await embedded.stop();
   }
 }
 
+// What the operator can do when DATA_DIR is held by a process whose database this one cannot use.
+async function openEmbedded(dataDir: string): Promise<EmbeddedPostgres> {
+  try {
+    return await openEmbeddedPostgres({ dataDir });
+  } catch (error) {
+    if (error instanceof EmbeddedPostgresUnreachableError) {
+      throw new Error(
+        `the platform (pid ${error.holderPid}) holds DATA_DIR ${dataDir} but its database cannot be reached at ` +
+          `${error.address} (${error.cause instanceof Error ? error.cause.message : String(error.cause)}): ` +
+          'stop the platform and run the command again, or set DATABASE_URL',
+        { cause: error },
+      );
+    }
+    if (error instanceof DataDirLockedError) {
+      throw new Error(
+        `process ${error.holderPid} holds DATA_DIR ${dataDir} and shares its database with no other process ` +
+          '(a platform still starting, or another platformctl command): run the command again once it has ' +
+          'started or ended, stop that process, or set DATABASE_URL',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
 /**
- * A data source with the identity context's entities, closed when `work` ends. The embedded database
- * is migrated first (as `platform` does at start); an external one must be migrated by the operator.
+ * A data source with the identity context's entities, closed when `work` ends. An embedded database
+ * opened for the command is migrated first (as `platform` does at start); the running platform's was
+ * migrated by it, and an external one must be migrated by the operator: those are only checked.
  */
-export function withIdentity<T>(work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>): Promise<T> {
+export function withIdentity<T>(
+  work: (dataSource: DataSource, config: AppConfig<'platformctl'>) => Promise<T>,
+): Promise<T> {
   return withEntities(identityEntities, work);
 }
 
 /** Like withIdentity, with the given entities. */
 export function withEntities<T>(
   entities: NonNullable<Parameters<typeof dataSourceOptions>[0]['entities']>,
-  work: (dataSource: DataSource, config: ServiceConfig) => Promise<T>,
+  work: (dataSource: DataSource, config: AppConfig<'platformctl'>) => Promise<T>,
 ): Promise<T> {
-  return withDatabase(async (url, config) => {
-    if (!config.database.url) await runMigrations(url);
-    else if ((await pendingMigrations(url)).length > 0) {
-      throw new Error('the database schema is not up to date: run `platformctl migrate` first');
-    }
+  return withDatabase(async (url, config, source) => {
+    await ensureMigrated(url, source);
     const dataSource = await createDataSource(
       dataSourceOptions({ url, poolSize: 2, applicationName: 'platformctl', entities }),
     );
@@ -49,6 +91,24 @@ export function withEntities<T>(
       await dataSource.destroy();
     }
   });
+}
+
+// Migrating under a running platform would change the schema beneath code that was built for the old
+// one (this platformctl may be newer than the running platform): that is left to an explicit `migrate`.
+async function ensureMigrated(url: string, source: DatabaseSource): Promise<void> {
+  if (source.kind === 'embedded') {
+    await runMigrations(url);
+    return;
+  }
+  const pending = await pendingMigrations(url);
+  if (pending.length === 0) return;
+  if (source.kind === 'external') {
+    throw new Error('the database schema is not up to date: run `platformctl migrate` first');
+  }
+  throw new Error(
+    `the running platform (pid ${source.pid}) has not applied ${pending.length} migration(s) this platformctl ` +
+      'knows: restart the platform (it migrates at start), or run `platformctl migrate`',
+  );
 }
 
 /** Refusals are the operator's input, not a failure of the tool: say why and exit 1. */

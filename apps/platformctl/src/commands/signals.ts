@@ -1,30 +1,52 @@
-import { RedisSignals, type Signals } from '@fed/bus';
-import { type ServiceConfig } from '@fed/config';
+import { RedisSignals, type SignalPublisher, findSignalRelay } from '@fed/bus';
+import { type AppConfig } from '@fed/config';
 import { type SessionInvalidations, signalSessionInvalidations } from '@fed/identity';
 
 /**
- * Tells the running services of a change they keep in memory, over Redis. False without REDIS_URL
- * (all-in-one mode's in-process bus is out of a command's reach): they learn of it later by themselves.
+ * Tells the running services of a change they keep in memory: over Redis with REDIS_URL, and through
+ * the signal relay of an all-in-one platform running on DATA_DIR (its bus is in-process). False when
+ * neither reached anyone: they learn of it later by themselves.
  */
 export async function tellRunningServices(
-  config: ServiceConfig,
-  send: (signals: Signals) => Promise<void>,
+  config: AppConfig<'platformctl'>,
+  send: (signals: SignalPublisher) => Promise<void>,
 ): Promise<boolean> {
-  if (!config.redis.url) return false;
-  const signals = new RedisSignals({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
-  try {
-    await send(signals);
-    return true;
-  } finally {
-    await signals.close();
+  let told = false;
+  if (config.redis.url) {
+    const signals = new RedisSignals({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
+    try {
+      await send(signals);
+      told = true;
+    } finally {
+      await signals.close();
+    }
   }
+  const platform = await findSignalRelay(config.dataDir);
+  if (platform) {
+    try {
+      await send(platform);
+      told = true;
+    } catch (error) {
+      // The change itself is stored: the platform learns of it later, as without a relay.
+      process.stderr.write(
+        `platformctl: the platform running on ${config.dataDir} (pid ${platform.pid}) could not be told at ${platform.url}: ${reason(error)}\n`,
+      );
+    }
+  }
+  return told;
 }
 
-/** Running services learn at once that a user's sessions ended (with REDIS_URL; else their tokens expire). */
+// fetch says only "fetch failed"; the cause says why (ECONNREFUSED, a timeout).
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+}
+
+/** Running services learn at once that a user's sessions ended (with REDIS_URL or a running platform; else their tokens expire). */
 export class AnnouncedInvalidations implements SessionInvalidations {
   told = false;
 
-  constructor(private readonly config: ServiceConfig) {}
+  constructor(private readonly config: AppConfig<'platformctl'>) {}
 
   async invalidate(userId: string, at: Date): Promise<void> {
     this.told = await tellRunningServices(this.config, (signals) =>

@@ -22,3 +22,6 @@ export interface Signals {
   subscribe<T extends SignalTopic>(topic: T, handler: SignalHandler<T>): Promise<Subscription>;
   close(): Promise<void>;
 }
+
+/** The publishing half of Signals: what a tool that only announces changes (platformctl) needs. */
+export type SignalPublisher = Pick<Signals, 'publish' | 'publishRetained'>;

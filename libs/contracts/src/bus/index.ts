@@ -1,2 +1,3 @@
 export * from './run-job';
+export * from './signal-relay';
 export * from './signals';

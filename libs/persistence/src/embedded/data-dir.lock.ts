@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { isAlive } from './process-file';
 
 export class DataDirLockedError extends Error {
   constructor(
@@ -47,6 +48,12 @@ async function createLockFile(lockPath: string): Promise<boolean> {
   }
 }
 
+/** The pid of the live process that holds the lock, or undefined when nobody does (no lock, or a stale one). */
+export async function liveHolderOf(lockPath: string): Promise<number | undefined> {
+  const pid = await readHolderPid(lockPath);
+  return pid !== undefined && isAlive(pid) ? pid : undefined;
+}
+
 async function readHolderPid(lockPath: string): Promise<number | undefined> {
   try {
     const pid = Number.parseInt(await readFile(lockPath, 'utf8'), 10);
@@ -54,16 +61,6 @@ async function readHolderPid(lockPath: string): Promise<number | undefined> {
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return errorCode(error) === 'EPERM';
   }
 }
 

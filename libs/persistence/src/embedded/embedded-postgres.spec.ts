@@ -1,4 +1,5 @@
-import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
@@ -6,7 +7,13 @@ import { createDataSource, dataSourceOptions } from '../data-source/data-source.
 import { migrations } from '../migrations';
 import { pendingMigrations, runMigrations } from '../migrator/migrator';
 import { DataDirLockedError } from './data-dir.lock';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres';
+import {
+  type EmbeddedPostgres,
+  EmbeddedPostgresUnreachableError,
+  openEmbeddedPostgres,
+  startEmbeddedPostgres,
+} from './embedded-postgres';
+import { ENDPOINT_FILE } from './embedded-postgres.endpoint';
 
 // One PGlite for the file: creating a fresh data directory (initdb) takes seconds.
 describe('the embedded PostgreSQL', () => {
@@ -15,7 +22,7 @@ describe('the embedded PostgreSQL', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'fed-embedded-'));
-    embedded = await startEmbeddedPostgres({ dataDir });
+    embedded = await startEmbeddedPostgres({ dataDir, shared: true });
   }, 60_000);
 
   afterAll(async () => {
@@ -40,6 +47,30 @@ describe('the embedded PostgreSQL', () => {
     const second = startEmbeddedPostgres({ dataDir });
     await expect(second).rejects.toBeInstanceOf(DataDirLockedError);
     await expect(second).rejects.toThrow(`${dataDir} is in use by process ${process.pid}`);
+  });
+
+  it('tells other processes where it serves the database, in a file only its owner may read', async () => {
+    const file = path.join(dataDir, ENDPOINT_FILE);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, pid: process.pid, url: embedded.url });
+  });
+
+  it('lets a tool use the database its holder shares, and leaves it running when the tool lets go', async () => {
+    const opened = await openEmbeddedPostgres({ dataDir });
+    expect(opened).toMatchObject({ url: embedded.url, servedBy: process.pid });
+    const pool = new Pool({ connectionString: opened.url, max: 1 });
+    try {
+      expect((await pool.query<{ answer: number }>('SELECT 41 + 1 AS answer')).rows).toEqual([{ answer: 42 }]);
+    } finally {
+      await pool.end();
+    }
+    await opened.stop();
+    const still = new Pool({ connectionString: embedded.url, max: 1 });
+    try {
+      await expect(still.query('SELECT 1')).resolves.toBeDefined();
+    } finally {
+      await still.end();
+    }
   });
 
   it('serves several pooled connections at once', async () => {
@@ -80,6 +111,7 @@ describe('the embedded PostgreSQL', () => {
     await before.destroy();
     await embedded.stop();
     await expect(access(path.join(dataDir, 'pg.lock'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(access(path.join(dataDir, ENDPOINT_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
 
     embedded = await startEmbeddedPostgres({ dataDir });
     const after = await createDataSource(
@@ -92,5 +124,75 @@ describe('the embedded PostgreSQL', () => {
     } finally {
       await after.destroy();
     }
+  }, 60_000);
+});
+
+describe('opening the embedded PostgreSQL of a data directory from a tool', () => {
+  let dataDir: string;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'fed-open-'));
+  });
+
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses with the holder's pid and socket when the database the holder shares does not answer", async () => {
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      const socketDir = path.join(dataDir, 'run');
+      await writeFile(path.join(dataDir, 'pg.lock'), String(holder.pid));
+      const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=5432`;
+      await writeFile(path.join(dataDir, ENDPOINT_FILE), JSON.stringify({ version: 1, pid: holder.pid, url }));
+      const attempt = openEmbeddedPostgres({ dataDir });
+      await expect(attempt).rejects.toBeInstanceOf(EmbeddedPostgresUnreachableError);
+      await expect(attempt).rejects.toMatchObject({
+        holderPid: holder.pid,
+        address: path.join(socketDir, '.s.PGSQL.5432'),
+      });
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('refuses a directory whose live holder shares no database, naming the holder', async () => {
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      await writeFile(path.join(dataDir, 'pg.lock'), String(holder.pid));
+      await expect(openEmbeddedPostgres({ dataDir })).rejects.toThrow(
+        new DataDirLockedError(dataDir, holder.pid as number),
+      );
+    } finally {
+      holder.kill();
+    }
+  });
+
+  // One start for both: a fresh data directory (initdb) takes seconds.
+  it('ignores a file left by a holder that is gone and opens the directory itself, its socket in a private temporary directory when the data directory is too deep for one', async () => {
+    const deep = path.join(dataDir, 'a-data-directory-nested-deeper-than-a-unix-socket-path-may-reach', 'data');
+    await mkdir(deep, { recursive: true });
+    const { pid: deadPid } = spawnSync(process.execPath, ['-e', '']);
+    await writeFile(path.join(deep, 'pg.lock'), String(deadPid));
+    const staleUrl = 'postgres://postgres@localhost/postgres?host=%2Fnowhere&port=5432';
+    await writeFile(path.join(deep, ENDPOINT_FILE), JSON.stringify({ version: 1, pid: deadPid, url: staleUrl }));
+
+    const opened = await openEmbeddedPostgres({ dataDir: deep });
+    const socketDir = new URL(opened.url).searchParams.get('host') as string;
+    try {
+      expect(opened.servedBy).toBeUndefined();
+      await expect(access(path.join(deep, ENDPOINT_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(socketDir.startsWith(path.join(tmpdir(), 'fed-pg-'))).toBe(true);
+      expect((await stat(socketDir)).mode & 0o777).toBe(0o700);
+      const pool = new Pool({ connectionString: opened.url, max: 1 });
+      try {
+        await expect(pool.query('SELECT 1')).resolves.toBeDefined();
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await opened.stop();
+    }
+    await expect(access(socketDir)).rejects.toMatchObject({ code: 'ENOENT' });
   }, 60_000);
 });

@@ -1,7 +1,10 @@
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type DataDirLock, lockDataDir } from './data-dir.lock';
+import { Client } from 'pg';
+import { type DataDirLock, liveHolderOf, lockDataDir } from './data-dir.lock';
+import { endpointFile } from './embedded-postgres.endpoint';
 import {
   type PgliteWorkerCommand,
   type PgliteWorkerData,
@@ -14,66 +17,175 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Socket connections served at once; keep it above the sum of all pool sizes. */
   maxConnections?: number;
+  /**
+   * Tell other processes of this user where the database is served while this one holds the
+   * directory (`<dataDir>/embedded-postgres.json`), so `platformctl` works while the platform runs.
+   */
+  shared?: boolean;
 }
 
 export interface EmbeddedPostgres {
   /** postgres:// URL for the ordinary `pg` driver and TypeORM. */
   url: string;
+  /** The pid of the process serving it, when that is another one (`openEmbeddedPostgres`). */
+  servedBy?: number;
+  /** Stops the database; when another process serves it, only lets go of it. */
   stop(): Promise<void>;
 }
 
-const host = '127.0.0.1';
+/** A process holds the data directory and shares its database, but the database does not answer. */
+export class EmbeddedPostgresUnreachableError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holderPid: number,
+    /** The socket the holder said it serves on. */
+    readonly address: string,
+    options: { cause: unknown },
+  ) {
+    super(
+      `Process ${holderPid} holds ${dataDir} but its embedded PostgreSQL does not answer at ${address}: ` +
+        `${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
+      options,
+    );
+    this.name = 'EmbeddedPostgresUnreachableError';
+  }
+}
+
+const LOCK_FILE = 'pg.lock';
 // PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; sun_path holds at most 107 bytes.
 const socketPort = 5432;
+const socketName = `.s.PGSQL.${socketPort}`;
 const maxSocketPath = 100;
+// Long enough to wait out a transaction of the holder (migrations at its first start take seconds).
+const PROBE_TIMEOUT_MS = 10_000;
 
-// PGlite (one PostgreSQL session) served over TCP by pglite-socket, so the rest of the code uses the
-// same `pg` driver as in production. The socket server serializes its clients: while one
+// PGlite (one PostgreSQL session) served on a Unix socket by pglite-socket, so the rest of the code
+// uses the same `pg` driver as in production. The socket server serializes its clients: while one
 // connection is in a transaction, the others wait.
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
-  const lock = await lockDataDir(path.join(dataDir, 'pg.lock'), dataDir);
-  // The embedded server has no passwords: a Unix socket in a directory only this user may enter keeps
-  // other local users out. Loopback TCP is the fallback when the path is too long for a socket.
-  const socketDir = path.join(dataDir, 'run');
-  const socketPath = path.join(socketDir, `.s.PGSQL.${socketPort}`);
-  const useSocket = Buffer.byteLength(socketPath) <= maxSocketPath;
-  if (useSocket) {
-    await mkdir(socketDir, { recursive: true, mode: 0o700 });
-    await chmod(socketDir, 0o700);
-    // A socket left by a process that was killed; the data-dir lock proves nobody is serving it.
-    await rm(socketPath, { force: true });
-  }
-  const workerData: PgliteWorkerData = {
-    resolveFrom: __filename,
-    pgDataDir: path.join(dataDir, 'pg'),
-    listen: useSocket ? { path: socketPath } : { host },
-    maxConnections: options.maxConnections ?? 10,
-  };
-  const worker = new Worker(pgliteServerWorkerSource, { eval: true, workerData });
+  const lock = await lockDataDir(path.join(dataDir, LOCK_FILE), dataDir);
+  let socket: SocketDirectory | undefined;
+  let worker: Worker | undefined;
   try {
-    const address = await expectMessage(worker, 'listening');
-    const url = useSocket ? socketUrl(socketDir) : connectionUrl(address.address);
-    return { url, stop: once(() => stop(worker, lock)) };
+    await endpointFile(dataDir).remove();
+    socket = await socketDirectory(dataDir);
+    const workerData: PgliteWorkerData = {
+      resolveFrom: __filename,
+      pgDataDir: path.join(dataDir, 'pg'),
+      socketPath: path.join(socket.dir, socketName),
+      maxConnections: options.maxConnections ?? 10,
+    };
+    worker = new Worker(pgliteServerWorkerSource, { eval: true, workerData });
+    await expectMessage(worker, 'listening');
+    const url = socketUrl(socket.dir);
+    if (options.shared) await endpointFile(dataDir).publish({ url });
+    const running = { worker, lock, socket, dataDir };
+    return { url, stop: once(() => stop(running)) };
   } catch (error) {
-    await worker.terminate();
+    await worker?.terminate();
+    await socket?.remove();
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * For a short-lived tool (platformctl): the database the holder of `dataDir` shares (the running
+ * platform's), else one started here. A holder that shares nothing refuses with DataDirLockedError;
+ * one whose database does not answer with EmbeddedPostgresUnreachableError.
+ */
+export async function openEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const dataDir = path.resolve(options.dataDir);
+  const shared = await findSharedDatabase(dataDir);
+  if (shared) {
+    const failure = await probe(shared.url);
+    if (!failure) return { url: shared.url, servedBy: shared.pid, stop: async () => undefined };
+    // A holder that stopped in the meantime has freed the directory; a live one is out of reach.
+    if ((await liveHolderOf(path.join(dataDir, LOCK_FILE))) === shared.pid) {
+      throw new EmbeddedPostgresUnreachableError(dataDir, shared.pid, socketAddress(shared.url), { cause: failure });
+    }
+  }
+  return startEmbeddedPostgres({ ...options, shared: false });
+}
+
+// The lock file, not the endpoint file, says who holds the directory: an endpoint file is believed
+// only while the live holder of the lock is the process that wrote it.
+async function findSharedDatabase(dataDir: string): Promise<{ url: string; pid: number } | undefined> {
+  const endpoint = await endpointFile(dataDir).read();
+  if (!endpoint) return undefined;
+  const holder = await liveHolderOf(path.join(dataDir, LOCK_FILE));
+  return holder === endpoint.pid ? { url: endpoint.url, pid: holder } : undefined;
+}
+
+async function probe(url: string): Promise<Error | undefined> {
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+interface SocketDirectory {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+// The embedded server has no passwords: its socket sits in a directory only this user may enter,
+// which keeps other local users out. There is no TCP fallback, since any local user could connect to
+// a loopback port; a data directory too deep for a socket path gets a private temporary directory.
+async function socketDirectory(dataDir: string): Promise<SocketDirectory> {
+  const inDataDir = path.join(dataDir, 'run');
+  if (Buffer.byteLength(path.join(inDataDir, socketName)) <= maxSocketPath) {
+    await mkdir(inDataDir, { recursive: true, mode: 0o700 });
+    await chmod(inDataDir, 0o700);
+    // A socket left by a process that was killed; the data-dir lock proves nobody is serving it.
+    await rm(path.join(inDataDir, socketName), { force: true });
+    return { dir: inDataDir, remove: async () => undefined };
+  }
+  // mkdtemp creates the directory with mode 0700.
+  const temporary = await mkdtemp(path.join(tmpdir(), 'fed-pg-'));
+  if (Buffer.byteLength(path.join(temporary, socketName)) > maxSocketPath) {
+    await rm(temporary, { recursive: true, force: true });
+    throw new Error(
+      `No path short enough for the embedded PostgreSQL's socket: ${dataDir} and the temporary directory ` +
+        `${tmpdir()} are both too deep. Use a shorter DATA_DIR, or set TMPDIR to a shorter directory.`,
+    );
+  }
+  return { dir: temporary, remove: () => rm(temporary, { recursive: true, force: true }) };
 }
 
 function socketUrl(socketDir: string): string {
   return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=${socketPort}`;
 }
 
-// The address is "host:port", with the port the system chose.
-function connectionUrl(address: string): string {
-  return `postgres://postgres@${host}:${address.split(':').pop()}/postgres`;
+function socketAddress(url: string): string {
+  const params = new URL(url).searchParams;
+  const dir = params.get('host');
+  return dir ? path.join(dir, `.s.PGSQL.${params.get('port') ?? socketPort}`) : url;
 }
 
-async function stop(worker: Worker, lock: DataDirLock): Promise<void> {
+// Others stop being told of the database first, then it stops, then the directory is let go.
+async function stop(running: {
+  worker: Worker;
+  lock: DataDirLock;
+  socket: SocketDirectory;
+  dataDir: string;
+}): Promise<void> {
+  const { worker, lock, socket, dataDir } = running;
   try {
+    await endpointFile(dataDir).withdraw();
     if (worker.threadId !== -1) {
       const stopped = expectMessage(worker, 'stopped');
       worker.postMessage({ type: 'stop' } satisfies PgliteWorkerCommand);
@@ -81,6 +193,7 @@ async function stop(worker: Worker, lock: DataDirLock): Promise<void> {
     }
   } finally {
     await worker.terminate();
+    await socket.remove();
     await lock.release();
   }
 }

@@ -8,8 +8,8 @@ export interface PgliteWorkerData {
   /** A file whose node_modules provide @electric-sql/pglite and @electric-sql/pglite-socket. */
   resolveFrom: string;
   pgDataDir: string;
-  /** Where to listen: a Unix socket path (preferred: only the data dir's owner can connect) or loopback TCP. */
-  listen: { path: string } | { host: string };
+  /** The Unix socket to listen on, in a directory only the data dir's owner may enter. */
+  socketPath: string;
   maxConnections: number;
 }
 
@@ -31,8 +31,7 @@ const fail = (error) => parentPort.postMessage({ type: 'failed', message: String
 
 async function start() {
   db = await PGlite.create({ dataDir: workerData.pgDataDir });
-  const where = workerData.listen.path ? { path: workerData.listen.path } : { host: workerData.listen.host, port: 0 };
-  server = new PGLiteSocketServer({ db, ...where, maxConnections: workerData.maxConnections });
+  server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
   await server.start();
   parentPort.postMessage({ type: 'listening', address: server.getServerConn() });
 }
