@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { validate as validateDockerfile } from 'dockerfile-utils';
 import { parse, parseAllDocuments } from 'yaml';
 import { serviceNames, variables } from '@fed/config';
 import { parseRoutingFile } from '@fed/gateway';
@@ -809,6 +810,11 @@ describe('Dockerfile', () => {
     expect(copies.some((c) => /--from=deps\b.*node_modules/.test(c))).toBe(true);
     expect(copies.some((c) => /--from=build\b.*dist/.test(c))).toBe(true);
     expect(final.body).toContainEqual({ keyword: 'ENV', args: expect.stringMatching(/NODE_ENV=production/) });
+  });
+
+  it('has nothing that the Docker language server validator reports (no Docker engine here to build it)', () => {
+    const problems = validateDockerfile(read('Dockerfile')).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+    expect(problems).toEqual([]);
   });
 
   it('installs production dependencies only for the runtime, and all of them for the build', () => {
