@@ -20,12 +20,13 @@ import { runSql, withScratchDatabase } from '../harness/scratch-database';
 import { type DrainedThroughputResult, measureSaturatedDrained } from '../harness/wrk-drained';
 import { type Benchmark, type BenchmarkContext } from './benchmark';
 
-/** Design budgets of the gateway (spec document 3), in microseconds. */
+/**
+ * Design budgets of the gateway (spec document 3), in microseconds. They are absolute (decided): the
+ * ratio of the gateway's added latency to the bare proxy's is reported beside them, not a gate.
+ */
 const BUDGET = {
   c1AddedP50: 500,
   c1AddedP99: 1500,
-  /** Gateway's added latency over the bare proxy's, at concurrency 1. */
-  c1VersusProxy: 1.5,
   ttftAddedP50: 1000,
   openLoopAddedP99: 5000,
 };
@@ -420,15 +421,9 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     const streamEndAdded = addedFigures(streamEnd);
     const openLoopAdded = addedFigures(openLoop);
     const below = (limit: number): Budget => ({ text: `< ${limit} µs`, pass: (gatewayAdded) => gatewayAdded < limit });
-    const c1Budget = (limit: number): Budget => ({
-      text: `< ${limit} µs, ≤ ${BUDGET.c1VersusProxy}× proxy's`,
-      pass: (gatewayAdded, ratio) => gatewayAdded < limit && !(ratio > BUDGET.c1VersusProxy),
-    });
     const budgets = {
       c1AddedP50: plainAdded.gateway.p50 < BUDGET.c1AddedP50,
       c1AddedP99: plainAdded.gateway.p99 < BUDGET.c1AddedP99,
-      c1VersusProxyP50: !(plainAdded.gatewayOverProxy.p50 > BUDGET.c1VersusProxy),
-      c1VersusProxyP99: !(plainAdded.gatewayOverProxy.p99 > BUDGET.c1VersusProxy),
       ttftAddedP50: ttftAdded.gateway.p50 < BUDGET.ttftAddedP50,
       openLoopAddedP99: openLoopAdded.gateway.p99 < BUDGET.openLoopAddedP99,
       noLogRowLost: logs.pass,
@@ -437,8 +432,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     const blank = { direct: '', 'bare proxy': '', 'proxy added': '', 'gw/proxy added': '' };
     const rows: Row[] = [
       ...latencyRows('A c1 plain', plainLatency, {
-        p50: c1Budget(BUDGET.c1AddedP50),
-        p99: c1Budget(BUDGET.c1AddedP99),
+        p50: below(BUDGET.c1AddedP50),
+        p99: below(BUDGET.c1AddedP99),
       }),
       ...latencyRows('B c1 stream TTFT', ttft, { p50: below(BUDGET.ttftAddedP50) }),
       ...latencyRows('B c1 stream end', streamEnd, {}, 2),
