@@ -6,7 +6,7 @@ import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
 import { bootAuthService, insertTenant, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
-import { TestBrowser } from './testing/browser';
+import { TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';

@@ -6,8 +6,8 @@ import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing'
 import { type RunningService } from '@fed/server';
 import { Redis } from 'ioredis';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
-import { TestBrowser } from './testing/browser';
+import { bootAuthService, createApprovedUser, registryOf } from './testing/boot-auth-service';
+import { TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
@@ -71,13 +71,7 @@ describe.each([
       secrets[clientId] = issued.clientSecret;
     }
     for (const login of ['alice', 'bob', 'carol', 'dave']) {
-      await users.create({
-        email: `${login}@example.com`,
-        username: login,
-        displayName: login,
-        password: PASSWORD,
-        status: 'approved',
-      });
+      await createApprovedUser(users, login, { password: PASSWORD });
     }
   });
 

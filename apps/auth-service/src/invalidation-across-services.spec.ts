@@ -2,13 +2,12 @@ import 'reflect-metadata';
 import { testServiceUrls } from '@fed/config';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
-import { buildDist, cleanEnv, deleteRedisKeys, startProcess } from '@fed/testing';
+import { buildDist, cleanEnv, deleteRedisKeys, signIn, startProcess } from '@fed/testing';
 import { decodeProtectedHeader } from 'jose';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bootAuthService, bootOtherService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, bootOtherService, createApprovedUser, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
-import { signIn } from './testing/sign-in';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
@@ -49,14 +48,7 @@ describe('what platformctl ends is refused by another service within a second (R
       ['alice', 'admin'],
       ['bob', 'user'],
     ] as const) {
-      await users.create({
-        email: `${login}@example.com`,
-        username: login,
-        displayName: login,
-        password: PASSWORD,
-        role,
-        status: 'approved',
-      });
+      await createApprovedUser(users, login, { password: PASSWORD, role });
     }
   }, 120_000);
 

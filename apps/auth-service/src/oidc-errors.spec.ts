@@ -3,8 +3,8 @@ import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing'
 import { type RunningService } from '@fed/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { bootAuthService, insertTenant, registryOf } from './testing/boot-auth-service';
-import { TestBrowser } from './testing/browser';
+import { bootAuthService, createApprovedUser, insertTenant, registryOf } from './testing/boot-auth-service';
+import { TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
@@ -54,15 +54,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       ['dave', 'closed'],
       ['erin', undefined],
     ] as const) {
-      await users.create({
-        email: `${login}@example.com`,
-        username: login,
-        displayName: login,
-        password: PASSWORD,
-        role: 'user',
-        status: 'approved',
-        tenantName,
-      });
+      await createApprovedUser(users, login, { password: PASSWORD, role: 'user', tenantName });
     }
   });
 

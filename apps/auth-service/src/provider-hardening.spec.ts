@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import { bootAuthService, registryOf } from './testing/boot-auth-service';
-import { TestBrowser } from './testing/browser';
+import { TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 // Symbol.for: the provider instance as the auth-service module registers it.

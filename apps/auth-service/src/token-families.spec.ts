@@ -5,7 +5,7 @@ import { decodeJwt } from 'jose';
 import { createHash, randomBytes } from 'node:crypto';
 import { bootAuthService, registryOf } from './testing/boot-auth-service';
 import { ScopeProbeModule } from './testing/scope-probe.module';
-import { TestBrowser } from './testing/browser';
+import { TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';

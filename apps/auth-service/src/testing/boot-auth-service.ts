@@ -1,5 +1,5 @@
 import { type Type } from '@nestjs/common';
-import { ClientsService, UsersService } from '@fed/identity';
+import { ClientsService, type NewUser, UsersService } from '@fed/identity';
 import { type ServiceName, loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -90,4 +90,19 @@ export async function insertTenant(service: RunningService, tenant: TestTenant):
       'INSERT INTO "identity"."tenants" ("id", "name", "type", "endpoint", "enabled", "created_at") VALUES ($1, $2, $3, $4, $5, now())',
       [tenant.id, tenant.name, tenant.type, tenant.endpoint, tenant.enabled],
     );
+}
+
+/** An approved user whose e-mail (`<login>@example.com`), username and display name come from `login`. */
+export async function createApprovedUser(
+  users: UsersService,
+  login: string,
+  fields: Pick<NewUser, 'password'> & Partial<NewUser>,
+): Promise<void> {
+  await users.create({
+    email: `${login}@example.com`,
+    username: login,
+    displayName: login,
+    status: 'approved',
+    ...fields,
+  });
 }
