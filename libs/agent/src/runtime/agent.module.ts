@@ -52,10 +52,11 @@ import { TurnRunner } from './turn/turn-runner';
         config: ServiceConfig,
         logger: Logger,
       ) => {
-        const tools = new ToolBox([new SearchMemoryTool(new MemoryStore(dataSource)), new AskUserTool()]);
+        const toolbox = new ToolBox([new SearchMemoryTool(new MemoryStore(dataSource)), new AskUserTool()]);
         return new TurnAnswerer(
           catalog,
-          new AgentLoop(model, tools, config.agent.maxSteps, logger),
+          new AgentLoop(model, config.agent.maxSteps, logger),
+          { open: async () => ({ toolbox, close: async () => undefined }) },
           new SharedMemoryHook(),
           { agentName: config.chat.modelName, models: config.agent.models },
         );

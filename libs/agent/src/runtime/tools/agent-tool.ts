@@ -1,4 +1,4 @@
-import type { Interaction } from '@fed/contracts';
+import type { Deliverable, Interaction, TaskFile, UiResource } from '@fed/contracts';
 
 /** Who and what a tool runs for. */
 export interface ToolContext {
@@ -10,6 +10,37 @@ export interface ToolContext {
   privateMode: boolean;
   /** Aborted when the turn is cancelled, times out or its runtime stops. */
   signal: AbortSignal;
+  /** The model's id of this tool call (`callId` of its tasks, `tool_call_id` of an HTML UI resource). */
+  callId: string;
+  /** Where the turn's output files go (`deliverables[]` of the final chunk and of history). */
+  deliverables: DeliverableSink;
+}
+
+/** An output file of the turn, as a tool hands it over. */
+export interface DeliverableInput {
+  /** Relative path inside the turn's workspace (`report.md`, `charts/q3.csv`). */
+  filepath: string;
+  content: Buffer | string;
+  /** Omitted: guessed from the path. */
+  mimeType?: string;
+  /** The turn's main result; the last file saved as primary wins, otherwise the first file is primary. */
+  primary?: boolean;
+}
+
+/** Stores a turn's output files; saving the same path again replaces the file. */
+export interface DeliverableSink {
+  save(file: DeliverableInput): Promise<Deliverable>;
+}
+
+/**
+ * A UI resource a tool returns. The loop stores it (the HTML only for retrieval, never for a model)
+ * and shows it: display-only in `delta.uiResource`, with `altText` as the chunk's `delta.content`.
+ */
+export interface ToolUiResource {
+  /** As the stream shows it; an `html` resource's `tool_call_id` is the call's id. */
+  resource: UiResource;
+  /** `html` resources: what `GET .../ui-resources/:toolCallId` returns. */
+  html?: string;
 }
 
 /** What a task shows the user (title and description of `tool_start` and `tool_result`). */
@@ -19,12 +50,15 @@ export interface ToolLabel {
 }
 
 export type ToolOutcome =
-  /** `content` is given to the model as the tool's result. */
-  | { status: 'completed'; content: string; label: ToolLabel }
+  /** `content` is given to the model as the tool's result; `files` are the result task's `files[]`. */
+  | { status: 'completed'; content: string; label: ToolLabel; uiResource?: ToolUiResource; files?: TaskFile[] }
   /** The model gets `error` as the result and may try something else. */
   | { status: 'failed'; error: string; label: ToolLabel }
-  /** The turn ends waiting for the user; their next message is the tool's result. */
-  | { status: 'interaction'; interaction: Interaction; label: ToolLabel };
+  /**
+   * The turn ends waiting for the user; their next message is the tool's result. An
+   * `interaction.uiResource` of type `html` (first-party choice card, question form) comes with its `html`.
+   */
+  | { status: 'interaction'; interaction: Interaction; label: ToolLabel; html?: string };
 
 /**
  * A tool the model may call. The loop validates arguments against `parameters` (JSON Schema) before

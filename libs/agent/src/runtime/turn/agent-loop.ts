@@ -7,7 +7,7 @@ import { stripMarkdown } from '../output/markdown-stripper';
 import { storableText } from '../output/storable-stream';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
-import { type ToolLabel, type ToolOutcome, quoted } from '../tools/agent-tool';
+import { type DeliverableSink, type ToolLabel, type ToolOutcome, quoted } from '../tools/agent-tool';
 import type { ToolBox } from '../tools/tool-box';
 
 /** One tool call as the work report tells it. */
@@ -32,6 +32,9 @@ export interface LoopInput {
   messages: ChatMessage[];
   output: TurnOutput;
   tasks: TaskReporter;
+  /** The turn's tools: built in, and those of the approved external tool servers. */
+  toolbox: ToolBox;
+  deliverables: DeliverableSink;
   signal: AbortSignal;
 }
 
@@ -43,7 +46,6 @@ export interface LoopInput {
 export class AgentLoop {
   constructor(
     private readonly model: ModelClient,
-    private readonly toolbox: ToolBox,
     private readonly maxSteps: number,
     private readonly logger: Logger,
   ) {}
@@ -58,7 +60,7 @@ export class AgentLoop {
     }
 
     const messages = [...input.messages];
-    const tools = this.toolbox.definitions();
+    const tools = input.toolbox.definitions();
     const toolRuns: ToolRun[] = [];
     for (let step = 1; ; step++) {
       const last = step >= this.maxSteps;
@@ -102,7 +104,7 @@ export class AgentLoop {
   ): Promise<{ content: string } | { interaction: Interaction }> {
     const { turn, tasks, signal } = input;
     const toolName = storableText(call.function.name);
-    const prepared = this.toolbox.prepare(call);
+    const prepared = input.toolbox.prepare(call);
     const startLabel = prepared.ok
       ? prepared.tool.describe(prepared.args)
       : { title: 'Using a tool', description: quoted(toolName, 64) };
@@ -127,6 +129,8 @@ export class AgentLoop {
           messageId: turn.runId,
           privateMode: turn.options.privateMode,
           signal,
+          callId: call.id,
+          deliverables: input.deliverables,
         });
       } catch (error) {
         if (signal.aborted) throw error;

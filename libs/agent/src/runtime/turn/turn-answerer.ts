@@ -1,6 +1,8 @@
 import type { ClaimedTurn } from '@fed/conversations';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
+import type { DeliverableSink } from '../tools/agent-tool';
+import type { ToolBox } from '../tools/tool-box';
 import { buildPrompt } from '../prompt/prompt-builder';
 import type { CatalogService } from '../../catalog/catalog.service';
 import type { AgentLoop, LoopOutcome } from './agent-loop';
@@ -14,16 +16,28 @@ export interface AnswerSettings {
   models: { default: string; high_performance: string };
 }
 
+/** The tools of one turn; `close` ends what opening them started (connections to tool servers). */
+export interface TurnTools {
+  open(turn: ClaimedTurn, signal: AbortSignal): Promise<{ toolbox: ToolBox; close(): Promise<void> }>;
+}
+
 /** Answers a claimed turn: its prompt, the agent loop, then the work report. */
 export class TurnAnswerer {
   constructor(
     private readonly catalog: Pick<CatalogService, 'instructionsFor'>,
     private readonly loop: AgentLoop,
+    private readonly tools: TurnTools,
     private readonly memory: SharedMemoryHook,
     private readonly settings: AnswerSettings,
   ) {}
 
-  async answer(turn: ClaimedTurn, output: TurnOutput, tasks: TaskReporter, signal: AbortSignal): Promise<LoopOutcome> {
+  async answer(
+    turn: ClaimedTurn,
+    output: TurnOutput,
+    tasks: TaskReporter,
+    deliverables: DeliverableSink,
+    signal: AbortSignal,
+  ): Promise<LoopOutcome> {
     const catalog = await this.catalog.instructionsFor(turn.options);
     const messages = buildPrompt({
       turn,
@@ -33,7 +47,13 @@ export class TurnAnswerer {
       now: new Date(),
     });
     const model = this.settings.models[turn.options.agentLevel] ?? this.settings.models.default;
-    const outcome = await this.loop.run({ turn, model, messages, output, tasks, signal });
+    const { toolbox, close } = await this.tools.open(turn, signal);
+    let outcome: LoopOutcome;
+    try {
+      outcome = await this.loop.run({ turn, model, messages, output, tasks, toolbox, deliverables, signal });
+    } finally {
+      await close();
+    }
     const report = turn.options.reportMode === 'with' ? workReport(outcome) : undefined;
     if (report) {
       output.startParagraph();

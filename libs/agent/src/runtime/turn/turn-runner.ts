@@ -6,6 +6,7 @@ import { ModelError } from '../model/model-error';
 import { ChunkWriter } from '../output/chunk-writer';
 import { TaskReporter } from '../output/task-reporter';
 import { TurnOutput } from '../output/turn-output';
+import type { DeliverableSink } from '../tools/agent-tool';
 import type { TurnControl } from './turn-control';
 import type { TurnAnswerer } from './turn-answerer';
 
@@ -79,7 +80,11 @@ export class TurnRunner {
         messageId: turn.runId,
         conversationId: turn.conversationId,
       });
-      const outcome = await this.answerer.answer(turn, output, tasks, control.signal);
+      // Replaced by the turn's deliverable store (issue 16, in progress).
+      const deliverables: DeliverableSink = {
+        save: () => Promise.reject(new Error('deliverables are not stored yet')),
+      };
+      const outcome = await this.answerer.answer(turn, output, tasks, deliverables, control.signal);
       ending =
         outcome.kind === 'interaction'
           ? { kind: 'answered', unfinished: false, pendingInteraction: outcome.pendingInteraction }

@@ -1,0 +1,30 @@
+/** Where an external UI resource's HTML comes from when it was not stored with the turn. */
+export interface ExternalUiReference {
+  /** The approved tool server's name (`server_name` of the resource). */
+  serverName: string;
+  /** The `ui://` URI. */
+  uri: string;
+}
+
+export interface ExternalUiContent {
+  html: string;
+  mimeType: string;
+}
+
+/** The tool server could not answer now (down, timed out, 5xx): retrieval answers 502 `upstream_api_error`. */
+export class ExternalUiUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExternalUiUnavailableError';
+  }
+}
+
+/**
+ * Reads an external UI resource from its tool server again (MCP `resources/read`). Implemented by the
+ * agent lib's tool-server registry; throws `ExternalUiUnavailableError` for a transient failure.
+ */
+export interface ExternalUiSource {
+  read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent>;
+}
+
+export const EXTERNAL_UI_SOURCE = Symbol.for('fed.conversations.ExternalUiSource');
