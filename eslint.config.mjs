@@ -27,7 +27,7 @@ const deepImports = {
   message: 'Import a lib only through its public index (@fed/<lib>).',
 };
 const testHelpers = {
-  group: ['@fed/testing', '@fed/persistence/testing', '@fed/auth/testing'],
+  group: ['@fed/testing', '@fed/persistence/testing', '@fed/auth/testing', '@fed/storage/testing'],
   message: 'Test helpers are for spec files and testing folders only.',
 };
 const testFiles = [

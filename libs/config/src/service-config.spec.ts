@@ -136,6 +136,7 @@ describe('service configuration', () => {
       'dataDir',
       'database',
       'edition',
+      'files',
       'gateway',
       'http',
       'log',
@@ -143,6 +144,7 @@ describe('service configuration', () => {
       'redis',
       'sessions',
       'signingKeys',
+      'storage',
     ]);
   });
 

@@ -201,6 +201,26 @@ function derive(config: Record<string, unknown>): void {
   if (isRecord(auth)) auth.issuer = `${String(auth.authUrl)}/realms/${REALM}`;
 }
 
+/** Rules over several variables, which no one definition can state: broken, the app does not start. */
+function checkTogether(config: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const storage = config.storage;
+  if (isRecord(storage)) {
+    const s3 = isRecord(storage.s3) ? storage.s3 : {};
+    if (storage.kind === 's3' && s3.bucket === undefined) {
+      problems.push({ variable: 'S3_BUCKET', problem: 'is required when BLOB_STORE is s3' });
+    }
+    if ((s3.accessKeyId === undefined) !== (s3.secretAccessKey === undefined)) {
+      const [missing, given] =
+        s3.accessKeyId === undefined
+          ? ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']
+          : ['S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID'];
+      problems.push({ variable: missing, problem: `is required when ${given} is set` });
+    }
+  }
+  return problems;
+}
+
 /**
  * Reads and validates the variables of `app`, then builds its configuration from the variable table:
  * the sections the app owns, every field at its table key.
@@ -208,6 +228,8 @@ function derive(config: Record<string, unknown>): void {
 export function loadConfig<A extends AppName>(app: A, env: Env = process.env, cwd = process.cwd()): AppConfig<A> {
   const config: Record<string, unknown> = { app };
   for (const { definition, value } of read(app, env, { cwd }).values()) setAt(config, definition.key, value);
+  const problems = checkTogether(config);
+  if (problems.length > 0) throw new ConfigError(app, problems);
   derive(config);
   // The one unchecked step: the object is built from the same table (keys, parsers, defaults) that
   // AppConfig is derived from, which TypeScript cannot follow through a loop.

@@ -44,6 +44,8 @@ export const MAX_CLOCK_SKEW_SECONDS = 300;
 
 const httpApps = [...serviceNames, 'platform'] as const;
 const everyApp = appNames;
+/** Apps that read or write file bytes (BlobStore). */
+const storageApps = ['chat-service', 'agent-runtime', 'agent-protocols', 'platform', 'platformctl'] as const;
 
 const fail = (message: string): never => {
   throw new Error(message);
@@ -80,6 +82,9 @@ const urlWith = (protocols: readonly string[]) => (raw: string) => {
 const httpUrl = (raw: string) => urlWith(['http:', 'https:'])(raw).replace(/\/+$/, '');
 
 const nonEmpty = (raw: string) => (raw.trim().length > 0 ? raw : fail('empty'));
+
+const boolean = (raw: string) =>
+  raw === 'true' ? true : raw === 'false' ? false : fail(`"${raw}" is not true or false`);
 
 /** An absolute path: a relative one is taken from the working directory. */
 const filePath = (raw: string, { cwd }: ParseContext) => path.resolve(cwd, nonEmpty(raw));
@@ -250,6 +255,83 @@ export const variables = [
     default: './.data',
     apps: ['platform', 'platformctl'],
     parse: filePath,
+  }),
+  // storage (libs/storage): where file bytes live.
+  define({
+    name: 'BLOB_STORE',
+    key: 'storage.kind',
+    description:
+      'Where the bytes of files (uploads, deliverables, library files) are kept: `fs`, a directory (BLOB_DIR); `s3`, a bucket of S3 or of an S3-compatible service (S3_BUCKET and the other S3_ variables).',
+    allowed: 'fs or s3',
+    default: 'fs',
+    apps: storageApps,
+    parse: oneOf(['fs', 's3']),
+  }),
+  define({
+    name: 'BLOB_DIR',
+    key: 'storage.dir',
+    description:
+      'Directory of the blobs when BLOB_STORE is `fs`, created at start (mode 0700). Deployed as separate services, every instance of chat-service, agent-runtime and agent-protocols must mount the same volume there (or use `s3`).',
+    allowed: 'a directory path',
+    default: { '*': '/var/lib/federation/blobs', platform: '{DATA_DIR}/blobs', platformctl: '{DATA_DIR}/blobs' },
+    apps: storageApps,
+    parse: filePath,
+  }),
+  define({
+    name: 'S3_ENDPOINT',
+    key: 'storage.s3.endpoint',
+    description:
+      'Address of an S3-compatible service (MinIO, Ceph, ...: `http://minio:9000`) when BLOB_STORE is `s3`; unset: AWS S3 in S3_REGION.',
+    allowed: 'an http or https URL',
+    apps: storageApps,
+    parse: httpUrl,
+  }),
+  define({
+    name: 'S3_REGION',
+    key: 'storage.s3.region',
+    description: 'Region of the bucket when BLOB_STORE is `s3`.',
+    allowed: 'a region name (`eu-west-1`)',
+    default: 'us-east-1',
+    apps: storageApps,
+    parse: (raw: string) => (/^[a-z0-9-]{1,64}$/.test(raw) ? raw : fail('not lower-case letters, digits and -')),
+  }),
+  define({
+    name: 'S3_BUCKET',
+    key: 'storage.s3.bucket',
+    description:
+      'Bucket of the blobs; required when BLOB_STORE is `s3` (the app refuses to start without it). Give it a lifecycle rule that aborts incomplete multipart uploads after a day.',
+    allowed: 'an S3 bucket name',
+    apps: storageApps,
+    parse: (raw: string) =>
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw) ? raw : fail(`"${raw}" is not an S3 bucket name`),
+  }),
+  define({
+    name: 'S3_ACCESS_KEY_ID',
+    key: 'storage.s3.accessKeyId',
+    description:
+      "Access key of the bucket, with S3_SECRET_ACCESS_KEY. Without both, the AWS SDK's default credentials are used (AWS_ variables, web identity, instance role).",
+    allowed: 'an access key id',
+    apps: storageApps,
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'S3_SECRET_ACCESS_KEY',
+    key: 'storage.s3.secretAccessKey',
+    description: 'Secret of S3_ACCESS_KEY_ID.',
+    allowed: 'a secret access key',
+    apps: storageApps,
+    sensitive: true,
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'S3_FORCE_PATH_STYLE',
+    key: 'storage.s3.forcePathStyle',
+    description:
+      'Address objects as `{endpoint}/{bucket}/{key}` instead of `{bucket}.{endpoint}/{key}`: what most S3-compatible services (MinIO) need.',
+    allowed: 'true or false',
+    default: 'false',
+    apps: storageApps,
+    parse: boolean,
   }),
   define({
     name: 'KEY_ENCRYPTION_KEY',
@@ -443,6 +525,16 @@ export const variables = [
     parse: integer(0, 36_500),
   }),
   define({
+    name: 'FILES_SWEEP_AGE_SECONDS',
+    key: 'files.sweepAgeSeconds',
+    description:
+      'An upload still unfinished after this many seconds (its row `uploading`), and a blob under `uploads/` without a row that is this old, are deleted by the sweep chat-service runs every few minutes.',
+    allowed: 'an integer from 60 to 604800',
+    default: '3600',
+    apps: ['chat-service', 'platform'],
+    parse: integer(60, 604_800),
+  }),
+  define({
     name: 'AGENT_GATEWAY_URL',
     key: 'agent.gatewayUrl',
     description:
@@ -546,6 +638,19 @@ export const variables = [
     default: '20',
     apps: ['agent-runtime', 'platform'],
     parse: integer(0, 1000),
+  }),
+  define({
+    name: 'TOOLSERVER_SECRET_KEY',
+    key: 'toolServers.secretKey',
+    description:
+      "Encrypts the `Authorization` header values of approved MCP tool servers in the database (AES-256-GCM); agent-runtime, chat-service and platformctl must share it. In `platform` and `platformctl`, leaving it unset uses a key derived from the signing keys' KEY_ENCRYPTION_KEY. Without a key, tool servers without an auth header still work.",
+    allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
+    apps: ['agent-runtime', 'chat-service', 'platform', 'platformctl'],
+    sensitive: true,
+    parse: (raw) =>
+      Buffer.from(raw, 'base64').length === 32 && /^[A-Za-z0-9+/]{43}=$/.test(raw)
+        ? raw
+        : fail('not 32 bytes of base64'),
   }),
 ] as const satisfies readonly VariableDefinition[];
 

@@ -12,6 +12,7 @@ import {
   operationalEndpoints,
   requestLogging,
 } from '@fed/observability';
+import { openBlobStore } from '@fed/storage';
 import express from 'express';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -117,6 +118,10 @@ export async function createServiceApp<A extends HostedApp>(
         `Redis at ${where} is not reachable (${error instanceof Error ? error.message : String(error)}); start it or correct REDIS_URL`,
       );
     });
+    // Only apps that keep file bytes have a `storage` section; a root that cannot be made stops the start here.
+    const storage = 'storage' in config ? config.storage : undefined;
+    const blobs = storage ? await openBlobStore(storage) : undefined;
+    if (blobs) cleanups.push(() => blobs.close());
     const health = new Health();
     health.register(
       bus.kind === 'redis' ? { name: 'redis', check: () => bus.ping() } : { name: 'bus', check: () => bus.ping() },
@@ -144,6 +149,7 @@ export async function createServiceApp<A extends HostedApp>(
         metrics,
         health,
         bus,
+        blobStore: blobs?.store,
         shutdownSignal: shutdownController.signal,
         fastRoutes,
         features: options.features,

@@ -6,6 +6,7 @@ import { type Bus, COUNTERS, RUN_QUEUE, RUN_STREAM, SIGNALS } from '@fed/bus';
 import { type HostConfig, SERVICE_CONFIG } from '@fed/config';
 import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { dataSourceOptions } from '@fed/persistence';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { ApiExceptionFilter } from '../errors/api-exception.filter';
 import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
 import { RequestValidationPipe } from '../validation/request-validation.pipe';
@@ -18,6 +19,8 @@ export interface ServiceHostOptions {
   metrics: Metrics;
   health: Health;
   bus: Bus;
+  /** The file bytes of apps whose configuration has a `storage` section; BLOB_STORE is provided only then. */
+  blobStore?: BlobStore;
   shutdownSignal: AbortSignal;
   /** Routes served ahead of the framework; features add theirs while the app initialises. */
   fastRoutes: FastRoutes;
@@ -27,12 +30,13 @@ export interface ServiceHostOptions {
 
 /**
  * What every deployable shares around its features: configuration, logging, metrics, health,
- * the database, the bus, token verification, request validation and the error filter. Apps differ only in `features`.
+ * the database, the bus, the blob store (apps that keep files), token verification, request
+ * validation and the error filter. Apps differ only in `features`.
  */
 @Module({})
 export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {
-    const { config, logger, metrics, health, bus, shutdownSignal, fastRoutes } = options;
+    const { config, logger, metrics, health, bus, blobStore, shutdownSignal, fastRoutes } = options;
     const shared = [
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
@@ -44,6 +48,7 @@ export class ServiceHostModule {
       { provide: COUNTERS, useValue: bus.counters },
       { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
       { provide: FAST_ROUTES, useValue: fastRoutes },
+      ...(blobStore ? [{ provide: BLOB_STORE, useValue: blobStore }] : []),
     ];
     return {
       module: ServiceHostModule,

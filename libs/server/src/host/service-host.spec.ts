@@ -5,9 +5,14 @@ import { type AppConfig, type ServiceConfig, loadConfig, testServiceUrls } from 
 import { ApiError } from '@fed/contracts';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { TcpProxy, deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
-import { PassThrough } from 'node:stream';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { type RunningService, createServiceApp } from './create-service-app';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,6 +56,9 @@ class ProbeModule {}
 // One key prefix for the whole file, removed from Redis at the end.
 const keyPrefix = `test:${randomUUID().slice(0, 8)}:`;
 afterAll(() => deleteRedisKeys(testServiceUrls().redisUrl, keyPrefix));
+// The blob directory of every app booted here (not the services' default under /var/lib).
+const blobRoot = mkdtempSync(path.join(tmpdir(), 'fed-host-blobs-'));
+afterAll(() => rm(blobRoot, { recursive: true, force: true }));
 
 function configFor(
   databaseUrl: string,
@@ -62,6 +70,7 @@ function configFor(
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,
     AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
+    BLOB_DIR: path.join(blobRoot, 'blobs'),
   });
   return { ...config, http: { ...config.http, host: '127.0.0.1', port: 0, shutdownTimeoutMs: 3000, ...overrides } };
 }
@@ -291,6 +300,69 @@ describe('without Redis', () => {
     } finally {
       await service.shutdown('test');
       await proxy.close();
+    }
+  });
+});
+
+describe('the blob store', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it("provides the BlobStore of the app's configuration, its directory made at start", async () => {
+    const config = configFor(database.url, testServiceUrls().redisUrl);
+    const dir = path.join(blobRoot, 'made-at-start');
+    const service = await createServiceApp({
+      app: 'chat-service',
+      features: [ProbeModule],
+      config: { ...config, storage: { ...config.storage, dir } },
+      logger: createLogger({ service: 'chat-service', level: 'silent' }),
+    });
+    try {
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+      const store = service.nest.get<BlobStore>(BLOB_STORE);
+      await store.put('uploads/one', Readable.from([Buffer.from('bytes')]));
+      expect(await store.stat('uploads/one')).toMatchObject({ bytes: 5 });
+      expect((await stat(path.join(dir, 'uploads', 'one'))).size).toBe(5);
+    } finally {
+      await service.shutdown('test');
+    }
+  });
+
+  it('refuses to start when the blob directory cannot be made', async () => {
+    const file = path.join(blobRoot, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const config = configFor(database.url, testServiceUrls().redisUrl);
+    await expect(
+      createServiceApp({
+        app: 'chat-service',
+        features: [ProbeModule],
+        config: { ...config, storage: { ...config.storage, dir: path.join(file, 'blobs') } },
+        logger: createLogger({ service: 'chat-service', level: 'silent' }),
+      }),
+    ).rejects.toThrow(/ENOTDIR|EEXIST/);
+  });
+
+  it('provides no BlobStore to an app that keeps no files', async () => {
+    const config = loadConfig('llm-gateway', {
+      DATABASE_URL: database.url,
+      REDIS_URL: testServiceUrls().redisUrl,
+      REDIS_KEY_PREFIX: keyPrefix,
+      AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
+    });
+    const service = await createServiceApp({
+      app: 'llm-gateway',
+      features: [ProbeModule],
+      config: { ...config, http: { ...config.http, host: '127.0.0.1', port: 0 } },
+      logger: createLogger({ service: 'llm-gateway', level: 'silent' }),
+    });
+    try {
+      expect(() => service.nest.get(BLOB_STORE)).toThrow();
+    } finally {
+      await service.shutdown('test');
     }
   });
 });

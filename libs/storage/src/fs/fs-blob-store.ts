@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertBlobKey, assertBlobPrefix, assertBlobRange } from '../blob-keys';
+import { ByteLimit, abortReason } from '../byte-limit';
+import {
+  type BlobInfo,
+  BlobNotFoundError,
+  type BlobRange,
+  type BlobStore,
+  type BlobWriteOptions,
+  type StoredBlob,
+} from '../ports/blob-store';
+
+const TEMPORARY_DIR = '.tmp';
+const DIRECTORY_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+// Duck-typed: errors of node:fs may come from another realm (Jest's), where `instanceof Error` fails.
+const codeOf = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+
+const isMissing = (error: unknown) => codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR';
+
+const isDirectoryError = (error: unknown) => codeOf(error) === 'EISDIR';
+
+const isAbortError = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
+
+/**
+ * Blobs as files under one directory: the key is the relative path. A write goes to `.tmp/` on the
+ * same filesystem and is renamed into place once complete, so a reader sees the old bytes or the new
+ * ones, never a part; a failed write removes its temporary file. Several processes may share the
+ * directory (a shared volume): renames are atomic there too.
+ */
+export class FsBlobStore implements BlobStore {
+  private readonly root: string;
+  private readonly temporaryDir: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    this.temporaryDir = path.join(this.root, TEMPORARY_DIR);
+  }
+
+  /** Creates the root (and its temporary directory) if absent. */
+  async prepare(): Promise<void> {
+    await mkdir(this.temporaryDir, { recursive: true, mode: DIRECTORY_MODE });
+  }
+
+  async put(key: string, body: Readable, options: BlobWriteOptions = {}): Promise<StoredBlob> {
+    assertBlobKey(key);
+    const { signal, maxBytes } = options;
+    if (signal?.aborted) {
+      body.destroy();
+      throw abortReason(signal);
+    }
+    await this.prepare();
+    const temporary = path.join(this.temporaryDir, randomUUID());
+    const limit = new ByteLimit(maxBytes);
+    try {
+      // flush: fsync before close, so the rename never publishes bytes still only in the page cache.
+      const file = createWriteStream(temporary, { flags: 'wx', mode: FILE_MODE, flush: true });
+      await pipeline(body, limit, file, signal ? { signal } : {});
+      if (signal?.aborted) throw abortReason(signal);
+      const target = this.pathOf(key);
+      await mkdir(path.dirname(target), { recursive: true, mode: DIRECTORY_MODE });
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      if (signal?.aborted && isAbortError(error)) throw abortReason(signal);
+      throw error;
+    }
+    return { key, bytes: limit.bytes };
+  }
+
+  async get(key: string, range?: BlobRange): Promise<Readable> {
+    assertBlobKey(key);
+    if (range) assertBlobRange(range);
+    // Opened before the stream is returned: a missing key is an error of get(), not of the stream,
+    // and a replace or delete after this point does not change what is read.
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if (isMissing(error) || isDirectoryError(error)) throw new BlobNotFoundError(key);
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new BlobNotFoundError(key);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return createReadStream('', { fd: handle, ...(range ? { start: range.start, end: range.end } : {}) });
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    assertBlobKey(key);
+    try {
+      const info = await stat(this.pathOf(key));
+      return info.isFile() ? { key, bytes: info.size, lastModified: new Date(info.mtimeMs) } : null;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    try {
+      await unlink(this.pathOf(key));
+    } catch (error) {
+      if (isMissing(error) || isDirectoryError(error)) return;
+      throw error;
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<BlobInfo> {
+    assertBlobPrefix(prefix);
+    // Only the directory the prefix names (up to its last `/`) is walked, not the whole tree.
+    const directory = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    for await (const info of this.walk(directory)) {
+      if (info.key.startsWith(prefix)) yield info;
+    }
+  }
+
+  /** Removes temporary files of writes that never finished (a crash), untouched for `olderThanMs`. */
+  async sweepTemporary(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    let names: string[];
+    try {
+      names = await readdir(this.temporaryDir);
+    } catch (error) {
+      if (isMissing(error)) return 0;
+      throw error;
+    }
+    for (const name of names) {
+      const file = path.join(this.temporaryDir, name);
+      try {
+        const info = await lstat(file);
+        if (info.mtimeMs >= cutoff) continue;
+        await rm(file, { force: true, recursive: true });
+        removed++;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return removed;
+  }
+
+  private pathOf(key: string): string {
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  private async *walk(directory: string): AsyncGenerator<BlobInfo> {
+    let entries;
+    try {
+      entries = await readdir(path.join(this.root, directory), { withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (directory === '' && entry.name === TEMPORARY_DIR) continue;
+      const key = directory === '' ? entry.name : `${directory}/${entry.name}`;
+      if (entry.isDirectory()) {
+        yield* this.walk(key);
+      } else if (entry.isFile()) {
+        try {
+          const info = await stat(path.join(this.root, directory, entry.name));
+          yield { key, bytes: info.size, lastModified: new Date(info.mtimeMs) };
+        } catch (error) {
+          // Deleted while the walk went by.
+          if (!isMissing(error)) throw error;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,204 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Readable, pipeline } from 'node:stream';
+import { assertBlobKey, assertBlobPrefix, assertBlobRange } from '../blob-keys';
+import { ByteLimit, abortReason } from '../byte-limit';
+import {
+  type BlobInfo,
+  BlobNotFoundError,
+  type BlobRange,
+  type BlobStore,
+  type BlobWriteOptions,
+  type StoredBlob,
+} from '../ports/blob-store';
+
+export interface S3BlobStoreOptions {
+  /** An S3-compatible service (MinIO, Ceph, ...); AWS's regional endpoint when absent. */
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  /** Both or neither: without them the SDK's default chain (environment, web identity, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** `endpoint/bucket/key` instead of `bucket.endpoint/key` (MinIO and most self-hosted services). */
+  forcePathStyle: boolean;
+  /** Prepended to every key (`federation/`), so that one bucket may serve several installations. */
+  prefix?: string;
+  /** Size of each multipart part: memory per write is about partSize x (queueSize + 1). */
+  partSizeBytes?: number;
+  queueSize?: number;
+}
+
+// S3's smallest part (but the last). Two parts in flight: about 15 MB of memory per write.
+const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
+const DEFAULT_QUEUE_SIZE = 2;
+
+const statusOf = (error: unknown) => (error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined);
+
+const isNotFound = (error: unknown) =>
+  error instanceof S3ServiceException &&
+  (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
+
+/**
+ * Blobs as objects of one bucket. A write is a multipart upload (`Upload` of lib-storage) fed through
+ * the byte limit, so memory stays at a few parts whatever the size; an upload that fails is aborted
+ * before put() rejects, so no object and no multipart upload is left behind.
+ */
+export class S3BlobStore implements BlobStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly partSize: number;
+  private readonly queueSize: number;
+
+  constructor(options: S3BlobStoreOptions) {
+    if (options.prefix) assertBlobPrefix(options.prefix);
+    this.bucket = options.bucket;
+    this.prefix = options.prefix ?? '';
+    this.partSize = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE, DEFAULT_PART_SIZE);
+    this.queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
+    const { accessKeyId, secretAccessKey } = options;
+    this.client = new S3Client({
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      region: options.region,
+      forcePathStyle: options.forcePathStyle,
+      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+      // Recent SDKs add CRC32 checksums and aws-chunked bodies to every request, which many
+      // S3-compatible services refuse; S3 itself needs them only where an operation requires one.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  async put(key: string, body: Readable, options: BlobWriteOptions = {}): Promise<StoredBlob> {
+    assertBlobKey(key);
+    const { signal, maxBytes, contentType } = options;
+    if (signal?.aborted) {
+      body.destroy();
+      throw abortReason(signal);
+    }
+    const limit = new ByteLimit(maxBytes);
+    // Every failure (too large, the body's error, an abort) ends in `limit` failing: the upload's
+    // reader then throws, and the upload aborts its multipart upload before done() rejects. (Upload's
+    // own abort() would reject done() at once, with the multipart abort still to come.)
+    let failure: Error | undefined;
+    const fail = (error: Error) => {
+      failure ??= error;
+      if (!limit.destroyed) limit.destroy(error);
+    };
+    limit.on('error', () => undefined);
+    pipeline(body, limit, (error) => {
+      if (error) fail(error);
+    });
+    const onAbort = () => fail(abortReason(signal as AbortSignal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const upload = new Upload({
+      client: this.client,
+      params: {
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: limit,
+        ...(contentType ? { ContentType: contentType } : {}),
+      },
+      partSize: this.partSize,
+      queueSize: this.queueSize,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      // S3 refused or could not be reached: stop reading the body too.
+      fail(error instanceof Error ? error : new Error(String(error)));
+      throw failure ?? error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (failure) {
+      // Aborted after the whole body was read, while its last part or single PUT was on its way:
+      // the object is there now, and the write must still leave nothing.
+      await this.delete(key);
+      throw failure;
+    }
+    return { key, bytes: limit.bytes };
+  }
+
+  async get(key: string, range?: BlobRange): Promise<Readable> {
+    assertBlobKey(key);
+    if (range) assertBlobRange(range);
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
+      if (!(object.Body instanceof Readable)) throw new Error('the S3 client returned no Node.js stream');
+      return object.Body;
+    } catch (error) {
+      if (isNotFound(error)) throw new BlobNotFoundError(key);
+      // A range that starts past the end: no bytes, as the filesystem store reads them.
+      if (range && statusOf(error) === 416) return Readable.from([]);
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    assertBlobKey(key);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return { key, bytes: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<BlobInfo> {
+    assertBlobPrefix(prefix);
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.objectKey(prefix),
+          ...(continuationToken ? { ContinuationToken: continuationToken } : {}),
+        }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        yield {
+          key: object.Key.slice(this.prefix.length),
+          bytes: object.Size ?? 0,
+          lastModified: object.LastModified ?? new Date(0),
+        };
+      }
+      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (continuationToken);
+  }
+
+  /** Closes the client's connections. */
+  close(): void {
+    this.client.destroy();
+  }
+
+  private objectKey(key: string): string {
+    return `${this.prefix}${key}`;
+  }
+}
