@@ -5,8 +5,10 @@ import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
 import { registerConversations } from './commands/conversations.command';
 import { registerKeys } from './commands/keys.command';
+import { registerLibrary } from './commands/library.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
+import { registerToolServers } from './commands/toolservers.command';
 import { registerUsers } from './commands/users.command';
 
 export function buildProgram(): Command {
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerRealm(program);
   registerApiKeys(program);
   registerCatalog(program);
+  registerToolServers(program);
+  registerLibrary(program);
   registerConversations(program);
   return program;
 }

@@ -1,5 +1,6 @@
 import { type Benchmark } from './benchmark';
 import { chatBenchmark } from './chat.bench';
+import { filesBenchmark } from './files.bench';
 import { gatewayBenchmark } from './gateway.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { startupBenchmark } from './startup.bench';
@@ -14,4 +15,5 @@ export const benchmarks: Benchmark[] = [
   tokenBenchmark,
   gatewayBenchmark,
   chatBenchmark,
+  filesBenchmark,
 ];

@@ -13,3 +13,27 @@ export { CatalogRepository } from './catalog/catalog.repository';
 export { DESCRIPTION_MAX, INSTRUCTIONS_MAX, NAME_MAX } from './catalog/catalog.rules';
 export { CatalogService, type CatalogSelection, type ResolvedCatalog } from './catalog/catalog.service';
 export { seedCatalog } from './catalog/catalog.seed';
+export * from './library/library.module';
+export { LibraryItemEntity, type LibraryItemKind, libraryEntities } from './library/library.entity';
+export { LibraryService } from './library/library.service';
+export { LibraryRepository } from './library/library.repository';
+export { LibraryError, type LibraryErrorCode } from './library/library.errors';
+export {
+  LibraryAdminService,
+  type LibraryFileFields,
+  type LibraryTemplateFields,
+  libraryBlobKey,
+} from './library/library-admin.service';
+export { type LibraryItem, type LibraryList } from './library/library.dto';
+export { type RecordedTool, ToolServerEntity, toolServerEntities } from './toolservers/tool-server.entity';
+export { ToolServerRepository } from './toolservers/tool-server.repository';
+export { ToolServersError, type ToolServersErrorCode } from './toolservers/tool-servers.errors';
+export {
+  type AddToolServer,
+  type RefreshReport,
+  type ToolServerItem,
+  ToolServersAdminService,
+} from './toolservers/tool-servers-admin.service';
+export { ToolServerSecrets, toolServerSecretsFor } from './toolservers/tool-server-secrets';
+export { ExternalUiRefusedError, ToolServerUiSource } from './toolservers/tool-server-ui-source';
+export { TOOL_SERVER_SECRETS, ToolServersModule } from './toolservers/tool-servers.module';

@@ -4,3 +4,7 @@ export * from './turns/turns.module';
 export * from './ledger';
 export { TurnReaper } from './turns/turn-reaper';
 export { type StartedTurn, type TurnInProgress, TurnStarter } from './turns/turn-starter';
+export { TURN_LIBRARY, type TurnLibrary, type TurnLibraryFile } from './turns/turn-library.port';
+export * from './files';
+export * from './ui-resources';
+export * from './deliverables';

@@ -4,3 +4,5 @@ export * from './redis-keys';
 export * from './model-upstream';
 export * from './sign-in';
 export * from './runtime-process';
+export * from './mcp-apps-server/mcp-apps-server';
+export * from './test-documents';

@@ -4,7 +4,7 @@ import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -56,6 +56,8 @@ export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<Runni
       retries: { attempts: 1 },
     }),
   );
+  // Each boot its own blob directory, so no test writes to the distributed default (/var/lib/...).
+  const blobDir = mkdtempSync(path.join(tmpdir(), 'fed-blobs-'));
   const loaded = loadConfig('agent-runtime', {
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: 'redis://unused:6379',
@@ -66,6 +68,7 @@ export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<Runni
     AGENT_MODEL: AGENT_MODELS.default,
     AGENT_MODEL_HIGH_PERFORMANCE: AGENT_MODELS.high_performance,
     AGENT_MAX_STEPS: '4',
+    BLOB_DIR: blobDir,
     ...options.env,
   });
   // Not a section of agent-runtime: the gateway beside it is a test arrangement, configured as llm-gateway's.
@@ -87,7 +90,15 @@ export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<Runni
     config,
     logger: createLogger({ service: 'agent-runtime', level: 'silent' }),
   });
-  return { service, config, apiKey, close: () => service.shutdown('test') };
+  return {
+    service,
+    config,
+    apiKey,
+    close: async () => {
+      await service.shutdown('test');
+      rmSync(blobDir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function createGatewayKey(databaseUrl: string): Promise<string> {

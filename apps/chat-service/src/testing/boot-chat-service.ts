@@ -5,6 +5,9 @@ import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
 import { type Type } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ChatServiceModule } from '../chat-service.module';
 
 export interface ChatServiceBoot {
@@ -42,6 +45,8 @@ export async function bootChatService(options: ChatServiceBoot): Promise<Running
   const issuer = await TestTokenIssuer.create();
   const jwks = await JwksServer.start(() => issuer.jwks());
   const port = await freePort();
+  // Each boot its own blob directory, so no test writes to the distributed default (/var/lib/...).
+  const blobDir = mkdtempSync(path.join(tmpdir(), 'fed-blobs-'));
   const config = loadConfig('chat-service', {
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redis?.url ?? 'redis://unused:6379',
@@ -50,6 +55,7 @@ export async function bootChatService(options: ChatServiceBoot): Promise<Running
     PORT: String(port),
     AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
     AUTH_JWKS_URL: jwks.url,
+    BLOB_DIR: blobDir,
     ...options.env,
   });
   const service = await createServiceApp({
@@ -70,6 +76,7 @@ export async function bootChatService(options: ChatServiceBoot): Promise<Running
       await service.shutdown('test');
       await jwks.close();
       await issuer.close();
+      rmSync(blobDir, { recursive: true, force: true });
     },
   };
 }

@@ -5,7 +5,7 @@ import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -56,6 +56,8 @@ export async function bootChatStack(
     }),
   );
   const gatewayKey = await createGatewayKey(databaseUrl);
+  // Each boot its own blob directory, so no test writes to the distributed default (/var/lib/...).
+  const blobDir = mkdtempSync(path.join(tmpdir(), 'fed-blobs-'));
   const config = loadConfig('platform', {
     DATABASE_URL: databaseUrl,
     ...(options.redis ? { REDIS_URL: options.redis.url, REDIS_KEY_PREFIX: options.redis.keyPrefix } : {}),
@@ -68,6 +70,7 @@ export async function bootChatStack(
     AGENT_MODEL: 'agent-model',
     AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
     AGENT_COALESCE_MS: '5',
+    BLOB_DIR: blobDir,
     ...options.env,
   });
   const service = await createServiceApp({
@@ -89,6 +92,7 @@ export async function bootChatStack(
       await service.shutdown('test');
       await jwks.close();
       await issuer.close();
+      rmSync(blobDir, { recursive: true, force: true });
     },
   };
 }

@@ -3,25 +3,36 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
 import { MemoryStore } from '@fed/memory';
 import { LOGGER, type Logger } from '@fed/observability';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CatalogStoreModule } from '../catalog/catalog.module';
 import { CatalogService } from '../catalog/catalog.service';
+import { LibraryStoreModule } from '../library/library.module';
+import { LibraryRepository } from '../library/library.repository';
 import { AgentWorker } from './agent-worker';
+import { AttachmentReader } from './attachments/attachment-reader';
 import { GatewayCredentials } from './model/gateway-credentials';
 import { ModelClient } from './model/model-client';
+import { DeliverableStore } from './output/turn-deliverables';
+import { TurnPrompt } from './prompt/turn-prompt';
 import { AskUserTool } from './tools/ask-user.tool';
 import { SearchMemoryTool } from './tools/search-memory.tool';
-import { ToolBox } from './tools/tool-box';
+import { ShowMapTool } from './tools/show-map.tool';
+import { WriteFileTool } from './tools/write-file.tool';
 import { AgentLoop } from './turn/agent-loop';
 import { RunningTurns } from './turn/running-turns';
 import { SharedMemoryHook } from './turn/shared-memory-hook';
 import { TurnAnswerer } from './turn/turn-answerer';
 import { TurnRunner } from './turn/turn-runner';
+import { ToolServerRepository } from '../toolservers/tool-server.repository';
+import { type ToolServerSecrets } from '../toolservers/tool-server-secrets';
+import { ToolServerTurnTools } from '../toolservers/tool-server-turn-tools';
+import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-servers.module';
 
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
 @Module({
-  imports: [CatalogStoreModule],
+  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule],
   providers: [
     { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
     {
@@ -43,20 +54,35 @@ import { TurnRunner } from './turn/turn-runner';
         ),
     },
     {
+      // The user message's files are read from the blob store: uploads and library files alike.
+      provide: TurnPrompt,
+      inject: [CatalogService, LibraryRepository, { token: BLOB_STORE, optional: true }],
+      useFactory: (catalog: CatalogService, library: LibraryRepository, blobs: BlobStore | undefined) =>
+        new TurnPrompt(catalog, new AttachmentReader(blobs, library)),
+    },
+    {
       provide: TurnAnswerer,
-      inject: [DataSource, CatalogService, ModelClient, SERVICE_CONFIG, LOGGER],
+      inject: [DataSource, TurnPrompt, ModelClient, SERVICE_CONFIG, LOGGER, ToolServerRepository, TOOL_SERVER_SECRETS],
       useFactory: (
         dataSource: DataSource,
-        catalog: CatalogService,
+        prompt: TurnPrompt,
         model: ModelClient,
         config: ServiceConfig,
         logger: Logger,
+        toolServers: ToolServerRepository,
+        toolServerKey: { secrets?: ToolServerSecrets },
       ) => {
-        const toolbox = new ToolBox([new SearchMemoryTool(new MemoryStore(dataSource)), new AskUserTool()]);
+        const builtIn = [
+          new SearchMemoryTool(new MemoryStore(dataSource)),
+          new AskUserTool(),
+          new ShowMapTool(),
+          new WriteFileTool(),
+        ];
         return new TurnAnswerer(
-          catalog,
+          prompt,
           new AgentLoop(model, config.agent.maxSteps, logger),
-          { open: async () => ({ toolbox, close: async () => undefined }) },
+          // The built-in tools and those of the approved MCP tool servers.
+          new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger),
           new SharedMemoryHook(),
           { agentName: config.chat.modelName, models: config.agent.models },
         );
@@ -64,18 +90,20 @@ import { TurnRunner } from './turn/turn-runner';
     },
     {
       provide: TurnRunner,
-      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER],
+      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER, { token: BLOB_STORE, optional: true }],
       useFactory: (
         ledger: TurnLedger,
         stream: RunStream,
         answerer: TurnAnswerer,
         config: ServiceConfig,
         logger: Logger,
+        blobs: BlobStore | undefined,
       ) =>
         new TurnRunner(
           ledger,
           stream,
           answerer,
+          new DeliverableStore(ledger, blobs, logger),
           {
             chunkModel: config.chat.modelName,
             coalesceMs: config.agent.coalesceMs,

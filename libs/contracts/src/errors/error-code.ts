@@ -16,6 +16,7 @@ export const errorCodes = {
   conflict: { status: 409, type: 'conflict_error' },
   conversation_processing: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  range_not_satisfiable: { status: 416, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   monthly_quota_exceeded: { status: 429, type: 'rate_limit_error' },

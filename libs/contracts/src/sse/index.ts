@@ -1,2 +1,3 @@
 export * from './chat-chunk';
 export * from './sse-encoder';
+export * from './external-ui';

@@ -1,3 +1,5 @@
+import { LOGGER, type Logger } from '@fed/observability';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -13,8 +15,9 @@ import { ConversationsService, conversationsServiceFor } from './conversations.s
   providers: [
     {
       provide: ConversationsService,
-      inject: [DataSource],
-      useFactory: (dataSource: DataSource) => conversationsServiceFor(dataSource),
+      inject: [DataSource, LOGGER, { token: BLOB_STORE, optional: true }],
+      useFactory: (dataSource: DataSource, logger: Logger, store: BlobStore | undefined) =>
+        conversationsServiceFor(dataSource, store ? { blobs: { store, logger } } : {}),
     },
     ArchiveRetentionJob,
   ],

@@ -103,10 +103,13 @@ export class ConversationsRepository {
     return rows[0] ?? null;
   }
 
-  /** Deletes an active conversation with its messages and tasks, unless a turn is processing. */
+  /** Deletes an active conversation with its messages, tasks, UI resources and deliverables, unless a turn is processing. */
   delete(owner: ConversationOwner, conversationId: string): Promise<RemovalOutcome> {
     return this.whileLocked(owner, conversationId, async (manager) => {
       await manager.query(`DELETE FROM "conversations"."tasks" WHERE "conversation_id" = $1`, [conversationId]);
+      await manager.query(`DELETE FROM "conversations"."ui_resources" WHERE "conversation_id" = $1`, [conversationId]);
+      // Their blobs go after the commit (ConversationsService.delete).
+      await manager.query(`DELETE FROM "conversations"."deliverables" WHERE "conversation_id" = $1`, [conversationId]);
       await manager.query(`DELETE FROM "conversations"."messages" WHERE "conversation_id" = $1`, [conversationId]);
       await manager.query(`DELETE FROM ${tables.active} WHERE "id" = $1`, [conversationId]);
     });

@@ -1,4 +1,6 @@
 import { ApiError, type PageQuery, toCursorPage } from '@fed/contracts';
+import { type Logger } from '@fed/observability';
+import { type BlobStore } from '@fed/storage';
 import { type DataSource } from 'typeorm';
 import {
   type ConversationListQuery,
@@ -24,13 +26,15 @@ const processing = (what: string) =>
 /** Conversation management of document 2: list, history, rename, delete, restore, archive. */
 export class ConversationsService {
   private readonly now: () => Date;
+  private readonly blobs?: { store: BlobStore; logger: Logger };
 
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly history: HistoryRepository,
-    options: { now?: () => Date } = {},
+    options: ConversationsServiceOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.blobs = options.blobs;
   }
 
   async list(owner: ConversationOwner, query: ConversationListQuery): Promise<ConversationListResponse> {
@@ -78,7 +82,22 @@ export class ConversationsService {
     if (outcome === 'absent') {
       throw (await this.conversations.modeOf(owner, conversationId)) === 'archive' ? archived('deleted') : notFound();
     }
+    await this.deleteBlobs(conversationId);
     return { conversationId, deleted: true };
+  }
+
+  /**
+   * The deliverables' bytes of a deleted conversation (`deliverables/<conversationId>/`). Their rows are
+   * gone, so nothing serves them any more: a failure here is logged and never fails the delete.
+   */
+  private async deleteBlobs(conversationId: string): Promise<void> {
+    if (!this.blobs) return;
+    const { store, logger } = this.blobs;
+    try {
+      for await (const blob of store.list(`deliverables/${conversationId}/`)) await store.delete(blob.key);
+    } catch (error) {
+      logger.warn({ err: error, conversationId }, 'deliverable blobs of a deleted conversation could not be deleted');
+    }
   }
 
   /** The user's restore: 404 unless the conversation is in the user's archive. */
@@ -122,10 +141,16 @@ export class ConversationsService {
   }
 }
 
+export interface ConversationsServiceOptions {
+  now?: () => Date;
+  /** Where deliverables' bytes are (removed with their conversation); absent, they are left to the store. */
+  blobs?: { store: BlobStore; logger: Logger };
+}
+
 /** The service on a data source, as the module and platformctl build it. */
 export function conversationsServiceFor(
   dataSource: DataSource,
-  options: { now?: () => Date } = {},
+  options: ConversationsServiceOptions = {},
 ): ConversationsService {
   return new ConversationsService(new ConversationsRepository(dataSource), new HistoryRepository(dataSource), options);
 }

@@ -42,6 +42,16 @@ export function toTaskResponse(task: TaskEntity): Task {
   };
 }
 
+/** The spec's fields only: what the row keeps for the runtime (filename, filepath) is not shown. */
+function toMessageFileResponse(file: MessageFile): MessageFile {
+  return {
+    fileId: file.fileId,
+    mimeType: file.mimeType,
+    ...(file.width !== undefined ? { width: file.width } : {}),
+    ...(file.height !== undefined ? { height: file.height } : {}),
+  };
+}
+
 export function toHistoryMessageResponse(
   message: MessageEntity,
   tasks: readonly TaskEntity[],
@@ -57,7 +67,9 @@ export function toHistoryMessageResponse(
     status: { processing: message.processing, unfinished: message.unfinished },
     tasks: tasks.map(toTaskResponse),
     ...(message.deliverables && message.deliverables.length > 0 ? { deliverables: message.deliverables } : {}),
-    ...(message.sender === 'User' && message.files && message.files.length > 0 ? { files: message.files } : {}),
+    ...(message.sender === 'User' && message.files && message.files.length > 0
+      ? { files: message.files.map(toMessageFileResponse) }
+      : {}),
     ...(archived ? { archived: true as const } : {}),
   };
 }

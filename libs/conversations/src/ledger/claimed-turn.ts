@@ -1,10 +1,22 @@
 import type { Deliverable, Task } from '@fed/contracts';
-import type { MessageFile, PendingInteraction, Sender, TurnOptions } from '../storage';
+import type { PendingInteraction, Sender, StoredMessageFile, TurnOptions } from '../storage';
 
 /** One earlier message of the conversation, as the prompt needs it. */
 export interface HistoryMessage {
   sender: Sender;
   text: string;
+  /** User messages with attachments only. */
+  files?: StoredMessageFile[];
+}
+
+/** An attachment of the message a turn answers, with where the runtime reads its bytes. */
+export interface TurnFile extends StoredMessageFile {
+  /**
+   * Uploads: the stored file's blob key, null when the file was deleted since the message was sent.
+   * Library files (`filepath` set) have none: the runtime reads them from the library.
+   */
+  blobKey?: string | null;
+  bytes?: number;
 }
 
 /** A turn the runtime has taken: everything it needs to answer, read once at claim. */
@@ -18,7 +30,7 @@ export interface ClaimedTurn {
   /** The text stored so far (a heartbeat of an earlier attempt may have kept what it had shown). */
   text: string;
   /** The user message this turn answers. */
-  userMessage: { messageId: string; text: string; files: MessageFile[] };
+  userMessage: { messageId: string; text: string; files: TurnFile[] };
   /**
    * Earlier messages, oldest first (at most the last `HISTORY_LIMIT`), without the message that holds
    * `pendingInteraction`.
@@ -58,4 +70,18 @@ export interface TurnEnd {
   unfinished: boolean;
   pendingInteraction?: PendingInteraction;
   deliverables?: Deliverable[];
+}
+
+/** An output file of a turn as the ledger stores it; owner ids come from the turn's message. */
+export interface DeliverableRecord {
+  /** Chosen by the runtime: the blob key contains it. */
+  id: string;
+  filepath: string;
+  filename: string;
+  mimeType?: string;
+  /** Bytes. */
+  size: number;
+  /** The tool asked for this file to be the turn's main result. */
+  primary: boolean;
+  blobKey: string;
 }

@@ -86,7 +86,16 @@ describe('turn ledger', () => {
       const conversationId = await conversation();
       await message(conversationId, { sender: 'User', text: 'first' });
       await message(conversationId, { sender: 'AI', text: 'first answer' });
-      const files = [{ fileId: randomUUID(), mimeType: 'image/png', width: 2, height: 3 }];
+      const stored = { fileId: randomUUID(), mimeType: 'image/png', width: 2, height: 3, filename: 'a.png' };
+      const deleted = { fileId: randomUUID(), mimeType: 'text/plain', filename: 'gone.txt' };
+      const library = { fileId: randomUUID(), mimeType: 'text/markdown', filename: 'b.md', filepath: 'docs/b.md' };
+      await database.dataSource.query(
+        `INSERT INTO "conversations"."files"
+           ("id", "user_id", "tenant_id", "filename", "bytes", "mime_type", "blob_key", "state", "created_at")
+         VALUES ($1, 'user-1', 'tenant-1', 'a.png', 42, 'image/png', $2, 'stored', now())`,
+        [stored.fileId, `uploads/${stored.fileId}`],
+      );
+      const files = [stored, deleted, library];
       const userMessageId = await message(conversationId, { sender: 'User', text: 'second', files });
       const runId = await message(conversationId, {
         sender: 'AI',
@@ -103,7 +112,16 @@ describe('turn ledger', () => {
         tenantId: 'tenant-1',
         options: OPTIONS,
         text: '',
-        userMessage: { messageId: userMessageId, text: 'second', files },
+        // Uploads come with their blob (null: deleted since); library files are the runtime's to read.
+        userMessage: {
+          messageId: userMessageId,
+          text: 'second',
+          files: [
+            { ...stored, blobKey: `uploads/${stored.fileId}`, bytes: 42 },
+            { ...deleted, blobKey: null },
+            library,
+          ],
+        },
         history: [
           { sender: 'User', text: 'first' },
           { sender: 'AI', text: 'first answer' },

@@ -1,14 +1,51 @@
-import { CHAT_TURN_DEFAULTS } from '@fed/contracts';
+import { CHAT_TURN_DEFAULTS, type Deliverable } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import type { DataSource } from 'typeorm';
-import type { MessageFile, PendingInteraction, Sender, TurnOptions } from '../storage';
-import type { ClaimedTurn, HistoryMessage, LiveTurn, TaskRecord, TurnEnd, TurnHeartbeat } from './claimed-turn';
+import type { PendingInteraction, Sender, StoredMessageFile, TurnOptions } from '../storage';
+import type { UiResourceRecord } from '../ui-resources/ui-resource-record';
+import type {
+  ClaimedTurn,
+  DeliverableRecord,
+  HistoryMessage,
+  LiveTurn,
+  TaskRecord,
+  TurnEnd,
+  TurnFile,
+  TurnHeartbeat,
+} from './claimed-turn';
 
 /** Earlier messages given to the model with a turn. */
 export const HISTORY_LIMIT = 40;
 
 /** Options of a turn admitted before `turn_options` existed (or without them): the chat request's defaults. */
 export const DEFAULT_TURN_OPTIONS: TurnOptions = { ...CHAT_TURN_DEFAULTS };
+
+interface DeliverableRow {
+  filename: string;
+  filepath: string;
+  source: 'agent' | 'user';
+  is_primary: boolean;
+  created_at: Date;
+  mime_type: string | null;
+  size: string;
+}
+
+const DELIVERABLE_ROW = `SELECT "filename", "filepath", "source", "is_primary", "created_at", "mime_type", "size"
+  FROM "conversations"."deliverables"`;
+
+/** A `deliverables[]` item: `mimeType` omitted when unknown, `size` when 0. */
+function toDeliverable(row: DeliverableRow): Deliverable {
+  const size = Number(row.size);
+  return {
+    filename: row.filename,
+    filepath: row.filepath,
+    source: row.source,
+    isPrimary: row.is_primary,
+    createdAt: row.created_at.toISOString(),
+    ...(row.mime_type ? { mimeType: row.mime_type } : {}),
+    ...(size > 0 ? { size } : {}),
+  };
+}
 
 interface ClaimedRow {
   id: string;
@@ -26,6 +63,7 @@ interface EarlierRow {
   id: string;
   sender: Sender;
   text: string;
+  files: StoredMessageFile[] | null;
   pending_interaction: PendingInteraction | null;
 }
 
@@ -49,6 +87,7 @@ export class TurnLedger {
     );
     if (!row) return null;
     const user = row.reply_to ? await this.userMessage(row.conversation_id, row.reply_to) : undefined;
+    const files = user ? await this.withUploads(user.files, row.user_id, row.tenant_id) : [];
     const earlier = await this.earlierMessages(row.conversation_id, user?.seq ?? row.seq);
     const last = earlier.at(-1);
     const pendingInteraction = last?.sender === 'AI' ? last.pending_interaction : null;
@@ -63,8 +102,12 @@ export class TurnLedger {
       tenantId: row.tenant_id,
       options: { ...DEFAULT_TURN_OPTIONS, ...(row.turn_options ?? {}) },
       text: row.text,
-      userMessage: { messageId: row.reply_to ?? '', text: user?.text ?? '', files: user?.files ?? [] },
-      history: earlier.map((message): HistoryMessage => ({ sender: message.sender, text: message.text })),
+      userMessage: { messageId: row.reply_to ?? '', text: user?.text ?? '', files },
+      history: earlier.map((message): HistoryMessage => ({
+        sender: message.sender,
+        text: message.text,
+        ...(message.sender === 'User' && message.files?.length ? { files: message.files } : {}),
+      })),
       pendingInteraction,
       cancelRequested: row.cancel_requested,
     };
@@ -120,6 +163,45 @@ export class TurnLedger {
   }
 
   /**
+   * Stores a UI resource a tool call of the turn showed, owned like the turn's message, only while the turn
+   * is processing; a second resource with the same tool call id in the conversation replaces the first.
+   * False: the turn was ended by someone else and nothing was stored.
+   */
+  async saveUiResource(runId: string, resource: UiResourceRecord): Promise<boolean> {
+    const html = resource.type === 'html' ? (resource.html ?? null) : null;
+    const rows = (await this.dataSource.query(
+      `INSERT INTO "conversations"."ui_resources"
+         ("conversation_id", "tool_call_id", "message_id", "user_id", "tenant_id", "type", "origin", "mime_type",
+          "uri", "tool_name", "server_name", "html", "size", "meta", "capabilities", "created_at")
+       SELECT m."conversation_id", $2, m."id", m."user_id", m."tenant_id", $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+              now()
+         FROM "conversations"."messages" AS m
+        WHERE m."id" = $1 AND m."processing"
+       ON CONFLICT ("conversation_id", "tool_call_id") DO UPDATE SET
+         "message_id" = EXCLUDED."message_id", "type" = EXCLUDED."type", "origin" = EXCLUDED."origin",
+         "mime_type" = EXCLUDED."mime_type", "uri" = EXCLUDED."uri", "tool_name" = EXCLUDED."tool_name",
+         "server_name" = EXCLUDED."server_name", "html" = EXCLUDED."html", "size" = EXCLUDED."size",
+         "meta" = EXCLUDED."meta", "capabilities" = EXCLUDED."capabilities", "created_at" = EXCLUDED."created_at"
+       RETURNING 1 AS "stored"`,
+      [
+        runId,
+        resource.toolCallId,
+        resource.type,
+        resource.origin,
+        resource.mimeType ?? null,
+        resource.uri ?? null,
+        resource.toolName,
+        resource.serverName,
+        html,
+        html === null ? null : Buffer.byteLength(html, 'utf8'),
+        resource.meta ? JSON.stringify(resource.meta) : null,
+        resource.capabilities ? JSON.stringify(resource.capabilities) : null,
+      ],
+    )) as { stored: number }[];
+    return rows.length === 1;
+  }
+
+  /**
    * Ends the turn: stores its outcome, clears `processing` and touches the message and its (active)
    * conversation, in one statement and only while it is processing. False: someone else ended it.
    */
@@ -147,16 +229,109 @@ export class TurnLedger {
     return rows[0]?.ended === 1;
   }
 
+  /** The blob key of the file the turn wrote at `filepath`, if any. */
+  async deliverableBlobOf(runId: string, filepath: string): Promise<string | null> {
+    const rows = (await this.dataSource.query(
+      `SELECT "blob_key" FROM "conversations"."deliverables" WHERE "message_id" = $1 AND "filepath" = $2`,
+      [runId, filepath],
+    )) as { blob_key: string }[];
+    return rows[0]?.blob_key ?? null;
+  }
+
+  /**
+   * Stores an output file of the turn, owned like its message and only while it is processing; the
+   * message's file at the same path is replaced. Then exactly one file of the message is primary: this
+   * one when it asks to be, else the one that already was, else the first. Null: the turn was ended by
+   * someone else and nothing was stored.
+   */
+  async saveDeliverable(runId: string, file: DeliverableRecord): Promise<Deliverable | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const saved = (await manager.query(
+        `INSERT INTO "conversations"."deliverables"
+           ("id", "conversation_id", "message_id", "user_id", "tenant_id", "filepath", "filename", "mime_type",
+            "size", "source", "is_primary", "blob_key", "created_at")
+         SELECT $2, m."conversation_id", m."id", m."user_id", m."tenant_id", $3, $4, $5, $6, 'agent', $7, $8,
+                clock_timestamp()
+           FROM "conversations"."messages" AS m
+          WHERE m."id" = $1 AND m."processing"
+         ON CONFLICT ("message_id", "filepath") DO UPDATE SET
+           "id" = EXCLUDED."id", "filename" = EXCLUDED."filename", "mime_type" = EXCLUDED."mime_type", "size" = EXCLUDED."size",
+           "is_primary" = EXCLUDED."is_primary", "blob_key" = EXCLUDED."blob_key", "created_at" = EXCLUDED."created_at"
+         RETURNING "id"`,
+        [runId, file.id, file.filepath, file.filename, file.mimeType ?? null, file.size, file.primary, file.blobKey],
+      )) as { id: string }[];
+      const id = saved[0]?.id;
+      if (id === undefined) return null;
+      await manager.query(
+        file.primary
+          ? `UPDATE "conversations"."deliverables" SET "is_primary" = ("id" = $2)
+              WHERE "message_id" = $1 AND "is_primary" <> ("id" = $2)`
+          : `UPDATE "conversations"."deliverables" AS d SET "is_primary" = (d."id" = chosen."id")
+               FROM (SELECT "id" FROM "conversations"."deliverables" WHERE "message_id" = $1
+                      ORDER BY "is_primary" DESC, "created_at", "id" LIMIT 1) AS chosen
+              WHERE d."message_id" = $1 AND d."is_primary" <> (d."id" = chosen."id")`,
+        file.primary ? [runId, id] : [runId],
+      );
+      const rows = (await manager.query(`${DELIVERABLE_ROW} WHERE "id" = $1`, [id])) as DeliverableRow[];
+      return toDeliverable(rows[0] as DeliverableRow);
+    });
+  }
+
+  /** The turn's output files, in the order they were (last) written: the final chunk's and history's `deliverables`. */
+  async deliverables(runId: string): Promise<Deliverable[]> {
+    const rows = (await this.dataSource.query(
+      `${DELIVERABLE_ROW} WHERE "message_id" = $1 ORDER BY "created_at", "id"`,
+      [runId],
+    )) as DeliverableRow[];
+    return rows.map(toDeliverable);
+  }
+
+  /**
+   * Removes what an earlier attempt of a processing turn wrote (a new attempt starts over: nothing of
+   * the earlier one was shown). Returns the blob keys, which the caller deletes.
+   */
+  async clearDeliverables(runId: string): Promise<string[]> {
+    const rows = await modifyReturning<{ blob_key: string }>(
+      this.dataSource,
+      `DELETE FROM "conversations"."deliverables"
+        WHERE "message_id" = $1
+          AND EXISTS (SELECT 1 FROM "conversations"."messages" WHERE "id" = $1 AND "processing")
+        RETURNING "blob_key"`,
+      [runId],
+    );
+    return rows.map((row) => row.blob_key);
+  }
+
   private async userMessage(
     conversationId: string,
     messageId: string,
-  ): Promise<{ text: string; files: MessageFile[]; seq: string } | undefined> {
+  ): Promise<{ text: string; files: StoredMessageFile[]; seq: string } | undefined> {
     const rows = (await this.dataSource.query(
       `SELECT "text", "files", "seq" FROM "conversations"."messages" WHERE "id" = $1 AND "conversation_id" = $2`,
       [messageId, conversationId],
-    )) as { text: string; files: MessageFile[] | null; seq: string }[];
+    )) as { text: string; files: StoredMessageFile[] | null; seq: string }[];
     const row = rows[0];
     return row ? { text: row.text, files: row.files ?? [], seq: row.seq } : undefined;
+  }
+
+  /**
+   * The blob of each uploaded attachment, read through the turn's user (one query): null when the file
+   * was deleted since. Library files are the runtime's to resolve.
+   */
+  private async withUploads(files: StoredMessageFile[], userId: string, tenantId: string | null): Promise<TurnFile[]> {
+    const uploadIds = files.filter((file) => file.filepath === undefined).map((file) => file.fileId);
+    if (uploadIds.length === 0) return files;
+    const rows = (await this.dataSource.query(
+      `SELECT "id", "blob_key", "bytes" FROM "conversations"."files"
+       WHERE "id" = ANY($1::uuid[]) AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 AND "state" = 'stored'`,
+      [uploadIds, userId, tenantId],
+    )) as { id: string; blob_key: string; bytes: string }[];
+    const stored = new Map(rows.map((row) => [row.id, row]));
+    return files.map((file) => {
+      if (file.filepath !== undefined) return file;
+      const row = stored.get(file.fileId);
+      return { ...file, blobKey: row?.blob_key ?? null, ...(row ? { bytes: Number(row.bytes) } : {}) };
+    });
   }
 
   /** The last HISTORY_LIMIT messages before `beforeSeq`, oldest first. */
@@ -171,7 +346,7 @@ export class TurnLedger {
 
   private async earlierMessages(conversationId: string, beforeSeq: string): Promise<EarlierRow[]> {
     const rows = (await this.dataSource.query(
-      `SELECT "id", "sender", "text", "pending_interaction" FROM "conversations"."messages"
+      `SELECT "id", "sender", "text", "files", "pending_interaction" FROM "conversations"."messages"
        WHERE "conversation_id" = $1 AND "seq" < $2
        ORDER BY "seq" DESC LIMIT $3`,
       [conversationId, beforeSeq, HISTORY_LIMIT],

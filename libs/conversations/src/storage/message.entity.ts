@@ -5,10 +5,19 @@ export type Sender = 'User' | 'AI';
 
 /** A user attachment as shown in history (`files[]` of a `User` message). */
 export interface MessageFile {
+  /** An upload's `fileId`; for a library file, the library item's id. */
   fileId: string;
   mimeType: string;
   width?: number;
   height?: number;
+}
+
+/** What the message row stores of an attachment: the history fields, and what the runtime names it by (never shown). */
+export interface StoredMessageFile extends MessageFile {
+  /** The upload's filename, or the last segment of a library file's path. */
+  filename?: string;
+  /** Library files only: the `filepath` the request named. */
+  filepath?: string;
 }
 
 /** The options of the chat request that started an assistant message (skills resolved); the runtime reads them. */
@@ -65,7 +74,7 @@ export class MessageEntity {
   unfinished!: boolean;
 
   @Column({ type: 'jsonb', nullable: true })
-  files!: MessageFile[] | null;
+  files!: StoredMessageFile[] | null;
 
   @Column({ type: 'jsonb', nullable: true })
   deliverables!: Deliverable[] | null;

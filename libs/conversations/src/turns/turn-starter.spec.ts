@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { type ConversationOwner } from '../conversation-owner';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { type TurnCatalog } from './turn-catalog.port';
+import { TurnFiles } from './turn-files';
+import { NO_LIBRARY } from './turn-library.port';
 import { TurnStarter } from './turn-starter';
 import { TurnsRepository } from './turns.repository';
 
@@ -54,6 +56,7 @@ describe('turn starter', () => {
       repository: new TurnsRepository(database.dataSource),
       conversations: new ConversationsRepository(database.dataSource),
       catalog,
+      files: new TurnFiles(new TurnsRepository(database.dataSource), NO_LIBRARY, 'saas'),
       runQueue: queue,
       runStream,
       signals,

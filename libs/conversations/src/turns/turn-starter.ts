@@ -12,6 +12,7 @@ import { type Logger } from '@fed/observability';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationsRepository } from '../conversations/conversations.repository';
 import { type TurnCatalog } from './turn-catalog.port';
+import { type TurnFiles } from './turn-files';
 import { type AdmittedTurn, type TurnsRepository } from './turns.repository';
 
 /** How long cancel waits for a runtime to end the turn before ending an abandoned one itself. */
@@ -22,6 +23,7 @@ export interface TurnStarterDependencies {
   repository: TurnsRepository;
   conversations: Pick<ConversationsRepository, 'modeOf'>;
   catalog: TurnCatalog;
+  files: Pick<TurnFiles, 'resolve'>;
   runQueue: RunQueue;
   runStream: RunStream;
   signals: Signals;
@@ -77,19 +79,13 @@ export class TurnStarter {
       ...(named !== undefined ? { skillIds: named } : {}),
     });
     const skillIds = resolved.skills.map((skill) => skill.id);
-    // Uploaded and library files come with a later issue: until then no reference can be found.
-    const [missing] = request.files;
-    if (missing) {
-      throw new ApiError(
-        'not_found',
-        `input_file ${'fileId' in missing ? missing.fileId : missing.filepath} was not found`,
-      );
-    }
+    // Every reference resolves before anything is stored: an unknown one is a 404 and no turn starts.
+    const files = await this.deps.files.resolve(owner, request.files);
     const admitted = await this.deps.repository.admit(owner, {
       ...(request.conversationId ? { conversationId: request.conversationId } : {}),
       title: titleFrom(request.text),
       text: request.text,
-      files: [],
+      files,
       options: skillIds.length > 0 ? { ...options, skillIds } : options,
     });
     if (!admitted) throw await this.missingConversation(owner, request.conversationId as string);

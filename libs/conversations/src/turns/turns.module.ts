@@ -17,6 +17,8 @@ import { ConversationsRepository } from '../conversations/conversations.reposito
 import { conversationEntities } from '../storage';
 import { ChatController } from './chat.controller';
 import { TURN_CATALOG, type TurnCatalog } from './turn-catalog.port';
+import { TurnFiles } from './turn-files';
+import { NO_LIBRARY, TURN_LIBRARY, type TurnLibrary } from './turn-library.port';
 import { TurnReaper } from './turn-reaper';
 import { TurnStarter } from './turn-starter';
 import { TurnsRepository } from './turns.repository';
@@ -38,11 +40,22 @@ import { TurnsService } from './turns.service';
     },
     {
       provide: TurnStarter,
-      inject: [TurnsRepository, DataSource, TURN_CATALOG, RUN_QUEUE, RUN_STREAM, SIGNALS, SERVICE_CONFIG, LOGGER],
+      inject: [
+        TurnsRepository,
+        DataSource,
+        TURN_CATALOG,
+        TurnFiles,
+        RUN_QUEUE,
+        RUN_STREAM,
+        SIGNALS,
+        SERVICE_CONFIG,
+        LOGGER,
+      ],
       useFactory: (
         repository: TurnsRepository,
         dataSource: DataSource,
         catalog: TurnCatalog,
+        files: TurnFiles,
         runQueue: RunQueue,
         runStream: RunStream,
         signals: Signals,
@@ -53,12 +66,19 @@ import { TurnsService } from './turns.service';
           repository,
           conversations: new ConversationsRepository(dataSource),
           catalog,
+          files,
           runQueue,
           runStream,
           signals,
           config,
           logger,
         }),
+    },
+    {
+      provide: TurnFiles,
+      inject: [TurnsRepository, TURN_LIBRARY, SERVICE_CONFIG],
+      useFactory: (repository: TurnsRepository, library: TurnLibrary, config: ServiceConfig) =>
+        new TurnFiles(repository, library, config.edition),
     },
     {
       provide: TurnsService,
@@ -82,12 +102,24 @@ import { TurnsService } from './turns.service';
   exports: [TurnStarter],
 })
 export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
-  /** `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks. */
-  static withCatalog(catalogModule: Type, catalog: InjectionToken<TurnCatalog>): DynamicModule {
+  /**
+   * `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks;
+   * `library` (a provider of its module) its input_file `filepath` parts. Without it no filepath is found.
+   */
+  static withCatalog(
+    catalogModule: Type,
+    catalog: InjectionToken<TurnCatalog>,
+    library?: { module: Type; provider: InjectionToken<TurnLibrary> },
+  ): DynamicModule {
     return {
       module: TurnsModule,
-      imports: [catalogModule],
-      providers: [{ provide: TURN_CATALOG, useExisting: catalog }],
+      imports: [catalogModule, ...(library ? [library.module] : [])],
+      providers: [
+        { provide: TURN_CATALOG, useExisting: catalog },
+        library
+          ? { provide: TURN_LIBRARY, useExisting: library.provider }
+          : { provide: TURN_LIBRARY, useValue: NO_LIBRARY },
+      ],
     };
   }
 

@@ -3,7 +3,7 @@ import { modifyReturning } from '@fed/persistence';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
-import { type MessageFile, type TurnOptions } from '../storage';
+import { type StoredMessageFile, type TurnOptions } from '../storage';
 
 export interface AdmittedTurn {
   conversationId: string;
@@ -17,8 +17,17 @@ export interface NewTurn {
   conversationId?: string;
   title: string;
   text: string;
-  files: MessageFile[];
+  files: StoredMessageFile[];
   options: TurnOptions;
+}
+
+/** An upload an input_file part may name. */
+export interface AttachableFile {
+  id: string;
+  filename: string;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
 }
 
 const ONE_PROCESSING_INDEX = 'messages_one_processing_idx';
@@ -79,6 +88,16 @@ export class TurnsRepository {
       }
       throw error;
     }
+  }
+
+  /** The owner's stored uploads among `fileIds` (UUIDs), in one query; another user's are simply absent. */
+  async storedFiles(owner: ConversationOwner, fileIds: readonly string[]): Promise<AttachableFile[]> {
+    if (fileIds.length === 0) return [];
+    return (await this.dataSource.query(
+      `SELECT "id", "filename", "mime_type" AS "mimeType", "width", "height" FROM "conversations"."files"
+       WHERE "id" = ANY($1::uuid[]) AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 AND "state" = 'stored'`,
+      [[...fileIds], owner.userId, owner.tenantId],
+    )) as AttachableFile[];
   }
 
   /** The assistant message of the turn in progress, if any. */

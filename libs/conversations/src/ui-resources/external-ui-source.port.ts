@@ -27,4 +27,9 @@ export interface ExternalUiSource {
   read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent>;
 }
 
+/**
+ * Provide it in any module of the app: `UiResourcesModule` looks it up application-wide (`ModuleRef`,
+ * `strict: false`) when a retrieval first needs it. Absent, an external resource stored without HTML
+ * answers 500 (a deployment without tool servers never stores one).
+ */
 export const EXTERNAL_UI_SOURCE = Symbol.for('fed.conversations.ExternalUiSource');

@@ -9,6 +9,11 @@ import { CreateGatewayKeysAndLogs1795340000000 } from './1795340000000-create-ga
 import { CreateConversationsAndCatalog1795350000000 } from './1795350000000-create-conversations-and-catalog';
 import { AddTokenFamilies1795360000000 } from './1795360000000-add-token-families';
 import { AddPkcePolicyAndKeyRevocation1795370000000 } from './1795370000000-add-pkce-policy-and-key-revocation';
+import { CreateFiles1795380000000 } from './1795380000000-create-files';
+import { CreateLibrary1795381000000 } from './1795381000000-create-library';
+import { CreateDeliverables1795382000000 } from './1795382000000-create-deliverables';
+import { CreateUiResources1795383000000 } from './1795383000000-create-ui-resources';
+import { CreateToolServers1795384000000 } from './1795384000000-create-tool-servers';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -25,4 +30,9 @@ export const migrations: readonly MigrationClass[] = [
   CreateConversationsAndCatalog1795350000000,
   AddTokenFamilies1795360000000,
   AddPkcePolicyAndKeyRevocation1795370000000,
+  CreateFiles1795380000000,
+  CreateLibrary1795381000000,
+  CreateDeliverables1795382000000,
+  CreateUiResources1795383000000,
+  CreateToolServers1795384000000,
 ];

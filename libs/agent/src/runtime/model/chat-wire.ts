@@ -6,9 +6,12 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A part of a user message: its text, or an image (a `data:` URL) the model looks at. */
+export type UserContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | UserContentPart[] }
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 

@@ -53,6 +53,16 @@ export class ChunkWriter {
     this.enqueue(contentChunk(this.options.model, delta), false);
   }
 
+  /**
+   * A chunk whose `content` is part of the answer beside other fields (a UI resource and its alternative
+   * text): waiting text goes first, and `content` counts in `text` like any piece.
+   */
+  sendWithText(content: string, delta: Omit<ChunkDelta, 'role' | 'messageInfo' | 'content'>): void {
+    this.sendText();
+    this.shown += content;
+    this.enqueue(contentChunk(this.options.model, { content, ...delta }), false);
+  }
+
   /** The final chunk: still tried after a failed append (a client should see the end), never after the stream ended. */
   sendFinal(chunk: ChatCompletionChunk): void {
     this.sendText();

@@ -1,5 +1,5 @@
-import type { Interaction, Task, TaskStatus } from '@fed/contracts';
-import type { TaskRecord, TurnLedger } from '@fed/conversations';
+import type { Interaction, Task, TaskFile, TaskStatus } from '@fed/contracts';
+import type { TaskRecord, TurnLedger, UiResourceRecord } from '@fed/conversations';
 import { randomUUID } from 'node:crypto';
 import type { TurnOutput } from './turn-output';
 
@@ -12,6 +12,8 @@ export interface TaskFields {
   content?: string;
   status: TaskStatus;
   metadata?: Record<string, unknown>;
+  /** Files the task produced (`write_file`'s result). */
+  files?: TaskFile[];
 }
 
 /**
@@ -45,6 +47,11 @@ export class TaskReporter {
     if (interaction) this.output.interaction(task, interaction);
     else this.output.task(task);
   }
+
+  /** Stores a UI resource of the turn (retrieval reads its HTML); false when the turn was ended meanwhile. */
+  saveUiResource(resource: UiResourceRecord): Promise<boolean> {
+    return this.ledger.saveUiResource(this.owner.messageId, resource);
+  }
 }
 
 function toWireTask(record: TaskRecord): Task {
@@ -62,5 +69,6 @@ function toWireTask(record: TaskRecord): Task {
   if (record.description !== undefined) task.description = record.description;
   if (record.content !== undefined) task.content = record.content;
   if (record.metadata !== undefined) task.metadata = record.metadata;
+  if (record.files !== undefined && record.files.length > 0) task.files = record.files;
   return task;
 }

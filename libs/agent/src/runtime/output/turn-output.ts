@@ -1,4 +1,4 @@
-import type { Interaction, Task } from '@fed/contracts';
+import type { ChunkDelta, Interaction, Task, UiResource } from '@fed/contracts';
 import type { ChunkWriter } from './chunk-writer';
 import { MarkdownStripper } from './markdown-stripper';
 import { StorableStream } from './storable-stream';
@@ -57,9 +57,32 @@ export class TurnOutput {
     this.writer.send({ tasks: [task] });
   }
 
+  /** An interaction; one with a UI resource carries its alternative text as `delta.content`. */
   interaction(task: Task, interaction: Interaction): void {
     this.release();
-    this.writer.send({ tasks: [task], interaction });
+    const altText = interaction.uiResource?.altText;
+    if (altText === undefined) this.writer.send({ tasks: [task], interaction });
+    else this.showUi(altText, { tasks: [task], interaction });
+  }
+
+  /**
+   * A display-only UI resource, or (none) only the alternative text of one that cannot be served. The
+   * text is part of the answer exactly as `delta.content` shows it: it bypasses the Markdown stripper,
+   * and the paragraph break before it is a text piece of its own.
+   */
+  uiResource(altText: string, resource?: UiResource): void {
+    this.release();
+    this.showUi(altText, resource ? { uiResource: resource } : undefined);
+  }
+
+  private showUi(altText: string, delta: Omit<ChunkDelta, 'role' | 'messageInfo' | 'content'> | undefined): void {
+    const shown = this.writer.text;
+    if (altText.length > 0 && shown.length > 0 && !shown.endsWith('\n')) this.writer.write('\n\n');
+    if (delta) this.writer.sendWithText(altText, delta);
+    else this.writer.write(altText);
+    if (altText.length > 0) this.lastCharacter = altText[altText.length - 1];
+    // Whatever comes next (the model's text) starts a paragraph of its own.
+    this.newParagraph = true;
   }
 
   /** Shows everything held back and waits until every chunk so far is in the stream. */

@@ -1,5 +1,5 @@
 import type { ClaimedTurn, PendingInteraction } from '@fed/conversations';
-import type { Interaction } from '@fed/contracts';
+import type { Interaction, TaskFile } from '@fed/contracts';
 import type { Logger } from '@fed/observability';
 import type { ChatMessage, ToolCall } from '../model/chat-wire';
 import type { ModelClient } from '../model/model-client';
@@ -7,7 +7,14 @@ import { stripMarkdown } from '../output/markdown-stripper';
 import { storableText } from '../output/storable-stream';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
-import { type DeliverableSink, type ToolLabel, type ToolOutcome, quoted } from '../tools/agent-tool';
+import { type PreparedUi, historyUiResource, prepareUi } from '../output/ui-resources';
+import {
+  type DeliverableSink,
+  type ToolLabel,
+  type ToolOutcome,
+  type ToolUiResource,
+  quoted,
+} from '../tools/agent-tool';
 import type { ToolBox } from '../tools/tool-box';
 
 /** One tool call as the work report tells it. */
@@ -147,7 +154,7 @@ export class AgentLoop {
     const label = clean(outcome.label);
     const result = { callId: call.id, actionType: 'tool_result', ...label };
     if (outcome.status === 'interaction') {
-      const interaction = this.shownInteraction(outcome.interaction, turn.options.outputFormat);
+      const interaction = await this.shownInteraction(outcome, call.id, toolName, input);
       toolRuns.push({ toolName, label, status: 'pending' });
       await tasks.show(
         {
@@ -158,6 +165,7 @@ export class AgentLoop {
             ...metadata,
             interaction_type: interaction.interactionType,
             ...(interaction.options ? { options: interaction.options } : {}),
+            ...(interaction.uiResource ? { uiResource: historyUiResource(interaction.uiResource) } : {}),
           },
         },
         interaction,
@@ -165,18 +173,59 @@ export class AgentLoop {
       return { interaction };
     }
     toolRuns.push({ toolName, label, status: outcome.status });
-    await tasks.show({ ...result, status: outcome.status, metadata });
+    const ui =
+      outcome.status === 'completed' && outcome.uiResource
+        ? await this.storedUi(outcome.uiResource, call.id, toolName, input)
+        : undefined;
+    const resultMetadata = ui?.servable ? { ...metadata, uiResource: historyUiResource(ui.resource) } : metadata;
+    await tasks.show({ ...result, status: outcome.status, metadata: resultMetadata, ...filesOf(outcome) });
+    if (ui?.servable) input.output.uiResource(ui.resource.altText, ui.resource);
+    else if (ui) input.output.uiResource(ui.altText);
     return { content: outcome.status === 'completed' ? outcome.content : JSON.stringify({ error: outcome.error }) };
   }
 
-  private shownInteraction(interaction: Interaction, outputFormat: 'plain' | 'markdown'): Interaction {
+  /**
+   * The interaction as the stream shows it. A first-party UI resource (choice card, question form) is
+   * stored and shown instead of `options`, never beside them; the tool's `options` are the fallback when
+   * the card cannot be served. External UI never asks through an interaction.
+   */
+  private async shownInteraction(
+    outcome: Extract<ToolOutcome, { status: 'interaction' }>,
+    callId: string,
+    toolName: string,
+    input: LoopInput,
+  ): Promise<Interaction> {
+    const { uiResource, options, ...interaction } = outcome.interaction;
     const content = storableText(interaction.content);
-    return {
+    const shown: Interaction = {
       ...interaction,
-      content: outputFormat === 'plain' ? stripMarkdown(content) : content,
-      ...(interaction.options ? { options: interaction.options.map(storableText) } : {}),
+      content: input.turn.options.outputFormat === 'plain' ? stripMarkdown(content) : content,
     };
+    if (uiResource?.origin === 'first-party') {
+      const ui = await this.storedUi({ resource: uiResource, html: outcome.html }, callId, toolName, input);
+      if (ui.servable) return { ...shown, uiResource: ui.resource };
+    }
+    return options ? { ...shown, options: options.map(storableText) } : shown;
   }
+
+  /** Stores a tool's UI resource with the turn; an HTML resource that could not be stored is not shown. */
+  private async storedUi(ui: ToolUiResource, callId: string, toolName: string, input: LoopInput): Promise<PreparedUi> {
+    const prepared = prepareUi(ui, { id: callId, toolName }, input.turn.options.outputFormat);
+    if (!prepared.servable || !prepared.record) return prepared;
+    let stored = false;
+    try {
+      stored = await input.tasks.saveUiResource(prepared.record);
+    } catch (error) {
+      this.logger.error({ err: error, runId: input.turn.runId, tool: toolName }, 'UI resource not stored');
+    }
+    if (stored || prepared.resource.type === 'data') return prepared;
+    return { servable: false, altText: prepared.resource.altText };
+  }
+}
+
+/** The result task's `files[]`: what a completed tool produced (`write_file`). */
+function filesOf(outcome: ToolOutcome): { files?: TaskFile[] } {
+  return outcome.status === 'completed' && outcome.files && outcome.files.length > 0 ? { files: outcome.files } : {};
 }
 
 function clean(label: ToolLabel): ToolLabel {

@@ -3,8 +3,7 @@ import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
 import type { DeliverableSink } from '../tools/agent-tool';
 import type { ToolBox } from '../tools/tool-box';
-import { buildPrompt } from '../prompt/prompt-builder';
-import type { CatalogService } from '../../catalog/catalog.service';
+import type { TurnPrompt } from '../prompt/turn-prompt';
 import type { AgentLoop, LoopOutcome } from './agent-loop';
 import type { SharedMemoryHook } from './shared-memory-hook';
 import { workReport } from './work-report';
@@ -24,7 +23,7 @@ export interface TurnTools {
 /** Answers a claimed turn: its prompt, the agent loop, then the work report. */
 export class TurnAnswerer {
   constructor(
-    private readonly catalog: Pick<CatalogService, 'instructionsFor'>,
+    private readonly prompt: Pick<TurnPrompt, 'build'>,
     private readonly loop: AgentLoop,
     private readonly tools: TurnTools,
     private readonly memory: SharedMemoryHook,
@@ -38,14 +37,7 @@ export class TurnAnswerer {
     deliverables: DeliverableSink,
     signal: AbortSignal,
   ): Promise<LoopOutcome> {
-    const catalog = await this.catalog.instructionsFor(turn.options);
-    const messages = buildPrompt({
-      turn,
-      catalog,
-      agentName: this.settings.agentName,
-      withTools: turn.options.agentMode,
-      now: new Date(),
-    });
+    const messages = await this.prompt.build(turn, this.settings.agentName, signal);
     const model = this.settings.models[turn.options.agentLevel] ?? this.settings.models.default;
     const { toolbox, close } = await this.tools.open(turn, signal);
     let outcome: LoopOutcome;

@@ -1,12 +1,19 @@
 import { type RunStream, STREAM_START, StreamEndedError } from '@fed/bus';
-import { type ChatCompletionChunk, errorChunk, finalChunk, isUuid, type RunJob } from '@fed/contracts';
+import {
+  type ChatCompletionChunk,
+  type Deliverable,
+  errorChunk,
+  finalChunk,
+  isUuid,
+  type RunJob,
+} from '@fed/contracts';
 import type { ClaimedTurn, PendingInteraction, TurnLedger } from '@fed/conversations';
 import type { Logger } from '@fed/observability';
 import { ModelError } from '../model/model-error';
 import { ChunkWriter } from '../output/chunk-writer';
 import { TaskReporter } from '../output/task-reporter';
 import { TurnOutput } from '../output/turn-output';
-import type { DeliverableSink } from '../tools/agent-tool';
+import type { DeliverableStore } from '../output/turn-deliverables';
 import type { TurnControl } from './turn-control';
 import type { TurnAnswerer } from './turn-answerer';
 
@@ -46,6 +53,7 @@ export class TurnRunner {
     private readonly ledger: TurnLedger,
     private readonly stream: RunStream,
     private readonly answerer: TurnAnswerer,
+    private readonly deliverables: DeliverableStore,
     private readonly settings: RunnerSettings,
     private readonly logger: Logger,
   ) {}
@@ -80,10 +88,7 @@ export class TurnRunner {
         messageId: turn.runId,
         conversationId: turn.conversationId,
       });
-      // Replaced by the turn's deliverable store (issue 16, in progress).
-      const deliverables: DeliverableSink = {
-        save: () => Promise.reject(new Error('deliverables are not stored yet')),
-      };
+      const deliverables = await this.deliverables.open(turn, control.signal);
       const outcome = await this.answerer.answer(turn, output, tasks, deliverables, control.signal);
       ending =
         outcome.kind === 'interaction'
@@ -113,12 +118,17 @@ export class TurnRunner {
   /** Never replayed into the same stream: ended unfinished with the text the ledger has. */
   private async endLostAttempt(turn: ClaimedTurn): Promise<void> {
     this.logger.warn({ runId: turn.runId }, 'agent turn was interrupted after showing output: ending it unfinished');
-    const finished = await this.ledger.finish(turn.runId, { unfinished: true });
+    // The files the earlier attempt wrote were shown as its tasks: they stay the message's deliverables.
+    const deliverables = await this.deliverablesOf(turn.runId);
+    const finished = await this.ledger.finish(turn.runId, { unfinished: true, deliverables });
     if (finished) {
-      const chunk = errorChunk(
-        this.settings.chunkModel,
-        'runtime_lost',
-        'The agent runtime working on this answer stopped; the answer is incomplete.',
+      const chunk = withDeliverables(
+        errorChunk(
+          this.settings.chunkModel,
+          'runtime_lost',
+          'The agent runtime working on this answer stopped; the answer is incomplete.',
+        ),
+        deliverables,
       );
       await this.stream.append(turn.runId, JSON.stringify(chunk)).catch(ignoreEnded);
     }
@@ -153,17 +163,20 @@ export class TurnRunner {
 
   private async end(turn: ClaimedTurn, output: TurnOutput, writer: ChunkWriter, ending: TurnEnding): Promise<void> {
     await output.end();
+    // Every ending keeps the files written before it, failures included (docs/chat.md, Deliverables).
+    const deliverables = await this.deliverablesOf(turn.runId);
     const finished = await this.finish(turn, {
       // Nothing shown in this attempt: keep what the ledger has.
       text: output.text.length > 0 ? output.text : undefined,
       unfinished: ending.kind !== 'answered' || ending.unfinished,
       pendingInteraction: ending.kind === 'answered' ? ending.pendingInteraction : undefined,
+      deliverables,
     });
     if (finished === 'not_processing') return this.endStream(turn.runId);
     const chunk =
       finished === 'failed'
         ? errorChunk(this.settings.chunkModel, 'agent_failed', 'The answer could not be saved.')
-        : this.finalChunkOf(ending);
+        : withDeliverables(this.finalChunkOf(ending), deliverables);
     if (chunk) {
       writer.sendFinal(chunk);
       await writer.drain();
@@ -183,6 +196,16 @@ export class TurnRunner {
         return errorChunk(model, ending.code, ending.message);
       case 'handed_back':
         return undefined;
+    }
+  }
+
+  /** The turn's files as the ledger has them; none when they cannot be read (the end must still happen). */
+  private async deliverablesOf(runId: string): Promise<Deliverable[]> {
+    try {
+      return await this.ledger.deliverables(runId);
+    } catch (error) {
+      this.logger.error({ err: error, runId }, 'agent turn deliverables could not be read');
+      return [];
     }
   }
 
@@ -210,6 +233,15 @@ export class TurnRunner {
       .end(runId, { ttlSeconds: this.settings.streamTtlSeconds })
       .catch((error: unknown) => this.logger.error({ err: error, runId }, 'agent turn stream could not be ended'));
   }
+}
+
+/** `deliverables[]` on a final chunk, only when there are some. */
+function withDeliverables(
+  chunk: ChatCompletionChunk | undefined,
+  deliverables: Deliverable[],
+): ChatCompletionChunk | undefined {
+  if (!chunk || deliverables.length === 0) return chunk;
+  return { ...chunk, choices: [{ ...chunk.choices[0], deliverables }] };
 }
 
 function ignoreEnded(error: unknown): void {

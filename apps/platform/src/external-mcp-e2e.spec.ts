@@ -1,0 +1,201 @@
+import { ToolServerRepository, ToolServersAdminService, ToolServerSecrets, toolServerEntities } from '@fed/agent';
+import { EXTERNAL_UI_ALT_TEXT, MCP_APP_MIME_TYPE } from '@fed/contracts';
+import { useTestDatabase } from '@fed/persistence/testing';
+import { McpAppsServer, ScriptedUpstream, WEATHER_HTML, WEATHER_UI_URI } from '@fed/testing';
+import { randomBytes } from 'node:crypto';
+import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { textAnswer, toolCall } from './testing/model-answers';
+
+// An approved external MCP Apps server (a real one, on loopback) in whole agent turns: its tool joins the
+// agent's tools, its UI resource streams as `origin: external` and is retrieved; its HTML never reaches the model.
+
+interface Task {
+  actionType: string;
+  status: string;
+  callId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+interface StreamChunk {
+  choices: {
+    delta: { content?: string; tasks?: Task[]; uiResource?: Record<string, unknown> };
+    finishReason: string | null;
+  }[];
+}
+
+describe('external MCP tool servers in agent turns', () => {
+  const database = useTestDatabase({ entities: toolServerEntities });
+  const secretKey = randomBytes(32);
+  let upstream: ScriptedUpstream;
+  let server: McpAppsServer;
+  let stack: ChatStack;
+  let token: string;
+
+  beforeAll(async () => {
+    upstream = await ScriptedUpstream.start();
+    server = await McpAppsServer.start({ authHeader: 'Bearer weather-token' });
+    const admin = new ToolServersAdminService(
+      new ToolServerRepository(database.dataSource),
+      new ToolServerSecrets(secretKey),
+    );
+    await admin.add({
+      name: 'weather',
+      url: server.url,
+      authHeader: 'Bearer weather-token',
+      allow: 'show_weather',
+      timeoutSeconds: '2',
+    });
+    stack = await bootChatStack(database.url, upstream.url, {
+      env: { TOOLSERVER_SECRET_KEY: secretKey.toString('base64') },
+    });
+    token = await stack.userToken();
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await server?.close();
+    await upstream?.close();
+  });
+
+  beforeEach(() => {
+    upstream.reset();
+    server.mode = 'up';
+    server.failResourceReads = false;
+  });
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${stack.api}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+    });
+
+  async function turn(text: string): Promise<{ conversationId: string; chunks: StreamChunk[] }> {
+    const response = await api('/v1/chat/completions', {
+      method: 'POST',
+      body: JSON.stringify({
+        model: CHAT_MODEL,
+        stream: true,
+        reportMode: 'without',
+        messages: [{ role: 'user', content: text }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const datas = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
+    expect(datas.at(-1)).toBe('[DONE]');
+    return {
+      conversationId: response.headers.get('x-conversation-id') as string,
+      chunks: datas.slice(0, -1).map((data) => JSON.parse(data) as StreamChunk),
+    };
+  }
+
+  async function historyTasks(conversationId: string): Promise<Task[]> {
+    const history = await api(`/v1/conversations/${conversationId}/messages?order=asc`);
+    const { messages } = (await history.json()) as { messages: { sender: string; tasks: Task[] }[] };
+    return messages.find((message) => message.sender === 'AI')?.tasks ?? [];
+  }
+
+  it("streams the server's UI resource as external, gives the model its text only, and retrieves the HTML", async () => {
+    upstream.enqueue(
+      toolCall('call_weather_1', 'weather__show_weather', { city: 'Lyon' }),
+      textAnswer(['Enjoy Lyon.']),
+    );
+    const { conversationId, chunks } = await turn('Weather in Lyon?');
+
+    // The model was offered the server's tool under the server's name.
+    const [first, second] = await upstream.waitForRequests(2);
+    const offered = (first?.json as { tools: { function: { name: string } }[] }).tools.map(
+      (tool) => tool.function.name,
+    );
+    expect(offered).toContain('weather__show_weather');
+
+    const uiChunk = chunks.find((chunk) => chunk.choices[0]?.delta.uiResource)?.choices[0]?.delta;
+    expect(uiChunk?.content).toBe(EXTERNAL_UI_ALT_TEXT);
+    expect(uiChunk?.uiResource).toEqual({
+      type: 'html',
+      origin: 'external',
+      altText: EXTERNAL_UI_ALT_TEXT,
+      tool_call_id: 'call_weather_1',
+      uri: WEATHER_UI_URI,
+      tool_name: 'show_weather',
+      server_name: 'weather',
+      mime_type: MCP_APP_MIME_TYPE,
+      meta: { csp: { connectDomains: ['https://api.weather.example'] }, prefersBorder: true },
+      capabilities: { visibility: ['model', 'app'], interaction_mode: 'closed' },
+      size: Buffer.byteLength(WEATHER_HTML, 'utf8'),
+    });
+    expect(chunks.at(-1)?.choices[0]?.finishReason).toBe('stop');
+    expect(server.authorizations.at(-1)).toBe('Bearer weather-token');
+
+    // The model's next request has the tool's text, never the HTML.
+    const messages = (second?.json as { messages: { role: string; content: unknown; tool_call_id?: string }[] })
+      .messages;
+    expect(messages.find((message) => message.role === 'tool')).toMatchObject({
+      tool_call_id: 'call_weather_1',
+      content: 'Sunny and 21 °C in Lyon.',
+    });
+    expect(JSON.stringify(second?.json)).not.toContain('Weather view (MCP App)');
+
+    // History: the resource without HTML and size, display-only (no interaction_type).
+    const result = (await historyTasks(conversationId)).find((task) => task.actionType === 'tool_result');
+    expect(result?.status).toBe('completed');
+    const stored = result?.metadata?.uiResource as Record<string, unknown>;
+    expect(stored).toMatchObject({ origin: 'external', tool_call_id: 'call_weather_1', uri: WEATHER_UI_URI });
+    expect(stored).not.toHaveProperty('size');
+    expect(stored).not.toHaveProperty('html');
+    expect(result?.metadata).not.toHaveProperty('interaction_type');
+
+    const retrieved = await api(`/v1/conversations/${conversationId}/ui-resources/call_weather_1`);
+    expect(retrieved.status).toBe(200);
+    const body = (await retrieved.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ toolCallId: 'call_weather_1', type: 'html', origin: 'external', html: WEATHER_HTML });
+    expect(body.mimeType).toBe(uiChunk?.uiResource?.mime_type);
+    expect(Buffer.byteLength(body.html as string, 'utf8')).toBe(uiChunk?.uiResource?.size);
+  });
+
+  it('announces a UI the server could not read at tool time, and retrieval reads it from the server later', async () => {
+    server.failResourceReads = true;
+    upstream.enqueue(toolCall('call_weather_2', 'weather__show_weather', { city: 'Oslo' }), textAnswer(['Done.']));
+    const { conversationId, chunks } = await turn('Weather in Oslo?');
+    const ui = chunks.find((chunk) => chunk.choices[0]?.delta.uiResource)?.choices[0]?.delta.uiResource;
+    expect(ui).toMatchObject({ origin: 'external', tool_call_id: 'call_weather_2' });
+    expect(ui).not.toHaveProperty('size');
+
+    server.mode = 'unavailable';
+    const unavailable = await api(`/v1/conversations/${conversationId}/ui-resources/call_weather_2`);
+    expect([unavailable.status, ((await unavailable.json()) as { error: { code: string } }).error.code]).toEqual([
+      502,
+      'upstream_api_error',
+    ]);
+
+    server.mode = 'up';
+    server.failResourceReads = false;
+    const retrieved = await api(`/v1/conversations/${conversationId}/ui-resources/call_weather_2`);
+    expect(retrieved.status).toBe(200);
+    expect(await retrieved.json()).toMatchObject({ html: WEATHER_HTML, mimeType: MCP_APP_MIME_TYPE });
+  });
+
+  it('fails the task when the server is down, and the turn still ends with stop', async () => {
+    server.mode = 'unavailable';
+    upstream.enqueue(toolCall('call_weather_3', 'weather__show_weather', { city: 'Rome' }), textAnswer(['Sorry.']));
+    const { conversationId, chunks } = await turn('Weather in Rome?');
+    const tasks = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tasks ?? []);
+    expect(tasks.map((task) => [task.actionType, task.status])).toEqual([
+      ['tool_start', 'in_progress'],
+      ['tool_result', 'failed'],
+    ]);
+    expect(chunks.some((chunk) => chunk.choices[0]?.delta.uiResource)).toBe(false);
+    expect(chunks.at(-1)?.choices[0]?.finishReason).toBe('stop');
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toContain('Sorry.');
+    // The model was told the tool failed.
+    const [, second] = await upstream.waitForRequests(2);
+    const toolMessage = (second?.json as { messages: { role: string; content: string }[] }).messages.find(
+      (message) => message.role === 'tool',
+    );
+    expect(toolMessage?.content).toContain('HTTP 503');
+    expect((await historyTasks(conversationId)).map((task) => task.status)).toEqual(['in_progress', 'failed']);
+  });
+});

@@ -1,0 +1,90 @@
+import {
+  type ToolServerItem,
+  ToolServerRepository,
+  ToolServersAdminService,
+  toolServerEntities,
+  toolServerSecretsFor,
+} from '@fed/agent';
+import { type Command } from 'commander';
+import { withEntities } from './database';
+
+function withToolServers<T>(work: (admin: ToolServersAdminService) => Promise<T>): Promise<T> {
+  return withEntities(toolServerEntities, async (dataSource, config) =>
+    work(new ToolServersAdminService(new ToolServerRepository(dataSource), toolServerSecretsFor(config))),
+  );
+}
+
+function describe(item: ToolServerItem): string {
+  return [
+    item.name,
+    item.enabled ? 'enabled' : 'disabled',
+    item.url,
+    `auth=${item.auth}`,
+    `timeout=${item.timeoutMs / 1000}s`,
+    `allowed=${item.allowedTools.join(',')}`,
+    `tools=${item.agentTools.join(',') || 'none'}`,
+    `updated=${item.updatedAt.toISOString()}`,
+  ].join('  ');
+}
+
+interface AddOptions {
+  url: string;
+  authHeader?: string;
+  allow: string;
+  timeoutSeconds?: string;
+}
+
+/**
+ * `platformctl toolservers add|list|remove|refresh`: external MCP tool servers whose allowed tools the
+ * agent may call (agent-runtime reads the registry at each turn: no cache to tell).
+ */
+export function registerToolServers(program: Command): void {
+  const parent = program
+    .command('toolservers')
+    .description('external MCP tool servers (streamable HTTP) whose approved tools the agent may call');
+
+  parent
+    .command('add <name>')
+    .description('approve a server: connects, lists its tools and records the allowed ones')
+    .requiredOption('--url <url>', 'its streamable HTTP endpoint (http or https)')
+    .requiredOption('--allow <tools>', 'the tools the agent may call, comma-separated, each by name (no `*`)')
+    .option(
+      '--auth-header <value>',
+      "the Authorization header it requires (e.g. 'Bearer x'); stored encrypted, never shown",
+    )
+    .option('--timeout-seconds <n>', 'longest a call may take, 1-300 (default 15)')
+    .action(async (name: string, options: AddOptions) => {
+      const item = await withToolServers((admin) => admin.add({ name, ...options }));
+      process.stdout.write(`added tool server ${item.name}: ${item.agentTools.join(', ')}\n`);
+    });
+
+  parent
+    .command('list')
+    .description('list the approved servers (auth headers show as set or none)')
+    .action(async () => {
+      const items = await withToolServers((admin) => admin.list());
+      if (items.length === 0) process.stdout.write('no tool servers\n');
+      for (const item of items) process.stdout.write(`${describe(item)}\n`);
+    });
+
+  parent
+    .command('refresh <name>')
+    .description("list the server's tools again and record the allowed ones it offers now")
+    .action(async (name: string) => {
+      const { item, missing } = await withToolServers((admin) => admin.refresh(name));
+      process.stdout.write(`refreshed tool server ${item.name}: ${item.agentTools.join(', ') || 'no tools'}\n`);
+      if (missing.length > 0) {
+        process.stderr.write(
+          `not offered by the server any more (not available to the agent): ${missing.join(', ')}\n`,
+        );
+      }
+    });
+
+  parent
+    .command('remove <name>')
+    .description('remove a server: its tools are no longer offered from the next turn on')
+    .action(async (name: string) => {
+      await withToolServers((admin) => admin.remove(name));
+      process.stdout.write(`removed tool server ${name}\n`);
+    });
+}

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LibraryController } from './library.controller';
+import { libraryEntities } from './library.entity';
+import { LibraryRepository } from './library.repository';
+import { LibraryService } from './library.service';
+
+/** LibraryService without the HTTP list: the chat request's `filepath` check, and agent-runtime's reads. */
+@Module({
+  imports: [TypeOrmModule.forFeature(libraryEntities)],
+  providers: [LibraryRepository, LibraryService],
+  exports: [LibraryRepository, LibraryService],
+})
+export class LibraryStoreModule {}
+
+/** `GET /v1/library` (SaaS only) and the chat request's `filepath` check. */
+@Module({
+  imports: [LibraryStoreModule],
+  controllers: [LibraryController],
+  exports: [LibraryStoreModule],
+})
+export class LibraryModule {}

@@ -1,0 +1,37 @@
+import { extractRawText } from 'mammoth';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { definePDFJSModule, extractText, getDocumentProxy } from 'unpdf';
+
+// unpdf is loaded through its CommonJS entry, which imports its bundled PDF.js with a dynamic import().
+// Jest's module runtime has no dynamic import, and the bundle's package export is import-only, so we
+// hand unpdf the bundle by its file path: Node 24 require()s an ES module (require(esm)), and Jest
+// compiles it to CommonJS (jest.config.cjs transforms unpdf), so both run the same code.
+let pdfjsReady: Promise<void> | undefined;
+
+function loadPdfjs(): Promise<void> {
+  pdfjsReady ??= definePDFJSModule(() => {
+    const bundle = path.join(path.dirname(createRequire(__filename).resolve('unpdf')), 'pdfjs.mjs');
+    return Promise.resolve(createRequire(__filename)(bundle) as Record<string, unknown>);
+  });
+  return pdfjsReady;
+}
+
+/** The text of a PDF, pages joined by blank lines. */
+export async function pdfText(bytes: Buffer): Promise<string> {
+  await loadPdfjs();
+  // PDF.js takes ownership of the array it is given: hand it a copy. Verbosity 0: no console warnings.
+  const document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+  try {
+    const { text } = await extractText(document, { mergePages: false });
+    return text.map((page) => page.trim()).join('\n\n');
+  } finally {
+    await document.loadingTask.destroy();
+  }
+}
+
+/** The raw text of a DOCX document (paragraphs, no formatting). */
+export async function docxText(bytes: Buffer): Promise<string> {
+  const { value } = await extractRawText({ buffer: bytes });
+  return value;
+}

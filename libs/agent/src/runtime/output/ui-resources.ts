@@ -1,0 +1,82 @@
+import { UI_HTML_MAX_BYTES, type UiResourceRecord, isToolCallId } from '@fed/conversations';
+import { type HtmlUiResource, type UiResource, isStorableText } from '@fed/contracts';
+import type { ToolUiResource } from '../tools/agent-tool';
+import { FIRST_PARTY_SERVER } from '../tools/first-party-ui';
+import { stripMarkdown } from './markdown-stripper';
+import { storableText } from './storable-stream';
+
+export type PreparedUi =
+  /** Shown as `resource`; stored as `record` (none: a `data` resource of a call id retrieval could not name). */
+  | { servable: true; resource: UiResource; record?: UiResourceRecord }
+  /** Its HTML cannot be served: only the alternative text is shown (spec: "When HTML cannot be served"). */
+  | { servable: false; altText: string };
+
+/**
+ * A tool's UI resource as the stream shows it. The alternative text is made storable (and plain in plain
+ * output) once, so `altText` and `delta.content` are the same string. An `html` resource is keyed by the
+ * call's id and carries `size` only as the byte length of the HTML retrieval will return; it cannot be
+ * served when the call id is not a valid `toolCallId`, its HTML is over the retrieval limit or not
+ * storable, or a first-party resource comes without HTML.
+ */
+export function prepareUi(
+  ui: ToolUiResource,
+  call: { id: string; toolName: string },
+  outputFormat: 'plain' | 'markdown',
+): PreparedUi {
+  const callId = call.id;
+  const altText = shownText(ui.resource.altText, outputFormat);
+  const resource = ui.resource;
+  if (resource.type === 'data') {
+    const shown: UiResource = { ...resource, origin: 'first-party', altText };
+    if (!isToolCallId(callId)) return { servable: true, resource: shown };
+    return {
+      servable: true,
+      resource: shown,
+      record: {
+        toolCallId: callId,
+        type: 'data',
+        origin: 'first-party',
+        toolName: call.toolName,
+        serverName: FIRST_PARTY_SERVER,
+      },
+    };
+  }
+  const { html } = ui;
+  const size = html === undefined ? undefined : Buffer.byteLength(html, 'utf8');
+  const unservable =
+    !isToolCallId(callId) ||
+    (html === undefined
+      ? resource.origin !== 'external'
+      : (size as number) > UI_HTML_MAX_BYTES || !isStorableText(html));
+  if (unservable) return { servable: false, altText };
+  const { size: _declared, ...rest } = resource;
+  const shown: HtmlUiResource = { ...rest, altText, tool_call_id: callId, ...(size === undefined ? {} : { size }) };
+  return {
+    servable: true,
+    resource: shown,
+    record: {
+      toolCallId: callId,
+      type: 'html',
+      origin: shown.origin,
+      toolName: shown.tool_name,
+      serverName: shown.server_name,
+      mimeType: shown.mime_type,
+      uri: shown.uri,
+      ...(html === undefined ? {} : { html }),
+      ...(shown.meta ? { meta: shown.meta } : {}),
+      ...(shown.capabilities ? { capabilities: shown.capabilities } : {}),
+    },
+  };
+}
+
+/** `metadata.uiResource` of the task in history: the resource without HTML (never in it) and without `size`. */
+export function historyUiResource(resource: UiResource): UiResource {
+  if (resource.type !== 'html') return resource;
+  const { size: _size, ...rest } = resource;
+  return rest;
+}
+
+function shownText(text: string, outputFormat: 'plain' | 'markdown'): string {
+  const storable = storableText(text);
+  return outputFormat === 'plain' ? stripMarkdown(storable) : storable;
+}

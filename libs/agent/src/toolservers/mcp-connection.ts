@@ -1,0 +1,91 @@
+import { MCP_APP_MIME_TYPE } from '@fed/contracts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** Where and how to reach one approved tool server. */
+export interface ToolServerEndpoint {
+  name: string;
+  url: string;
+  /** The `Authorization` header value, opened. */
+  authHeader?: string;
+  timeoutMs: number;
+}
+
+const CLIENT_INFO = { name: 'federation-agent', version: '1.0.0' };
+// Pages of `tools/list` read at most: a server that pages forever is not waited for.
+const MAX_TOOL_PAGES = 20;
+
+/** An initialized MCP client of the server (streamable HTTP), or the reason it could not connect. */
+export async function connectToolServer(endpoint: ToolServerEndpoint, signal?: AbortSignal): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    requestInit: endpoint.authHeader ? { headers: { authorization: endpoint.authHeader } } : undefined,
+    // A call is answered within the server's timeout or fails; no background reconnection.
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
+  const client = new Client(CLIENT_INFO, {
+    // The MCP Apps extension: servers that adapt to it offer their `ui://` resources.
+    capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [MCP_APP_MIME_TYPE] } } },
+  });
+  try {
+    await client.connect(transport, { signal, timeout: endpoint.timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return client;
+}
+
+/** Every tool the server lists (following `nextCursor`). */
+export async function listAllTools(
+  client: Client,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const result = await client.listTools(cursor ? { cursor } : undefined, {
+      timeout: options.timeoutMs,
+      signal: options.signal,
+    });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/**
+ * A failure that may pass (the server is down, overloaded, slow, or the connection broke), as opposed
+ * to an answer that will stay the same (a JSON-RPC error of the server, a 4xx).
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) {
+    return error.code === undefined || error.code >= 500 || error.code === 408 || error.code === 429;
+  }
+  if (error instanceof McpError) {
+    return error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
+  }
+  // fetch: refused, reset, DNS; timers and aborts.
+  return error instanceof TypeError || (error instanceof Error && /abort|timeout/i.test(error.name));
+}
+
+/** Why a call to the server failed, in words safe for a task, a log and the model (no secrets, bounded). */
+export function failureText(error: unknown): string {
+  let text: string;
+  if (error instanceof StreamableHTTPError) text = `HTTP ${error.code ?? 'error'}`;
+  else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) text = 'it did not answer in time';
+  else if (error instanceof McpError) text = error.message;
+  else if (error instanceof TypeError) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    text = `it could not be reached${cause?.code ? ` (${cause.code})` : ''}`;
+  } else if (error instanceof Error) text = error.message;
+  else text = String(error);
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}

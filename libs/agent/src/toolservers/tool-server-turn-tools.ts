@@ -1,0 +1,123 @@
+import { type ClaimedTurn } from '@fed/conversations';
+import { type Logger } from '@fed/observability';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Ajv from 'ajv';
+import { type AgentTool } from '../runtime/tools/agent-tool';
+import { ToolBox } from '../runtime/tools/tool-box';
+import { type TurnTools } from '../runtime/turn/turn-answerer';
+import { ExternalTool, type ServerSession } from './external-tool';
+import { type ToolServerEndpoint, connectToolServer } from './mcp-connection';
+import { type ToolServerEntity } from './tool-server.entity';
+import { type ToolServerRepository } from './tool-server.repository';
+import { agentToolName } from './tool-server.rules';
+import { type ToolServerSecrets } from './tool-server-secrets';
+
+/**
+ * The tools of a turn: the built-in ones, and the recorded allowed tools of every enabled tool server.
+ * The list comes from the database, so a server that is down still offers its tools (its calls fail);
+ * each server is connected at its first call and closed when the turn ends.
+ */
+export class ToolServerTurnTools implements TurnTools {
+  constructor(
+    private readonly builtIn: readonly AgentTool<never>[],
+    private readonly repository: Pick<ToolServerRepository, 'enabled'>,
+    private readonly secrets: ToolServerSecrets | undefined,
+    private readonly logger: Logger,
+    private readonly uiMaxBytes?: number,
+  ) {}
+
+  async open(turn: ClaimedTurn, _signal: AbortSignal): Promise<{ toolbox: ToolBox; close(): Promise<void> }> {
+    // A turn without tools (agentMode false) connects to nothing and reads no registry.
+    if (!turn.options.agentMode) return { toolbox: new ToolBox(this.builtIn), close: async () => undefined };
+    const servers = await this.repository.enabled();
+    const sessions = servers.map((server) => new LazySession(server, this.secrets));
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const external: AgentTool<never>[] = [];
+    for (const session of sessions) {
+      const { server } = session;
+      for (const recorded of server.tools) {
+        if (!server.allowedTools.includes(recorded.name)) continue;
+        const name = agentToolName(server.name, recorded.name);
+        if (!name) {
+          this.logger.warn(
+            { server: server.name, tool: recorded.name },
+            'external tool skipped: its agent name would not be valid',
+          );
+          continue;
+        }
+        const tool = new ExternalTool(name, session, recorded, this.logger, this.uiMaxBytes);
+        try {
+          ajv.compile(tool.parameters);
+        } catch (error) {
+          this.logger.warn(
+            { server: server.name, tool: recorded.name, err: error },
+            'external tool skipped: its input schema does not compile',
+          );
+          continue;
+        }
+        external.push(tool as unknown as AgentTool<never>);
+      }
+    }
+    return {
+      toolbox: new ToolBox([...this.builtIn, ...external]),
+      close: async () => {
+        await Promise.all(sessions.map((session) => session.close()));
+      },
+    };
+  }
+}
+
+/** One server's MCP client for one turn: connected at the first call; a failed connect is tried again at the next. */
+class LazySession implements ServerSession {
+  private connecting?: Promise<Client>;
+  private closed = false;
+
+  constructor(
+    readonly server: ToolServerEntity,
+    private readonly secrets: ToolServerSecrets | undefined,
+  ) {}
+
+  get name(): string {
+    return this.server.name;
+  }
+
+  get timeoutMs(): number {
+    return this.server.timeoutMs;
+  }
+
+  client(signal: AbortSignal): Promise<Client> {
+    if (this.closed) return Promise.reject(new Error('the turn has ended'));
+    if (!this.connecting) {
+      this.connecting = endpointOf(this.server, this.secrets).then((endpoint) => connectToolServer(endpoint, signal));
+      this.connecting.catch(() => {
+        this.connecting = undefined;
+      });
+    }
+    return this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = await this.connecting?.catch(() => undefined);
+    await client?.close().catch(() => undefined);
+  }
+}
+
+/** How to reach a registered server; its auth header opened. */
+export async function endpointOf(
+  server: ToolServerEntity,
+  secrets: ToolServerSecrets | undefined,
+): Promise<ToolServerEndpoint> {
+  let authHeader: string | undefined;
+  if (server.authHeader) {
+    authHeader = await secrets?.open(server.authHeader, server.id);
+    if (authHeader === undefined) {
+      throw new Error(
+        secrets
+          ? 'its auth header cannot be decrypted with this TOOLSERVER_SECRET_KEY'
+          : 'its auth header cannot be decrypted: TOOLSERVER_SECRET_KEY is not set',
+      );
+    }
+  }
+  return { name: server.name, url: server.url, authHeader, timeoutMs: server.timeoutMs };
+}

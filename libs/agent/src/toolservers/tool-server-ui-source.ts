@@ -1,0 +1,56 @@
+import {
+  type ExternalUiContent,
+  type ExternalUiReference,
+  type ExternalUiSource,
+  ExternalUiUnavailableError,
+} from '@fed/conversations';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectToolServer, failureText, isTransientFailure } from './mcp-connection';
+import { type ResourceContent, UI_MAX_BYTES, checkUiResource } from './mcp-ui';
+import { type ToolServerRepository } from './tool-server.repository';
+import { isServerName } from './tool-server.rules';
+import { type ToolServerSecrets } from './tool-server-secrets';
+import { endpointOf } from './tool-server-turn-tools';
+
+/** A UI resource that cannot be served from its tool server, and will not be by asking again. */
+export class ExternalUiRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExternalUiRefusedError';
+  }
+}
+
+/**
+ * Reads an external UI resource from its approved tool server again (`resources/read`), checked in form
+ * as at tool time. Down, slow or 5xx: `ExternalUiUnavailableError` (retrieval answers 502); a server no
+ * longer approved, or an answer that is not a valid MCP Apps resource: `ExternalUiRefusedError`.
+ */
+export class ToolServerUiSource implements ExternalUiSource {
+  constructor(
+    private readonly repository: Pick<ToolServerRepository, 'findByName'>,
+    private readonly secrets: ToolServerSecrets | undefined,
+    private readonly maxBytes = UI_MAX_BYTES,
+  ) {}
+
+  async read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent> {
+    const server = isServerName(reference.serverName) ? await this.repository.findByName(reference.serverName) : null;
+    if (!server || !server.enabled) {
+      throw new ExternalUiRefusedError(`the tool server ${reference.serverName} is not approved (any more)`);
+    }
+    let client: Client | undefined;
+    let contents: readonly ResourceContent[];
+    try {
+      client = await connectToolServer(await endpointOf(server, this.secrets), signal);
+      const read = await client.readResource({ uri: reference.uri }, { timeout: server.timeoutMs, signal });
+      contents = read.contents as ResourceContent[];
+    } catch (error) {
+      const reason = `${server.name}: ${failureText(error)}`;
+      throw isTransientFailure(error) ? new ExternalUiUnavailableError(reason) : new ExternalUiRefusedError(reason);
+    } finally {
+      await client?.close().catch(() => undefined);
+    }
+    const check = checkUiResource(reference.uri, contents, this.maxBytes);
+    if (!check.ok) throw new ExternalUiRefusedError(`${server.name}: the UI resource was refused: ${check.problem}`);
+    return { html: check.html, mimeType: check.mimeType };
+  }
+}

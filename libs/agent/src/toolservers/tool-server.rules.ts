@@ -1,0 +1,87 @@
+import { isPrintableLine } from '@fed/contracts';
+import { ToolServersError } from './tool-servers.errors';
+
+// What an administrator may register. The agent tool name `<server>__<tool>` must fit the
+// chat-completions API's `^[a-zA-Z0-9_-]{1,64}$`; tools whose names do not are skipped at turn time.
+
+const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+// MCP tool names (SEP-986): 1-128 characters of letters, digits, `_`, `-` and `.`.
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const DEFAULT_TIMEOUT_MS = 15_000;
+const MAX_TIMEOUT_SECONDS = 300;
+const MAX_AUTH_HEADER = 8192;
+
+export function serverName(raw: string): string {
+  if (!SERVER_NAME.test(raw)) {
+    throw new ToolServersError(
+      'invalid_name',
+      'a tool server name is 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit',
+    );
+  }
+  return raw;
+}
+
+export function isServerName(raw: string): boolean {
+  return SERVER_NAME.test(raw);
+}
+
+export function serverUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ToolServersError('invalid_url', `${JSON.stringify(raw.slice(0, 200))} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ToolServersError('invalid_url', `the URL must be http or https, not ${url.protocol}`);
+  }
+  // `list` shows the URL: a secret belongs in --auth-header, which is never shown.
+  if (url.username || url.password) {
+    throw new ToolServersError('invalid_url', 'put credentials in --auth-header, not in the URL');
+  }
+  return url.toString();
+}
+
+export function authHeaderValue(raw: string): string {
+  if (raw.length === 0 || raw.length > MAX_AUTH_HEADER || !/^[\x21-\x7e][\x20-\x7e]*$/.test(raw)) {
+    throw new ToolServersError(
+      'invalid_auth_header',
+      `the auth header is 1-${MAX_AUTH_HEADER} printable ASCII characters (as in 'Bearer x')`,
+    );
+  }
+  return raw;
+}
+
+/** `tool1,tool2` as the administrator wrote it: each tool named, no wildcard, no duplicates. */
+export function allowedTools(raw: string): string[] {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  if (names.length === 0) throw new ToolServersError('invalid_allowed_tools', 'name at least one tool to allow');
+  if (names.includes('*')) {
+    throw new ToolServersError('invalid_allowed_tools', 'name each allowed tool: `*` is not accepted');
+  }
+  for (const name of names) {
+    if (!MCP_TOOL_NAME.test(name) || !isPrintableLine(name)) {
+      throw new ToolServersError('invalid_allowed_tools', `${JSON.stringify(name.slice(0, 130))} is not a tool name`);
+    }
+  }
+  return [...new Set(names)];
+}
+
+export function timeoutMs(seconds: string | undefined): number {
+  if (seconds === undefined) return DEFAULT_TIMEOUT_MS;
+  const value = /^[0-9]{1,4}$/.test(seconds) ? Number(seconds) : NaN;
+  if (!(value >= 1 && value <= MAX_TIMEOUT_SECONDS)) {
+    throw new ToolServersError('invalid_timeout', `the timeout is 1-${MAX_TIMEOUT_SECONDS} seconds`);
+  }
+  return value * 1000;
+}
+
+/** The name the model calls a server's tool by; undefined when it would not be a valid agent tool name. */
+export function agentToolName(server: string, tool: string): string | undefined {
+  const name = `${server}__${tool}`;
+  return AGENT_TOOL_NAME.test(name) ? name : undefined;
+}

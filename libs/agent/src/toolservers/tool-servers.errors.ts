@@ -1,0 +1,17 @@
+import { domainErrors } from '@fed/contracts';
+
+/** A refused change to the tool-server registry, safe to show to an operator. */
+export class ToolServersError extends domainErrors({
+  invalid_name: 'invalid_parameter',
+  invalid_url: 'invalid_parameter',
+  invalid_auth_header: 'invalid_parameter',
+  invalid_allowed_tools: 'invalid_parameter',
+  invalid_timeout: 'invalid_parameter',
+  unknown_tool: 'invalid_parameter',
+  no_secret_key: 'invalid_request',
+  server_exists: 'conflict',
+  server_not_found: 'not_found',
+  server_unreachable: 'upstream_api_error',
+}) {}
+
+export type ToolServersErrorCode = ToolServersError['code'];

@@ -1,0 +1,40 @@
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { EXTERNAL_UI_SOURCE } from '@fed/conversations';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { toolServerEntities } from './tool-server.entity';
+import { ToolServerRepository } from './tool-server.repository';
+import { type ToolServerSecrets, toolServerSecretsFor } from './tool-server-secrets';
+import { ToolServerUiSource } from './tool-server-ui-source';
+
+/** The sealing key of auth headers; undefined when the app has none (servers without a header still work). */
+export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
+
+/**
+ * The registry of approved MCP tool servers: its repository and key for agent-runtime's turn tools, and
+ * `EXTERNAL_UI_SOURCE` for chat-service's UI resource retrieval.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(toolServerEntities)],
+  providers: [
+    {
+      provide: ToolServerRepository,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new ToolServerRepository(dataSource),
+    },
+    {
+      provide: TOOL_SERVER_SECRETS,
+      inject: [SERVICE_CONFIG],
+      useFactory: (config: ServiceConfig) => ({ secrets: toolServerSecretsFor(config) }),
+    },
+    {
+      provide: EXTERNAL_UI_SOURCE,
+      inject: [ToolServerRepository, TOOL_SERVER_SECRETS],
+      useFactory: (repository: ToolServerRepository, key: { secrets?: ToolServerSecrets }) =>
+        new ToolServerUiSource(repository, key.secrets),
+    },
+  ],
+  exports: [ToolServerRepository, TOOL_SERVER_SECRETS, EXTERNAL_UI_SOURCE],
+})
+export class ToolServersModule {}

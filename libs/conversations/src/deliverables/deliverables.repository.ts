@@ -1,0 +1,46 @@
+import { type DataSource } from 'typeorm';
+import { type ConversationOwner } from '../conversation-owner';
+import { type DeliverableBlobRow } from './deliverables.dto';
+
+/** Deliverable rows, always read through their owner. */
+export class DeliverablesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Whether the owner has the conversation (active or archived), and the file when it has. One
+   * statement, so a conversation deleted meanwhile cannot show a file.
+   */
+  async find(
+    owner: ConversationOwner,
+    conversationId: string,
+    messageId: string,
+    filepath: string,
+  ): Promise<{ conversation: boolean; file: DeliverableBlobRow | null }> {
+    const rows = (await this.dataSource.query(
+      `WITH "owned" AS (
+         SELECT 1 FROM "conversations"."conversations"
+          WHERE "id" = $1 AND "user_id" = $4 AND "tenant_id" IS NOT DISTINCT FROM $5
+         UNION ALL
+         SELECT 1 FROM "conversations"."archived_conversations"
+          WHERE "id" = $1 AND "user_id" = $4 AND "tenant_id" IS NOT DISTINCT FROM $5
+       )
+       SELECT EXISTS (SELECT 1 FROM "owned") AS "conversation", d."id", d."filename", d."mime_type" AS "mimeType",
+              d."size", d."blob_key" AS "blobKey"
+         FROM (SELECT 1) AS "one"
+         LEFT JOIN "conversations"."deliverables" AS d
+           ON d."conversation_id" = $1 AND d."message_id" = $2 AND d."filepath" = $3
+          AND d."user_id" = $4 AND d."tenant_id" IS NOT DISTINCT FROM $5
+          AND EXISTS (SELECT 1 FROM "owned")`,
+      [conversationId, messageId, filepath, owner.userId, owner.tenantId],
+    )) as ({ conversation: boolean } & { [K in keyof DeliverableBlobRow]: DeliverableBlobRow[K] | null })[];
+    const row = rows[0];
+    if (!row?.conversation) return { conversation: false, file: null };
+    if (row.id === null || row.blobKey === null || row.filename === null || row.size === null) {
+      return { conversation: true, file: null };
+    }
+    return {
+      conversation: true,
+      file: { id: row.id, filename: row.filename, mimeType: row.mimeType, size: row.size, blobKey: row.blobKey },
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { ApiError } from '@fed/contracts';
+import { type BlobStore } from '@fed/storage';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type ConversationOwner } from '../conversation-owner';
+import { sendBlob } from '../files/blob-response';
+import { type DeliverableContentQuery } from './deliverables.dto';
+import { type DeliverablesRepository } from './deliverables.repository';
+
+/** The artifact proxy: a deliverable's bytes for the owner of its conversation. */
+export class DeliverablesService {
+  constructor(
+    private readonly deliverables: DeliverablesRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async send(
+    owner: ConversationOwner,
+    conversationId: string,
+    query: DeliverableContentQuery,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    const found = await this.deliverables.find(owner, conversationId, query.messageId, query.filepath);
+    if (!found.conversation) throw new ApiError('conversation_not_found', 'conversation not found');
+    if (!found.file) throw new ApiError('not_found', 'no such deliverable in this conversation');
+    const file = found.file;
+    await sendBlob(request, response, {
+      store: this.blobs,
+      key: file.blobKey,
+      bytes: Number(file.size),
+      mimeType: file.mimeType ?? 'application/octet-stream',
+      filename: file.filename,
+      // A rewrite of the path gets a new id, so the tag changes with the bytes.
+      etag: file.id,
+    });
+  }
+}

@@ -1,0 +1,119 @@
+import { type PageParams } from '@fed/contracts';
+import { modifyReturning } from '@fed/persistence';
+import { type DataSource } from 'typeorm';
+import { type ConversationOwner } from '../conversation-owner';
+import { type FileRow, type ListedFile } from './files.dto';
+
+const TABLE = '"conversations"."files"';
+const ROW = `"id", "filename", "bytes", "mime_type" AS "mimeType", "width", "height", "blob_key" AS "blobKey",
+             "created_at" AS "createdAt"`;
+const OWNED = `"user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`;
+
+/** What the end of an upload learned about its bytes. */
+export interface StoredFacts {
+  filename: string;
+  bytes: number;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+}
+
+/** Rows of uploaded files; only `stored` rows are ever visible to their owner. */
+export class FilesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The row of an upload about to stream, written before its first byte reaches the store. Its time is
+   * the database's to the microsecond, so uploads started one after the other list in that order.
+   */
+  async insertUploading(owner: ConversationOwner, file: { id: string; blobKey: string }): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO ${TABLE} ("id", "user_id", "tenant_id", "filename", "blob_key", "state", "created_at")
+       VALUES ($1, $2, $3, '', $4, 'uploading', clock_timestamp())`,
+      [file.id, owner.userId, owner.tenantId, file.blobKey],
+    );
+  }
+
+  /** Completes an upload in one statement; null when its row is gone (swept meanwhile). */
+  async markStored(id: string, facts: StoredFacts): Promise<FileRow | null> {
+    const rows = await modifyReturning<FileRow>(
+      this.dataSource,
+      `UPDATE ${TABLE}
+          SET "state" = 'stored', "filename" = $2, "bytes" = $3, "mime_type" = $4, "width" = $5, "height" = $6
+        WHERE "id" = $1 AND "state" = 'uploading'
+        RETURNING ${ROW}`,
+      [id, facts.filename, facts.bytes, facts.mimeType, facts.width, facts.height],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Removes the row of a failed upload (a stored row is never touched by this). */
+  async deleteUploading(id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "id" = $1 AND "state" = 'uploading'`, [id]);
+  }
+
+  /** One page (`limit + 1` rows) of the owner's stored files by `createdAt` then id. */
+  list(owner: ConversationOwner, page: PageParams): Promise<ListedFile[]> {
+    const direction = page.order === 'asc' ? 'ASC' : 'DESC';
+    const parameters: unknown[] = [page.limit + 1, owner.userId, owner.tenantId];
+    let after = '';
+    if (page.after) {
+      parameters.push(page.after[0], page.after[1]);
+      after = ` AND ("created_at", "id") ${direction === 'ASC' ? '>' : '<'} ($4::timestamptz, $5::uuid)`;
+    }
+    return this.dataSource.query(
+      `SELECT ${ROW},
+              to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAtKey"
+         FROM ${TABLE}
+        WHERE ${OWNED} AND "state" = 'stored'${after}
+        ORDER BY "created_at" ${direction}, "id" ${direction}
+        LIMIT $1`,
+      parameters,
+    );
+  }
+
+  async find(owner: ConversationOwner, id: string): Promise<FileRow | null> {
+    const rows: FileRow[] = await this.dataSource.query(
+      `SELECT ${ROW} FROM ${TABLE} WHERE "id" = $1 AND ${OWNED} AND "state" = 'stored'`,
+      [id, owner.userId, owner.tenantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Deletes the owner's stored file; its blob key, or null when there was none. */
+  async delete(owner: ConversationOwner, id: string): Promise<string | null> {
+    const rows = await modifyReturning<{ blobKey: string }>(
+      this.dataSource,
+      `DELETE FROM ${TABLE} WHERE "id" = $1 AND ${OWNED} AND "state" = 'stored' RETURNING "blob_key" AS "blobKey"`,
+      [id, owner.userId, owner.tenantId],
+    );
+    return rows[0]?.blobKey ?? null;
+  }
+
+  /**
+   * Deletes up to `limit` rows still `uploading` since before `cutoff` and returns their blob keys.
+   * SKIP LOCKED: instances sweeping together take different rows.
+   */
+  async deleteStaleUploads(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = await modifyReturning<{ blobKey: string }>(
+      this.dataSource,
+      `DELETE FROM ${TABLE}
+        WHERE "id" IN (SELECT "id" FROM ${TABLE}
+                        WHERE "state" = 'uploading' AND "created_at" < $1
+                        LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING "blob_key" AS "blobKey"`,
+      [cutoff, limit],
+    );
+    return rows.map((row) => row.blobKey);
+  }
+
+  /** Which of `ids` have a row (in any state). */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT "id" FROM ${TABLE} WHERE "id" = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+}

@@ -1,0 +1,197 @@
+import { ApiError, type PageQuery, isUuid, toCursorPage } from '@fed/contracts';
+import { type BlobStore, BlobTooLargeError } from '@fed/storage';
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type ConversationOwner } from '../conversation-owner';
+import { sendBlob } from './blob-response';
+import { UploadMeter, describeFile } from './file-facts';
+import {
+  FILE_LIST,
+  type FileDeletedResponse,
+  type FileListResponse,
+  type UploadedFileResponse,
+  filePage,
+  filenameRefusal,
+  toFileResponse,
+  toUploadedFileResponse,
+} from './files.dto';
+import { type FilesRepository } from './files.repository';
+import { UploadCutOffError, receiveUpload } from './multipart-upload';
+
+/** Spec, Limits: an uploaded file is at most 512 MB. */
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+/** Where uploads live in the blob store; the sweeper owns this prefix. */
+export const UPLOADS_PREFIX = 'uploads/';
+// The multipart framing and the filename field around the file part.
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+const SWEEP_BATCH = 500;
+
+const notFound = () => new ApiError('not_found', 'file not found');
+
+export interface FilesOptions {
+  maxUploadBytes?: number;
+}
+
+export interface SweepResult {
+  /** Rows still `uploading` after the sweep age, deleted with their blobs. */
+  uploads: number;
+  /** Blobs under `uploads/` without a row, older than the sweep age. */
+  orphanBlobs: number;
+}
+
+/** Uploaded files of document 2: upload, list, download, delete, and the sweep of abandoned uploads. */
+export class FilesService {
+  private readonly maxUploadBytes: number;
+
+  constructor(
+    private readonly files: FilesRepository,
+    private readonly store: BlobStore,
+    options: FilesOptions = {},
+  ) {
+    this.maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
+  }
+
+  /**
+   * `POST /v1/files`: the row is written (`uploading`) before the first byte reaches the store and
+   * turns `stored` in one UPDATE at the end; on any failure the blob and the row are removed.
+   */
+  async upload(owner: ConversationOwner, request: IncomingMessage): Promise<UploadedFileResponse> {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
+      throw tooLarge(this.maxUploadBytes, request);
+    }
+    const fileId = randomUUID();
+    const blobKey = `${UPLOADS_PREFIX}${fileId}`;
+    let rowWritten = false;
+    let meter: UploadMeter | undefined;
+    try {
+      const received = await receiveUpload(request, {
+        checkFilename: filenameRefusal,
+        storeFile: async (file: Readable, signal: AbortSignal) => {
+          await this.files.insertUploading(owner, { id: fileId, blobKey });
+          rowWritten = true;
+          const metered = new UploadMeter(this.maxUploadBytes);
+          meter = metered;
+          await Promise.all([
+            pipeline(file, metered),
+            this.store.put(blobKey, metered, { maxBytes: this.maxUploadBytes, signal }),
+          ]);
+          return metered;
+        },
+      });
+      const stored = received.stored;
+      const row = await this.files.markStored(fileId, {
+        filename: received.filename,
+        bytes: stored.bytes,
+        ...describeFile(stored.head, received.filename),
+      });
+      if (!row) throw new Error(`upload ${fileId} lost its row before it completed (swept as abandoned)`);
+      return toUploadedFileResponse(row);
+    } catch (error) {
+      await this.removeUpload(fileId, blobKey, rowWritten);
+      if (meter?.exceeded || error instanceof BlobTooLargeError) throw tooLarge(this.maxUploadBytes, request);
+      if (error instanceof UploadCutOffError) throw withConnectionClose(new ApiError('invalid_request', error.message));
+      if (error instanceof ApiError) throw request.complete ? error : withConnectionClose(error);
+      throw error;
+    }
+  }
+
+  async list(owner: ConversationOwner, query: PageQuery): Promise<FileListResponse> {
+    const params = filePage(query);
+    const rows = await this.files.list(owner, params);
+    const page = toCursorPage(rows, params, FILE_LIST, (row) => [row.createdAtKey, row.id]);
+    return {
+      files: page.items.map(toFileResponse),
+      hasMore: page.hasMore,
+      ...(page.cursor ? { cursor: page.cursor } : {}),
+    };
+  }
+
+  /** `GET /v1/files/:file_id/content`: the exact bytes, ranges included (sendBlob). */
+  async sendContent(
+    owner: ConversationOwner,
+    fileId: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    const row = await this.files.find(owner, fileId);
+    if (!row) throw notFound();
+    await sendBlob(request, response, {
+      store: this.store,
+      key: row.blobKey,
+      bytes: Number(row.bytes),
+      mimeType: row.mimeType,
+      filename: row.filename,
+      etag: row.id,
+    });
+  }
+
+  /** The row goes first (one statement), so the file is gone for every reader before its bytes are. */
+  async delete(owner: ConversationOwner, fileId: string): Promise<FileDeletedResponse> {
+    const blobKey = await this.files.delete(owner, fileId);
+    if (!blobKey) throw notFound();
+    // A blob left behind by a failure here has no row any more: the sweep removes it.
+    await this.store.delete(blobKey).catch(() => undefined);
+    return { fileId, deleted: true };
+  }
+
+  /**
+   * Deletes uploads still unfinished `ageSeconds` after they started (rows `uploading`, with their
+   * blobs), and blobs under `uploads/` that are that old and have no row (an upload whose cleanup failed).
+   */
+  async sweep(ageSeconds: number, options: { at?: Date; shouldStop?: () => boolean } = {}): Promise<SweepResult> {
+    const shouldStop = options.shouldStop ?? (() => false);
+    const cutoff = new Date((options.at ?? new Date()).getTime() - ageSeconds * 1000);
+    const result: SweepResult = { uploads: 0, orphanBlobs: 0 };
+    for (;;) {
+      const blobKeys = await this.files.deleteStaleUploads(cutoff, SWEEP_BATCH);
+      for (const blobKey of blobKeys) await this.store.delete(blobKey);
+      result.uploads += blobKeys.length;
+      if (blobKeys.length < SWEEP_BATCH || shouldStop()) break;
+    }
+    let batch: string[] = [];
+    const sweepBatch = async () => {
+      const ids = batch.map((key) => key.slice(UPLOADS_PREFIX.length)).filter((id) => isUuid(id));
+      const existing = await this.files.existingIds(ids.map((id) => id.toLowerCase()));
+      for (const key of batch) {
+        const id = key.slice(UPLOADS_PREFIX.length).toLowerCase();
+        if (existing.has(id)) continue;
+        await this.store.delete(key);
+        result.orphanBlobs++;
+      }
+      batch = [];
+    };
+    for await (const blob of this.store.list(UPLOADS_PREFIX)) {
+      if (shouldStop()) break;
+      if (blob.lastModified >= cutoff) continue;
+      batch.push(blob.key);
+      if (batch.length >= SWEEP_BATCH) await sweepBatch();
+    }
+    if (batch.length > 0) await sweepBatch();
+    return result;
+  }
+
+  private async removeUpload(fileId: string, blobKey: string, rowWritten: boolean): Promise<void> {
+    if (!rowWritten) return;
+    // Blob first: if its delete fails, the row (still `uploading`) makes the sweep retry both.
+    try {
+      await this.store.delete(blobKey);
+      await this.files.deleteUploading(fileId);
+    } catch {
+      // Left for the sweep.
+    }
+  }
+}
+
+function withConnectionClose(error: ApiError): ApiError {
+  return new ApiError(error.code, error.message, { ...error.headers, Connection: 'close' });
+}
+
+// Answered while the client may still be sending: the connection is closed after the answer, so the
+// rest of the body is never read.
+function tooLarge(maxBytes: number, request: IncomingMessage): ApiError {
+  const error = new ApiError('payload_too_large', `the file is larger than ${maxBytes / (1024 * 1024)} MB`);
+  return request.complete ? error : withConnectionClose(error);
+}

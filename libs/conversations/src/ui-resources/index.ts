@@ -1,0 +1,3 @@
+export * from './external-ui-source.port';
+export * from './ui-resource-record';
+export { UiResourcesModule } from './ui-resources.module';

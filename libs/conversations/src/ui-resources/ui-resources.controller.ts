@@ -1,0 +1,21 @@
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { Controller, Get, Header, Param } from '@nestjs/common';
+import { ownerOf } from '../conversation-owner';
+import { UiResourceParams } from './ui-resources.dto';
+import { UiResourcesService } from './ui-resources.service';
+
+/**
+ * `{base_url}/api/v1/conversations/:conversationId/ui-resources/:toolCallId`. The guard checks the scope
+ * before the validation pipe looks at the path, as the spec's error order requires.
+ */
+@Controller('api/v1/conversations')
+export class UiResourcesController {
+  constructor(private readonly resources: UiResourcesService) {}
+
+  @Get(':conversationId/ui-resources/:toolCallId')
+  @Scopes('chat:exec', 'a2a:all', 'mcp:all')
+  @Header('Cache-Control', 'no-store')
+  html(@CurrentPrincipal() principal: AccessTokenPrincipal, @Param() { conversationId, toolCallId }: UiResourceParams) {
+    return this.resources.html(ownerOf(principal), conversationId, toolCallId);
+  }
+}

@@ -1,0 +1,157 @@
+import { RESOURCE_MIME_TYPE, registerAppResource, registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+/** How the server answers now. */
+export type McpAppsServerMode =
+  /** A working MCP server. */
+  | 'up'
+  /** Every request answered 503. */
+  | 'unavailable'
+  /** Requests accepted and never answered (until `close()` or a mode change). */
+  | 'hang';
+
+export interface McpAppsServerOptions {
+  /** When set, requests without `Authorization: <value>` are answered 401. */
+  authHeader?: string;
+}
+
+export const WEATHER_UI_URI = 'ui://weather/forecast.html';
+export const WEATHER_HTML =
+  '<!doctype html><html><body><h1 id="city"></h1><p>Weather view (MCP App)</p><script>/* app bridge */</script></body></html>';
+
+/**
+ * A real MCP Apps server on loopback (the official SDK's McpServer over streamable HTTP, with the
+ * ext-apps server helpers): `show_weather` declares a `ui://` resource, `echo` answers plain text,
+ * `broken` answers `isError`, `embedded_view` returns its UI as an embedded resource. The UI resource's
+ * HTML and MIME type can be changed, and the server switched to failing or hanging.
+ */
+export class McpAppsServer {
+  mode: McpAppsServerMode = 'up';
+  /** The UI resource as `resources/read` returns it. */
+  ui = { html: WEATHER_HTML, mimeType: RESOURCE_MIME_TYPE as string };
+  /** `resources/read` answered 503 (the server fails only there). */
+  failResourceReads = false;
+  /** MCP methods received (`initialize`, `tools/call`, `resources/read`, ...), in order. */
+  readonly methods: string[] = [];
+  /** `Authorization` header of each request. */
+  readonly authorizations: (string | undefined)[] = [];
+  private readonly hung = new Set<ServerResponse>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    private readonly options: McpAppsServerOptions,
+  ) {}
+
+  static async start(options: McpAppsServerOptions = {}): Promise<McpAppsServer> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const instance = new McpAppsServer(server, `http://127.0.0.1:${port}/mcp`, options);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void instance.handle(req, res));
+    return instance;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hung) res.destroy();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req);
+    this.authorizations.push(req.headers.authorization);
+    if (body && typeof body === 'object' && 'method' in body) this.methods.push(String(body.method));
+    if (this.mode === 'hang') {
+      this.hung.add(res);
+      res.on('close', () => this.hung.delete(res));
+      return;
+    }
+    const reading = typeof body === 'object' && body !== null && 'method' in body && body.method === 'resources/read';
+    if (this.mode === 'unavailable' || (reading && this.failResourceReads)) {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable');
+      return;
+    }
+    if (this.options.authHeader !== undefined && req.headers.authorization !== this.options.authHeader) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    // Stateless: one MCP server and transport per request, as the SDK's stateless example does.
+    const mcp = this.mcpServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private mcpServer(): McpServer {
+    const mcp = new McpServer({ name: 'weather-apps', version: '1.0.0' });
+    registerAppTool(
+      mcp as never,
+      'show_weather',
+      {
+        description: 'Shows the weather forecast of a city in an interactive view.',
+        inputSchema: { city: z.string() } as never,
+        _meta: { ui: { resourceUri: WEATHER_UI_URI, visibility: ['model', 'app'] } },
+      },
+      (async ({ city }: { city: string }) => ({
+        content: [{ type: 'text', text: `Sunny and 21 °C in ${city}.` }],
+      })) as never,
+    );
+    registerAppResource(
+      mcp as never,
+      'Weather view',
+      WEATHER_UI_URI,
+      { _meta: { ui: { prefersBorder: true } } },
+      (async () => ({
+        contents: [
+          {
+            uri: WEATHER_UI_URI,
+            mimeType: this.ui.mimeType,
+            text: this.ui.html,
+            _meta: { ui: { csp: { connectDomains: ['https://api.weather.example'] }, prefersBorder: true } },
+          },
+        ],
+      })) as never,
+    );
+    mcp.registerTool(
+      'echo',
+      { description: 'Echoes its text.', inputSchema: { text: z.string() } },
+      async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
+    );
+    mcp.registerTool('broken', { description: 'Always reports an error.' }, async () => ({
+      content: [{ type: 'text', text: 'the forecast service is down' }],
+      isError: true,
+    }));
+    mcp.registerTool('embedded_view', { description: 'Returns its view as an embedded resource.' }, async () => ({
+      content: [
+        { type: 'text', text: 'Here is the view.' },
+        {
+          type: 'resource',
+          resource: { uri: 'ui://weather/embedded.html', mimeType: this.ui.mimeType, text: this.ui.html },
+        },
+      ],
+    }));
+    return mcp;
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
