@@ -50,6 +50,9 @@ COPY --from=build /app/dist ./dist
 # DATA_DIR (./.data) of the all-in-one `platform` and of `platformctl` without DATABASE_URL
 # (embedded PostgreSQL); services never write it. Mount a volume here to keep that data.
 RUN mkdir -p /app/.data && chown node:node /app/.data
+# BLOB_DIR of the distributed apps with BLOB_STORE=fs (a volume shared by chat-service, agent-runtime and
+# agent-protocols); a named volume mounted here starts with this owner.
+RUN mkdir -p /var/lib/federation/blobs && chown -R node:node /var/lib/federation
 
 # Declared this late so that every layer above is shared by all apps.
 ARG APP=platform
