@@ -1,13 +1,12 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
 import { testServiceUrls } from '@fed/config';
 import { runMigrations } from '@fed/persistence';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ChildServer, freePort, processUsage, startChildServer } from '../harness/child-server';
 import { type Row, printTable, writeResult } from '../harness/report';
@@ -17,7 +16,6 @@ import { type Benchmark, type BenchmarkContext } from './benchmark';
 /** Issue 16: uploads and downloads at >= 0.7x a plain copy of the same bytes on the same machine. */
 const GOAL_RATIO = 0.7;
 const MiB = 1024 * 1024;
-const BOUNDARY = '----fed-bench-files';
 
 const mbPerSecond = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -46,80 +44,67 @@ async function fsCopy(source: string, target: string, fsync: boolean): Promise<n
   return elapsed;
 }
 
-/** POST /api/v1/files with the file streamed from disk; samples the server's RSS while it runs. */
+/** Runs curl (the client, in its own process, as wrk is elsewhere) and returns its wall time and output. */
+function curl(args: string[]): Promise<{ ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    execFile('curl', ['--silent', '--show-error', ...args], { maxBuffer: MiB }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve({ ms: performance.now() - started, stdout });
+    });
+  });
+}
+
+/** POST /api/v1/files with the file streamed from disk by curl; samples the server's RSS while it runs. */
 async function upload(
   chat: ChildServer,
   token: string,
   source: string,
+  work: string,
 ): Promise<{ ms: number; fileId: string; peakRssMiB: number; baseRssMiB: number }> {
-  const bytes = statSync(source).size;
-  const head = Buffer.from(
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="filename"\r\n\r\nbench.bin\r\n` +
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
   const baseRssMiB = processUsage(chat.pid).rssKiB / 1024;
   let peakRssMiB = baseRssMiB;
   const sampler = setInterval(() => {
     peakRssMiB = Math.max(peakRssMiB, processUsage(chat.pid).rssKiB / 1024);
   }, 10);
-  const started = performance.now();
+  const answer = path.join(work, 'upload-answer.json');
   try {
-    const body = await new Promise<string>((resolve, reject) => {
-      const request = http.request(`${chat.url}/api/v1/files`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-          'content-length': head.length + bytes + tail.length,
-        },
-      });
-      request.on('error', reject);
-      request.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          if (response.statusCode === 201) resolve(text);
-          else reject(new Error(`upload answered ${response.statusCode}: ${text}`));
-        });
-      });
-      const framed = new PassThrough();
-      framed.write(head);
-      createReadStream(source)
-        .on('end', () => framed.end(tail))
-        .on('error', reject)
-        .pipe(framed, { end: false });
-      framed.pipe(request);
-    });
-    const ms = performance.now() - started;
+    const { ms, stdout } = await curl([
+      '--output',
+      answer,
+      '--write-out',
+      '%{http_code}',
+      '--header',
+      `authorization: Bearer ${token}`,
+      '--form',
+      'filename=bench.bin',
+      '--form',
+      `file=@${source};type=application/octet-stream`,
+      `${chat.url}/api/v1/files`,
+    ]);
+    const body = readFileSync(answer, 'utf8');
+    if (stdout.trim() !== '201') throw new Error(`upload answered ${stdout}: ${body}`);
     return { ms, fileId: (JSON.parse(body) as { fileId: string }).fileId, peakRssMiB, baseRssMiB };
   } finally {
     clearInterval(sampler);
   }
 }
 
-/** GET /api/v1/files/:id/content saved to a file, as a client saves a download. */
+/** GET /api/v1/files/:id/content saved to a file by curl, as a client saves a download. */
 async function download(chat: ChildServer, token: string, fileId: string, target: string): Promise<number> {
-  const started = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    http
-      .get(
-        `${chat.url}/api/v1/files/${fileId}/content`,
-        { headers: { authorization: `Bearer ${token}` } },
-        (response) => {
-          if (response.statusCode !== 200) return reject(new Error(`download answered ${response.statusCode}`));
-          pipeline(response, createWriteStream(target)).then(resolve, reject);
-        },
-      )
-      .on('error', reject);
-  });
-  const elapsed = performance.now() - started;
+  const { ms, stdout } = await curl([
+    '--output',
+    target,
+    '--write-out',
+    '%{http_code}',
+    '--header',
+    `authorization: Bearer ${token}`,
+    `${chat.url}/api/v1/files/${fileId}/content`,
+  ]);
   const size = statSync(target).size;
   rmSync(target, { force: true });
-  if (size === 0) throw new Error('the download was empty');
-  return elapsed;
+  if (stdout.trim() !== '200' || size === 0) throw new Error(`the download answered ${stdout} with ${size} bytes`);
+  return ms;
 }
 
 async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUrl: string): Promise<void> {
@@ -173,7 +158,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     let baseRssMiB = Infinity;
     for (let round = 0; round < rounds; round++) {
       measured.copyFsync.push(await fsCopy(source, copyTarget, true));
-      const uploaded = await upload(chat, token, source);
+      const uploaded = await upload(chat, token, source, work);
       measured.upload.push(uploaded.ms);
       peakRssMiB = Math.max(peakRssMiB, uploaded.peakRssMiB);
       baseRssMiB = Math.min(baseRssMiB, uploaded.baseRssMiB);

@@ -1,6 +1,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { BlobTooLargeError } from './ports/blob-store';
 
+/** Buffering of the stores' streams: large blobs move in fewer, larger reads and writes. */
+export const STREAM_BUFFER_BYTES = 1024 * 1024;
+
 /**
  * Passes bytes through and counts them; fails with `BlobTooLargeError` on the chunk that crosses
  * `maxBytes`, before that chunk reaches the store, so a writer stops reading the body right there.
@@ -9,7 +12,7 @@ export class ByteLimit extends Transform {
   bytes = 0;
 
   constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
-    super();
+    super({ highWaterMark: STREAM_BUFFER_BYTES });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {

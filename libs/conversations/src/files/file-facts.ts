@@ -34,7 +34,7 @@ export class UploadMeter extends Transform {
   private headLength = 0;
 
   constructor(private readonly maxBytes: number) {
-    super();
+    super({ highWaterMark: 1024 * 1024 });
   }
 
   get head(): Buffer {

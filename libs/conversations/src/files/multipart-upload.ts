@@ -26,6 +26,8 @@ export interface ReceivedUpload<T> {
 // `filename` is at most 255 characters (at most 1020 bytes of UTF-8); other small fields are
 // tolerated and ignored, but nothing unbounded is read into memory.
 const LIMITS = { fieldSize: 4096, fields: 20, parts: 32, headerPairs: 32 };
+/** Buffering between the socket, the parser and the file stream: fewer, larger writes to the store. */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
 
 const refused = (message: string) => new ApiError('invalid_request', message);
 
@@ -39,7 +41,13 @@ const refused = (message: string) => new ApiError('invalid_request', message);
 export function receiveUpload<T>(request: IncomingMessage, handlers: UploadHandlers<T>): Promise<ReceivedUpload<T>> {
   let parser: Busboy;
   try {
-    parser = busboy({ headers: request.headers, limits: LIMITS, defParamCharset: 'utf8' });
+    parser = busboy({
+      headers: request.headers,
+      limits: LIMITS,
+      defParamCharset: 'utf8',
+      highWaterMark: STREAM_BUFFER_BYTES,
+      fileHwm: STREAM_BUFFER_BYTES,
+    });
   } catch {
     return Promise.reject(refused('the body must be multipart/form-data with a boundary'));
   }

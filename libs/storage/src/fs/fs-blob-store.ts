@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertBlobKey, assertBlobPrefix, assertBlobRange } from '../blob-keys';
-import { ByteLimit, abortReason } from '../byte-limit';
+import { ByteLimit, STREAM_BUFFER_BYTES, abortReason } from '../byte-limit';
 import {
   type BlobInfo,
   BlobNotFoundError,
@@ -62,7 +62,12 @@ export class FsBlobStore implements BlobStore {
     const limit = new ByteLimit(maxBytes);
     try {
       // flush: fsync before close, so the rename never publishes bytes still only in the page cache.
-      const file = createWriteStream(temporary, { flags: 'wx', mode: FILE_MODE, flush: true });
+      const file = createWriteStream(temporary, {
+        flags: 'wx',
+        mode: FILE_MODE,
+        flush: true,
+        highWaterMark: STREAM_BUFFER_BYTES,
+      });
       await pipeline(body, limit, file, signal ? { signal } : {});
       if (signal?.aborted) throw abortReason(signal);
       const target = this.pathOf(key);
@@ -95,7 +100,11 @@ export class FsBlobStore implements BlobStore {
       await handle.close();
       throw error;
     }
-    return createReadStream('', { fd: handle, ...(range ? { start: range.start, end: range.end } : {}) });
+    return createReadStream('', {
+      fd: handle,
+      highWaterMark: STREAM_BUFFER_BYTES,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
   }
 
   async stat(key: string): Promise<BlobInfo | null> {
