@@ -177,6 +177,23 @@ describe('external MCP tool servers in agent turns', () => {
     expect(await retrieved.json()).toMatchObject({ html: WEATHER_HTML, mimeType: MCP_APP_MIME_TYPE });
   });
 
+  it('answers 404 not_found (no retry), not 500, when the server now answers with a resource that is not valid', async () => {
+    server.failResourceReads = true;
+    upstream.enqueue(toolCall('call_weather_4', 'weather__show_weather', { city: 'Bern' }), textAnswer(['Done.']));
+    const { conversationId } = await turn('Weather in Bern?');
+    server.failResourceReads = false;
+    server.ui = { html: WEATHER_HTML, mimeType: 'text/plain' };
+    try {
+      const retrieved = await api(`/v1/conversations/${conversationId}/ui-resources/call_weather_4`);
+      expect([retrieved.status, ((await retrieved.json()) as { error: { code: string } }).error.code]).toEqual([
+        404,
+        'not_found',
+      ]);
+    } finally {
+      server.ui = { html: WEATHER_HTML, mimeType: MCP_APP_MIME_TYPE };
+    }
+  });
+
   it('fails the task when the server is down, and the turn still ends with stop', async () => {
     server.mode = 'unavailable';
     upstream.enqueue(toolCall('call_weather_3', 'weather__show_weather', { city: 'Rome' }), textAnswer(['Sorry.']));

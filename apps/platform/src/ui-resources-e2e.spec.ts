@@ -130,6 +130,27 @@ describe('first-party UI resources through chat-service, agent-runtime and llm-g
     expect(((await retrieval.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
+  it('shows a map whose model-written text has NUL (dropped) or a lone surrogate (U+FFFD): the turn still ends with stop', async () => {
+    upstream.enqueue(
+      toolCall('call_nul_map', 'show_map', {
+        title: 'Tea\u0000',
+        places: [{ id: 'p\u0000', name: 'Leaf \ud800', note: 'calm\u0000' }],
+      }),
+      textAnswer(['Enjoy.']),
+    );
+    const { conversationId, chunks } = await turn({ messages: [{ role: 'user', content: 'Tea nearby?' }] });
+    expect(chunks.at(-1)?.choices[0].finishReason).toBe('stop');
+    const [delta] = deltas(chunks).filter((d) => d.uiResource);
+    expect(delta?.uiResource).toMatchObject({
+      kind: 'map',
+      data: { title: 'Tea', places: [{ id: 'p', name: 'Leaf \ufffd', note: 'calm' }] },
+    });
+    expect(delta?.content).toBe(delta?.uiResource?.altText);
+    const [, answer] = await history(conversationId);
+    const stored = answer.tasks.find((task) => task.callId === 'call_nul_map' && task.actionType === 'tool_result');
+    expect(stored?.metadata?.uiResource).toEqual(delta?.uiResource);
+  });
+
   it('asks with a choice card in delta.interaction.uiResource (no options beside it), retrievable byte-exact', async () => {
     upstream.enqueue(
       toolCall('call_card', 'ask_user', {

@@ -58,6 +58,22 @@ describe('platformctl toolservers', () => {
     expect((await run('toolservers', 'list')).output).toContain('no tool servers');
   }, 120_000);
 
+  it('reads the auth header from standard input with --auth-header-stdin, keeping it off the command line', async () => {
+    const handle = startProcess(
+      cli,
+      ['toolservers', 'add', 'piped', '--url', server.url, '--auth-header-stdin', '--allow', 'echo'],
+      cleanEnv({ DATABASE_URL: database.url, TOOLSERVER_SECRET_KEY: secretKey }),
+    );
+    handle.child.stdin?.end('Bearer s3cret-value\n');
+    expect([await handle.exited(60_000), handle.output()]).toEqual([
+      0,
+      expect.stringContaining('added tool server piped: piped__echo'),
+    ]);
+    expect(server.authorizations.at(-1)).toBe('Bearer s3cret-value');
+    expect((await run('toolservers', 'list')).output).toMatch(/^piped .* auth=set /m);
+    expect((await run('toolservers', 'remove', 'piped')).code).toBe(0);
+  }, 120_000);
+
   it('refuses unknown tools, a wildcard, an unreachable server and unknown names with the reason and exit 1', async () => {
     const refusals: [string[], string][] = [
       [

@@ -2,6 +2,7 @@ import {
   type ToolServerItem,
   ToolServerRepository,
   ToolServersAdminService,
+  ToolServersError,
   toolServerEntities,
   toolServerSecretsFor,
 } from '@fed/agent';
@@ -30,8 +31,18 @@ function describe(item: ToolServerItem): string {
 interface AddOptions {
   url: string;
   authHeader?: string;
+  authHeaderStdin?: boolean;
   allow: string;
   timeoutSeconds?: string;
+}
+
+// A secret on the command line shows in `ps` and shell history: standard input keeps it out of both.
+async function readAuthHeader(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /**
@@ -52,9 +63,14 @@ export function registerToolServers(program: Command): void {
       '--auth-header <value>',
       "the Authorization header it requires (e.g. 'Bearer x'); stored encrypted, never shown",
     )
+    .option('--auth-header-stdin', 'read the Authorization header from standard input (kept out of `ps`)')
     .option('--timeout-seconds <n>', 'longest a call may take, 1-300 (default 15)')
-    .action(async (name: string, options: AddOptions) => {
-      const item = await withToolServers((admin) => admin.add({ name, ...options }));
+    .action(async (name: string, { authHeaderStdin, ...options }: AddOptions) => {
+      if (authHeaderStdin && options.authHeader !== undefined) {
+        throw new ToolServersError('invalid_auth_header', 'give --auth-header or --auth-header-stdin, not both');
+      }
+      const authHeader = authHeaderStdin ? await readAuthHeader() : options.authHeader;
+      const item = await withToolServers((admin) => admin.add({ name, ...options, authHeader }));
       process.stdout.write(`added tool server ${item.name}: ${item.agentTools.join(', ')}\n`);
     });
 

@@ -153,13 +153,18 @@ function resultText(items: ContentItem[], structured: unknown): string {
   const parts: string[] = [];
   for (const item of items) {
     if (item.type === 'text' && typeof item.text === 'string') parts.push(item.text);
-    else if (item.type === 'resource' && isUiUri(item.resource?.uri)) continue;
+    // MCP Apps HTML is never a model's: neither under a ui:// URI nor under any other.
+    else if (item.type === 'resource' && (isUiUri(item.resource?.uri) || isAppHtml(item.resource))) continue;
     else if (item.type === 'resource' && typeof item.resource?.text === 'string') parts.push(item.resource.text);
     else if (item.type === 'resource_link' && typeof item.uri === 'string') parts.push(`[resource ${item.uri}]`);
     else parts.push(`[${String(item.type).slice(0, 20)} content]`);
   }
   if (parts.length === 0 && isObject(structured)) return JSON.stringify(structured);
   return parts.join('\n');
+}
+
+function isAppHtml(resource: ResourceContent | undefined): boolean {
+  return typeof resource?.mimeType === 'string' && /^text\/html\s*;\s*profile=mcp-app/i.test(resource.mimeType);
 }
 
 function bounded(text: string, max: number): string {

@@ -32,11 +32,21 @@ export async function connectToolServer(endpoint: ToolServerEndpoint, signal?: A
     // The MCP Apps extension: servers that adapt to it offer their `ui://` resources.
     capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [MCP_APP_MIME_TYPE] } } },
   });
+  // The SDK bounds only `initialize` by `timeout`: the `notifications/initialized` POST after it waits as
+  // long as the server does. The whole handshake is bounded here; closing the transport aborts its fetches.
+  const deadline = AbortSignal.timeout(endpoint.timeoutMs);
+  const handshake = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const abort = () => void transport.close().catch(() => undefined);
+  handshake.addEventListener('abort', abort, { once: true });
   try {
-    await client.connect(transport, { signal, timeout: endpoint.timeoutMs });
+    await client.connect(transport, { signal: handshake, timeout: endpoint.timeoutMs });
+    handshake.throwIfAborted();
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw error;
+    if (deadline.aborted && !signal?.aborted) throw new McpError(ErrorCode.RequestTimeout, 'connecting timed out');
+    throw signal?.aborted ? signal.reason : error;
+  } finally {
+    handshake.removeEventListener('abort', abort);
   }
   return client;
 }

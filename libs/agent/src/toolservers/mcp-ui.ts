@@ -17,10 +17,12 @@ export interface ResourceContent {
 
 export type UiCheck =
   | { ok: true; uri: string; html: string; mimeType: string; size: number; meta?: Record<string, unknown> }
-  | { ok: false; problem: string };
+  | { ok: false; problem: string; tooLarge?: true };
 
 export function isUiUri(uri: unknown): uri is string {
-  return typeof uri === 'string' && uri.startsWith('ui://') && uri.length > 5 && uri.length <= URI_MAX;
+  return (
+    typeof uri === 'string' && uri.startsWith('ui://') && uri.length > 5 && uri.length <= URI_MAX && isStorableText(uri)
+  );
 }
 
 /**
@@ -42,7 +44,7 @@ export function checkUiResource(uri: string, contents: readonly ResourceContent[
   }
   // Checked on characters first, so a huge string is never encoded to be measured.
   if (content.text.length > maxBytes || Buffer.byteLength(content.text, 'utf8') > maxBytes) {
-    return { ok: false, problem: `its HTML is larger than ${maxBytes} bytes` };
+    return { ok: false, problem: `its HTML is larger than ${maxBytes} bytes`, tooLarge: true };
   }
   if (!isStorableText(content.text)) return { ok: false, problem: 'its HTML has NUL or unpaired surrogate characters' };
   return {
@@ -59,8 +61,17 @@ export function checkUiResource(uri: string, contents: readonly ResourceContent[
 export function uiMeta(meta: unknown): Record<string, unknown> | undefined {
   if (!isObject(meta) || !isObject(meta.ui)) return undefined;
   const text = JSON.stringify(meta.ui);
-  if (text.length > META_MAX_CHARS || !isStorableText(text)) return undefined;
-  return JSON.parse(text) as Record<string, unknown>;
+  // The JSON text escapes NUL and lone surrogates, which jsonb then refuses: its strings are checked.
+  if (text.length > META_MAX_CHARS) return undefined;
+  const copy = JSON.parse(text) as Record<string, unknown>;
+  return isStorableJson(copy) ? copy : undefined;
+}
+
+function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (!isObject(value)) return true;
+  return Object.entries(value).every(([key, entry]) => isStorableText(key) && isStorableJson(entry));
 }
 
 /** A tool's `_meta.ui.resourceUri` (or the older flat `ui/resourceUri` key). */

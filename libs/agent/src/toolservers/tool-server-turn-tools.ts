@@ -31,8 +31,7 @@ export class ToolServerTurnTools implements TurnTools {
     if (!turn.options.agentMode) return { toolbox: new ToolBox(this.builtIn), close: async () => undefined };
     const servers = await this.repository.enabled();
     const sessions = servers.map((server) => new LazySession(server, this.secrets));
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    const external: AgentTool<never>[] = [];
+    const candidates: ExternalTool[] = [];
     for (const session of sessions) {
       const { server } = session;
       for (const recorded of server.tools) {
@@ -45,25 +44,49 @@ export class ToolServerTurnTools implements TurnTools {
           );
           continue;
         }
-        const tool = new ExternalTool(name, session, recorded, this.logger, this.uiMaxBytes);
-        try {
-          ajv.compile(tool.parameters);
-        } catch (error) {
-          this.logger.warn(
-            { server: server.name, tool: recorded.name, err: error },
-            'external tool skipped: its input schema does not compile',
-          );
-          continue;
-        }
-        external.push(tool as unknown as AgentTool<never>);
+        candidates.push(new ExternalTool(name, session, recorded, this.logger, this.uiMaxBytes));
       }
     }
     return {
-      toolbox: new ToolBox([...this.builtIn, ...external]),
+      toolbox: new ToolBox([...this.builtIn, ...this.compiling(this.unambiguous(candidates))]),
       close: async () => {
         await Promise.all(sessions.map((session) => session.close()));
       },
     };
+  }
+
+  /**
+   * The tools whose input schema compiles, checked as the ToolBox will compile them (one Ajv, built-ins
+   * first, in order: a second schema of one `$id` fails there too), so a bad stored schema skips its
+   * tool instead of failing every turn.
+   */
+  private compiling(tools: readonly ExternalTool[]): AgentTool<never>[] {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    for (const tool of this.builtIn) ajv.compile(tool.parameters);
+    return tools.flatMap((tool) => {
+      try {
+        ajv.compile(tool.parameters);
+        return [tool as unknown as AgentTool<never>];
+      } catch (error) {
+        this.logger.warn({ tool: tool.name, err: error }, 'external tool skipped: its input schema does not compile');
+        return [];
+      }
+    });
+  }
+
+  /**
+   * The external tools whose agent name nothing else has. `a__b` + `c` and `a` + `b__c` are both
+   * `a__b__c`: neither is offered (a call must never reach the wrong server), nor one named like a built-in.
+   */
+  private unambiguous(tools: readonly ExternalTool[]): ExternalTool[] {
+    const taken = new Set(this.builtIn.map((tool) => tool.name));
+    const claims = new Map<string, number>();
+    for (const tool of tools) claims.set(tool.name, (claims.get(tool.name) ?? 0) + 1);
+    return tools.flatMap((tool) => {
+      if (!taken.has(tool.name) && claims.get(tool.name) === 1) return [tool];
+      this.logger.warn({ tool: tool.name }, 'external tool skipped: another tool has the same agent name');
+      return [];
+    });
   }
 }
 
@@ -71,6 +94,8 @@ export class ToolServerTurnTools implements TurnTools {
 class LazySession implements ServerSession {
   private connecting?: Promise<Client>;
   private closed = false;
+  // Ends a connection still in progress when the turn ends: closing never waits for the server.
+  private readonly ended = new AbortController();
 
   constructor(
     readonly server: ToolServerEntity,
@@ -88,7 +113,10 @@ class LazySession implements ServerSession {
   client(signal: AbortSignal): Promise<Client> {
     if (this.closed) return Promise.reject(new Error('the turn has ended'));
     if (!this.connecting) {
-      this.connecting = endpointOf(this.server, this.secrets).then((endpoint) => connectToolServer(endpoint, signal));
+      const connectSignal = AbortSignal.any([signal, this.ended.signal]);
+      this.connecting = endpointOf(this.server, this.secrets).then((endpoint) =>
+        connectToolServer(endpoint, connectSignal),
+      );
       this.connecting.catch(() => {
         this.connecting = undefined;
       });
@@ -98,6 +126,7 @@ class LazySession implements ServerSession {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.ended.abort(new Error('the turn has ended'));
     const client = await this.connecting?.catch(() => undefined);
     await client?.close().catch(() => undefined);
   }

@@ -1,7 +1,9 @@
 import {
   type ExternalUiContent,
+  ExternalUiGoneError,
   type ExternalUiReference,
   type ExternalUiSource,
+  ExternalUiTooLargeError,
   ExternalUiUnavailableError,
 } from '@fed/conversations';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,8 +14,8 @@ import { isServerName } from './tool-server.rules';
 import { type ToolServerSecrets } from './tool-server-secrets';
 import { endpointOf } from './tool-server-turn-tools';
 
-/** A UI resource that cannot be served from its tool server, and will not be by asking again. */
-export class ExternalUiRefusedError extends Error {
+/** A UI resource that cannot be served from its tool server, and will not be by asking again (404 `not_found`). */
+export class ExternalUiRefusedError extends ExternalUiGoneError {
   constructor(message: string) {
     super(message);
     this.name = 'ExternalUiRefusedError';
@@ -23,7 +25,8 @@ export class ExternalUiRefusedError extends Error {
 /**
  * Reads an external UI resource from its approved tool server again (`resources/read`), checked in form
  * as at tool time. Down, slow or 5xx: `ExternalUiUnavailableError` (retrieval answers 502); a server no
- * longer approved, or an answer that is not a valid MCP Apps resource: `ExternalUiRefusedError`.
+ * longer approved, or an answer that is not a valid MCP Apps resource: `ExternalUiRefusedError` (404
+ * `not_found`); HTML over the limit: `ExternalUiTooLargeError` (404 `file_too_large`).
  */
 export class ToolServerUiSource implements ExternalUiSource {
   constructor(
@@ -37,10 +40,12 @@ export class ToolServerUiSource implements ExternalUiSource {
     if (!server || !server.enabled) {
       throw new ExternalUiRefusedError(`the tool server ${reference.serverName} is not approved (any more)`);
     }
+    // Outside the try: a key that cannot open the auth header is this deployment's fault (500), not the server's.
+    const endpoint = await endpointOf(server, this.secrets);
     let client: Client | undefined;
     let contents: readonly ResourceContent[];
     try {
-      client = await connectToolServer(await endpointOf(server, this.secrets), signal);
+      client = await connectToolServer(endpoint, signal);
       const read = await client.readResource({ uri: reference.uri }, { timeout: server.timeoutMs, signal });
       contents = read.contents as ResourceContent[];
     } catch (error) {
@@ -50,7 +55,10 @@ export class ToolServerUiSource implements ExternalUiSource {
       await client?.close().catch(() => undefined);
     }
     const check = checkUiResource(reference.uri, contents, this.maxBytes);
-    if (!check.ok) throw new ExternalUiRefusedError(`${server.name}: the UI resource was refused: ${check.problem}`);
+    if (!check.ok) {
+      const reason = `${server.name}: the UI resource was refused: ${check.problem}`;
+      throw check.tooLarge ? new ExternalUiTooLargeError(reason) : new ExternalUiRefusedError(reason);
+    }
     return { html: check.html, mimeType: check.mimeType };
   }
 }

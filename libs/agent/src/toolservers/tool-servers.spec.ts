@@ -1,9 +1,17 @@
 import { EXTERNAL_UI_ALT_TEXT, MCP_APP_MIME_TYPE } from '@fed/contracts';
-import { type ClaimedTurn, ExternalUiUnavailableError } from '@fed/conversations';
+import {
+  type ClaimedTurn,
+  ExternalUiGoneError,
+  ExternalUiTooLargeError,
+  ExternalUiUnavailableError,
+} from '@fed/conversations';
 import { createLogger } from '@fed/observability';
 import { schemaDrift, useTestDatabase } from '@fed/persistence/testing';
 import { McpAppsServer, WEATHER_HTML, WEATHER_UI_URI } from '@fed/testing';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type ServerResponse, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { type ToolContext, type ToolOutcome } from '../runtime/tools/agent-tool';
 import { checkUiResource } from './mcp-ui';
 import { ToolServerEntity, toolServerEntities } from './tool-server.entity';
@@ -38,6 +46,61 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   if (!(error instanceof ToolServersError)) throw new Error(`expected a refusal, got ${String(error)}`);
   return `${error.code}: ${error.message}`;
 }
+
+/**
+ * A bare MCP endpoint: answers `initialize`, accepts notifications when `answers` has a result for
+ * `tools/call`, answers each method `answers` names, and never answers anything else. With `tools/call`
+ * unanswered, the `notifications/initialized` POST that the SDK's `connect` awaits without a timeout hangs.
+ */
+async function startBareServer(
+  answers: Record<string, unknown> = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const hung = new Set<ServerResponse>();
+  const results: Record<string, unknown> = {
+    initialize: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: { tools: {} },
+      serverInfo: { name: 'bare', version: '1.0.0' },
+    },
+    ...answers,
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      let message: { id?: unknown; method?: string } = {};
+      try {
+        message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof message;
+      } catch {
+        // not JSON: hangs like everything else
+      }
+      const method = req.method === 'POST' ? message.method : undefined;
+      if (method !== undefined && message.id === undefined && 'tools/call' in answers) {
+        res.writeHead(202).end();
+      } else if (method !== undefined && method in results) {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: results[method] }));
+      } else {
+        hung.add(res);
+        res.on('close', () => hung.delete(res));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const res of hung) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Answers `initialize`, then nothing: not even the `notifications/initialized` that follows. */
+const startStallingServer = () => startBareServer();
 
 describe('external MCP tool servers', () => {
   const database = useTestDatabase({ entities: toolServerEntities });
@@ -84,6 +147,33 @@ describe('external MCP tool servers', () => {
     } finally {
       await close();
     }
+  }
+
+  /** A server row as `add` leaves it, without asking the server (it may not answer). */
+  async function register(name: string, url: string, tools: string[], timeoutMs = 1_000): Promise<void> {
+    const now = new Date();
+    const server = Object.assign(new ToolServerEntity(), {
+      id: randomUUID(),
+      name,
+      url,
+      authHeader: null,
+      allowedTools: tools,
+      tools: tools.map((tool) => ({ name: tool, description: '', inputSchema: { type: 'object' } })),
+      enabled: true,
+      timeoutMs,
+      createdAt: now,
+      updatedAt: now,
+    });
+    expect(await repository.insert(server)).toBe(true);
+  }
+
+  /** The promise's outcome, or a failure after `ms`: a hang fails the test quickly. */
+  function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
   }
 
   it('keeps its table as the migration made it', async () => {
@@ -146,6 +236,16 @@ describe('external MCP tool servers', () => {
       expect(await refusal(admin.refresh('weather'))).toMatch(/^server_not_found/);
     });
 
+    it('refuses a server that answers initialize and then hangs, within twice its timeout', async () => {
+      const stalling = await startStallingServer();
+      try {
+        const adding = admin.add({ name: 'stuck', url: stalling.url, allow: 'echo', timeoutSeconds: '1' });
+        expect(await within(5_000, refusal(adding))).toMatch(/^server_unreachable/);
+      } finally {
+        await stalling.close();
+      }
+    });
+
     it('refuses an auth header when there is no key to seal it with', async () => {
       const keyless = new ToolServersAdminService(repository, undefined);
       expect(await refusal(keyless.add({ name: 'w', url: server.url, allow: 'echo', authHeader: 'Bearer x' }))).toMatch(
@@ -179,6 +279,23 @@ describe('external MCP tool servers', () => {
       );
       const { toolbox, close } = await openTools();
       expect(toolbox.definitions().map((tool) => tool.function.name)).toEqual(['weather__echo']);
+      await close();
+    });
+
+    it("skips a tool whose stored input schema does not compile (or repeats another one's $id), offering the others", async () => {
+      await register('schemas', server.url, ['good', 'bad_type', 'bad_required', 'first_id', 'same_id']);
+      const schemas: Record<string, unknown> = {
+        good: { type: 'object', properties: { text: { type: 'string' } } },
+        bad_type: { type: 'object', properties: { text: { type: 'text' } } },
+        bad_required: { type: 'object', required: 'text' },
+        first_id: { $id: 'urn:schema:one', type: 'object' },
+        same_id: { $id: 'urn:schema:one', type: 'object' },
+      };
+      await database.dataSource.query(`UPDATE agent.tool_servers SET tools = $1::jsonb WHERE name = 'schemas'`, [
+        JSON.stringify(Object.entries(schemas).map(([name, inputSchema]) => ({ name, description: '', inputSchema }))),
+      ]);
+      const { toolbox, close } = await openTools();
+      expect(toolbox.definitions().map((tool) => tool.function.name)).toEqual(['schemas__good', 'schemas__first_id']);
       await close();
     });
 
@@ -265,6 +382,33 @@ describe('external MCP tool servers', () => {
       expect(outcome.uiResource?.resource).not.toHaveProperty('size');
     });
 
+    it('never gives the model MCP Apps HTML, whatever URI the server puts it under', async () => {
+      const html = '<!doctype html><p>an app view</p>';
+      const bare = await startBareServer({
+        'tools/call': {
+          content: [
+            { type: 'text', text: 'The view is ready.' },
+            {
+              type: 'resource',
+              resource: { uri: 'https://views.example/app.html', mimeType: MCP_APP_MIME_TYPE, text: html },
+            },
+            { type: 'resource', resource: { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'a note' } },
+          ],
+        },
+      });
+      try {
+        await register('bare', bare.url, ['view']);
+        const outcome = await call('bare__view', {});
+        expect(outcome).toMatchObject({ status: 'completed' });
+        const content = (outcome as Extract<ToolOutcome, { status: 'completed' }>).content;
+        expect(content).toContain('The view is ready.');
+        expect(content).toContain('a note');
+        expect(content).not.toContain('an app view');
+      } finally {
+        await bare.close();
+      }
+    });
+
     it('fails the task when the tool reports isError', async () => {
       await addWeather('broken');
       expect(await call('weather__broken', {})).toMatchObject({
@@ -272,6 +416,83 @@ describe('external MCP tool servers', () => {
         error: 'the forecast service is down',
         label: { title: 'broken failed' },
       });
+    });
+
+    it('offers each agent tool name once: a name two servers would give is offered by neither, a built-in name never', async () => {
+      // `a__b` + `c` and `a` + `b__c` are both `a__b__c`.
+      await register('a__b', server.url, ['c', 'only_here']);
+      await register('a', server.url, ['b__c']);
+      await register('weather', server.url, ['echo']);
+      const builtIn = {
+        name: 'weather__echo',
+        description: 'A built-in tool that happens to have this name.',
+        parameters: { type: 'object' },
+        describe: () => ({ title: 'Built in' }),
+        run: async (): Promise<ToolOutcome> => ({ status: 'completed', content: 'built-in', label: { title: 'x' } }),
+      };
+      const { toolbox, close } = await new ToolServerTurnTools([builtIn], repository, secrets, logger).open(
+        agentTurn,
+        new AbortController().signal,
+      );
+      expect(toolbox.definitions().map((tool) => tool.function.name)).toEqual(['weather__echo', 'a__b__only_here']);
+      expect(toolbox.definitions()[0]?.function.description).toBe(builtIn.description);
+      await close();
+    });
+
+    it('fails the call within the server timeout when the server answers initialize and then hangs', async () => {
+      const stalling = await startStallingServer();
+      try {
+        await register('stuck', stalling.url, ['echo'], 1_000);
+        const started = Date.now();
+        expect(await within(10_000, call('stuck__echo', {}))).toMatchObject({
+          status: 'failed',
+          error: expect.stringContaining('did not answer in time'),
+        });
+        expect(Date.now() - started).toBeLessThan(4_000);
+      } finally {
+        await stalling.close();
+      }
+    });
+
+    it('gives up a call to a hanging server at once when the turn is cancelled, and closes without waiting for it', async () => {
+      const stalling = await startStallingServer();
+      try {
+        await register('stuck', stalling.url, ['echo'], 60_000);
+        const { toolbox, close } = await openTools();
+        const prepared = toolbox.prepare({
+          id: 'c',
+          type: 'function',
+          function: { name: 'stuck__echo', arguments: '{}' },
+        });
+        if (!prepared.ok) throw new Error(prepared.error);
+        const cancel = new AbortController();
+        const running = prepared.tool.run(prepared.args, context('c', cancel.signal));
+        setTimeout(() => cancel.abort(new Error('cancelled')), 200);
+        await expect(within(3_000, running)).rejects.toThrow('cancelled');
+        await within(1_000, close());
+      } finally {
+        await stalling.close();
+      }
+    });
+
+    it('closes a turn whose call is still connecting without waiting for the server; the call fails', async () => {
+      const stalling = await startStallingServer();
+      try {
+        await register('stuck', stalling.url, ['echo'], 60_000);
+        const { toolbox, close } = await openTools();
+        const prepared = toolbox.prepare({
+          id: 'c',
+          type: 'function',
+          function: { name: 'stuck__echo', arguments: '{}' },
+        });
+        if (!prepared.ok) throw new Error(prepared.error);
+        const running = prepared.tool.run(prepared.args, context('c'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await within(1_000, close());
+        expect(await within(1_000, running)).toMatchObject({ status: 'failed' });
+      } finally {
+        await stalling.close();
+      }
     });
 
     it('fails the task when the server is down or does not answer in time', async () => {
@@ -301,6 +522,17 @@ describe('external MCP tool servers', () => {
       });
     });
 
+    it('says unavailable within the server timeout when the server answers initialize and then hangs', async () => {
+      const stalling = await startStallingServer();
+      try {
+        await register('stuck', stalling.url, ['echo'], 1_000);
+        const read = new ToolServerUiSource(repository, secrets).read({ serverName: 'stuck', uri: WEATHER_UI_URI });
+        await expect(within(4_000, read)).rejects.toBeInstanceOf(ExternalUiUnavailableError);
+      } finally {
+        await stalling.close();
+      }
+    });
+
     it('says unavailable when the server is down, and refuses servers that are not approved', async () => {
       await addWeather('show_weather');
       const source = new ToolServerUiSource(repository, secrets);
@@ -315,6 +547,22 @@ describe('external MCP tool servers', () => {
       server.ui = { html: WEATHER_HTML, mimeType: 'text/plain' };
       await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
         ExternalUiRefusedError,
+      );
+    });
+
+    it('refuses for good (retrieval: 404 not_found) a removed server or an invalid resource, and names HTML over its limit', async () => {
+      await addWeather('show_weather');
+      const source = new ToolServerUiSource(repository, secrets, 20);
+      await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
+        ExternalUiTooLargeError,
+      );
+      server.ui = { html: WEATHER_HTML, mimeType: 'text/html' };
+      await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
+        ExternalUiGoneError,
+      );
+      await admin.remove('weather');
+      await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
+        ExternalUiGoneError,
       );
     });
   });
@@ -336,6 +584,18 @@ describe('the form of an MCP Apps UI resource', () => {
     ['no content', 'ui://a/b.html', []],
   ])('refuses %s', (_case, uri, contents) => {
     expect(checkUiResource(uri, contents)).toMatchObject({ ok: false });
+  });
+
+  it('refuses a ui:// URI with a NUL character, and drops rendering hints whose strings are not storable', () => {
+    expect(checkUiResource('ui://a/\u0000', [{ ...valid, uri: 'ui://a/\u0000' }])).toMatchObject({ ok: false });
+    const hinted = (ui: Record<string, unknown>) =>
+      checkUiResource('ui://a/b.html', [{ ...valid, _meta: { ui } }]) as { ok: true; meta?: unknown };
+    expect(hinted({ prefersBorder: true, domain: 'a.example' }).meta).toEqual({
+      prefersBorder: true,
+      domain: 'a.example',
+    });
+    expect(hinted({ domain: 'a\u0000.example' })).toMatchObject({ ok: true, meta: undefined });
+    expect(hinted({ csp: { connectDomains: ['\ud800'] } })).toMatchObject({ ok: true, meta: undefined });
   });
 
   it('refuses HTML over the size limit', () => {

@@ -20,8 +20,28 @@ export class ExternalUiUnavailableError extends Error {
 }
 
 /**
+ * The resource cannot be served, and asking again will not change that (its tool server was removed, or
+ * answers with something that is not a valid MCP Apps resource): retrieval answers 404 `not_found`.
+ */
+export class ExternalUiGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExternalUiGoneError';
+  }
+}
+
+/** The tool server's HTML is over the size limit: retrieval answers 404 `file_too_large`. */
+export class ExternalUiTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExternalUiTooLargeError';
+  }
+}
+
+/**
  * Reads an external UI resource from its tool server again (MCP `resources/read`). Implemented by the
- * agent lib's tool-server registry; throws `ExternalUiUnavailableError` for a transient failure.
+ * agent lib's tool-server registry; throws `ExternalUiUnavailableError` for a transient failure,
+ * `ExternalUiGoneError` for a permanent one and `ExternalUiTooLargeError` for HTML over its limit.
  */
 export interface ExternalUiSource {
   read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent>;

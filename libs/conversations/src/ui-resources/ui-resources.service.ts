@@ -2,12 +2,18 @@ import { ApiError } from '@fed/contracts';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationsRepository } from '../conversations/conversations.repository';
 import { type UiResourceHtmlResponse } from './ui-resources.dto';
-import { type ExternalUiSource, ExternalUiUnavailableError } from './external-ui-source.port';
+import {
+  ExternalUiGoneError,
+  type ExternalUiSource,
+  ExternalUiTooLargeError,
+  ExternalUiUnavailableError,
+} from './external-ui-source.port';
 import { UI_HTML_MAX_BYTES } from './ui-resource-record';
 import { type UiResourcesRepository } from './ui-resources.repository';
 
 const tooLarge = () =>
   new ApiError('file_too_large', `the UI resource's HTML is larger than ${UI_HTML_MAX_BYTES} bytes`);
+const notFound = () => new ApiError('not_found', 'no UI resource with this toolCallId in the conversation');
 
 /** `GET /v1/conversations/:conversationId/ui-resources/:toolCallId`: the HTML of an `html` UI resource. */
 export class UiResourcesService {
@@ -25,15 +31,11 @@ export class UiResourcesService {
     }
     const row = await this.resources.find(owner, conversationId, toolCallId);
     // `data` resources travel inline in the stream: there is nothing to retrieve.
-    if (!row || row.type !== 'html' || row.mimeType === null) {
-      throw new ApiError('not_found', 'no UI resource with this toolCallId in the conversation');
-    }
+    if (!row || row.type !== 'html' || row.mimeType === null) throw notFound();
     if (row.size !== null && row.size > UI_HTML_MAX_BYTES) throw tooLarge();
     let html = row.html;
     if (html === null) {
-      if (row.origin !== 'external' || row.uri === null) {
-        throw new ApiError('not_found', 'no UI resource with this toolCallId in the conversation');
-      }
+      if (row.origin !== 'external' || row.uri === null) throw notFound();
       html = await this.readExternal(row.serverName, row.uri);
       await this.resources.storeHtml(conversationId, toolCallId, html);
       if (Buffer.byteLength(html, 'utf8') > UI_HTML_MAX_BYTES) throw tooLarge();
@@ -50,6 +52,9 @@ export class UiResourcesService {
       if (error instanceof ExternalUiUnavailableError) {
         throw new ApiError('upstream_api_error', 'the tool server of this UI resource could not be reached; try again');
       }
+      // Permanent: asking again gives the same answer, so not a 5xx that invites a retry.
+      if (error instanceof ExternalUiGoneError) throw notFound();
+      if (error instanceof ExternalUiTooLargeError) throw tooLarge();
       throw error;
     }
   }

@@ -3,7 +3,12 @@ import { useTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { TurnLedger } from '../ledger/turn-ledger';
-import { type ExternalUiSource, ExternalUiUnavailableError } from './external-ui-source.port';
+import {
+  ExternalUiGoneError,
+  type ExternalUiSource,
+  ExternalUiTooLargeError,
+  ExternalUiUnavailableError,
+} from './external-ui-source.port';
 import { UI_HTML_MAX_BYTES } from './ui-resource-record';
 import { UiResourcesRepository } from './ui-resources.repository';
 import { UiResourcesService } from './ui-resources.service';
@@ -126,6 +131,26 @@ describe('UI resources: storage with the turn and retrieval', () => {
     expect([error.status, error.code]).toEqual([502, 'upstream_api_error']);
     const broken: ExternalUiSource = { read: () => Promise.reject(new TypeError('bug')) };
     await expect(service(broken).html(OWNER, conversationId, 'call_down')).rejects.toThrow(TypeError);
+  });
+
+  it('answers 404 not_found (no retry), not 500, when the tool server was removed or its resource is now invalid', async () => {
+    const { conversationId, runId } = await turn();
+    await ledger.saveUiResource(runId, external('call_gone'));
+    const gone: ExternalUiSource = {
+      read: () => Promise.reject(new ExternalUiGoneError('the tool server weather is not approved (any more)')),
+    };
+    const error = await failure(service(gone).html(OWNER, conversationId, 'call_gone'));
+    expect([error.status, error.code]).toEqual([404, 'not_found']);
+  });
+
+  it('answers 404 file_too_large when the tool server refuses to hand over HTML over its own limit', async () => {
+    const { conversationId, runId } = await turn();
+    await ledger.saveUiResource(runId, external('call_vast'));
+    const vast: ExternalUiSource = {
+      read: () => Promise.reject(new ExternalUiTooLargeError('weather: its HTML is larger than 2097152 bytes')),
+    };
+    const error = await failure(service(vast).html(OWNER, conversationId, 'call_vast'));
+    expect([error.status, error.code]).toEqual([404, 'file_too_large']);
   });
 
   it('answers 404 file_too_large when the HTML read again is over 512 KB', async () => {

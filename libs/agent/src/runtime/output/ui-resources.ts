@@ -27,7 +27,8 @@ export function prepareUi(
   const altText = shownText(ui.resource.altText, outputFormat);
   const resource = ui.resource;
   if (resource.type === 'data') {
-    const shown: UiResource = { ...resource, origin: 'first-party', altText };
+    // The payload is the model's words too: stored in the task's jsonb, where NUL or a lone surrogate fails the turn.
+    const shown: UiResource = { ...storableJson(resource), origin: 'first-party', altText };
     if (!isToolCallId(callId)) return { servable: true, resource: shown };
     return {
       servable: true,
@@ -74,6 +75,16 @@ export function historyUiResource(resource: UiResource): UiResource {
   if (resource.type !== 'html') return resource;
   const { size: _size, ...rest } = resource;
   return rest;
+}
+
+/** A JSON value whose strings (keys included) are storable: NUL dropped, lone surrogates as U+FFFD. */
+function storableJson<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(storableJson) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => [storableText(key), storableJson(entry as unknown)]),
+  ) as T;
 }
 
 function shownText(text: string, outputFormat: 'plain' | 'markdown'): string {
