@@ -5,7 +5,14 @@ import { type Readable } from 'node:stream';
 import { type LibraryItemEntity } from './library.entity';
 import { LibraryError } from './library.errors';
 import { type LibraryRepository } from './library.repository';
-import { LIBRARY_FILE_MAX_BYTES, checkDescription, checkFilepath, checkTemplate, checkTitle } from './library.rules';
+import {
+  LIBRARY_FILE_MAX_BYTES,
+  checkDescription,
+  checkFilepath,
+  checkMimeType,
+  checkTemplate,
+  checkTitle,
+} from './library.rules';
 
 export interface LibraryFileFields {
   title?: string;
@@ -35,6 +42,7 @@ export class LibraryAdminService {
   /** Streams `body` to the blob store, then writes the row; a taken filepath leaves no blob behind. */
   async addFile(filepath: string, fields: LibraryFileFields, body: Readable): Promise<LibraryItemEntity> {
     const base = this.baseItem(filepath, fields.title ?? filepath.split('/').at(-1) ?? filepath, fields.description);
+    const mimeType = fields.mimeType === undefined ? undefined : checkMimeType(fields.mimeType);
     // Checked first so a large file is not uploaded for nothing; the insert below is what decides.
     if (await this.repository.findByFilepath(base.filepath)) throw taken(base.filepath);
     const blobKey = libraryBlobKey(base.id);
@@ -50,12 +58,20 @@ export class LibraryAdminService {
     const item: LibraryItemEntity = {
       ...base,
       kind: 'file',
-      mimeType: fields.mimeType ?? (lookup(base.filepath) || 'application/octet-stream'),
+      mimeType: mimeType ?? (lookup(base.filepath) || 'application/octet-stream'),
       bytes: String(bytes),
       blobKey,
       content: null,
     };
-    if (!(await this.repository.insert(item))) {
+    let inserted: boolean;
+    try {
+      inserted = await this.repository.insert(item);
+    } catch (error) {
+      // No row will ever name this blob, and no sweep looks under library/: it goes now.
+      await this.blobs.delete(blobKey).catch(() => undefined);
+      throw error;
+    }
+    if (!inserted) {
       await this.blobs.delete(blobKey);
       throw taken(base.filepath);
     }

@@ -7,6 +7,7 @@ export class LibraryError extends domainErrors({
   invalid_description: 'invalid_parameter',
   invalid_content: 'invalid_parameter',
   invalid_file: 'invalid_parameter',
+  invalid_mime_type: 'invalid_parameter',
   filepath_exists: 'conflict',
   item_not_found: 'not_found',
 }) {}

@@ -46,6 +46,16 @@ export function checkDescription(description: string): string {
   return description;
 }
 
+// What the runtime's reader and the user message's `files[]` take: a lowercase `type/subtype`, nothing more.
+const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+export function checkMimeType(mimeType: string): string {
+  const type = mimeType.trim().toLowerCase();
+  if (!MIME_TYPE.test(type))
+    throw new LibraryError('invalid_mime_type', 'mimeType must be a media type such as text/csv');
+  return type;
+}
+
 export function checkTemplate(content: string): string {
   if (content.trim().length === 0 || Array.from(content).length > TEMPLATE_MAX || !isStorableText(content)) {
     throw new LibraryError('invalid_content', `a template's text must be 1-${TEMPLATE_MAX} characters`);

@@ -68,6 +68,23 @@ describe('library service', () => {
     expect(keys).toEqual([libraryBlobKey(item.id)]);
   });
 
+  it('leaves no blob behind when the row cannot be written, and refuses a mimeType that is not a media type', async () => {
+    const failing = new LibraryRepository(database.dataSource);
+    failing.insert = () => Promise.reject(new Error('the database went away'));
+    await expect(
+      new LibraryAdminService(failing, blobs).addFile('docs/lost.md', {}, Readable.from(['lost'])),
+    ).rejects.toThrow('the database went away');
+    expect(
+      await refusal(admin.addFile('docs/typed.md', { mimeType: 'text/plain\r\nX: y' }, Readable.from(['x']))),
+    ).toBe('invalid_mime_type');
+    const keys: string[] = [];
+    for await (const blob of blobs.list('library/')) keys.push(blob.key);
+    const rows = (await database.dataSource.query(`SELECT "blob_key" FROM "agent"."library_items"`)) as {
+      blob_key: string | null;
+    }[];
+    expect(keys.sort()).toEqual(rows.flatMap((row) => (row.blob_key ? [row.blob_key] : [])).sort());
+  });
+
   it('refuses a bad filepath, title or template before storing anything', async () => {
     expect(await refusal(admin.addFile('../x', {}, Readable.from(['x'])))).toBe('invalid_filepath');
     expect(await refusal(admin.addTemplate('t/ok', { title: ' ', text: 'x' }))).toBe('invalid_title');

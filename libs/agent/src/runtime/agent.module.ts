@@ -54,10 +54,11 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         ),
     },
     {
-      // The user message's files are read from the blob store: uploads and library files alike.
+      // The user message's files are read from the blob store: uploads and library files alike. Required:
+      // the host provides it to every app running turns, and a turn without it would lose its files silently.
       provide: TurnPrompt,
-      inject: [CatalogService, LibraryRepository, { token: BLOB_STORE, optional: true }],
-      useFactory: (catalog: CatalogService, library: LibraryRepository, blobs: BlobStore | undefined) =>
+      inject: [CatalogService, LibraryRepository, BLOB_STORE],
+      useFactory: (catalog: CatalogService, library: LibraryRepository, blobs: BlobStore) =>
         new TurnPrompt(catalog, new AttachmentReader(blobs, library)),
     },
     {
@@ -90,14 +91,14 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
     },
     {
       provide: TurnRunner,
-      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER, { token: BLOB_STORE, optional: true }],
+      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER, BLOB_STORE],
       useFactory: (
         ledger: TurnLedger,
         stream: RunStream,
         answerer: TurnAnswerer,
         config: ServiceConfig,
         logger: Logger,
-        blobs: BlobStore | undefined,
+        blobs: BlobStore,
       ) =>
         new TurnRunner(
           ledger,

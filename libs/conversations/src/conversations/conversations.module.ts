@@ -15,9 +15,10 @@ import { ConversationsService, conversationsServiceFor } from './conversations.s
   providers: [
     {
       provide: ConversationsService,
-      inject: [DataSource, LOGGER, { token: BLOB_STORE, optional: true }],
-      useFactory: (dataSource: DataSource, logger: Logger, store: BlobStore | undefined) =>
-        conversationsServiceFor(dataSource, store ? { blobs: { store, logger } } : {}),
+      // Required: without the store a deleted conversation's deliverable blobs would be left behind unseen.
+      inject: [DataSource, LOGGER, BLOB_STORE],
+      useFactory: (dataSource: DataSource, logger: Logger, store: BlobStore) =>
+        conversationsServiceFor(dataSource, { blobs: { store, logger } }),
     },
     ArchiveRetentionJob,
   ],

@@ -85,3 +85,9 @@ export interface DeliverableRecord {
   primary: boolean;
   blobKey: string;
 }
+
+/** A stored output file, and the blob of the file it replaced at the same path (the caller deletes it). */
+export interface SavedDeliverable {
+  deliverable: Deliverable;
+  replacedBlobKey: string | null;
+}

@@ -8,6 +8,7 @@ import type {
   DeliverableRecord,
   HistoryMessage,
   LiveTurn,
+  SavedDeliverable,
   TaskRecord,
   TurnEnd,
   TurnFile,
@@ -229,23 +230,25 @@ export class TurnLedger {
     return rows[0]?.ended === 1;
   }
 
-  /** The blob key of the file the turn wrote at `filepath`, if any. */
-  async deliverableBlobOf(runId: string, filepath: string): Promise<string | null> {
-    const rows = (await this.dataSource.query(
-      `SELECT "blob_key" FROM "conversations"."deliverables" WHERE "message_id" = $1 AND "filepath" = $2`,
-      [runId, filepath],
-    )) as { blob_key: string }[];
-    return rows[0]?.blob_key ?? null;
-  }
-
   /**
    * Stores an output file of the turn, owned like its message and only while it is processing; the
-   * message's file at the same path is replaced. Then exactly one file of the message is primary: this
-   * one when it asks to be, else the one that already was, else the first. Null: the turn was ended by
-   * someone else and nothing was stored.
+   * message's file at the same path is replaced (its blob key is returned, for the caller to delete).
+   * Then exactly one file of the message is primary: this one when it asks to be, else the one that
+   * already was, else the first. Null: the turn was ended by someone else and nothing was stored.
+   * Saves of one message are serialized on its row, so the primary rule and the replaced blob hold
+   * when two saves (or two attempts of the turn) run at once.
    */
-  async saveDeliverable(runId: string, file: DeliverableRecord): Promise<Deliverable | null> {
+  async saveDeliverable(runId: string, file: DeliverableRecord): Promise<SavedDeliverable | null> {
     return this.dataSource.transaction(async (manager) => {
+      const locked = (await manager.query(
+        `SELECT 1 FROM "conversations"."messages" WHERE "id" = $1 AND "processing" FOR NO KEY UPDATE`,
+        [runId],
+      )) as unknown[];
+      if (locked.length === 0) return null;
+      const replaced = (await manager.query(
+        `SELECT "blob_key" FROM "conversations"."deliverables" WHERE "message_id" = $1 AND "filepath" = $2`,
+        [runId, file.filepath],
+      )) as { blob_key: string }[];
       const saved = (await manager.query(
         `INSERT INTO "conversations"."deliverables"
            ("id", "conversation_id", "message_id", "user_id", "tenant_id", "filepath", "filename", "mime_type",
@@ -256,7 +259,8 @@ export class TurnLedger {
           WHERE m."id" = $1 AND m."processing"
          ON CONFLICT ("message_id", "filepath") DO UPDATE SET
            "id" = EXCLUDED."id", "filename" = EXCLUDED."filename", "mime_type" = EXCLUDED."mime_type", "size" = EXCLUDED."size",
-           "is_primary" = EXCLUDED."is_primary", "blob_key" = EXCLUDED."blob_key", "created_at" = EXCLUDED."created_at"
+           "is_primary" = EXCLUDED."is_primary" OR "deliverables"."is_primary", "blob_key" = EXCLUDED."blob_key",
+           "created_at" = EXCLUDED."created_at"
          RETURNING "id"`,
         [runId, file.id, file.filepath, file.filename, file.mimeType ?? null, file.size, file.primary, file.blobKey],
       )) as { id: string }[];
@@ -273,7 +277,7 @@ export class TurnLedger {
         file.primary ? [runId, id] : [runId],
       );
       const rows = (await manager.query(`${DELIVERABLE_ROW} WHERE "id" = $1`, [id])) as DeliverableRow[];
-      return toDeliverable(rows[0] as DeliverableRow);
+      return { deliverable: toDeliverable(rows[0] as DeliverableRow), replacedBlobKey: replaced[0]?.blob_key ?? null };
     });
   }
 

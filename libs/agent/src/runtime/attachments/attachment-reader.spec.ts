@@ -2,6 +2,7 @@ import { type TurnFile } from '@fed/conversations';
 import { type BlobInfo, BlobNotFoundError, type BlobRange, type BlobStore } from '@fed/storage';
 import { minimalDocx, minimalPdf } from '@fed/testing';
 import { Readable } from 'node:stream';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 import { type LibraryItemEntity } from '../../library/library.entity';
 import { ATTACHMENT_LIMITS, TRUNCATION_MARKER } from './attachment';
 import { AttachmentReader } from './attachment-reader';
@@ -36,6 +37,109 @@ class MemoryBlobs implements BlobStore {
   }
 
   async *list(): AsyncIterable<BlobInfo> {}
+}
+
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** A DOCX whose entries are deflated (method 8), as word processors write them. */
+function deflatedDocx(documentXml: Buffer): Buffer {
+  const entries: [string, Buffer][] = [
+    [
+      '[Content_Types].xml',
+      Buffer.from(
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+          '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+          '<Default Extension="xml" ContentType="application/xml"/>' +
+          '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      ),
+    ],
+    [
+      '_rels/.rels',
+      Buffer.from(
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+          '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
+    ],
+    ['word/document.xml', documentXml],
+  ];
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of entries) {
+    const nameBytes = Buffer.from(name);
+    const deflated = deflateRawSync(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc32(data), 14);
+    local.writeUInt32LE(deflated.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc32(data), 16);
+    central.writeUInt32LE(deflated.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, deflated);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + deflated.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+const documentXml = (text: string) =>
+  Buffer.from(
+    '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">' +
+      `<w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+  );
+
+/** A one-page PDF whose content stream (text, then `padding` spaces) is deflated. */
+function deflatedPdf(padding: number): Buffer {
+  const content = deflateSync(
+    Buffer.concat([Buffer.from('BT /F1 12 Tf 10 10 Td (hello) Tj ET\n'), Buffer.alloc(padding, 0x20)]),
+  );
+  const objects = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+    Buffer.from(
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    ),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`),
+      content,
+      Buffer.from('\nendstream'),
+    ]),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+  ];
+  const parts = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let length = parts[0]?.length ?? 0;
+  objects.forEach((object, index) => {
+    offsets.push(length);
+    const part = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), object, Buffer.from('\nendobj\n')]);
+    parts.push(part);
+    length += part.length;
+  });
+  const xref = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  parts.push(
+    Buffer.from(
+      `xref\n0 6\n0000000000 65535 f \n${xref}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+    ),
+  );
+  return Buffer.concat(parts);
 }
 
 describe('attachment reader', () => {
@@ -89,6 +193,28 @@ describe('attachment reader', () => {
     expect(pdf).toMatchObject({ kind: 'text', name: 'report.pdf', text: 'Quarterly revenue grew' });
     expect(docx).toMatchObject({ kind: 'text', name: 'memo.docx' });
     expect(docx?.kind === 'text' && docx.text).toContain('First paragraph\n\nSecond & last');
+  });
+
+  it('does not unpack a DOCX whose contents inflate past 64 MB (a zip bomb): it is named, not extracted', async () => {
+    const [ordinary] = await reader.read([upload('memo.docx', DOCX, deflatedDocx(documentXml('Deflated words')))]);
+    expect(ordinary?.kind === 'text' && ordinary.text.trim()).toBe('Deflated words');
+
+    // 80 MB of text deflate to about 80 KB: well under the 20 MB read, far over what may be unpacked.
+    const bomb = deflatedDocx(documentXml('ab'.repeat(40 * 1024 * 1024)));
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const [attachment] = await reader.read([upload('bomb.docx', DOCX, bomb)]);
+    expect(attachment).toMatchObject({ kind: 'note', note: expect.stringContaining('unpacks to more than 64 MB') });
+  });
+
+  it('stops extracting a PDF whose streams inflate for longer than the extraction time, and names it', async () => {
+    const limits = { ...ATTACHMENT_LIMITS, extractionMs: 200 };
+    const quick = new AttachmentReader(blobs, { findByIds: async () => [] }, limits);
+    const [small] = await quick.read([upload('small.pdf', 'application/pdf', deflatedPdf(10))]);
+    expect(small).toMatchObject({ kind: 'text', text: 'hello' });
+
+    // 400 MB of spaces deflate to about 400 KB; reading them all takes seconds.
+    const [slow] = await quick.read([upload('slow.pdf', 'application/pdf', deflatedPdf(400 * 1024 * 1024))]);
+    expect(slow).toMatchObject({ kind: 'note', note: expect.stringContaining('took longer than 0.2 s') });
   });
 
   it('gives an image as a data URL, and names a too large or unsupported image instead', async () => {

@@ -6,6 +6,7 @@ import type { LibraryRepository } from '../../library/library.repository';
 import { ATTACHMENT_LIMITS, type Attachment, type AttachmentLimits, TRUNCATION_MARKER } from './attachment';
 import { docxText, pdfText } from './document-text';
 import { type FileFormat, MODEL_IMAGE_TYPES, formatOf } from './file-formats';
+import { ZipRefusedError } from './zip-bounds';
 
 /** Where one attachment's content is, once its reference is resolved. */
 type Source =
@@ -21,7 +22,7 @@ type Source =
  */
 export class AttachmentReader {
   constructor(
-    private readonly blobs: BlobStore | undefined,
+    private readonly blobs: BlobStore,
     private readonly library: Pick<LibraryRepository, 'findByIds'>,
     private readonly limits: AttachmentLimits = ATTACHMENT_LIMITS,
   ) {}
@@ -34,14 +35,20 @@ export class AttachmentReader {
     for (const [index, file] of files.entries()) {
       signal?.throwIfAborted();
       const name = file.filename ?? file.filepath ?? file.fileId;
-      const attachment = await this.readOne(file, name, sources[index] as Source, remaining);
+      const attachment = await this.readOne(file, name, sources[index] as Source, remaining, signal);
       if (attachment.kind === 'text') remaining -= attachment.text.length;
       attachments.push(attachment);
     }
     return attachments;
   }
 
-  private async readOne(file: TurnFile, name: string, source: Source, remaining: number): Promise<Attachment> {
+  private async readOne(
+    file: TurnFile,
+    name: string,
+    source: Source,
+    remaining: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Attachment> {
     const mimeType = file.mimeType;
     const note = (text: string): Attachment => ({ kind: 'note', name, mimeType, note: text });
     if (source.kind === 'missing') return note(source.note);
@@ -72,10 +79,24 @@ export class AttachmentReader {
       if (cut) {
         return note(`The document is larger than ${megabytes(this.limits.documentBytes)}: its text is not extracted.`);
       }
-      const text = format === 'pdf' ? await pdfText(bytes) : await docxText(bytes);
+      const timeout = AbortSignal.timeout(this.limits.extractionMs);
+      const text =
+        format === 'pdf'
+          ? await pdfText(bytes, signal ? AbortSignal.any([signal, timeout]) : timeout)
+          : await docxText(bytes, this.limits.unpackedDocumentBytes);
       if (text.trim().length === 0) return note('The document has no extractable text.');
       return textAttachment(name, mimeType, sanitized(text), budget);
-    } catch {
+    } catch (error) {
+      if (format === 'pdf' && !signal?.aborted && isTimeout(error)) {
+        return note(
+          `The document's text took longer than ${this.limits.extractionMs / 1000} s to extract: it is not given.`,
+        );
+      }
+      if (error instanceof ZipRefusedError) {
+        return note(
+          `The document unpacks to more than ${megabytes(this.limits.unpackedDocumentBytes)} (or is not a plain ZIP archive): its text is not extracted.`,
+        );
+      }
       return note('The file could not be read.');
     }
   }
@@ -89,7 +110,6 @@ export class AttachmentReader {
     limit: number,
     prefix = false,
   ): Promise<{ bytes: Buffer; cut: boolean }> {
-    if (!this.blobs) throw new Error('no blob store');
     // Only a text file is of use cut short: a larger image or document is not read at all.
     if (!prefix && source.bytes !== undefined && source.bytes > limit) return { bytes: Buffer.alloc(0), cut: true };
     const stream = await this.blobs.get(
@@ -154,6 +174,11 @@ function decodeUtf8(bytes: Buffer): string {
 /** NUL cannot travel everywhere a prompt goes (PostgreSQL text of the gateway's logs): replaced. */
 function sanitized(text: string): string {
   return text.replace(/\u0000/g, '\uFFFD');
+}
+
+// Duck-typed: AbortSignal.timeout()'s DOMException may come from another realm (Jest's).
+function isTimeout(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError';
 }
 
 function megabytes(bytes: number): string {

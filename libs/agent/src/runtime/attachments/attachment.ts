@@ -13,6 +13,10 @@ export interface AttachmentLimits {
   textBytes: number;
   /** Bytes read of a PDF or DOCX; a larger one is not extracted. */
   documentBytes: number;
+  /** What a DOCX (a ZIP archive) may inflate to in all; a larger one is not extracted (a zip bomb). */
+  unpackedDocumentBytes: number;
+  /** How long the text of one PDF may take to extract; a slower one is named, not given. */
+  extractionMs: number;
   /** An image larger than this is named, not sent. */
   imageBytes: number;
   /** Characters of one file's text. */
@@ -24,6 +28,8 @@ export interface AttachmentLimits {
 export const ATTACHMENT_LIMITS: AttachmentLimits = {
   textBytes: 2 * 1024 * 1024,
   documentBytes: 20 * 1024 * 1024,
+  unpackedDocumentBytes: 64 * 1024 * 1024,
+  extractionMs: 30_000,
   imageBytes: 5 * 1024 * 1024,
   fileCharacters: 100_000,
   totalCharacters: 200_000,

@@ -2,6 +2,7 @@ import { extractRawText } from 'mammoth';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { definePDFJSModule, extractText, getDocumentProxy } from 'unpdf';
+import { assertZipInflatesWithin } from './zip-bounds';
 
 // unpdf is loaded through its CommonJS entry, which imports its bundled PDF.js with a dynamic import().
 // Jest's module runtime has no dynamic import, and the bundle's package export is import-only, so we
@@ -17,21 +18,34 @@ function loadPdfjs(): Promise<void> {
   return pdfjsReady;
 }
 
-/** The text of a PDF, pages joined by blank lines. */
-export async function pdfText(bytes: Buffer): Promise<string> {
+/**
+ * The text of a PDF, pages joined by blank lines. A PDF's streams may inflate without end (PDF.js reads
+ * them as it goes, in bounded memory, but for as long as they last): aborting `signal` stops the work.
+ */
+export async function pdfText(bytes: Buffer, signal?: AbortSignal): Promise<string> {
   await loadPdfjs();
+  signal?.throwIfAborted();
   // PDF.js takes ownership of the array it is given: hand it a copy. Verbosity 0: no console warnings.
   const document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+  const stop = () => void document.loadingTask.destroy();
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     const { text } = await extractText(document, { mergePages: false });
+    // A destroyed document yields what it had read so far, without an error.
+    signal?.throwIfAborted();
     return text.map((page) => page.trim()).join('\n\n');
   } finally {
+    signal?.removeEventListener('abort', stop);
     await document.loadingTask.destroy();
   }
 }
 
-/** The raw text of a DOCX document (paragraphs, no formatting). */
-export async function docxText(bytes: Buffer): Promise<string> {
+/**
+ * The raw text of a DOCX document (paragraphs, no formatting). mammoth unzips the whole archive in
+ * memory, so an archive inflating past `maxUnpackedBytes` is refused first (`ZipRefusedError`).
+ */
+export async function docxText(bytes: Buffer, maxUnpackedBytes: number): Promise<string> {
+  await assertZipInflatesWithin(bytes, maxUnpackedBytes);
   const { value } = await extractRawText({ buffer: bytes });
   return value;
 }

@@ -144,6 +144,35 @@ describe('a turn’s deliverable store', () => {
     expect(after[0]?.blob_key).toMatch(new RegExp(`^deliverables/${turn.conversationId}/${turn.runId}/[0-9a-f-]{36}$`));
   });
 
+  it('keeps exactly one primary when files are saved at the same moment', async () => {
+    for (const primary of [true, false]) {
+      const turn = await processingTurn();
+      const sink = await store.open(turn, signal);
+      await Promise.all(
+        Array.from({ length: 8 }, (_, index) => sink.save({ filepath: `file-${index}.txt`, content: 'x', primary })),
+      );
+      const files = await ledger.deliverables(turn.runId);
+      expect(files).toHaveLength(8);
+      expect([primary, files.filter((file) => file.isPrimary).length]).toEqual([primary, 1]);
+    }
+  });
+
+  it('leaves one row and one blob per path when a path is rewritten at the same moment, the primary kept', async () => {
+    const turn = await processingTurn();
+    const sink = await store.open(turn, signal);
+    await sink.save({ filepath: 'report.md', content: 'first' });
+    await sink.save({ filepath: 'other.md', content: 'other' });
+    await Promise.all(
+      Array.from({ length: 6 }, (_, index) => sink.save({ filepath: 'report.md', content: `rewrite ${index}` })),
+    );
+    const after = await rows(turn.runId);
+    expect(after.map((row) => [row.filepath, row.is_primary]).sort()).toEqual([
+      ['other.md', false],
+      ['report.md', true],
+    ]);
+    expect([...blobs.blobs.keys()].sort()).toEqual(after.map((row) => row.blob_key).sort());
+  });
+
   it('omits mimeType when it cannot be determined and size when it is 0', async () => {
     const turn = await processingTurn();
     const sink = await store.open(turn, signal);

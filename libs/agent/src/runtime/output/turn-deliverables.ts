@@ -1,5 +1,5 @@
 import type { Deliverable } from '@fed/contracts';
-import { type ClaimedTurn, type TurnLedger, deliverablePathProblem } from '@fed/conversations';
+import { type ClaimedTurn, type SavedDeliverable, type TurnLedger, deliverablePathProblem } from '@fed/conversations';
 import type { Logger } from '@fed/observability';
 import type { BlobStore } from '@fed/storage';
 import { lookup } from 'mime-types';
@@ -36,7 +36,7 @@ function mimeTypeOf(filename: string, given: string | undefined): string | undef
 export class DeliverableStore {
   constructor(
     private readonly ledger: TurnLedger,
-    private readonly blobs: BlobStore | undefined,
+    private readonly blobs: BlobStore,
     private readonly logger: Logger,
   ) {}
 
@@ -56,10 +56,7 @@ export class DeliverableStore {
     }
     const filename = file.filepath.slice(file.filepath.lastIndexOf('/') + 1);
     const mimeType = mimeTypeOf(filename, file.mimeType);
-    if (!this.blobs) throw new Error('no blob store is configured for deliverables');
-
     // A rewrite gets a new id and blob: the old bytes stay whole until the row points elsewhere.
-    const replaced = await this.ledger.deliverableBlobOf(turn.runId, file.filepath);
     const id = randomUUID();
     const blobKey = `deliverables/${turn.conversationId}/${turn.runId}/${id}`;
     await this.blobs.put(blobKey, Readable.from([bytes]), {
@@ -67,7 +64,7 @@ export class DeliverableStore {
       ...(mimeType ? { contentType: mimeType } : {}),
       signal,
     });
-    let saved: Deliverable | null;
+    let saved: SavedDeliverable | null;
     try {
       saved = await this.ledger.saveDeliverable(turn.runId, {
         id,
@@ -86,14 +83,15 @@ export class DeliverableStore {
       await this.removeBlob(blobKey, turn.runId);
       throw new Error('the turn is no longer processing');
     }
-    if (replaced) await this.removeBlob(replaced, turn.runId);
-    return saved;
+    // Read in the transaction that replaced it: a rewrite racing this one cannot leave its blob behind.
+    if (saved.replacedBlobKey) await this.removeBlob(saved.replacedBlobKey, turn.runId);
+    return saved.deliverable;
   }
 
   // A blob left behind costs space, never correctness: no row points at it.
   private async removeBlob(key: string, runId: string): Promise<void> {
     await this.blobs
-      ?.delete(key)
+      .delete(key)
       .catch((error: unknown) => this.logger.warn({ err: error, runId, key }, 'deliverable blob could not be deleted'));
   }
 }
