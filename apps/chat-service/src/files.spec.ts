@@ -1,8 +1,10 @@
-import { FilesService, FilesSweepJob } from '@fed/conversations';
+import { FilesRepository, FilesService, FilesSweepJob } from '@fed/conversations';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -475,8 +477,8 @@ describe('chat-service: files', () => {
       const kept = await uploadFile('kept.txt', Buffer.from('kept'));
       const abandoned = randomUUID();
       await dataSource.query(
-        `INSERT INTO "conversations"."files" ("id", "user_id", "filename", "blob_key", "state", "created_at")
-         VALUES ($1, $2, '', $3, 'uploading', now() - interval '2 hours')`,
+        `INSERT INTO "conversations"."files" ("id", "user_id", "filename", "blob_key", "state", "created_at", "touched_at")
+         VALUES ($1, $2, '', $3, 'uploading', now() - interval '2 hours', now() - interval '2 hours')`,
         [abandoned, alice.userId, `uploads/${abandoned}`],
       );
       await store.put(`uploads/${abandoned}`, Readable.from([Buffer.from('partial')]));
@@ -507,6 +509,73 @@ describe('chat-service: files', () => {
       expect(await store.stat(`uploads/${orphan}`)).toBeNull();
       expect(await store.stat(`uploads/${kept.fileId}`)).not.toBeNull();
       expect(await (await call('GET', `/${kept.fileId}/content`)).text()).toBe('kept');
+    });
+
+    it('leaves an upload alone while its bytes keep arriving, and takes one that stalls', async () => {
+      const dataSource = chat.service.nest.get(DataSource);
+      // The service as chat-service builds it, refreshing its row every 50 ms instead of every 30 s.
+      const files = new FilesService(new FilesRepository(dataSource), store, { touchIntervalMs: 50 });
+      const server = http.createServer((request, response) => {
+        files.upload({ userId: alice.userId, tenantId: null }, request).then(
+          (body) => response.writeHead(201).end(JSON.stringify(body)),
+          (error: { code?: string }) => response.writeHead(400).end(JSON.stringify({ code: error.code })),
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const boundary = 'touch-boundary';
+      /** Sends the head, then `pieces` of the file each after `gapMs`, then the tail; resolves with the answer. */
+      const slowUpload = (pieces: number, gapMs: number) =>
+        new Promise<{ status: number; body: { code?: string; fileId?: string } }>((resolve, reject) => {
+          const request = http.request({
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+          });
+          request.on('response', (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+          });
+          request.on('error', reject);
+          request.write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="filename"\r\n\r\nslow.txt\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n\r\n`,
+          );
+          let sent = 0;
+          const next = () => {
+            if (sent === pieces) return request.end(`\r\n--${boundary}--\r\n`);
+            sent++;
+            request.write('x'.repeat(1000));
+            setTimeout(next, gapMs);
+          };
+          next();
+        });
+      try {
+        // Sweeps with an age of 400 ms run all along: a live upload (a piece every 100 ms) survives them.
+        let sweeping = true;
+        const sweeps = (async () => {
+          while (sweeping) {
+            await files.sweep(0.4);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        })();
+        const live = await slowUpload(12, 100);
+        // A stalled one (one piece, then 1.2 s of silence) is taken; its client is told to send it again.
+        const stalled = await slowUpload(2, 1200);
+        sweeping = false;
+        await sweeps;
+        expect(live.status).toBe(201);
+        expect(live.body.fileId).toEqual(expect.any(String));
+        expect(stalled).toEqual({ status: 400, body: { code: 'invalid_request' } });
+        const uploading = (await dataSource.query(
+          `SELECT count(*)::int AS "count" FROM "conversations"."files" WHERE "state" = 'uploading'`,
+        )) as { count: number }[];
+        expect(uploading[0]?.count).toBe(0);
+      } finally {
+        server.close();
+      }
     });
   });
 });

@@ -28,8 +28,8 @@ export class FilesRepository {
    */
   async insertUploading(owner: ConversationOwner, file: { id: string; blobKey: string }): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO ${TABLE} ("id", "user_id", "tenant_id", "filename", "blob_key", "state", "created_at")
-       VALUES ($1, $2, $3, '', $4, 'uploading', clock_timestamp())`,
+      `INSERT INTO ${TABLE} ("id", "user_id", "tenant_id", "filename", "blob_key", "state", "created_at", "touched_at")
+       VALUES ($1, $2, $3, '', $4, 'uploading', clock_timestamp(), clock_timestamp())`,
       [file.id, owner.userId, owner.tenantId, file.blobKey],
     );
   }
@@ -45,6 +45,14 @@ export class FilesRepository {
       [id, facts.filename, facts.bytes, facts.mimeType, facts.width, facts.height],
     );
     return rows[0] ?? null;
+  }
+
+  /** A sign of life of an upload in progress, so the sweep leaves it alone. */
+  async touchUploading(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${TABLE} SET "touched_at" = clock_timestamp() WHERE "id" = $1 AND "state" = 'uploading'`,
+      [id],
+    );
   }
 
   /** Removes the row of a failed upload (a stored row is never touched by this). */
@@ -99,7 +107,7 @@ export class FilesRepository {
       this.dataSource,
       `DELETE FROM ${TABLE}
         WHERE "id" IN (SELECT "id" FROM ${TABLE}
-                        WHERE "state" = 'uploading' AND "created_at" < $1
+                        WHERE "state" = 'uploading' AND "touched_at" < $1
                         LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING "blob_key" AS "blobKey"`,
       [cutoff, limit],

@@ -32,7 +32,12 @@ const notFound = () => new ApiError('not_found', 'file not found');
 
 export interface FilesOptions {
   maxUploadBytes?: number;
+  /** How often an upload in progress refreshes its row (`touched_at`), far below the sweep age. */
+  touchIntervalMs?: number;
 }
+
+/** Once a minute: the shortest sweep age (60 s, FILES_SWEEP_AGE_SECONDS) still sees a slow upload alive. */
+const TOUCH_INTERVAL_MS = 30_000;
 
 export interface SweepResult {
   /** Rows still `uploading` after the sweep age, deleted with their blobs. */
@@ -44,6 +49,7 @@ export interface SweepResult {
 /** Uploaded files of document 2: upload, list, download, delete, and the sweep of abandoned uploads. */
 export class FilesService {
   private readonly maxUploadBytes: number;
+  private readonly touchIntervalMs: number;
 
   constructor(
     private readonly files: FilesRepository,
@@ -51,6 +57,7 @@ export class FilesService {
     options: FilesOptions = {},
   ) {
     this.maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
+    this.touchIntervalMs = options.touchIntervalMs ?? TOUCH_INTERVAL_MS;
   }
 
   /**
@@ -74,10 +81,21 @@ export class FilesService {
           rowWritten = true;
           const metered = new UploadMeter(this.maxUploadBytes);
           meter = metered;
-          await Promise.all([
-            pipeline(file, metered),
-            this.store.put(blobKey, metered, { maxBytes: this.maxUploadBytes, signal }),
-          ]);
+          // A long upload (a slow link) stays alive for the sweep while its bytes keep arriving.
+          let received = 0;
+          const touch = setInterval(() => {
+            if (metered.bytes === received) return;
+            received = metered.bytes;
+            this.files.touchUploading(fileId).catch(() => undefined);
+          }, this.touchIntervalMs);
+          try {
+            await Promise.all([
+              pipeline(file, metered),
+              this.store.put(blobKey, metered, { maxBytes: this.maxUploadBytes, signal }),
+            ]);
+          } finally {
+            clearInterval(touch);
+          }
           return metered;
         },
       });
@@ -87,7 +105,9 @@ export class FilesService {
         bytes: stored.bytes,
         ...describeFile(stored.head, received.filename),
       });
-      if (!row) throw new Error(`upload ${fileId} lost its row before it completed (swept as abandoned)`);
+      // Swept as abandoned: no byte arrived for the whole sweep age. The client's fault, and it may retry.
+      if (!row)
+        throw new ApiError('invalid_request', 'the upload stalled for longer than the server waits; send it again');
       return toUploadedFileResponse(row);
     } catch (error) {
       await this.removeUpload(fileId, blobKey, rowWritten);

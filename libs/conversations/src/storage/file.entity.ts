@@ -6,7 +6,7 @@ export type FileState = 'uploading' | 'stored';
 /** An uploaded file (`POST /v1/files`): its bytes live in the blob store under `blobKey`. */
 @Entity({ schema: 'conversations', name: 'files' })
 @Index('files_owner_created_idx', ['userId', 'createdAt', 'id'], { where: `"state" = 'stored'` })
-@Index('files_uploading_idx', ['createdAt'], { where: `"state" = 'uploading'` })
+@Index('files_uploading_idx', ['touchedAt'], { where: `"state" = 'uploading'` })
 export class FileEntity {
   /** `fileId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'files_pkey' })
@@ -42,4 +42,8 @@ export class FileEntity {
 
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Refreshed while an upload's bytes arrive: the sweep takes only uploads silent for its whole age. */
+  @Column({ type: 'timestamptz', default: () => 'now()' })
+  touchedAt!: Date;
 }
