@@ -76,7 +76,7 @@ export class ExternalTool implements AgentTool {
     return {
       status: 'completed',
       // The HTML never reaches the model: it gets the tool's text, or a note that a UI was shown.
-      content: text || (uiResource ? UI_SHOWN_NOTE : 'The tool returned no text.'),
+      content: text || (uiResource && !uiResource.unservable ? UI_SHOWN_NOTE : 'The tool returned no text.'),
       label: { title: `Used ${this.tool.name}`, description: `A tool of the ${this.session.name} tool server` },
       ...(uiResource ? { uiResource } : {}),
     };
@@ -102,14 +102,17 @@ export class ExternalTool implements AgentTool {
         if (context.signal.aborted) throw error;
         const reason = failureText(error);
         this.logger.warn({ server: this.session.name, uri, reason }, 'external UI resource could not be read');
-        // Announced without the HTML: retrieval reads it from the server later.
-        return isTransientFailure(error) ? { resource: this.resource(uri, context.callId) } : undefined;
+        // Announced without the HTML: retrieval reads it from the server later. A lasting failure: the phrase only.
+        return isTransientFailure(error)
+          ? { resource: this.resource(uri, context.callId) }
+          : { resource: this.resource(uri, context.callId), unservable: true };
       }
     }
     const check = checkUiResource(uri, contents, this.uiMaxBytes);
     if (!check.ok) {
       this.logger.warn({ server: this.session.name, uri, problem: check.problem }, 'external UI resource refused');
-      return undefined;
+      // The server did return a UI: the user is told so (the fixed phrase), without it.
+      return { resource: this.resource(uri, context.callId), unservable: true };
     }
     return { resource: this.resource(uri, context.callId, check.mimeType, check.size, check.meta), html: check.html };
   }

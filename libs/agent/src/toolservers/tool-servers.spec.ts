@@ -351,7 +351,7 @@ describe('external MCP tool servers', () => {
       expect(outcome.uiResource?.html).toBe(WEATHER_HTML);
     });
 
-    it('shows no UI resource of the wrong MIME type or over the size limit: the text only', async () => {
+    it('serves no UI resource of the wrong MIME type or over the size limit: its alternative text only', async () => {
       await addWeather('show_weather');
       server.ui = { html: WEATHER_HTML, mimeType: 'text/html' };
       const wrongType = (await call('weather__show_weather', { city: 'Oslo' })) as Extract<
@@ -359,7 +359,8 @@ describe('external MCP tool servers', () => {
         { status: 'completed' }
       >;
       expect(wrongType).toMatchObject({ status: 'completed', content: 'Sunny and 21 °C in Oslo.' });
-      expect(wrongType.uiResource).toBeUndefined();
+      expect(wrongType.uiResource).toMatchObject({ unservable: true, resource: { altText: EXTERNAL_UI_ALT_TEXT } });
+      expect(wrongType.uiResource?.html).toBeUndefined();
 
       server.ui = { html: WEATHER_HTML, mimeType: MCP_APP_MIME_TYPE };
       const oversize = (await call('weather__show_weather', { city: 'Oslo' }, { uiMaxBytes: 20 })) as Extract<
@@ -367,7 +368,8 @@ describe('external MCP tool servers', () => {
         { status: 'completed' }
       >;
       expect(oversize.status).toBe('completed');
-      expect(oversize.uiResource).toBeUndefined();
+      expect(oversize.uiResource).toMatchObject({ unservable: true });
+      expect(oversize.uiResource?.html).toBeUndefined();
     });
 
     it('announces the UI without size and HTML when the server fails to read it now', async () => {

@@ -124,6 +124,13 @@ describe('preparing a UI resource for the stream', () => {
     expect(prepared.servable && prepared.record).not.toHaveProperty('html');
   });
 
+  it('serves only the alternative text of a resource the tool marks unservable (refused in form)', () => {
+    expect(prepareUi({ resource: { ...card, origin: 'external' }, unservable: true }, call, 'markdown')).toEqual({
+      servable: false,
+      altText: card.altText,
+    });
+  });
+
   it('strips Markdown from the alternative text in plain output, so altText and content stay equal', () => {
     const prepared = prepareUi({ resource: map }, { id: 'call_2', toolName: 'show_map' }, 'plain');
     expect(prepared.servable && prepared.resource.altText).toBe('Map: Cafés: A and B');

@@ -26,6 +26,8 @@ export function prepareUi(
   const callId = call.id;
   const altText = shownText(ui.resource.altText, outputFormat);
   const resource = ui.resource;
+  // Spec, Events: "When HTML cannot be served, no uiResource is sent and only the alternative text arrives".
+  if (ui.unservable) return { servable: false, altText };
   if (resource.type === 'data') {
     // The payload is the model's words too: stored in the task's jsonb, where NUL or a lone surrogate fails the turn.
     const shown: UiResource = { ...storableJson(resource), origin: 'first-party', altText };

@@ -41,6 +41,8 @@ export interface ToolUiResource {
   resource: UiResource;
   /** `html` resources: what `GET .../ui-resources/:toolCallId` returns. */
   html?: string;
+  /** The tool returned a UI that cannot be served (refused in form): only its alternative text is shown. */
+  unservable?: true;
 }
 
 /** What a task shows the user (title and description of `tool_start` and `tool_result`). */
