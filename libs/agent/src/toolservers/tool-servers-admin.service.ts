@@ -1,3 +1,4 @@
+import { isStorableText } from '@fed/contracts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { type ToolServerEndpoint, connectToolServer, failureText, listAllTools } from './mcp-connection';
@@ -144,7 +145,23 @@ export class ToolServersAdminService {
   }
 }
 
+/** Every string (keys included) of a JSON value is storable text: PostgreSQL's jsonb takes no NUL or lone surrogate. */
+function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, item]) => isStorableText(key) && isStorableJson(item));
+  }
+  return true;
+}
+
 function recorded(tool: Tool): RecordedTool {
+  if (!isStorableJson({ description: tool.description, inputSchema: tool.inputSchema, meta: tool._meta })) {
+    throw new ToolServersError(
+      'unstorable_tool',
+      `the server describes ${tool.name} with text that cannot be stored (NUL or unpaired surrogate characters)`,
+    );
+  }
   const uiResourceUri = toolUiResourceUri(tool._meta);
   const ui = uiMeta(tool._meta);
   if (ui) delete ui.resourceUri;

@@ -8,6 +8,7 @@ export class ToolServersError extends domainErrors({
   invalid_allowed_tools: 'invalid_parameter',
   invalid_timeout: 'invalid_parameter',
   unknown_tool: 'invalid_parameter',
+  unstorable_tool: 'invalid_parameter',
   no_secret_key: 'invalid_request',
   server_exists: 'conflict',
   server_not_found: 'not_found',

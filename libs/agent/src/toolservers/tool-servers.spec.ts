@@ -226,6 +226,29 @@ describe('external MCP tool servers', () => {
       expect(await admin.list()).toEqual([]);
     });
 
+    it('refuses a tool whose description or schema holds text that cannot be stored, saying which', async () => {
+      const bare = await startBareServer({
+        'tools/list': {
+          tools: [
+            { name: 'nul', description: 'bad\u0000text', inputSchema: { type: 'object' } },
+            { name: 'surrogate', description: 'fine', inputSchema: { type: 'object', title: 'x\ud800' } },
+          ],
+        },
+        'tools/call': {},
+      });
+      try {
+        expect(await refusal(admin.add({ name: 'bare', url: bare.url, allow: 'nul' }))).toMatch(
+          /^unstorable_tool: the server describes nul with text that cannot be stored/,
+        );
+        expect(await refusal(admin.add({ name: 'bare', url: bare.url, allow: 'surrogate' }))).toMatch(
+          /^unstorable_tool: the server describes surrogate/,
+        );
+        expect(await admin.list()).toEqual([]);
+      } finally {
+        await bare.close();
+      }
+    });
+
     it('refuses a second server of the same name, and removes and refreshes by name', async () => {
       await addWeather('echo');
       expect(await refusal(addWeather('echo'))).toMatch(/^server_exists/);
