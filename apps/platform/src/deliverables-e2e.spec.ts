@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { runTurn } from './testing/chat-turn';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 // A turn whose model writes files with `write_file`: the files show on the result tasks, in the final
@@ -48,25 +49,8 @@ describe('deliverables of a turn (write_file, final chunk, history, download)', 
     rmSync(blobDir, { recursive: true, force: true });
   });
 
-  async function chat(token: string, content: string): Promise<{ response: Response; chunks: StreamChunk[] }> {
-    const response = await fetch(`${stack.api}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: CHAT_MODEL,
-        stream: true,
-        reportMode: 'without',
-        messages: [{ role: 'user', content }],
-      }),
-    });
-    expect(response.status).toBe(200);
-    const datas = (await response.text())
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => line.slice(6));
-    expect(datas.at(-1)).toBe('[DONE]');
-    return { response, chunks: datas.slice(0, -1).map((data) => JSON.parse(data) as StreamChunk) };
-  }
+  const chat = (token: string, content: string) =>
+    runTurn<StreamChunk>(stack.api, token, { messages: [{ role: 'user', content }] });
 
   const download = (token: string, conversationId: string, query: string, headers: Record<string, string> = {}) =>
     fetch(`${stack.api}/v1/conversations/${conversationId}/deliverables/content?${query}`, {

@@ -3,7 +3,8 @@ import { EXTERNAL_UI_ALT_TEXT, MCP_APP_MIME_TYPE } from '@fed/contracts';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { McpAppsServer, ScriptedUpstream, WEATHER_HTML, WEATHER_UI_URI } from '@fed/testing';
 import { randomBytes } from 'node:crypto';
-import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { runTurn } from './testing/chat-turn';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 // An approved external MCP Apps server (a real one, on loopback) in whole agent turns: its tool joins the
@@ -69,27 +70,8 @@ describe('external MCP tool servers in agent turns', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
     });
 
-  async function turn(text: string): Promise<{ conversationId: string; chunks: StreamChunk[] }> {
-    const response = await api('/v1/chat/completions', {
-      method: 'POST',
-      body: JSON.stringify({
-        model: CHAT_MODEL,
-        stream: true,
-        reportMode: 'without',
-        messages: [{ role: 'user', content: text }],
-      }),
-    });
-    expect(response.status).toBe(200);
-    const datas = (await response.text())
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => line.slice(6));
-    expect(datas.at(-1)).toBe('[DONE]');
-    return {
-      conversationId: response.headers.get('x-conversation-id') as string,
-      chunks: datas.slice(0, -1).map((data) => JSON.parse(data) as StreamChunk),
-    };
-  }
+  const turn = (text: string) =>
+    runTurn<StreamChunk>(stack.api, token, { messages: [{ role: 'user', content: text }] });
 
   async function historyTasks(conversationId: string): Promise<Task[]> {
     const history = await api(`/v1/conversations/${conversationId}/messages?order=asc`);

@@ -1,7 +1,8 @@
 import { useTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
 import { DataSource } from 'typeorm';
-import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { runTurn } from './testing/chat-turn';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 // First-party UI end to end: the scripted model calls show_map and ask_user with a card; the stream,
@@ -48,23 +49,7 @@ describe('first-party UI resources through chat-service, agent-runtime and llm-g
     await upstream?.close();
   });
 
-  async function turn(body: Record<string, unknown>): Promise<{ conversationId: string; chunks: StreamChunk[] }> {
-    const response = await fetch(`${stack.api}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: CHAT_MODEL, stream: true, reportMode: 'without', ...body }),
-    });
-    expect(response.status).toBe(200);
-    const datas = (await response.text())
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => line.slice(6));
-    expect(datas.at(-1)).toBe('[DONE]');
-    return {
-      conversationId: response.headers.get('x-conversation-id') as string,
-      chunks: datas.slice(0, -1).map((data) => JSON.parse(data) as StreamChunk),
-    };
-  }
+  const turn = (body: Record<string, unknown>) => runTurn<StreamChunk>(stack.api, token, body);
 
   async function history(conversationId: string): Promise<HistoryMessage[]> {
     const response = await fetch(`${stack.api}/v1/conversations/${conversationId}/messages?order=asc`, {

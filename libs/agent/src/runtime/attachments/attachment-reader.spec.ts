@@ -1,8 +1,8 @@
 import { type TurnFile } from '@fed/conversations';
 import { type BlobInfo, BlobNotFoundError, type BlobRange, type BlobStore } from '@fed/storage';
-import { minimalDocx, minimalPdf } from '@fed/testing';
+import { docxPackage, minimalDocx, minimalPdf } from '@fed/testing';
 import { Readable } from 'node:stream';
-import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { type LibraryItemEntity } from '../../library/library.entity';
 import { ATTACHMENT_LIMITS, TRUNCATION_MARKER } from './attachment';
 import { AttachmentReader } from './attachment-reader';
@@ -40,65 +40,6 @@ class MemoryBlobs implements BlobStore {
 }
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-
-/** A DOCX whose entries are deflated (method 8), as word processors write them. */
-function deflatedDocx(documentXml: Buffer): Buffer {
-  const entries: [string, Buffer][] = [
-    [
-      '[Content_Types].xml',
-      Buffer.from(
-        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-          '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-          '<Default Extension="xml" ContentType="application/xml"/>' +
-          '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-      ),
-    ],
-    [
-      '_rels/.rels',
-      Buffer.from(
-        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-          '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      ),
-    ],
-    ['word/document.xml', documentXml],
-  ];
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of entries) {
-    const nameBytes = Buffer.from(name);
-    const deflated = deflateRawSync(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(deflated.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(deflated.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, deflated);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + deflated.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 const documentXml = (text: string) =>
   Buffer.from(
@@ -196,11 +137,13 @@ describe('attachment reader', () => {
   });
 
   it('does not unpack a DOCX whose contents inflate past 64 MB (a zip bomb): it is named, not extracted', async () => {
-    const [ordinary] = await reader.read([upload('memo.docx', DOCX, deflatedDocx(documentXml('Deflated words')))]);
+    const [ordinary] = await reader.read([
+      upload('memo.docx', DOCX, docxPackage(documentXml('Deflated words'), { deflate: true })),
+    ]);
     expect(ordinary?.kind === 'text' && ordinary.text.trim()).toBe('Deflated words');
 
     // 80 MB of text deflate to about 80 KB: well under the 20 MB read, far over what may be unpacked.
-    const bomb = deflatedDocx(documentXml('ab'.repeat(40 * 1024 * 1024)));
+    const bomb = docxPackage(documentXml('ab'.repeat(40 * 1024 * 1024)), { deflate: true });
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const [attachment] = await reader.read([upload('bomb.docx', DOCX, bomb)]);
     expect(attachment).toMatchObject({ kind: 'note', note: expect.stringContaining('unpacks to more than 64 MB') });
