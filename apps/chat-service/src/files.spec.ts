@@ -2,7 +2,7 @@ import { FilesRepository, FilesService, FilesSweepJob } from '@fed/conversations
 import { useTestDatabase } from '@fed/persistence/testing';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -509,6 +509,60 @@ describe('chat-service: files', () => {
       expect(await store.stat(`uploads/${orphan}`)).toBeNull();
       expect(await store.stat(`uploads/${kept.fileId}`)).not.toBeNull();
       expect(await (await call('GET', `/${kept.fileId}/content`)).text()).toBe('kept');
+    });
+
+    /** A blob under `key` last modified `ageMs` ago (the store is a directory: its mtime is the blob's age). */
+    async function blobAged(key: string, ageMs: number): Promise<void> {
+      await store.put(key, Readable.from([Buffer.from(key)]));
+      const at = new Date(Date.now() - ageMs);
+      await utimes(path.join(blobDir, ...key.split('/')), at, at);
+    }
+
+    async function insertDeliverable(blobKey: string, conversationId: string, messageId: string): Promise<void> {
+      await chat.service.nest.get(DataSource).query(
+        `INSERT INTO "conversations"."deliverables"
+           ("id", "conversation_id", "message_id", "user_id", "filepath", "filename", "blob_key", "created_at")
+         VALUES ($1, $2, $3, $4, 'report.md', 'report.md', $5, now() - interval '2 hours')`,
+        [randomUUID(), conversationId, messageId, alice.userId, blobKey],
+      );
+    }
+
+    it('deletes deliverable blobs without a row older than the sweep age, and keeps those with a row and newer ones', async () => {
+      const conversationId = randomUUID();
+      const deliverableKey = (messageId: string = randomUUID()) =>
+        `deliverables/${conversationId}/${messageId}/${randomUUID()}`;
+      const twoHours = 2 * 3_600_000;
+      const keptMessageId = randomUUID();
+      const kept = deliverableKey(keptMessageId);
+      await blobAged(kept, twoHours);
+      await insertDeliverable(kept, conversationId, keptMessageId);
+      // Written by a turn that died before its row, and one whose replaced blob's delete failed.
+      const orphan = deliverableKey();
+      await blobAged(orphan, twoHours);
+      const replaced = deliverableKey(keptMessageId);
+      await blobAged(replaced, twoHours);
+      // Being written right now: its row is not there yet.
+      const fresh = deliverableKey();
+      await blobAged(fresh, 60_000);
+
+      const swept = await chat.service.nest.get(FilesSweepJob).run();
+
+      expect(swept.orphanBlobs.deliverables).toBe(2);
+      expect(await store.stat(orphan)).toBeNull();
+      expect(await store.stat(replaced)).toBeNull();
+      expect(await store.stat(kept)).not.toBeNull();
+      expect(await store.stat(fresh)).not.toBeNull();
+
+      // A key of another shape than the turns write is looked up by itself, not by its message id.
+      const odd = `deliverables/${conversationId}/odd-${randomUUID()}`;
+      await blobAged(odd, twoHours);
+      await insertDeliverable(odd, conversationId, randomUUID());
+      const oddOrphan = `deliverables/${conversationId}/odd-${randomUUID()}`;
+      await blobAged(oddOrphan, twoHours);
+      expect((await chat.service.nest.get(FilesSweepJob).run()).orphanBlobs.deliverables).toBe(1);
+      expect(await store.stat(oddOrphan)).toBeNull();
+      expect(await store.stat(odd)).not.toBeNull();
+      expect(await store.stat(kept)).not.toBeNull();
     });
 
     it('leaves an upload alone while its bytes keep arriving, and takes one that stalls', async () => {

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { LibraryAdminService, LibraryRepository, libraryEntities } from '@fed/agent';
+import { LibraryAdminService, LibraryRepository, LibrarySweepJob, libraryEntities } from '@fed/agent';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { FsBlobStore } from '@fed/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -18,6 +19,7 @@ interface LibraryBody {
 describe('chat-service library (GET /v1/library, SaaS only)', () => {
   let database: TestDatabase;
   let blobDir: string;
+  let blobs: FsBlobStore;
   let saas: RunningChatService;
   let marketplace: RunningChatService;
 
@@ -29,7 +31,7 @@ describe('chat-service library (GET /v1/library, SaaS only)', () => {
   beforeAll(async () => {
     database = await createTestDatabase({ entities: libraryEntities });
     blobDir = await mkdtemp(path.join(tmpdir(), 'fed-library-http-'));
-    const blobs = new FsBlobStore(blobDir);
+    blobs = new FsBlobStore(blobDir);
     await blobs.prepare();
     const admin = new LibraryAdminService(new LibraryRepository(database.dataSource), blobs);
     await admin.addFile(
@@ -118,5 +120,35 @@ describe('chat-service library (GET /v1/library, SaaS only)', () => {
     const { status, body } = await get(marketplace, '', await marketplace.user().token('openid'));
     expect(status).toBe(404);
     expect(body.error?.code).toBe('not_found');
+  });
+
+  it('sweeps library blobs that no item names once older than the sweep age, and keeps item blobs and newer ones', async () => {
+    /** A blob under `key` last modified `ageMs` ago. */
+    const blobAged = async (key: string, ageMs: number) => {
+      await blobs.put(key, Readable.from([Buffer.from(key)]));
+      const at = new Date(Date.now() - ageMs);
+      await utimes(path.join(blobDir, ...key.split('/')), at, at);
+    };
+    const twoHours = 2 * 3_600_000;
+    const items = await new LibraryRepository(database.dataSource).all();
+    const itemKeys = items.flatMap((item) => (item.blobKey ? [item.blobKey] : []));
+    expect(itemKeys).toHaveLength(2);
+    for (const key of itemKeys) {
+      const at = new Date(Date.now() - twoHours);
+      await utimes(path.join(blobDir, ...key.split('/')), at, at);
+    }
+    // A `library add` that died between its blob and its row, and one uploading right now.
+    const orphan = `library/${randomUUID()}`;
+    await blobAged(orphan, twoHours);
+    const fresh = `library/${randomUUID()}`;
+    await blobAged(fresh, 60_000);
+
+    expect(await saas.service.nest.get(LibrarySweepJob).run()).toEqual({ orphanBlobs: 1 });
+
+    expect(await blobs.stat(orphan)).toBeNull();
+    expect(await blobs.stat(fresh)).not.toBeNull();
+    for (const key of itemKeys) expect(await blobs.stat(key)).not.toBeNull();
+    const { body } = await get(saas, '?limit=1', await saas.user().token());
+    expect(body.items[0]?.filepath).toBe('data/prices.csv');
   });
 });

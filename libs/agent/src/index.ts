@@ -17,11 +17,13 @@ export * from './library/library.module';
 export { LibraryItemEntity, type LibraryItemKind, libraryEntities } from './library/library.entity';
 export { LibraryService } from './library/library.service';
 export { LibraryRepository } from './library/library.repository';
+export { type LibrarySweepResult, LibrarySweepJob } from './library/library-sweep.job';
 export { LibraryError, type LibraryErrorCode } from './library/library.errors';
 export {
   LibraryAdminService,
   type LibraryFileFields,
   type LibraryTemplateFields,
+  LIBRARY_PREFIX,
   libraryBlobKey,
 } from './library/library-admin.service';
 export { type LibraryItem, type LibraryList } from './library/library.dto';

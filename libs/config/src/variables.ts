@@ -528,7 +528,7 @@ export const variables = [
     name: 'FILES_SWEEP_AGE_SECONDS',
     key: 'files.sweepAgeSeconds',
     description:
-      'An upload still unfinished after this many seconds (its row `uploading`), and a blob under `uploads/` without a row that is this old, are deleted by the sweep chat-service runs every few minutes.',
+      'An upload still unfinished after this many seconds (its row `uploading`), and a blob under `uploads/`, `deliverables/` or `library/` without a row that is this old, are deleted by the sweeps chat-service runs every ten minutes.',
     allowed: 'an integer from 60 to 604800',
     default: '3600',
     apps: ['chat-service', 'platform'],

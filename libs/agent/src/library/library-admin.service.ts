@@ -27,9 +27,12 @@ export interface LibraryTemplateFields {
   text: string;
 }
 
+/** Where library files live in the blob store; the library sweep owns this prefix. */
+export const LIBRARY_PREFIX = 'library/';
+
 /** The blob key of a library file. */
 export function libraryBlobKey(id: string): string {
-  return `library/${id}`;
+  return `${LIBRARY_PREFIX}${id}`;
 }
 
 /** What an administrator does to the library (platformctl): publish files and templates, list, remove. */
@@ -67,7 +70,7 @@ export class LibraryAdminService {
     try {
       inserted = await this.repository.insert(item);
     } catch (error) {
-      // No row will ever name this blob, and no sweep looks under library/: it goes now.
+      // No row will ever name this blob: it goes now rather than at the next sweep.
       await this.blobs.delete(blobKey).catch(() => undefined);
       throw error;
     }

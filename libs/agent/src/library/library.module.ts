@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LibrarySweepJob } from './library-sweep.job';
 import { LibraryController } from './library.controller';
 import { libraryEntities } from './library.entity';
 import { LibraryRepository } from './library.repository';
@@ -13,10 +14,11 @@ import { LibraryService } from './library.service';
 })
 export class LibraryStoreModule {}
 
-/** `GET /v1/library` (SaaS only) and the chat request's `filepath` check. */
+/** `GET /v1/library` (SaaS only), the chat request's `filepath` check, and the sweep of orphan library blobs. */
 @Module({
   imports: [LibraryStoreModule],
   controllers: [LibraryController],
+  providers: [LibrarySweepJob],
   exports: [LibraryStoreModule],
 })
 export class LibraryModule {}

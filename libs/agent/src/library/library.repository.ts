@@ -95,4 +95,14 @@ export class LibraryRepository {
     );
     return row ? { id: row.id, blobKey: row.blob_key } : null;
   }
+
+  /** Which of `keys` an item's `blob_key` names (the sweep's question), in one query. */
+  async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = (await this.dataSource.query(
+      `SELECT "blob_key" FROM "agent"."library_items" WHERE "blob_key" = ANY($1::text[])`,
+      [[...keys]],
+    )) as { blob_key: string }[];
+    return new Set(rows.map((row) => row.blob_key));
+  }
 }

@@ -1,3 +1,4 @@
+import { isUuid } from '@fed/contracts';
 import { type DataSource } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { type DeliverableBlobRow } from './deliverables.dto';
@@ -42,5 +43,23 @@ export class DeliverablesRepository {
       conversation: true,
       file: { id: row.id, filename: row.filename, mimeType: row.mimeType, size: row.size, blobKey: row.blobKey },
     };
+  }
+
+  /**
+   * Which of `keys` a deliverable row names (the sweep's question), in one query. `blob_key` has no
+   * index: the message id in the key (`deliverables/<conversationId>/<messageId>/<id>`) narrows the
+   * lookup through the (message_id, filepath) index; a key of another shape is looked up by itself.
+   */
+  async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const messageIds = keys.map((key) => key.split('/')[2]);
+    const byMessage = messageIds.every((id) => isUuid(id));
+    const rows = (await this.dataSource.query(
+      byMessage
+        ? `SELECT "blob_key" FROM "conversations"."deliverables" WHERE "message_id" = ANY($2::uuid[]) AND "blob_key" = ANY($1::text[])`
+        : `SELECT "blob_key" FROM "conversations"."deliverables" WHERE "blob_key" = ANY($1::text[])`,
+      byMessage ? [[...keys], [...new Set(messageIds)]] : [[...keys]],
+    )) as { blob_key: string }[];
+    return new Set(rows.map((row) => row.blob_key));
   }
 }

@@ -1,10 +1,13 @@
 import { ApiError } from '@fed/contracts';
-import { type BlobStore } from '@fed/storage';
+import { type BlobStore, sweepUnreferencedBlobs } from '@fed/storage';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type ConversationOwner } from '../conversation-owner';
 import { sendBlob } from '../files/blob-response';
 import { type DeliverableContentQuery } from './deliverables.dto';
 import { type DeliverablesRepository } from './deliverables.repository';
+
+/** Where deliverables live in the blob store: `deliverables/<conversationId>/<messageId>/<deliverableId>`. */
+export const DELIVERABLES_PREFIX = 'deliverables/';
 
 /** The artifact proxy: a deliverable's bytes for the owner of its conversation. */
 export class DeliverablesService {
@@ -32,6 +35,18 @@ export class DeliverablesService {
       filename: file.filename,
       // A rewrite of the path gets a new id, so the tag changes with the bytes.
       etag: file.id,
+    });
+  }
+
+  /**
+   * Deletes blobs under `deliverables/` older than `olderThan` that no row names: written by a turn that
+   * died before its row, replaced or removed (conversation delete) by one whose blob delete failed.
+   */
+  sweepOrphanBlobs(olderThan: Date, shouldStop?: () => boolean): Promise<number> {
+    return sweepUnreferencedBlobs(this.blobs, DELIVERABLES_PREFIX, {
+      olderThan,
+      shouldStop,
+      referenced: (keys) => this.deliverables.referencedBlobKeys(keys),
     });
   }
 }

@@ -1,22 +1,32 @@
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type SweepResult, FilesService } from './files.service';
+import { DeliverablesService } from '../deliverables/deliverables.service';
+import { FilesService } from './files.service';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
+export interface FilesSweepResult {
+  /** Rows still `uploading` after the sweep age, deleted with their blobs. */
+  uploads: number;
+  /** Blobs without a row, older than the sweep age, by prefix. */
+  orphanBlobs: { uploads: number; deliverables: number };
+}
+
 /**
- * Removes abandoned uploads (FILES_SWEEP_AGE_SECONDS): at start, then every ten minutes. Instances
- * running it together take different rows (SKIP LOCKED); two deleting one orphan blob is harmless.
+ * Removes abandoned uploads, and blobs under `uploads/` and `deliverables/` that no row names, older
+ * than FILES_SWEEP_AGE_SECONDS: at start, then every ten minutes. Instances running it together take
+ * different rows (SKIP LOCKED); two deleting one orphan blob is harmless.
  */
 @Injectable()
 export class FilesSweepJob implements OnApplicationBootstrap, OnModuleDestroy {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<SweepResult> | undefined;
+  private running: Promise<FilesSweepResult> | undefined;
   private stopped = false;
 
   constructor(
     private readonly files: FilesService,
+    private readonly deliverables: DeliverablesService,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -35,21 +45,33 @@ export class FilesSweepJob implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** One sweep; a sweep already under way is joined, not doubled. */
-  run(): Promise<SweepResult> {
-    this.running ??= this.files
-      .sweep(this.config.files.sweepAgeSeconds, { shouldStop: () => this.stopped })
-      .finally(() => {
-        this.running = undefined;
-      });
+  run(): Promise<FilesSweepResult> {
+    this.running ??= this.sweep().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
+  }
+
+  private async sweep(): Promise<FilesSweepResult> {
+    const at = new Date();
+    const ageSeconds = this.config.files.sweepAgeSeconds;
+    const shouldStop = () => this.stopped;
+    const uploads = await this.files.sweep(ageSeconds, { at, shouldStop });
+    const deliverables = await this.deliverables.sweepOrphanBlobs(
+      new Date(at.getTime() - ageSeconds * 1000),
+      shouldStop,
+    );
+    return { uploads: uploads.uploads, orphanBlobs: { uploads: uploads.orphanBlobs, deliverables } };
   }
 
   private async runLogged(): Promise<void> {
     try {
       const swept = await this.run();
-      if (swept.uploads > 0 || swept.orphanBlobs > 0) this.logger.info(swept, 'abandoned uploads swept');
+      if (swept.uploads > 0 || swept.orphanBlobs.uploads > 0 || swept.orphanBlobs.deliverables > 0) {
+        this.logger.info(swept, 'abandoned uploads and orphan blobs swept');
+      }
     } catch (error) {
-      this.logger.error({ err: error }, 'sweeping abandoned uploads failed; retrying in ten minutes');
+      this.logger.error({ err: error }, 'sweeping abandoned uploads and orphan blobs failed; retrying in ten minutes');
     }
   }
 }

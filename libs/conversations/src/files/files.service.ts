@@ -1,5 +1,5 @@
 import { ApiError, type PageQuery, isUuid, toCursorPage } from '@fed/contracts';
-import { type BlobStore, BlobTooLargeError } from '@fed/storage';
+import { type BlobStore, BlobTooLargeError, sweepUnreferencedBlobs } from '@fed/storage';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Readable } from 'node:stream';
@@ -171,26 +171,20 @@ export class FilesService {
       result.uploads += blobKeys.length;
       if (blobKeys.length < SWEEP_BATCH || shouldStop()) break;
     }
-    let batch: string[] = [];
-    const sweepBatch = async () => {
-      const ids = batch.map((key) => key.slice(UPLOADS_PREFIX.length)).filter((id) => isUuid(id));
-      const existing = await this.files.existingIds(ids.map((id) => id.toLowerCase()));
-      for (const key of batch) {
-        const id = key.slice(UPLOADS_PREFIX.length).toLowerCase();
-        if (existing.has(id)) continue;
-        await this.store.delete(key);
-        result.orphanBlobs++;
-      }
-      batch = [];
-    };
-    for await (const blob of this.store.list(UPLOADS_PREFIX)) {
-      if (shouldStop()) break;
-      if (blob.lastModified >= cutoff) continue;
-      batch.push(blob.key);
-      if (batch.length >= SWEEP_BATCH) await sweepBatch();
-    }
-    if (batch.length > 0) await sweepBatch();
+    result.orphanBlobs = await sweepUnreferencedBlobs(this.store, UPLOADS_PREFIX, {
+      olderThan: cutoff,
+      shouldStop,
+      batchSize: SWEEP_BATCH,
+      referenced: (keys) => this.referencedUploadKeys(keys),
+    });
     return result;
+  }
+
+  /** The keys under `uploads/` whose file has a row (in any state); ids are matched as uuids. */
+  private async referencedUploadKeys(keys: readonly string[]): Promise<Set<string>> {
+    const idOf = (key: string) => key.slice(UPLOADS_PREFIX.length).toLowerCase();
+    const existing = await this.files.existingIds(keys.map(idOf).filter((id) => isUuid(id)));
+    return new Set(keys.filter((key) => existing.has(idOf(key))));
   }
 
   private async removeUpload(fileId: string, blobKey: string, rowWritten: boolean): Promise<void> {
