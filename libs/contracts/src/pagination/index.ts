@@ -1,1 +1,2 @@
 export * from './cursor-page';
+export * from './numbered-page';
