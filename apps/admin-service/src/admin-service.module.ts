@@ -1,6 +1,18 @@
+import { AuditLogsModule, GatewayLogsModule, LogRetentionModule } from '@fed/audit';
+import { AdminUsersModule, MasterDataModule } from '@fed/identity';
 import { Module } from '@nestjs/common';
 
 // Admin APIs of document 3: users, logs, shared memory, master data.
 // Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.
-@Module({})
+@Module({
+  imports: [
+    // logs (libs/audit): the audit log (and the trail behind @AuditAction), the gateway log, their retention.
+    AuditLogsModule,
+    GatewayLogsModule,
+    LogRetentionModule,
+    // users and master data (libs/identity): /v1/admin/users, /v1/admin/organizations, /v1/admin/job-types.
+    AdminUsersModule,
+    MasterDataModule,
+  ],
+})
 export class AdminServiceModule {}

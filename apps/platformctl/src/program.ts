@@ -6,6 +6,7 @@ import { registerConfigCheck } from './commands/config-check.command';
 import { registerConversations } from './commands/conversations.command';
 import { registerKeys } from './commands/keys.command';
 import { registerLibrary } from './commands/library.command';
+import { registerMasterData } from './commands/master-data.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
 import { registerToolServers } from './commands/toolservers.command';
@@ -29,5 +30,6 @@ export function buildProgram(): Command {
   registerToolServers(program);
   registerLibrary(program);
   registerConversations(program);
+  registerMasterData(program);
   return program;
 }

@@ -1,3 +1,4 @@
+import { adminLogsBenchmark } from './admin-logs.bench';
 import { type Benchmark } from './benchmark';
 import { chatBenchmark } from './chat.bench';
 import { filesBenchmark } from './files.bench';
@@ -16,4 +17,5 @@ export const benchmarks: Benchmark[] = [
   gatewayBenchmark,
   chatBenchmark,
   filesBenchmark,
+  adminLogsBenchmark,
 ];

@@ -140,6 +140,8 @@ describe('service configuration', () => {
       'gateway',
       'http',
       'log',
+      'logs',
+      'notify',
       'realmImport',
       'redis',
       'sessions',

@@ -351,10 +351,10 @@ export const variables = [
     name: 'ACCESS_TOKEN_TTL_SECONDS',
     key: 'signingKeys.tokenTtlSeconds',
     description:
-      'Lifetime of access and ID tokens (`expires_in`); a retired signing key stays published this long after its last token.',
+      "Lifetime of access and ID tokens (`expires_in`); a retired signing key stays published this long after its last token. admin-service reads it to keep the signal that ends a demoted or deleted user's sessions for as long as their tokens live.",
     allowed: 'an integer from 60 to 86400',
     default: '300',
-    apps: ['auth-service', 'platform', 'platformctl'],
+    apps: ['auth-service', 'admin-service', 'platform', 'platformctl'],
     parse: integer(60, 86400),
   }),
   define({
@@ -484,6 +484,27 @@ export const variables = [
     default: '1000',
     apps: ['llm-gateway', 'platform'],
     parse: integer(10, 60_000),
+  }),
+  // log retention (libs/audit retention): applied by admin-service.
+  define({
+    name: 'AUDIT_LOG_RETENTION_DAYS',
+    key: 'logs.auditRetentionDays',
+    description:
+      'Audit log rows (admin actions) older than this many days are deleted by admin-service (checked hourly, in batches); 0 keeps them for ever.',
+    allowed: 'an integer from 0 to 36500',
+    default: '365',
+    apps: ['admin-service', 'platform'],
+    parse: integer(0, 36_500),
+  }),
+  define({
+    name: 'GATEWAY_LOG_RETENTION_DAYS',
+    key: 'logs.gatewayRetentionDays',
+    description:
+      'Model gateway log rows older than this many days are deleted by admin-service (checked hourly, in batches); 0 keeps them for ever.',
+    allowed: 'an integer from 0 to 36500',
+    default: '90',
+    apps: ['admin-service', 'platform'],
+    parse: integer(0, 36_500),
   }),
   define({
     name: 'CHAT_MODEL_NAME',
@@ -638,6 +659,57 @@ export const variables = [
     default: '20',
     apps: ['agent-runtime', 'platform'],
     parse: integer(0, 1000),
+  }),
+  // notifications (libs/identity notifications): approval and rejection e-mails of admin-service.
+  define({
+    name: 'SMTP_URL',
+    key: 'notify.smtpUrl',
+    description:
+      'SMTP server of the e-mails to users (approval, withdrawn approval): `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. Unset: the e-mails are logged (recipient and subject), not sent.',
+    allowed: 'an smtp:// or smtps:// URL',
+    apps: ['admin-service', 'platform'],
+    sensitive: true,
+    parse: urlWith(['smtp:', 'smtps:']),
+  }),
+  define({
+    name: 'SMTP_FROM',
+    key: 'notify.smtpFrom',
+    description: 'Sender of the e-mails to users (`From`); required when SMTP_URL is set.',
+    allowed: 'an e-mail address, or `Name <address>`',
+    apps: ['admin-service', 'platform'],
+    parse: (raw) =>
+      /^([^<>\r\n\0]{0,200}<[^\s@<>]{1,64}@[^\s@<>]{1,253}>|[^\s@<>]{1,64}@[^\s@<>]{1,253})$/.test(raw.trim())
+        ? raw.trim()
+        : fail('not an e-mail address or `Name <address>`'),
+  }),
+  define({
+    name: 'NOTIFY_LOCALE',
+    key: 'notify.locale',
+    description:
+      "Language of the e-mails to users, who have no language of their own yet (the login pages' default is `ja` too).",
+    allowed: 'ja or en',
+    default: 'ja',
+    apps: ['admin-service', 'platform'],
+    parse: oneOf(['ja', 'en']),
+  }),
+  define({
+    name: 'NOTIFY_ATTEMPTS',
+    key: 'notify.attempts',
+    description:
+      'Tries of one e-mail before it is given up (and logged as lost); a permanent refusal (5xx) is not retried.',
+    allowed: 'an integer from 1 to 50',
+    default: '10',
+    apps: ['admin-service', 'platform'],
+    parse: integer(1, 50),
+  }),
+  define({
+    name: 'NOTIFY_RETRY_DELAY_SECONDS',
+    key: 'notify.retryDelayMs',
+    description: 'Wait before the first retry of an e-mail; each further retry waits twice as long.',
+    allowed: 'an integer from 1 to 3600',
+    default: '30',
+    apps: ['admin-service', 'platform'],
+    parse: secondsAsMilliseconds(1, 3600),
   }),
   define({
     name: 'TOOLSERVER_SECRET_KEY',

@@ -1,5 +1,6 @@
 import { ClientEntity } from './clients/client.entity';
 import { ConsentEntity } from './consents/consent.entity';
+import { JobTypeEntity, OrganizationEntity } from './master-data/master-data.entity';
 import { OidcArtifactEntity } from './oidc/artifacts/oidc-artifact.entity';
 import { RefreshTokenEntity } from './oidc/refresh-tokens/refresh-token.entity';
 import { TokenFamilyEntity } from './oidc/refresh-tokens/token-family.entity';
@@ -12,7 +13,9 @@ import { UserEntity } from './users/user.entity';
 export const identityEntities = [
   ClientEntity,
   ConsentEntity,
+  JobTypeEntity,
   OidcArtifactEntity,
+  OrganizationEntity,
   RefreshTokenEntity,
   RevokedAccessTokenEntity,
   SigningKeyEntity,

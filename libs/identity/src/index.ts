@@ -6,6 +6,9 @@ export { RealmImportModule, realmServiceFor } from './realm/realm-import.module'
 export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
 export { ClientsModule, clientsServiceFor } from './clients/clients.module';
 export { UsersModule, usersServiceFor } from './users/users.module';
+export { AdminUsersModule } from './users/admin/admin-users.module';
+export { MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
+export { NotificationsModule } from './notifications/notifications.module';
 
 export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
 export { type ClientRegistration } from './clients/client-registration';
@@ -16,6 +19,12 @@ export { UsersService, type NewUser, type UserView } from './users/users.service
 export { type Labelled, type UserRole, type UserStatus, userRoles } from './users/user.entity';
 export { type SessionInvalidations, signalSessionInvalidations } from './users/session-invalidations';
 export { UsersError, type UsersErrorCode } from './users/users.errors';
+export { UserNotifications } from './notifications/user-notifications';
+
+export { MasterDataService } from './master-data/master-data.service';
+export { type MasterRecord } from './master-data/master-data.repository';
+export { type MasterDataKind } from './master-data/master-data.entity';
+export { MasterDataError, type MasterDataErrorCode } from './master-data/master-data.errors';
 
 export { RealmError, RealmService } from './realm/realm.service';
 export { readRealmFile } from './realm/realm-file';

@@ -19,6 +19,8 @@ export interface Labelled {
 @Unique('users_username_key', ['username'])
 @Check('users_role', `"role" IN ('admin', 'user')`)
 @Check('users_status', `"status" IN ('unverified', 'pending', 'approved')`)
+// The admin list: a tenant's users, newest first.
+@Index('users_tenant_id_created_at_idx', ['tenantId', 'createdAt'])
 export class UserEntity {
   /** `sub` of the user's tokens. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'users_pkey' })

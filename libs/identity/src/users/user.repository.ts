@@ -4,6 +4,11 @@ import { type TenantEntity } from '../tenants/tenant.entity';
 import { tenantNamed } from '../tenants/tenant.repository';
 import { type UserRole, type UserStatus, UserEntity } from './user.entity';
 
+/** Which users an operation may touch: a tenant's (an admin token's `tenant.id`), or every tenant's when unset. */
+export interface UserScope {
+  tenantId?: string;
+}
+
 @Injectable()
 export class UserRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -50,27 +55,64 @@ export class UserRepository {
    * Moves `id` from `from` to `to` in one statement; false when it was not in `from` (or is absent).
    * Leaving `approved` ends the sessions issued before `at`.
    */
-  async transition(id: string, from: UserStatus, to: UserStatus, at: Date): Promise<boolean> {
+  async transition(id: string, from: UserStatus, to: UserStatus, at: Date, scope: UserScope = {}): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       UserEntity,
-      { id, status: from },
+      { id, status: from, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) },
       { status: to, updatedAt: at, ...(from === 'approved' ? { sessionsValidAfter: at } : {}) },
     );
     return result.affected === 1;
   }
 
   /** Sets the role of an approved user; lowering it also invalidates the sessions issued before `at`. */
-  async setRole(id: string, role: UserRole, at: Date): Promise<{ changed: boolean; sessionsInvalidated: boolean }> {
+  async setRole(
+    id: string,
+    role: UserRole,
+    at: Date,
+    scope: UserScope = {},
+  ): Promise<{ changed: boolean; sessionsInvalidated: boolean }> {
     const rows = (await this.dataSource.query(
       `UPDATE "identity"."users"
           SET "role" = $2, "updated_at" = $3,
               "sessions_valid_after" = CASE WHEN "role" = 'admin' AND $2 = 'user' THEN $3 ELSE "sessions_valid_after" END
-        WHERE "id" = $1 AND "status" = 'approved'
+        WHERE "id" = $1 AND "status" = 'approved' AND ($4::uuid IS NULL OR "tenant_id" = $4)
     RETURNING ("sessions_valid_after" = $3) AS "invalidated"`,
-      [id, role, at],
+      [id, role, at, scope.tenantId ?? null],
     )) as [{ invalidated: boolean }[], number];
     const [updated] = rows;
     return { changed: updated.length === 1, sessionsInvalidated: updated[0]?.invalidated === true };
+  }
+
+  /** The user `id` when it is within `scope` (another tenant's user is as absent as an unknown one). */
+  findInScope(id: string, scope: UserScope): Promise<UserEntity | null> {
+    return this.dataSource.manager.findOne(UserEntity, {
+      where: { id, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) },
+    });
+  }
+
+  /**
+   * Removes the user in one statement, with what lets them back in: their refresh-token families (their
+   * tokens cascade), consents (by foreign key) and the provider's stored sessions and grants of their
+   * account. False when absent (or outside `scope`).
+   */
+  async delete(id: string, scope: UserScope = {}): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `WITH "removed" AS (
+         DELETE FROM "identity"."users" WHERE "id" = $1 AND ($2::uuid IS NULL OR "tenant_id" = $2) RETURNING "id"
+       ), "families" AS (
+         DELETE FROM "identity"."token_families" WHERE "user_id" IN (SELECT "id" FROM "removed")
+       ), "artifacts" AS (
+         DELETE FROM "identity"."oidc_artifacts"
+          WHERE "payload"->>'accountId' IN (SELECT "id"::text FROM "removed")
+       )
+       SELECT "id" FROM "removed"`,
+      [id, scope.tenantId ?? null],
+    )) as { id: string }[];
+    return rows.length === 1;
+  }
+
+  recordLogin(id: string, at: Date): Promise<unknown> {
+    return this.dataSource.manager.update(UserEntity, { id }, { lastLoginAt: at });
   }
 
   updatePasswordHash(id: string, passwordHash: string): Promise<unknown> {

@@ -15,6 +15,8 @@ export class UsersError extends domainErrors({
   user_not_found: 'not_found',
   tenant_not_found: 'invalid_parameter',
   invalid_status: 'invalid_request',
+  // An admin removing their own account would lock the tenant out of its admin API by mistake.
+  cannot_delete_self: 'invalid_request',
 }) {}
 
 export type UsersErrorCode = UsersError['code'];

@@ -3,7 +3,7 @@ import { isPrintableLine, isStorableText } from '@fed/contracts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { type Labelled, type UserRole, type UserStatus, UserEntity, userRoles, userStatuses } from './user.entity';
-import { UserRepository } from './user.repository';
+import { UserRepository, type UserScope } from './user.repository';
 import { type SessionInvalidations } from './session-invalidations';
 import { UsersError } from './users.errors';
 
@@ -116,6 +116,11 @@ export class UsersService {
     return user && user.passwordHash && matches ? toView(user) : null;
   }
 
+  /** A successful sign-in: the admin User object's `lastLoginAt`. */
+  async recordLogin(userId: string): Promise<void> {
+    await this.repository.recordLogin(userId, this.now());
+  }
+
   /** Whether any user exists at all. */
   any(): Promise<boolean> {
     return this.repository.any();
@@ -131,36 +136,52 @@ export class UsersService {
     return toView(user);
   }
 
-  /** pending -> approved; any other status is refused (admin API: 400). */
-  approve(userId: string): Promise<void> {
-    return this.transition(userId, 'pending', 'approved');
+  /** pending -> approved; any other status is refused (admin API: 400). A user outside `scope` is not found. */
+  approve(userId: string, scope: UserScope = {}): Promise<void> {
+    return this.transition(userId, 'pending', 'approved', this.now(), scope);
   }
 
   /** approved -> pending; the user's existing sessions end. */
-  async reject(userId: string): Promise<void> {
+  async reject(userId: string, scope: UserScope = {}): Promise<void> {
     const at = this.now();
-    await this.transition(userId, 'approved', 'pending', at);
+    await this.transition(userId, 'approved', 'pending', at, scope);
     await this.invalidations?.invalidate(userId, at);
   }
 
   /** Only approved users; lowering admin to user invalidates their existing sessions. */
-  async setRole(userId: string, role: UserRole): Promise<{ sessionsInvalidated: boolean }> {
+  async setRole(userId: string, role: UserRole, scope: UserScope = {}): Promise<{ sessionsInvalidated: boolean }> {
     if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
     const at = this.now();
-    const result = await this.repository.setRole(userId, role, at);
-    if (!result.changed) await this.explainRefusal(userId, 'the user is not approved');
+    const result = await this.repository.setRole(userId, role, at, scope);
+    if (!result.changed) await this.explainRefusal(userId, 'the user is not approved', scope);
     if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
     return { sessionsInvalidated: result.sessionsInvalidated };
   }
 
-  private async transition(userId: string, from: UserStatus, to: UserStatus, at = this.now()): Promise<void> {
-    if (!(await this.repository.transition(userId, from, to, at))) {
-      await this.explainRefusal(userId, `the user's status is not ${from}`);
+  /**
+   * Removes the user (one statement, with their refresh tokens, consents and provider sessions) and ends
+   * the access tokens already issued to them everywhere, as a lowered role does.
+   */
+  async delete(userId: string, scope: UserScope = {}): Promise<void> {
+    const at = this.now();
+    if (!(await this.repository.delete(userId, scope))) throw new UsersError('user_not_found', 'no such user');
+    await this.invalidations?.invalidate(userId, at);
+  }
+
+  private async transition(
+    userId: string,
+    from: UserStatus,
+    to: UserStatus,
+    at = this.now(),
+    scope: UserScope = {},
+  ): Promise<void> {
+    if (!(await this.repository.transition(userId, from, to, at, scope))) {
+      await this.explainRefusal(userId, `the user's status is not ${from}`, scope);
     }
   }
 
-  private async explainRefusal(userId: string, why: string): Promise<never> {
-    if (!(await this.repository.find(userId))) throw new UsersError('user_not_found', 'no such user');
+  private async explainRefusal(userId: string, why: string, scope: UserScope = {}): Promise<never> {
+    if (!(await this.repository.findInScope(userId, scope))) throw new UsersError('user_not_found', 'no such user');
     throw new UsersError('invalid_status', why);
   }
 }

@@ -14,6 +14,8 @@ import { CreateLibrary1795381000000 } from './1795381000000-create-library';
 import { CreateDeliverables1795382000000 } from './1795382000000-create-deliverables';
 import { CreateUiResources1795383000000 } from './1795383000000-create-ui-resources';
 import { CreateToolServers1795384000000 } from './1795384000000-create-tool-servers';
+import { CreateMasterData1795390000000 } from './1795390000000-create-master-data';
+import { CreateAuditLogs1795391000000 } from './1795391000000-create-audit-logs';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -35,4 +37,6 @@ export const migrations: readonly MigrationClass[] = [
   CreateDeliverables1795382000000,
   CreateUiResources1795383000000,
   CreateToolServers1795384000000,
+  CreateMasterData1795390000000,
+  CreateAuditLogs1795391000000,
 ];

@@ -49,6 +49,7 @@ export class PasswordSignIn {
       this.users.checkLoginPassword(candidate, password),
     );
     if (attempt.refused || !attempt.user || attempt.user.status !== 'approved') return attempt;
+    await this.users.recordLogin(attempt.user.id);
     return { ...attempt, deviceCookie: this.deviceCookies.issue(attempt.user.id) };
   }
 }

@@ -1,0 +1,18 @@
+import { type DayRange, type NumberedPageParams } from '@fed/contracts';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type AuditLogEntity } from './audit-log.entity';
+import { type LogPage, type LogTable, readLogPage } from './log-page.query';
+
+const AUDIT_LOGS: LogTable = { table: '"audit"."audit_logs"', log: 'audit' };
+const COLUMNS = `"id", "resource", "action", "meta", "user_id" AS "userId", "user_email" AS "userEmail",
+  "ip_address" AS "ipAddress", "user_agent" AS "userAgent", "created_at" AS "createdAt"`;
+
+@Injectable()
+export class AuditLogsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  list(range: DayRange, page: NumberedPageParams): Promise<LogPage<AuditLogEntity>> {
+    return readLogPage<AuditLogEntity>(this.dataSource, AUDIT_LOGS, COLUMNS, range, page);
+  }
+}

@@ -1,0 +1,58 @@
+import { type DayRange, type NumberedPageParams } from '@fed/contracts';
+import { type DataSource } from 'typeorm';
+
+export interface LogPage<Row> {
+  rows: Row[];
+  total: number;
+}
+
+/** A log table and its name in `audit.log_day_counts`. */
+export interface LogTable {
+  table: string;
+  log: 'audit' | 'gateway';
+}
+
+const day = (instant: Date) => instant.toISOString().slice(0, 10);
+
+/**
+ * One page of a log, newest first by `created_at` (then id), within a range of whole UTC days, and
+ * the number of rows in that range. The page walks the table's (created_at, id) index; the total is
+ * a sum of the day counts the table's triggers keep, so neither grows with the table (a deep page
+ * still skips `offset` index entries).
+ */
+export async function readLogPage<Row>(
+  dataSource: Pick<DataSource, 'query'>,
+  { table, log }: LogTable,
+  columns: string,
+  range: DayRange,
+  page: NumberedPageParams,
+): Promise<LogPage<Row>> {
+  const rowConditions: string[] = [];
+  const dayConditions = ['"log" = $1'];
+  const rowValues: unknown[] = [];
+  const dayValues: unknown[] = [log];
+  if (range.since) {
+    rowValues.push(range.since);
+    rowConditions.push(`"created_at" >= $${rowValues.length}`);
+    dayValues.push(day(range.since));
+    dayConditions.push(`"day" >= $${dayValues.length}::date`);
+  }
+  if (range.until) {
+    rowValues.push(range.until);
+    rowConditions.push(`"created_at" < $${rowValues.length}`);
+    dayValues.push(day(range.until));
+    dayConditions.push(`"day" < $${dayValues.length}::date`);
+  }
+  const where = rowConditions.length > 0 ? `WHERE ${rowConditions.join(' AND ')}` : '';
+  const [rows, counted] = await Promise.all([
+    dataSource.query(
+      `SELECT ${columns} FROM ${table} ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT $${rowValues.length + 1} OFFSET $${rowValues.length + 2}`,
+      [...rowValues, page.limit, page.offset],
+    ) as Promise<Row[]>,
+    dataSource.query(
+      `SELECT coalesce(sum("row_count"), 0)::bigint AS "total" FROM "audit"."log_day_counts" WHERE ${dayConditions.join(' AND ')}`,
+      dayValues,
+    ) as Promise<{ total: string }[]>,
+  ]);
+  return { rows, total: Number(counted[0]?.total ?? 0) };
+}

@@ -1,0 +1,79 @@
+import { AuditAction, AuditDetails } from '@fed/audit';
+import { Scopes } from '@fed/auth';
+import { Body, Controller, Delete, Get, Inject, Param, Patch, Post } from '@nestjs/common';
+import {
+  CreateMasterRecordBody,
+  MasterCodeParams,
+  type MasterRecordResponse,
+  UpdateMasterRecordBody,
+  toMasterRecordResponse,
+} from './master-data.dto';
+import { type MasterDataKind } from './master-data.entity';
+import { MasterDataService } from './master-data.service';
+
+// One set of handlers for both kinds; each route class names its kind and its list's field.
+abstract class MasterDataController {
+  protected abstract readonly kind: MasterDataKind;
+  protected abstract readonly listField: 'organizations' | 'jobTypes';
+  /** The audit log's resource prefix (`config/organizations`). */
+  protected abstract readonly auditResource: string;
+
+  constructor(@Inject(MasterDataService) private readonly masterData: MasterDataService) {}
+
+  @Get()
+  async list(): Promise<Record<string, MasterRecordResponse[]>> {
+    return { [this.listField]: (await this.masterData.list(this.kind)).map(toMasterRecordResponse) };
+  }
+
+  @Post()
+  @AuditAction('config/master-data/create', 'create')
+  async create(
+    @Body() body: CreateMasterRecordBody,
+    @AuditDetails() audit: AuditDetails,
+  ): Promise<MasterRecordResponse> {
+    audit.name({ resource: `${this.auditResource}/create` });
+    audit.add({ code: body.code, label: body.label });
+    return toMasterRecordResponse(await this.masterData.create(this.kind, body));
+  }
+
+  @Patch(':code')
+  @AuditAction('config/master-data/update', 'update')
+  async update(
+    @Param() { code }: MasterCodeParams,
+    @Body() body: UpdateMasterRecordBody,
+    @AuditDetails() audit: AuditDetails,
+  ) {
+    audit.name({ resource: `${this.auditResource}/update` });
+    audit.add({ label: body.label });
+    return toMasterRecordResponse(await this.masterData.update(this.kind, code, body));
+  }
+
+  @Delete(':code')
+  @AuditAction('config/master-data/delete', 'delete')
+  async delete(
+    @Param() { code }: MasterCodeParams,
+    @AuditDetails() audit: AuditDetails,
+  ): Promise<{ code: string; deleted: true }> {
+    audit.name({ resource: `${this.auditResource}/delete` });
+    await this.masterData.delete(this.kind, code);
+    return { code, deleted: true };
+  }
+}
+
+/** `{base_url}/api/v1/admin/organizations`. */
+@Controller('api/v1/admin/organizations')
+@Scopes('master:manage')
+export class OrganizationsController extends MasterDataController {
+  protected readonly kind = 'organization';
+  protected readonly listField = 'organizations';
+  protected readonly auditResource = 'config/organizations';
+}
+
+/** `{base_url}/api/v1/admin/job-types`. */
+@Controller('api/v1/admin/job-types')
+@Scopes('master:manage')
+export class JobTypesController extends MasterDataController {
+  protected readonly kind = 'jobType';
+  protected readonly listField = 'jobTypes';
+  protected readonly auditResource = 'config/job-types';
+}

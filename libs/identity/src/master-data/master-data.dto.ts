@@ -1,0 +1,61 @@
+import { Checks, withCode } from '@fed/server';
+import { IsDefined, IsString, ValidateBy } from 'class-validator';
+import { type MasterRecord } from './master-data.repository';
+import { MASTER_CODE_MESSAGE, MAX_LABEL_CHARACTERS, isMasterCode, isMasterLabel } from './master-data.rules';
+
+// The spec names the endpoints' scope (master:manage) but not the records: `{code, label, createdAt, updatedAt}`.
+
+export interface MasterRecordResponse {
+  code: string;
+  label: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toMasterRecordResponse(record: MasterRecord): MasterRecordResponse {
+  return {
+    code: record.code,
+    label: record.label,
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+  };
+}
+
+const refusal = (message: string) => withCode('invalid_parameter', message);
+const LABEL_MESSAGE = `label must be 1-${MAX_LABEL_CHARACTERS} printable characters`;
+
+function MasterCode(): PropertyDecorator {
+  return Checks(
+    IsDefined(refusal('code is required')),
+    ValidateBy({ name: 'isMasterCode', validator: { validate: isMasterCode } }, refusal(`code ${MASTER_CODE_MESSAGE}`)),
+  );
+}
+
+function MasterLabel(): PropertyDecorator {
+  return Checks(
+    IsDefined(refusal('label is required')),
+    IsString(refusal(LABEL_MESSAGE)),
+    ValidateBy({ name: 'isMasterLabel', validator: { validate: isMasterLabel } }, refusal(LABEL_MESSAGE)),
+  );
+}
+
+/** `:code` of a record's routes. */
+export class MasterCodeParams {
+  @MasterCode()
+  code!: string;
+}
+
+/** `POST` body: `code` and `label`; other fields are ignored. */
+export class CreateMasterRecordBody {
+  @MasterCode()
+  code!: string;
+
+  @MasterLabel()
+  label!: string;
+}
+
+/** `PATCH` body: the new `label` (a code is never changed: users carry it). */
+export class UpdateMasterRecordBody {
+  @MasterLabel()
+  label!: string;
+}

@@ -1,0 +1,94 @@
+import {
+  CLOSE_GRACE_MS,
+  NOTIFICATION_CONCURRENCY,
+  type NotificationHandler,
+  type NotificationJob,
+  type NotificationQueue,
+  type RetryPolicy,
+  retryDelayMs,
+} from './notification-queue';
+import { PermanentDeliveryError } from './notifier.port';
+
+interface Entry {
+  job: NotificationJob;
+  attempt: number;
+}
+
+/**
+ * All-in-one without Redis: the same retry rule as the BullMQ queue, in this process. Jobs still
+ * waiting when the process stops are lost (and counted in the log by the caller of close).
+ */
+export class MemoryNotificationQueue implements NotificationQueue {
+  readonly kind = 'in-process';
+  private readonly ready: Entry[] = [];
+  private readonly delayed = new Map<NodeJS.Timeout, Entry>();
+  private readonly running = new Set<Promise<void>>();
+  private handler: NotificationHandler | undefined;
+  private onGiveUp: (job: NotificationJob, error: Error) => void = () => undefined;
+  private closed = false;
+
+  constructor(private readonly policy: RetryPolicy) {}
+
+  async enqueue(job: NotificationJob): Promise<void> {
+    if (this.closed) throw new Error('notification queue is closed');
+    this.ready.push({ job, attempt: 1 });
+    this.pump();
+  }
+
+  consume(handler: NotificationHandler, onGiveUp: (job: NotificationJob, error: Error) => void): void {
+    if (this.handler) throw new Error('notification queue already has a consumer');
+    this.handler = handler;
+    this.onGiveUp = onGiveUp;
+    this.pump();
+  }
+
+  /** Jobs not yet sent (waiting, delayed or running). */
+  get pending(): number {
+    return this.ready.length + this.delayed.size + this.running.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.delayed.keys()) clearTimeout(timer);
+    this.delayed.clear();
+    this.ready.length = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
+    await Promise.race([Promise.allSettled([...this.running]), grace]);
+    clearTimeout(timer);
+  }
+
+  private pump(): void {
+    const handler = this.handler;
+    while (handler && !this.closed && this.running.size < NOTIFICATION_CONCURRENCY && this.ready.length > 0) {
+      const entry = this.ready.shift() as Entry;
+      const run: Promise<void> = this.attempt(handler, entry).finally(() => {
+        this.running.delete(run);
+        this.pump();
+      });
+      this.running.add(run);
+    }
+  }
+
+  private async attempt(handler: NotificationHandler, entry: Entry): Promise<void> {
+    try {
+      await handler(entry.job, entry.attempt);
+    } catch (caught) {
+      const error = caught instanceof Error ? caught : new Error(String(caught));
+      if (error instanceof PermanentDeliveryError || entry.attempt >= this.policy.attempts || this.closed) {
+        this.onGiveUp(entry.job, error);
+        return;
+      }
+      const next = { job: entry.job, attempt: entry.attempt + 1 };
+      const timer = setTimeout(
+        () => {
+          this.delayed.delete(timer);
+          this.ready.push(next);
+          this.pump();
+        },
+        retryDelayMs(this.policy, entry.attempt),
+      );
+      this.delayed.set(timer, next);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { createTransport } from 'nodemailer';
+import { type MailMessage, type Notifier, PermanentDeliveryError } from './notifier.port';
+
+export interface SmtpSettings {
+  /** `smtp://user:pass@host:587` or `smtps://...`; credentials and TLS come from the URL. */
+  url: string;
+  /** `From` of every message. */
+  from: string;
+}
+
+// A server that does not answer must not hold a worker slot for nodemailer's default ten minutes.
+const CONNECTION_TIMEOUT_MS = 10_000;
+const GREETING_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 30_000;
+const DNS_TIMEOUT_MS = 10_000;
+
+/** Sends through an SMTP server with nodemailer: one connection per message, no pool to go stale. */
+export class SmtpNotifier implements Notifier {
+  readonly kind = 'smtp';
+  private readonly transport: ReturnType<typeof createTransport>;
+
+  constructor(settings: SmtpSettings) {
+    this.transport = createTransport(
+      {
+        url: settings.url,
+        connectionTimeout: CONNECTION_TIMEOUT_MS,
+        greetingTimeout: GREETING_TIMEOUT_MS,
+        socketTimeout: SOCKET_TIMEOUT_MS,
+        dnsTimeout: DNS_TIMEOUT_MS,
+      },
+      { from: settings.from },
+    );
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    try {
+      await this.transport.sendMail({
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+    } catch (error) {
+      const responseCode = (error as { responseCode?: unknown }).responseCode;
+      if (typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600) {
+        throw new PermanentDeliveryError(`the SMTP server refused the message (${responseCode})`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { NotificationsModule } from '../../notifications/notifications.module';
+import { UsersModule } from '../users.module';
+import { AdminUsersController } from './admin-users.controller';
+import { AdminUsersRepository } from './admin-users.repository';
+import { AdminUsersService } from './admin-users.service';
+
+/** The admin API's user routes (`users:read`, `users:manage`), over UsersService. */
+@Module({
+  imports: [UsersModule, NotificationsModule],
+  controllers: [AdminUsersController],
+  providers: [AdminUsersRepository, AdminUsersService],
+})
+export class AdminUsersModule {}
