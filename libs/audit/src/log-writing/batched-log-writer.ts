@@ -1,0 +1,151 @@
+import { type DataSource } from 'typeorm';
+
+/** Where a writer's rows go: a table and its columns (snake_case), as `json_populate_recordset` fills them. */
+export interface LogTable {
+  /** Schema-qualified and quoted: `"audit"."audit_logs"`. */
+  name: string;
+  columns: readonly string[];
+}
+
+export type DropReason = 'buffer_full' | 'refused';
+
+export interface BatchedLogWriterOptions {
+  flushMs: number;
+  /** Rows held while the database cannot take them; beyond, the oldest are dropped and counted. */
+  maxBufferedRows: number;
+  onError?: (error: unknown, bufferedRows: number) => void;
+  onDropped?: (rows: number, reason: DropReason) => void;
+}
+
+// Rows to a statement. A busy gateway buffers a few thousand rows a tick (about 4,000 at 4,000
+// requests a second and the default 1 s tick): they go in as few statements as that allows, each a
+// round trip and a commit (four statements of 100 where one would do doubled the benchmark's added
+// p99 at concurrency 1). Bounded, because the batch is joined and copied on the event loop that
+// serves the calls: 500 rows (about 350 KB) cost about 0.3 ms there.
+const BATCH_ROWS = 500;
+
+/**
+ * Log rows written in batches (one multi-row INSERT per flush), off the path of the request that
+ * caused them: no call waits for the database, and a slow or absent one never fails it. Rows wait in
+ * memory while the database is slow or down and are written when it answers again (a retried insert
+ * skips rows already written: they are keyed by id); a batch PostgreSQL refuses for its values is
+ * dropped and counted, since it would fail again and block every row behind it. close() writes what is
+ * left before the process stops; rows buffered when it dies without a graceful stop are lost.
+ */
+export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
+  /** Rows as JSON records: one string each, cheap to keep until written. */
+  private buffer: string[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly insert: string;
+  private readonly insertSkippingWritten: string;
+  private flushing: Promise<void> | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private dropped = 0;
+  private closed = false;
+
+  constructor(
+    private readonly dataSource: Pick<DataSource, 'query'>,
+    table: LogTable,
+    private readonly options: BatchedLogWriterOptions,
+    /** The row by column name (snake_case), as the table takes it. */
+    private readonly toRecord: (row: Row) => object = (row) => row,
+  ) {
+    const columns = table.columns.map((column) => `"${column}"`).join(', ');
+    this.insert = `INSERT INTO ${table.name} (${columns})
+  SELECT ${columns} FROM json_populate_recordset(NULL::${table.name}, $1::json)`;
+    this.insertSkippingWritten = `${this.insert} ON CONFLICT ("id") DO NOTHING`;
+    this.timer = setInterval(() => void this.flush(), options.flushMs);
+    this.timer.unref();
+  }
+
+  /** Rows written so far are not counted; rows waiting are. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  get droppedRows(): number {
+    return this.dropped;
+  }
+
+  append(row: Row): void {
+    // Serialized now: a string is one flat object for the garbage collector, where a row object and
+    // its fields would be scanned and copied by every collection until the flush.
+    this.buffer.push(JSON.stringify(this.toRecord(row)));
+    if (this.buffer.length > this.options.maxBufferedRows && !this.flushing) {
+      this.drop(this.buffer.length - this.options.maxBufferedRows, 'buffer_full');
+    }
+    if (this.closed) void this.flush();
+  }
+
+  /** Writes what is buffered (one batch after another); resolves when the attempt is over (never rejects). */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.buffer.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
+    this.flushing = this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes every buffered row, retrying until `deadlineMs` has passed. */
+  async close(deadlineMs = 10_000): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    const until = Date.now() + deadlineMs;
+    while ((this.buffer.length > 0 || this.flushing) && Date.now() < until) {
+      this.retryAt = 0;
+      await this.flush();
+      if (this.buffer.length > 0 && this.failures > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /**
+   * Writes the rows buffered when the flush began, a batch at a time. Rows that arrive meanwhile wait
+   * for the next tick: chasing them made each flush of a busy gateway trail off in ever smaller
+   * inserts (21 rows apiece on average in the benchmark), each a statement and a commit of its own,
+   * a load on the database, and on the cores the service shares with it, for no row's benefit.
+   */
+  private async writeAll(): Promise<void> {
+    let remaining = this.buffer.length;
+    while (remaining > 0) {
+      const batch = this.buffer.slice(0, Math.min(BATCH_ROWS, remaining));
+      try {
+        // After a failure the rows may have been written after all (the answer was lost): the retry
+        // skips ids already there. The first attempt needs no such check (about 5% of the insert).
+        // One JSON parameter for the whole batch, expanded by PostgreSQL: far cheaper to build than a
+        // parameter per field.
+        await this.dataSource.query(this.failures > 0 ? this.insertSkippingWritten : this.insert, [
+          `[${batch.join(',')}]`,
+        ]);
+      } catch (error) {
+        this.options.onError?.(error, this.buffer.length);
+        if (isDataException(error)) {
+          this.drop(batch.length, 'refused');
+          remaining -= batch.length;
+          continue;
+        }
+        this.failures++;
+        this.retryAt = Date.now() + Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+        return;
+      }
+      this.failures = 0;
+      this.retryAt = 0;
+      // Rows appended meanwhile sit after the batch; only the written ones leave.
+      this.buffer.splice(0, batch.length);
+      remaining -= batch.length;
+    }
+  }
+
+  private drop(rows: number, reason: DropReason): void {
+    this.buffer.splice(0, rows);
+    this.dropped += rows;
+    this.options.onDropped?.(rows, reason);
+  }
+}
+
+/** SQLSTATE class 22 (data exception) and 23 (integrity): the same rows would fail again. */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
