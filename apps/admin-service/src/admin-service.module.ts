@@ -1,4 +1,4 @@
-import { AuditLogsModule, GatewayLogsModule, LogRetentionModule } from '@fed/audit';
+import { AuditLogsModule, GatewayLogsModule, LlmLogsModule, LogRetentionModule } from '@fed/audit';
 import { AdminUsersModule, MasterDataModule } from '@fed/identity';
 import { Module } from '@nestjs/common';
 
@@ -9,6 +9,8 @@ import { Module } from '@nestjs/common';
     // logs (libs/audit): the audit log (and the trail behind @AuditAction), the gateway log, their retention.
     AuditLogsModule,
     GatewayLogsModule,
+    // the LLM log (written by agent-runtime): /v1/admin/llm-logs.
+    LlmLogsModule,
     LogRetentionModule,
     // users and master data (libs/identity): /v1/admin/users, /v1/admin/organizations, /v1/admin/job-types.
     AdminUsersModule,

@@ -507,6 +507,16 @@ export const variables = [
     parse: integer(0, 36_500),
   }),
   define({
+    name: 'LLM_LOG_RETENTION_DAYS',
+    key: 'logs.llmRetentionDays',
+    description:
+      'LLM log rows (one per model call of the agent runtime) older than this many days are deleted by admin-service (checked hourly, in batches); 0 keeps them for ever.',
+    allowed: 'an integer from 0 to 36500',
+    default: '90',
+    apps: ['admin-service', 'platform'],
+    parse: integer(0, 36_500),
+  }),
+  define({
     name: 'CHAT_MODEL_NAME',
     key: 'chat.modelName',
     description:

@@ -5,6 +5,7 @@ import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
+import { type Type } from '@nestjs/common';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,8 @@ export interface ChatStackOptions {
   /** Run the agent in this process (default); false: chat-service and llm-gateway only. */
   runtime?: boolean;
   env?: Record<string, string>;
+  /** More feature modules in the same process (e.g. an admin API reading what the turns wrote). */
+  features?: Type[];
 }
 
 export interface ChatStack {
@@ -30,6 +33,8 @@ export interface ChatStack {
   api: string;
   /** An access token of a new user with the chat scopes. */
   userToken(userId?: string): Promise<string>;
+  /** An access token of the test issuer with these scopes (space-separated). */
+  token(scope: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -78,7 +83,7 @@ export async function bootChatStack(
     features:
       options.runtime === false
         ? [ChatServiceModule, LlmGatewayModule]
-        : [ChatServiceModule, AgentRuntimeModule, LlmGatewayModule],
+        : [ChatServiceModule, AgentRuntimeModule, LlmGatewayModule, ...(options.features ?? [])],
     config,
     logger: createLogger({ service: 'platform', level: 'silent' }),
   });
@@ -88,6 +93,7 @@ export async function bootChatStack(
     api: `${service.url}/api`,
     userToken: (userId = crypto.randomUUID()) =>
       issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
+    token: (scope) => issuer.mint({ sub: crypto.randomUUID(), scope }),
     close: async () => {
       await service.shutdown('test');
       await jwks.close();

@@ -2,6 +2,7 @@ import { RUN_STREAM, type RunStream, SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
 import { MemoryStore } from '@fed/memory';
+import { LlmLogWriter, LlmLogWriterModule } from '@fed/audit';
 import { LOGGER, type Logger } from '@fed/observability';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module, type OnModuleDestroy } from '@nestjs/common';
@@ -32,7 +33,8 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
 
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
 @Module({
-  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule],
+  // LlmLogWriterModule: the LLM log's rows are written by the service that makes the model calls.
+  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule, LlmLogWriterModule],
   providers: [
     { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
     {
@@ -63,7 +65,16 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
     },
     {
       provide: TurnAnswerer,
-      inject: [DataSource, TurnPrompt, ModelClient, SERVICE_CONFIG, LOGGER, ToolServerRepository, TOOL_SERVER_SECRETS],
+      inject: [
+        DataSource,
+        TurnPrompt,
+        ModelClient,
+        SERVICE_CONFIG,
+        LOGGER,
+        ToolServerRepository,
+        TOOL_SERVER_SECRETS,
+        LlmLogWriter,
+      ],
       useFactory: (
         dataSource: DataSource,
         prompt: TurnPrompt,
@@ -72,6 +83,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         logger: Logger,
         toolServers: ToolServerRepository,
         toolServerKey: { secrets?: ToolServerSecrets },
+        llmLog: LlmLogWriter,
       ) => {
         const builtIn = [
           new SearchMemoryTool(new MemoryStore(dataSource)),
@@ -81,7 +93,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         ];
         return new TurnAnswerer(
           prompt,
-          new AgentLoop(model, config.agent.maxSteps, logger),
+          new AgentLoop(model, config.agent.maxSteps, logger, llmLog),
           // The built-in tools and those of the approved MCP tool servers.
           new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger),
           new SharedMemoryHook(),

@@ -9,7 +9,7 @@ export interface LogPage<Row> {
 /** A log table and its name in `audit.log_day_counts`. */
 export interface LogTable {
   table: string;
-  log: 'audit' | 'gateway';
+  log: 'audit' | 'gateway' | 'llm';
 }
 
 const day = (instant: Date) => instant.toISOString().slice(0, 10);

@@ -7,7 +7,8 @@ import { type RetainedLog, deleteExpiredLogRows } from './log-retention';
 const HOUR_MS = 3_600_000;
 
 /**
- * Deletes log rows past their kind's retention (AUDIT_LOG_RETENTION_DAYS, GATEWAY_LOG_RETENTION_DAYS;
+ * Deletes log rows past their kind's retention (AUDIT_LOG_RETENTION_DAYS, GATEWAY_LOG_RETENTION_DAYS,
+ * LLM_LOG_RETENTION_DAYS;
  * 0 keeps them): at start, then hourly, in batches.
  */
 @Injectable()
@@ -47,9 +48,10 @@ export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy 
     const days: Record<RetainedLog, number> = {
       audit: this.config.logs.auditRetentionDays,
       gateway: this.config.logs.gatewayRetentionDays,
+      llm: this.config.logs.llmRetentionDays,
     };
-    const deleted: Record<RetainedLog, number> = { audit: 0, gateway: 0 };
-    for (const log of ['audit', 'gateway'] as const) {
+    const deleted: Record<RetainedLog, number> = { audit: 0, gateway: 0, llm: 0 };
+    for (const log of ['audit', 'gateway', 'llm'] as const) {
       if (days[log] === 0 || this.stopped) continue;
       deleted[log] = await deleteExpiredLogRows(this.dataSource, log, days[log], { now, stopped: () => this.stopped });
     }
@@ -59,7 +61,7 @@ export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy 
   private async runLogged(): Promise<void> {
     try {
       const deleted = await this.run();
-      if (deleted.audit + deleted.gateway > 0) this.logger.info({ deleted }, 'expired log rows deleted');
+      if (deleted.audit + deleted.gateway + deleted.llm > 0) this.logger.info({ deleted }, 'expired log rows deleted');
     } catch (error) {
       this.logger.error({ err: error }, 'deleting expired log rows failed; retrying within the hour');
     }

@@ -4,6 +4,7 @@ import { type DataSource } from 'typeorm';
 export const RETAINED_LOGS = {
   audit: '"audit"."audit_logs"',
   gateway: '"audit"."llm_gateway_logs"',
+  llm: '"audit"."llm_logs"',
 } as const;
 
 export type RetainedLog = keyof typeof RETAINED_LOGS;

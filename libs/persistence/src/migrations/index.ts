@@ -16,6 +16,7 @@ import { CreateUiResources1795383000000 } from './1795383000000-create-ui-resour
 import { CreateToolServers1795384000000 } from './1795384000000-create-tool-servers';
 import { CreateMasterData1795390000000 } from './1795390000000-create-master-data';
 import { CreateAuditLogs1795391000000 } from './1795391000000-create-audit-logs';
+import { CreateLlmLogs1795392000000 } from './1795392000000-create-llm-logs';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -39,4 +40,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateToolServers1795384000000,
   CreateMasterData1795390000000,
   CreateAuditLogs1795391000000,
+  CreateLlmLogs1795392000000,
 ];

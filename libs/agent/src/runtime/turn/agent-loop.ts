@@ -1,7 +1,8 @@
 import type { ClaimedTurn, PendingInteraction } from '@fed/conversations';
 import type { Interaction, TaskFile } from '@fed/contracts';
+import type { LlmLogWriter } from '@fed/audit';
 import type { Logger } from '@fed/observability';
-import type { ChatMessage, ToolCall } from '../model/chat-wire';
+import type { ChatMessage, ModelReply, ModelRequest, ToolCall } from '../model/chat-wire';
 import type { ModelClient } from '../model/model-client';
 import { stripMarkdown } from '../output/markdown-stripper';
 import { storableText } from '../output/storable-stream';
@@ -55,6 +56,8 @@ export class AgentLoop {
     private readonly model: ModelClient,
     private readonly maxSteps: number,
     private readonly logger: Logger,
+    /** The LLM log: a row per model call (docs/admin.md, "LLM log"). */
+    private readonly llmLog?: Pick<LlmLogWriter, 'record'>,
   ) {}
 
   async run(input: LoopInput): Promise<LoopOutcome> {
@@ -62,7 +65,7 @@ export class AgentLoop {
     const write = (piece: string) => output.write(piece);
     const request = { model: input.model, privateMode: turn.options.privateMode };
     if (!turn.options.agentMode) {
-      await this.model.stream({ ...request, messages: input.messages }, write, signal);
+      await this.call(input, 'direct_answer', 1, { ...request, messages: input.messages }, write);
       return { kind: 'completed', steps: 1, toolRuns: [] };
     }
 
@@ -72,10 +75,12 @@ export class AgentLoop {
     for (let step = 1; ; step++) {
       const last = step >= this.maxSteps;
       output.startParagraph();
-      const reply = await this.model.stream(
+      const reply = await this.call(
+        input,
+        'agent_step',
+        step,
         { ...request, messages, tools, ...(last ? { toolChoice: 'none' as const } : {}) },
         write,
-        signal,
       );
       output.release();
       if (reply.toolCalls.length === 0) return { kind: 'completed', steps: step, toolRuns };
@@ -100,6 +105,49 @@ export class AgentLoop {
         }
         messages.push({ role: 'tool', tool_call_id: call.id, content: result.content });
       }
+    }
+  }
+
+  /** One model call, and its row in the LLM log (a failed or cancelled call too: `success` false). */
+  private async call(
+    input: LoopInput,
+    operation: 'agent_step' | 'direct_answer',
+    step: number,
+    request: ModelRequest,
+    write: (piece: string) => void,
+  ): Promise<ModelReply> {
+    const { turn, signal } = input;
+    const startedAt = new Date();
+    let reply: ModelReply | undefined;
+    let failure: string | undefined;
+    try {
+      reply = await this.model.stream(request, write, signal);
+      return reply;
+    } catch (error) {
+      failure = signal.aborted ? 'cancelled' : ((error as { code?: string }).code ?? 'internal_error');
+      throw error;
+    } finally {
+      const contents = !turn.options.privateMode;
+      this.llmLog?.record({
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        service: 'agent-runtime',
+        operation,
+        success: reply !== undefined,
+        conversationId: turn.conversationId,
+        toolsUsed: reply ? reply.toolCalls.length : null,
+        agentType: turn.options.agentMode ? 'agent' : 'direct',
+        agentLevel: turn.options.agentLevel,
+        currentMessage: contents ? turn.userMessage.text : null,
+        finalContent: contents && reply ? reply.text : null,
+        metadata: {
+          model: input.model,
+          runId: turn.runId,
+          messageId: turn.userMessage.messageId,
+          step,
+          ...(failure ? { error: failure } : {}),
+        },
+      });
     }
   }
 

@@ -1,0 +1,19 @@
+import { Scopes } from '@fed/auth';
+import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
+import { LogPageQueryDto } from '@fed/server';
+import { Controller, Get, Query } from '@nestjs/common';
+import { type LlmLogList, toLlmLogResponse } from './llm-logs.dto';
+import { LlmLogsRepository } from './llm-logs.repository';
+
+@Scopes('logs:read')
+@Controller('api/v1/admin')
+export class LlmLogsController {
+  constructor(private readonly llmLogs: LlmLogsRepository) {}
+
+  @Get('llm-logs')
+  async list(@Query() query: LogPageQueryDto): Promise<LlmLogList> {
+    const page = toNumberedPageParams(query);
+    const { rows, total } = await this.llmLogs.list(dayRange(query.from, query.to), page);
+    return { llmLogs: rows.map(toLlmLogResponse), ...numberedPageEnvelope(page, total) };
+  }
+}
