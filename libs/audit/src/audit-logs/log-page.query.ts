@@ -21,7 +21,7 @@ const day = (instant: Date) => instant.toISOString().slice(0, 10);
  * still skips `offset` index entries).
  */
 export async function readLogPage<Row>(
-  dataSource: Pick<DataSource, 'query'>,
+  dataSource: Pick<DataSource, 'transaction'>,
   { table, log }: LogTable,
   columns: string,
   range: DayRange,
@@ -44,15 +44,17 @@ export async function readLogPage<Row>(
     dayConditions.push(`"day" < $${dayValues.length}::date`);
   }
   const where = rowConditions.length > 0 ? `WHERE ${rowConditions.join(' AND ')}` : '';
-  const [rows, counted] = await Promise.all([
-    dataSource.query(
+  // One snapshot for both (REPEATABLE READ): read apart, a row committed between them was counted but
+  // not listed (or listed but not counted).
+  const [rows, counted] = await dataSource.transaction('REPEATABLE READ', async (manager) => [
+    (await manager.query(
       `SELECT ${columns} FROM ${table} ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT $${rowValues.length + 1} OFFSET $${rowValues.length + 2}`,
       [...rowValues, page.limit, page.offset],
-    ) as Promise<Row[]>,
-    dataSource.query(
+    )) as Row[],
+    (await manager.query(
       `SELECT coalesce(sum("row_count"), 0)::bigint AS "total" FROM "audit"."log_day_counts" WHERE ${dayConditions.join(' AND ')}`,
       dayValues,
-    ) as Promise<{ total: string }[]>,
+    )) as { total: string }[],
   ]);
   return { rows, total: Number(counted[0]?.total ?? 0) };
 }
