@@ -8,3 +8,4 @@ export * from './http/security-headers';
 export * from './http/fast-routes';
 export * from './http/client-address';
 export * from './validation';
+export * from './jobs/periodic-pass';

@@ -1,5 +1,6 @@
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
+import { PeriodicPass } from '@fed/server';
 import { BLOB_STORE, type BlobStore, sweepUnreferencedBlobs } from '@fed/storage';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { LIBRARY_PREFIX } from './library-admin.service';
@@ -19,50 +20,45 @@ export interface LibrarySweepResult {
  */
 @Injectable()
 export class LibrarySweepJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<LibrarySweepResult> | undefined;
-  private stopped = false;
+  private readonly periodic: PeriodicPass<LibrarySweepResult>;
 
   constructor(
     private readonly repository: LibraryRepository,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    void this.runLogged();
-    this.timer = setInterval(() => void this.runLogged(), SWEEP_INTERVAL_MS);
-    this.timer.unref();
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.periodic = new PeriodicPass(
+      async (shouldStop) => ({
+        orphanBlobs: await sweepUnreferencedBlobs(this.blobs, LIBRARY_PREFIX, {
+          olderThan: new Date(Date.now() - this.config.files.sweepAgeSeconds * 1000),
+          shouldStop,
+          referenced: (keys) => this.repository.referencedBlobKeys(keys),
+        }),
+      }),
+      {
+        intervalMs: SWEEP_INTERVAL_MS,
+        logger,
+        done: (swept) => (swept.orphanBlobs > 0 ? { ...swept } : undefined),
+        messages: {
+          done: 'orphan library blobs swept',
+          failed: 'sweeping orphan library blobs failed; retrying in ten minutes',
+        },
+      },
+    );
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    // The store and the pool must outlive a pass under way.
-    await this.running?.catch(() => undefined);
+  onApplicationBootstrap(): void {
+    this.periodic.start();
+  }
+
+  // The store and the pool must outlive a pass under way.
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One sweep; a sweep already under way is joined, not doubled. */
   run(): Promise<LibrarySweepResult> {
-    this.running ??= sweepUnreferencedBlobs(this.blobs, LIBRARY_PREFIX, {
-      olderThan: new Date(Date.now() - this.config.files.sweepAgeSeconds * 1000),
-      shouldStop: () => this.stopped,
-      referenced: (keys) => this.repository.referencedBlobKeys(keys),
-    })
-      .then((orphanBlobs) => ({ orphanBlobs }))
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
-  }
-
-  private async runLogged(): Promise<void> {
-    try {
-      const swept = await this.run();
-      if (swept.orphanBlobs > 0) this.logger.info(swept, 'orphan library blobs swept');
-    } catch (error) {
-      this.logger.error({ err: error }, 'sweeping orphan library blobs failed; retrying in ten minutes');
-    }
+    return this.periodic.run();
   }
 }

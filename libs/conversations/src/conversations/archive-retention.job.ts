@@ -1,5 +1,6 @@
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
+import { PeriodicPass } from '@fed/server';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ConversationsService } from './conversations.service';
 
@@ -11,46 +12,39 @@ const HOUR_MS = 3_600_000;
  */
 @Injectable()
 export class ArchiveRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly periodic: PeriodicPass<number>;
 
   constructor(
     private readonly conversations: ConversationsService,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.periodic = new PeriodicPass(
+      (shouldStop) => this.conversations.archiveIdle(this.config.chat.archiveAfterDays, undefined, shouldStop),
+      {
+        intervalMs: HOUR_MS,
+        logger,
+        done: (archived) => (archived > 0 ? { archived } : undefined),
+        messages: {
+          done: 'idle conversations archived',
+          failed: 'archiving idle conversations failed; retrying within the hour',
+        },
+      },
+    );
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.chat.archiveAfterDays === 0) return;
-    void this.runLogged();
-    this.timer = setInterval(() => void this.runLogged(), HOUR_MS);
-    this.timer.unref();
+    this.periodic.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    // A pass stops after its current batch; the pool must outlive it.
-    await this.running?.catch(() => undefined);
+  // A pass stops after its current batch; the pool must outlive it.
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass over every user's conversations; a pass already under way is joined, not doubled. */
   run(): Promise<number> {
-    this.running ??= this.conversations
-      .archiveIdle(this.config.chat.archiveAfterDays, undefined, () => this.stopped)
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
-  }
-
-  private async runLogged(): Promise<void> {
-    try {
-      const archived = await this.run();
-      if (archived > 0) this.logger.info({ archived }, 'idle conversations archived');
-    } catch (error) {
-      this.logger.error({ err: error }, 'archiving idle conversations failed; retrying within the hour');
-    }
+    return this.periodic.run();
   }
 }

@@ -1,5 +1,6 @@
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
+import { PeriodicPass } from '@fed/server';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DeliverablesService } from '../deliverables/deliverables.service';
 import { FilesService } from './files.service';
@@ -20,58 +21,50 @@ export interface FilesSweepResult {
  */
 @Injectable()
 export class FilesSweepJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<FilesSweepResult> | undefined;
-  private stopped = false;
+  private readonly periodic: PeriodicPass<FilesSweepResult>;
 
   constructor(
     private readonly files: FilesService,
     private readonly deliverables: DeliverablesService,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    void this.runLogged();
-    this.timer = setInterval(() => void this.runLogged(), SWEEP_INTERVAL_MS);
-    this.timer.unref();
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.periodic = new PeriodicPass((shouldStop) => this.sweep(shouldStop), {
+      intervalMs: SWEEP_INTERVAL_MS,
+      logger,
+      done: (swept) =>
+        swept.uploads > 0 || swept.orphanBlobs.uploads > 0 || swept.orphanBlobs.deliverables > 0
+          ? { ...swept }
+          : undefined,
+      messages: {
+        done: 'abandoned uploads and orphan blobs swept',
+        failed: 'sweeping abandoned uploads and orphan blobs failed; retrying in ten minutes',
+      },
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    // The store and the pool must outlive a pass under way.
-    await this.running?.catch(() => undefined);
+  onApplicationBootstrap(): void {
+    this.periodic.start();
+  }
+
+  // The store and the pool must outlive a pass under way.
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One sweep; a sweep already under way is joined, not doubled. */
   run(): Promise<FilesSweepResult> {
-    this.running ??= this.sweep().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.periodic.run();
   }
 
-  private async sweep(): Promise<FilesSweepResult> {
+  private async sweep(shouldStop: () => boolean): Promise<FilesSweepResult> {
     const at = new Date();
     const ageSeconds = this.config.files.sweepAgeSeconds;
-    const shouldStop = () => this.stopped;
     const uploads = await this.files.sweep(ageSeconds, { at, shouldStop });
     const deliverables = await this.deliverables.sweepOrphanBlobs(
       new Date(at.getTime() - ageSeconds * 1000),
       shouldStop,
     );
     return { uploads: uploads.uploads, orphanBlobs: { uploads: uploads.orphanBlobs, deliverables } };
-  }
-
-  private async runLogged(): Promise<void> {
-    try {
-      const swept = await this.run();
-      if (swept.uploads > 0 || swept.orphanBlobs.uploads > 0 || swept.orphanBlobs.deliverables > 0) {
-        this.logger.info(swept, 'abandoned uploads and orphan blobs swept');
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'sweeping abandoned uploads and orphan blobs failed; retrying in ten minutes');
-    }
   }
 }
