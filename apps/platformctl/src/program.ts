@@ -6,6 +6,7 @@ import { registerConfigCheck } from './commands/config-check.command';
 import { registerConversations } from './commands/conversations.command';
 import { registerKeys } from './commands/keys.command';
 import { registerLibrary } from './commands/library.command';
+import { registerLogs } from './commands/logs.command';
 import { registerMasterData } from './commands/master-data.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
@@ -15,7 +16,7 @@ import { registerUsers } from './commands/users.command';
 export function buildProgram(): Command {
   const program = new Command('platformctl')
     .description(
-      'operate the federation agent platform: database, configuration, realm, clients, users, keys, gateway API keys, agent catalog',
+      'operate the federation agent platform: database, configuration, realm, clients, users, keys, gateway API keys, agent catalog, logs',
     )
     .showHelpAfterError()
     .exitOverride();
@@ -31,5 +32,6 @@ export function buildProgram(): Command {
   registerLibrary(program);
   registerConversations(program);
   registerMasterData(program);
+  registerLogs(program);
   return program;
 }

@@ -1,0 +1,85 @@
+import { type Command } from 'commander';
+import {
+  AuditLogsRepository,
+  GatewayLogsRepository,
+  LlmLogsRepository,
+  toAuditLogResponse,
+  toGatewayLogResponse,
+  toLlmLogResponse,
+} from '@fed/audit';
+import { type DayRange, type NumberedPageParams, dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
+import { LogPageQueryDto, RequestValidationPipe } from '@fed/server';
+import { type DataSource } from 'typeorm';
+import { withEntities } from './database';
+
+/** One log the admin API lists, read here by the same repository and shown in the same record shape. */
+interface LogKind {
+  description: string;
+  read(dataSource: DataSource, range: DayRange, page: NumberedPageParams): Promise<{ records: object[]; total: number }>;
+}
+
+const LOGS: Record<string, LogKind> = {
+  audit: {
+    description: 'admin actions (GET /v1/admin/audit-logs)',
+    read: async (dataSource, range, page) => {
+      const { rows, total } = await new AuditLogsRepository(dataSource).list(range, page);
+      return { records: rows.map(toAuditLogResponse), total };
+    },
+  },
+  llm: {
+    description: "the agent runtime's model calls (GET /v1/admin/llm-logs)",
+    read: async (dataSource, range, page) => {
+      const { rows, total } = await new LlmLogsRepository(dataSource).list(range, page);
+      return { records: rows.map(toLlmLogResponse), total };
+    },
+  },
+  gateway: {
+    description: 'model gateway requests (GET /v1/admin/llm-gateway-logs)',
+    read: async (dataSource, range, page) => {
+      const { rows, total } = await new GatewayLogsRepository(dataSource).list(range, page);
+      return { records: rows.map(toGatewayLogResponse), total };
+    },
+  },
+};
+
+interface LogsOptions {
+  from?: string;
+  to?: string;
+  limit?: string;
+  page?: string;
+}
+
+/**
+ * `platformctl logs <kind>`: a page of one log, newest first, one JSON record per line on standard output
+ * (the admin API's record, for jq), and the page's envelope on standard error. The options are the admin
+ * API's query, checked by the same rules.
+ */
+export function registerLogs(program: Command): void {
+  const kinds = Object.keys(LOGS);
+  program
+    .command('logs <kind>')
+    .description(
+      `one page of a log, newest first, as JSON lines: ${kinds.map((kind) => `${kind} (${LOGS[kind].description})`).join(', ')}`,
+    )
+    .option('--from <day>', 'first UTC day, YYYY-MM-DD')
+    .option('--to <day>', 'last UTC day (included), YYYY-MM-DD')
+    .option('--limit <n>', 'records per page, 1-100', '25')
+    .option('--page <n>', 'page number, from 1', '1')
+    .action(async (kind: string, options: LogsOptions) => {
+      const log = Object.hasOwn(LOGS, kind) ? LOGS[kind] : undefined;
+      if (!log) throw new Error(`unknown log ${JSON.stringify(kind)}: one of ${kinds.join(', ')}`);
+      const query = (await new RequestValidationPipe().transform(
+        { from: options.from, to: options.to, limit: options.limit, page: options.page },
+        { type: 'query', metatype: LogPageQueryDto },
+      )) as LogPageQueryDto;
+      const page = toNumberedPageParams(query);
+      const { records, total } = await withEntities([], (dataSource) =>
+        log.read(dataSource, dayRange(query.from, query.to), page),
+      );
+      for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
+      const envelope = numberedPageEnvelope(page, total);
+      process.stderr.write(
+        `page ${envelope.page} (${records.length} of ${envelope.total})${envelope.hasMore ? `, next: --page ${envelope.page + 1}` : ''}\n`,
+      );
+    });
+}
