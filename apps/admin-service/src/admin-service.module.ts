@@ -1,6 +1,9 @@
 import { AuditLogsModule, GatewayLogsModule, LlmLogsModule, LogRetentionModule } from '@fed/audit';
 import { AdminUsersModule, MasterDataModule } from '@fed/identity';
+import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
+import { AccessLogsModule } from '@fed/audit';
+import { GuardrailAlertsModule } from '@fed/audit';
 
 // Admin APIs of document 3: users, logs, shared memory, master data.
 // Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.
@@ -11,10 +14,15 @@ import { Module } from '@nestjs/common';
     GatewayLogsModule,
     // the LLM log (written by agent-runtime): /v1/admin/llm-logs.
     LlmLogsModule,
+    // the access log (written by every service's host): /v1/admin/access-logs.
+    AccessLogsModule,
     LogRetentionModule,
+    GuardrailAlertsModule,
     // users and master data (libs/identity): /v1/admin/users, /v1/admin/organizations, /v1/admin/job-types.
     AdminUsersModule,
     MasterDataModule,
+    // shared memory (libs/memory): /v1/admin/memory/query with its monthly quota.
+    MemoryQueryModule,
   ],
 })
 export class AdminServiceModule {}

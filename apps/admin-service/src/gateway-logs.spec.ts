@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { loadConfig } from '@fed/config';
-import { ApiKeyRepository, ApiKeysService, GatewayModule } from '@fed/gateway';
-import { createLogger } from '@fed/observability';
-import { type RunningService, createServiceApp } from '@fed/server';
-import { freePort } from '@fed/testing';
+import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { type RunningService } from '@fed/server';
 import { DataSource } from 'typeorm';
+import { bootGateway } from './testing/boot-gateway';
 import { type LogsHarness, bootLogsHarness } from './testing/logs-harness';
 
 interface GatewayLogList {
@@ -14,25 +12,6 @@ interface GatewayLogList {
   page: number;
   hasMore: boolean;
   error?: { code: string };
-}
-
-/** llm-gateway as its main.ts starts it (its module, GatewayModule), on the harness's database, writing its log every 50 ms. */
-async function bootGateway(databaseUrl: string): Promise<{ service: RunningService; keyPrefix: string }> {
-  const port = await freePort();
-  const config = loadConfig('llm-gateway', {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: 'redis://unused:6379',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LLM_GATEWAY_LOG_FLUSH_MS: '50',
-  });
-  const service = await createServiceApp({
-    app: 'llm-gateway',
-    features: [GatewayModule],
-    config: { ...config, redis: { ...config.redis, url: undefined } },
-    logger: createLogger({ service: 'llm-gateway', level: 'silent' }),
-  });
-  return { service, keyPrefix: config.gateway.keyPrefix };
 }
 
 describe('gateway log (GET /v1/admin/llm-gateway-logs): one row per gateway request, newest first', () => {

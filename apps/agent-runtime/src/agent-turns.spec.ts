@@ -93,11 +93,12 @@ describe('agent runtime: answering turns', () => {
       expect(streamedText(chunks)).toBe('No tools here.');
     });
 
-    it('agentMode true offers the built-in tools search_memory, ask_user, show_map and write_file', async () => {
+    it('agentMode true offers the built-in tools search_memory, save_memory, ask_user, show_map and write_file', async () => {
       upstream.enqueue(textAnswer(['Sure.']));
       await run({ text: 'Hi' });
       expect(sentRequest(upstream.requests[0]).tools?.map((tool) => tool.function.name)).toEqual([
         'search_memory',
+        'save_memory',
         'ask_user',
         'show_map',
         'write_file',

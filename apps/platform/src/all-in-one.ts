@@ -26,6 +26,9 @@ export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger
     const applied = await runMigrations(prepared.database.url as string);
     logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
     prepared = await withAgentGatewayKey(prepared);
+    // The shared memory's embeddings go through the same gateway with the agent's key unless given their own.
+    const { memory, agent } = prepared;
+    prepared = { ...prepared, memory: { ...memory, gatewayApiKey: memory.gatewayApiKey ?? agent.gatewayApiKey } };
   } catch (error) {
     await cleanup?.();
     throw error;

@@ -67,8 +67,8 @@ describe('platformctl logs', () => {
     expect(records.map((record) => record.action)).toEqual(['approve']);
   });
 
-  it('reads the LLM and gateway logs too (empty here)', async () => {
-    for (const kind of ['llm', 'gateway']) {
+  it('reads the LLM, gateway, access and guardrail logs too (empty here)', async () => {
+    for (const kind of ['llm', 'gateway', 'access', 'guardrail']) {
       const { code, output, records } = await run(['logs', kind], env);
       expect(code).toBe(0);
       expect(records).toEqual([]);
@@ -83,6 +83,9 @@ describe('platformctl logs', () => {
     const tooMany = await run(['logs', 'audit', '--limit', '101'], env);
     expect(tooMany.code).toBe(1);
     expect(tooMany.output).toContain('refused (invalid_parameter)');
+    const badSeverity = await run(['logs', 'guardrail', '--severity', 'dire'], env);
+    expect(badSeverity.code).toBe(1);
+    expect(badSeverity.output).toContain('refused (invalid_parameter): severity must be one of');
     const unknown = await run(['logs', 'secrets'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.output).toContain('unknown log "secrets"');

@@ -8,6 +8,7 @@ import { registerKeys } from './commands/keys.command';
 import { registerLibrary } from './commands/library.command';
 import { registerLogs } from './commands/logs.command';
 import { registerMasterData } from './commands/master-data.command';
+import { registerMemory } from './commands/memory.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
 import { registerToolServers } from './commands/toolservers.command';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerLibrary(program);
   registerConversations(program);
   registerMasterData(program);
+  registerMemory(program);
   registerLogs(program);
   return program;
 }

@@ -31,7 +31,9 @@ const BENCH_LOGS: BenchLog[] = [
     path: 'audit-logs',
     table: '"audit"."audit_logs"',
     columns: '"id", "resource", "action", "meta", "user_id", "user_email", "ip_address", "user_agent", "created_at"',
-    select: (at) => `gen_random_uuid(), 'users/show', 'approve', jsonb_build_object('userId', i::text), 'admin-' || (i % 7),
+    select: (
+      at,
+    ) => `gen_random_uuid(), 'users/show', 'approve', jsonb_build_object('userId', i::text), 'admin-' || (i % 7),
               'admin@example.com', '10.0.0.1', 'bench', ${at}`,
   },
   {
@@ -40,7 +42,9 @@ const BENCH_LOGS: BenchLog[] = [
     table: '"audit"."llm_logs"',
     columns: `"id", "created_at", "recorded_at", "service", "operation", "duration_ms", "conversation_id", "tools_used",
       "success", "agent_type", "agent_level", "current_message", "final_content", "metadata"`,
-    select: (at) => `gen_random_uuid(), ${at}, ${at}, 'agent-runtime', 'agent_step', 800 + i % 400, gen_random_uuid()::text,
+    select: (
+      at,
+    ) => `gen_random_uuid(), ${at}, ${at}, 'agent-runtime', 'agent_step', 800 + i % 400, gen_random_uuid()::text,
               i % 3, true, 'agent', 'default', 'What changed in the quarterly numbers?', repeat('answer ', 60),
               jsonb_build_object('model', 'gpt-bench', 'step', i % 5)`,
   },
@@ -52,6 +56,15 @@ const BENCH_LOGS: BenchLog[] = [
       "latency_ms", "input_tokens", "output_tokens", "total_tokens", "cost_usd", "currency", "metadata"`,
     select: (at) => `gen_random_uuid(), ${at}, 'chat', 'gpt-bench', 'gpt-bench-2026', 'openai', i % 2 = 0, true, 200,
               300 + i % 500, 1200, 300, 1500, 0.0042, 'USD', jsonb_build_object('requestId', i::text)`,
+  },
+  {
+    name: 'access',
+    path: 'access-logs',
+    table: '"audit"."access_logs"',
+    columns: `"id", "created_at", "service", "source_ip", "method", "host", "path", "user_agent", "status_code",
+      "duration_ms", "authz_result", "authz_reason"`,
+    select: (at) => `gen_random_uuid(), ${at}, 'chat-service', '10.0.' || (i % 250) || '.7', 'GET', 'api.example.com',
+              '/api/v1/conversations?limit=20&page=' || (i % 9), 'Mozilla/5.0 (bench)', 200, 3.25, 'allow', 'access_token'`,
   },
 ];
 
@@ -92,6 +105,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
         AUTH_JWKS_URL: jwks.url,
         LOG_LEVEL: 'warn',
+        // The benchmark's own requests would grow the access log under measurement (thousands of rows a run).
+        ACCESS_LOG_ENABLED: 'false',
       },
       port,
       readyPath: '/readyz',

@@ -4,6 +4,7 @@ import { chatBenchmark } from './chat.bench';
 import { filesBenchmark } from './files.bench';
 import { gatewayBenchmark } from './gateway.bench';
 import { healthzBenchmark } from './healthz.bench';
+import { memoryQueryBenchmark } from './memory-query.bench';
 import { startupBenchmark } from './startup.bench';
 import { tokenBenchmark } from './token.bench';
 import { verifyBenchmark } from './verify.bench';
@@ -18,4 +19,5 @@ export const benchmarks: Benchmark[] = [
   chatBenchmark,
   filesBenchmark,
   adminLogsBenchmark,
+  memoryQueryBenchmark,
 ];

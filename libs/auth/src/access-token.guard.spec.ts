@@ -2,7 +2,14 @@ import 'reflect-metadata';
 import { Controller, Get } from '@nestjs/common';
 import { MemorySignals } from '@fed/bus';
 import { type ErrorEnvelope } from '@fed/contracts';
+import { type ServiceConfig } from '@fed/config';
+import { authzOf } from '@fed/observability';
+import { Reflector } from '@nestjs/core';
+import { type ExecutionContext } from '@nestjs/common';
+import { AccessTokenGuard } from './access-token.guard';
 import { type AccessTokenPrincipal } from './access-token.principal';
+import { type AccessTokenVerifier } from './access-token.verifier';
+import { REVOKED_TOKEN, invalidToken } from './auth.errors';
 import { CurrentPrincipal } from './current-principal.decorator';
 import { Public } from './public.decorator';
 import { RevocationList } from './revocation-list';
@@ -303,5 +310,46 @@ describe('AccessTokenGuard in a Nest app', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(revocations.revokedTokenCount).toBe(1);
     await signals.close();
+  });
+});
+
+describe('AccessTokenGuard notes its decision for the access log', () => {
+  const config = testServiceConfig({ issuer: 'https://issuer.example', jwksUrl: 'https://issuer.example/jwks' });
+  const principal = { subject: 'u1', scopes: new Set(['logs:read']) } as unknown as AccessTokenPrincipal;
+  const guardWith = (verify: () => Promise<AccessTokenPrincipal>) =>
+    new AccessTokenGuard({ verify } as unknown as AccessTokenVerifier, new Reflector(), config as ServiceConfig);
+  const contextOf = (request: object, handler: () => void) =>
+    ({
+      getType: () => 'http',
+      getHandler: () => handler,
+      getClass: () => LogsController,
+      switchToHttp: () => ({ getRequest: () => request }),
+    }) as unknown as ExecutionContext;
+
+  it.each([
+    ['missing_token', undefined, () => Promise.resolve(principal)],
+    ['invalid_token', 'Bearer a.b.c', () => Promise.reject(invalidToken('bad signature'))],
+    ['revoked_token', 'Bearer a.b.c', () => Promise.reject(invalidToken(REVOKED_TOKEN))],
+  ] as const)('deny %s', async (reason, authorization, verify) => {
+    const request = { headers: { authorization } };
+    await expect(guardWith(verify).canActivate(contextOf(request, () => undefined))).rejects.toThrow();
+    expect(authzOf(request)).toEqual({ result: 'deny', reason });
+  });
+
+  it('deny insufficient_scope, allow access_token; nothing on a public route', async () => {
+    const lacking = { headers: { authorization: 'Bearer a.b.c' } };
+    const noScope = { ...principal, scopes: new Set(['chat:exec']) } as AccessTokenPrincipal;
+    await expect(
+      guardWith(() => Promise.resolve(noScope)).canActivate(contextOf(lacking, () => undefined)),
+    ).rejects.toThrow();
+    expect(authzOf(lacking)).toEqual({ result: 'deny', reason: 'insufficient_scope' });
+    const allowed = { headers: { authorization: 'Bearer a.b.c' } };
+    await guardWith(() => Promise.resolve(principal)).canActivate(contextOf(allowed, () => undefined));
+    expect(authzOf(allowed)).toEqual({ result: 'allow', reason: 'access_token' });
+    const open = { headers: {} };
+    const publicGuard = guardWith(() => Promise.resolve(principal));
+    const publicContext = { ...contextOf(open, () => undefined), getClass: () => DiscoveryController };
+    await publicGuard.canActivate(publicContext as unknown as ExecutionContext);
+    expect(authzOf(open)).toBeUndefined();
   });
 });

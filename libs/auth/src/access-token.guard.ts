@@ -1,7 +1,9 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { insufficientScope } from './auth.errors';
+import { type AuthzReason, noteAuthz } from '@fed/observability';
+import { REVOKED_TOKEN, insufficientScope } from './auth.errors';
+import { type AccessTokenPrincipal } from './access-token.principal';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { bearerTokenFrom } from './bearer-token';
 import { setPrincipal } from './current-principal.decorator';
@@ -34,11 +36,20 @@ export class AccessTokenGuard implements CanActivate {
     const rule = this.ruleFor(context);
     if (rule === 'public') return true;
     const request = context.switchToHttp().getRequest<HttpRequest>();
-    const principal = await this.verifier.verify(bearerTokenFrom(request.headers.authorization));
+    const authorization = request.headers.authorization;
+    let principal: AccessTokenPrincipal;
+    try {
+      principal = await this.verifier.verify(bearerTokenFrom(authorization));
+    } catch (error) {
+      noteAuthz(request, 'deny', deniedTokenReason(authorization, error));
+      throw error;
+    }
     setPrincipal(request, principal);
     if (this.checksScopes && rule && !rule.some((scope) => principal.scopes.has(scope))) {
+      noteAuthz(request, 'deny', 'insufficient_scope');
       throw insufficientScope(rule);
     }
+    noteAuthz(request, 'allow', 'access_token');
     return true;
   }
 
@@ -52,4 +63,10 @@ export class AccessTokenGuard implements CanActivate {
     }
     return undefined;
   }
+}
+
+/** The access log's reason for a token the guard refused. */
+function deniedTokenReason(authorization: string | undefined, error: unknown): AuthzReason {
+  if (authorization === undefined || authorization === '') return 'missing_token';
+  return error instanceof Error && error.message === REVOKED_TOKEN ? 'revoked_token' : 'invalid_token';
 }

@@ -1,4 +1,4 @@
-import { invalidToken } from './auth.errors';
+import { REVOKED_TOKEN, invalidToken } from './auth.errors';
 import { type ClaimRules, checkAccessTokenClaims } from './access-token.claims';
 import { type AccessTokenPrincipal, toPrincipal } from './access-token.principal';
 import { parseCompactJws, verifyRs256 } from './compact-jws';
@@ -24,7 +24,7 @@ export class AccessTokenVerifier {
   async verify(token: string): Promise<AccessTokenPrincipal> {
     const now = Date.now();
     const principal = this.cache.get(token, now, this.keys.version) ?? (await this.verifyUncached(token));
-    if (this.revocations.isRevoked(principal)) throw invalidToken('the token has been revoked');
+    if (this.revocations.isRevoked(principal)) throw invalidToken(REVOKED_TOKEN);
     return principal;
   }
 

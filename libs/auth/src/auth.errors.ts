@@ -19,6 +19,9 @@ export function invalidToken(reason: string): ApiError {
   return new ApiError('invalid_token', reason, { 'WWW-Authenticate': challenge('invalid_token', reason) });
 }
 
+/** The reason given for a revoked token (the access log tells it apart from other invalid tokens). */
+export const REVOKED_TOKEN = 'the token has been revoked';
+
 // RFC 6750 section 3.1: a request without credentials gets a bare challenge, no error code.
 export function missingToken(): ApiError {
   return new ApiError('invalid_token', 'an access token is required', { 'WWW-Authenticate': challenge() });

@@ -19,6 +19,7 @@ describe('service configuration', () => {
   it('builds a typed configuration with the documented defaults', () => {
     const config = loadConfig('chat-service', serviceEnv, '/srv');
     expect(config.http).toEqual({
+      accessLogEnabled: true,
       host: '0.0.0.0',
       port: 8080,
       publicUrl: 'http://localhost:8080',
@@ -122,6 +123,7 @@ describe('service configuration', () => {
       'database',
       'edition',
       'gateway',
+      'guardrails',
       'http',
       'log',
       'redis',
@@ -138,15 +140,19 @@ describe('service configuration', () => {
       'edition',
       'files',
       'gateway',
+      'guardrails',
       'http',
       'log',
       'logs',
+      'memory',
       'notify',
       'realmImport',
       'redis',
       'sessions',
       'signingKeys',
       'storage',
+      // A section whose variables are all unset is there, empty (TOOL_SERVER_SECRET_KEY, GUARDRAIL_RULES_FILE).
+      'toolServers',
     ]);
   });
 

@@ -227,6 +227,8 @@ function checkTogether(config: Record<string, unknown>): ConfigProblem[] {
  */
 export function loadConfig<A extends AppName>(app: A, env: Env = process.env, cwd = process.cwd()): AppConfig<A> {
   const config: Record<string, unknown> = { app };
+  // A section whose variables are all unset (none has a default) is still there, empty, as its type says.
+  for (const d of table) if (reads(d, app) && d.key.includes('.')) config[sectionOf(d.key)] ??= {};
   for (const { definition, value } of read(app, env, { cwd }).values()) setAt(config, definition.key, value);
   const problems = checkTogether(config);
   if (problems.length > 0) throw new ConfigError(app, problems);

@@ -419,6 +419,16 @@ export const variables = [
     parse: integer(0, 5),
   }),
   define({
+    name: 'ACCESS_LOG_ENABLED',
+    key: 'http.accessLogEnabled',
+    description:
+      'Write one access log row per HTTP request of this service (`GET /v1/admin/access-logs`), in batches every second off the request path. Probes (`/healthz`, `/readyz`, `/metrics`) are never logged.',
+    allowed: 'true or false',
+    default: 'true',
+    apps: httpApps,
+    parse: boolean,
+  }),
+  define({
     name: 'SHUTDOWN_TIMEOUT_SECONDS',
     key: 'http.shutdownTimeoutMs',
     description: 'On SIGTERM or Ctrl-C, how long open requests may finish before connections are closed.',
@@ -517,6 +527,36 @@ export const variables = [
     parse: integer(0, 36_500),
   }),
   define({
+    name: 'ACCESS_LOG_RETENTION_DAYS',
+    key: 'logs.accessRetentionDays',
+    description:
+      'Access log rows (one per HTTP request of every service) older than this many days are deleted by admin-service (checked hourly, in batches); 0 keeps them for ever.',
+    allowed: 'an integer from 0 to 36500',
+    default: '30',
+    apps: ['admin-service', 'platform'],
+    parse: integer(0, 36_500),
+  }),
+  define({
+    name: 'GUARDRAIL_ALERT_RETENTION_DAYS',
+    key: 'logs.guardrailRetentionDays',
+    description:
+      'Guardrail alerts (rules of the content filter that matched a message) older than this many days are deleted by admin-service (checked hourly, in batches); 0 keeps them for ever.',
+    allowed: 'an integer from 0 to 36500',
+    default: '365',
+    apps: ['admin-service', 'platform'],
+    parse: integer(0, 36_500),
+  }),
+  define({
+    name: 'GUARDRAIL_RULES_FILE',
+    key: 'guardrails.rulesFile',
+    description:
+      'JSON file of the content filter\'s rules (patterns, blocked terms, PII detectors; docs/admin.md, "Guardrail alerts"), checked at start: a bad rule stops the app and is named. Without it the built-in PII rules record alerts of the agent\'s turns (e-mail address, phone number, payment card number) and nothing is blocked. The model gateway applies the rules of stage `gateway`.',
+    allowed: 'a file path',
+    defaultText: '- (the built-in PII rules, alert only)',
+    apps: ['agent-runtime', 'llm-gateway', 'platform'],
+    parse: filePath,
+  }),
+  define({
     name: 'CHAT_MODEL_NAME',
     key: 'chat.modelName',
     description:
@@ -603,6 +643,68 @@ export const variables = [
     apps: ['agent-runtime', 'platform'],
     sensitive: true,
     parse: nonEmpty,
+  }),
+  define({
+    name: 'MEMORY_EMBEDDING_MODEL',
+    key: 'memory.embeddingModel',
+    description:
+      'Gateway model that embeds shared-memory items and queries (`POST /llm/v1/embeddings`). Unset: the shared memory is searched by full-text search only and items are stored without embedding. Items embedded by another model are found by full-text search only until re-imported.',
+    allowed: 'an embeddings model name of the gateway',
+    apps: ['admin-service', 'agent-runtime', 'platform', 'platformctl'],
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'MEMORY_EMBEDDING_DIMENSIONS',
+    key: 'memory.embeddingDimensions',
+    description:
+      "Sent as `dimensions` with every embeddings call of the shared memory (for models that can shorten their vectors); unset: the model's own size.",
+    allowed: 'an integer from 1 to 8192',
+    apps: ['admin-service', 'agent-runtime', 'platform', 'platformctl'],
+    parse: integer(1, 8192),
+  }),
+  define({
+    name: 'MEMORY_GATEWAY_URL',
+    key: 'memory.gatewayUrl',
+    description:
+      "Base URL of the model gateway's OpenAI-compatible API that embeds shared-memory queries and items (used only with MEMORY_EMBEDDING_MODEL).",
+    allowed: 'an http(s) URL',
+    default: {
+      'agent-runtime': '{AGENT_GATEWAY_URL}',
+      platform: 'http://127.0.0.1:{PORT}/llm/v1',
+      '*': 'http://llm-gateway:8080/llm/v1',
+    },
+    apps: ['admin-service', 'agent-runtime', 'platform', 'platformctl'],
+    parse: httpUrl,
+  }),
+  define({
+    name: 'MEMORY_GATEWAY_API_KEY',
+    key: 'memory.gatewayApiKey',
+    description:
+      "A virtual key of the model gateway for the shared memory's embeddings calls (`platformctl apikeys create --name memory`). agent-runtime and platform fall back to the agent's key (AGENT_GATEWAY_API_KEY, or in platform the key it keeps in DATA_DIR).",
+    allowed: 'a gateway key',
+    apps: ['admin-service', 'agent-runtime', 'platform', 'platformctl'],
+    sensitive: true,
+    parse: nonEmpty,
+  }),
+  define({
+    name: 'MEMORY_EMBEDDING_TIMEOUT_MS',
+    key: 'memory.embeddingTimeoutMs',
+    description:
+      'How long a shared-memory query waits for its embedding: past it, `POST /v1/admin/memory/query` answers 504 `upstream_timeout`.',
+    allowed: 'an integer from 50 to 120000',
+    default: '10000',
+    apps: ['admin-service', 'agent-runtime', 'platform', 'platformctl'],
+    parse: integer(50, 120_000),
+  }),
+  define({
+    name: 'MEMORY_QUERY_MONTHLY_LIMIT',
+    key: 'memory.monthlyQueryLimit',
+    description:
+      'Shared-memory queries (`POST /v1/admin/memory/query`) one tenant may make per UTC month (tokens without a tenant share one platform bucket); past it, 429 `monthly_quota_exceeded`.',
+    allowed: 'an integer from 1 to 1000000000',
+    default: '10000',
+    apps: ['admin-service', 'platform'],
+    parse: integer(1, 1_000_000_000),
   }),
   define({
     name: 'AGENT_MODEL',

@@ -1,4 +1,10 @@
-import { GatewayLogWriter, LlmGatewayLogEntity } from '@fed/audit';
+import {
+  GatewayLogWriter,
+  GuardrailAlertWriter,
+  GuardrailEngine,
+  LlmGatewayLogEntity,
+  loadGuardrailRules,
+} from '@fed/audit';
 import { AccessTokenVerifier } from '@fed/auth';
 import { COUNTERS, type Counters, SIGNALS, type Signals, type Subscription } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
@@ -10,6 +16,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeyCache } from './access/api-key-cache';
 import { networkList } from './access/gateway-principal';
 import { GATEWAY_PREFIX, GatewayHandler, gatewayRouteLabel } from './http/gateway-handler';
+import { type GatewayGuardrails } from './endpoints/gateway-context';
 import { ApiKeyEntity } from './keys/api-key.entity';
 import { ApiKeyRepository } from './keys/api-key.repository';
 import { UsageLimits } from './limits/usage-limits';
@@ -19,6 +26,7 @@ import { TokenCounter } from './usage/token-counter';
 
 const ROUTING_SOURCE = Symbol.for('fed.gateway.RoutingSource');
 const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
+const GUARDRAILS = Symbol.for('fed.gateway.Guardrails');
 
 /**
  * The model gateway (spec document 3): `/llm/v1/*` as a fast route of the host, with its routing
@@ -44,6 +52,21 @@ const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
           onDropped: (rows) => logger.error({ rows }, 'gateway log buffer full: oldest rows dropped'),
         }),
     },
+    {
+      // The content filter's rules of stage `gateway` (GUARDRAIL_RULES_FILE, checked at start); none: null.
+      provide: GUARDRAILS,
+      inject: [DataSource, SERVICE_CONFIG, LOGGER],
+      useFactory: (dataSource: DataSource, config: ServiceConfig, logger: Logger): GatewayGuardrails | null => {
+        const rules = loadGuardrailRules(config.guardrails.rulesFile).filter((rule) => rule.stages.includes('gateway'));
+        if (rules.length === 0) return null;
+        const alerts = new GuardrailAlertWriter(dataSource, {
+          flushMs: config.gateway.logFlushMs,
+          onError: (error, bufferedRows) =>
+            logger.warn({ err: error, bufferedRows }, 'guardrail alerts not written yet; retrying'),
+        });
+        return { engine: new GuardrailEngine(rules), alerts, service: 'llm-gateway' };
+      },
+    },
   ],
 })
 export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
@@ -61,6 +84,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(COUNTERS) private readonly counters: Counters,
     @Inject(ROUTING_SOURCE) private readonly routing: RoutingSource,
     @Inject(LOG_WRITER) private readonly log: GatewayLogWriter,
+    @Inject(GUARDRAILS) private readonly guardrails: GatewayGuardrails | null,
     private readonly tokens: AccessTokenVerifier,
     dataSource: DataSource,
   ) {
@@ -86,6 +110,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
         log: this.log,
         logger: this.logger,
         tokens: this.tokenCounter,
+        ...(this.guardrails ? { guardrails: this.guardrails } : {}),
       },
       this.keys,
       this.tokens,
@@ -111,5 +136,6 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     await this.limits?.close().catch(() => undefined);
     // Requests have drained by now (the host closes HTTP first): their rows are all buffered.
     await this.log.close();
+    await this.guardrails?.alerts.close();
   }
 }

@@ -4,5 +4,6 @@ export * from './logging/logger';
 export * from './logging/nest-logger';
 export * from './logging/request-context';
 export * from './logging/request-logging';
+export * from './logging/authz-note';
 export * from './metrics/metrics';
 export * from './health/tokens';

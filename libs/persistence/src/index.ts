@@ -20,3 +20,11 @@ export { migrations, type MigrationClass } from './migrations';
 export { pendingMigrations, revertLastMigration, runMigrations } from './migrator/migrator';
 export { contextSchemas, migrationsTable, platformSchema, type ContextSchema } from './schemas';
 export { modifyReturning } from './query/returning';
+export {
+  BatchedLogWriter,
+  type BatchedLogWriterOptions,
+  type DropReason,
+  type LogTable,
+} from './log-writing/batched-log-writer';
+export { storableText } from './log-writing/storable-text';
+export { timeOrderedUuid } from './log-writing/time-ordered-uuid';

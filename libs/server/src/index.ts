@@ -9,3 +9,6 @@ export * from './http/fast-routes';
 export * from './http/client-address';
 export * from './validation';
 export * from './jobs/periodic-pass';
+export * from './access-log/access-log';
+export * from './access-log/access-log-writer';
+export * from './access-log/logged-request';

@@ -1,13 +1,24 @@
 import { type Command } from 'commander';
 import {
+  AccessLogsRepository,
   AuditLogsRepository,
   GatewayLogsRepository,
+  GuardrailAlertsQuery,
+  GuardrailAlertsRepository,
   LlmLogsRepository,
+  toAccessLogResponse,
   toAuditLogResponse,
   toGatewayLogResponse,
+  toGuardrailAlertResponse,
   toLlmLogResponse,
 } from '@fed/audit';
-import { type DayRange, type NumberedPageParams, dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
+import {
+  type DayRange,
+  type NumberedPageParams,
+  dayRange,
+  numberedPageEnvelope,
+  toNumberedPageParams,
+} from '@fed/contracts';
 import { LogPageQueryDto, RequestValidationPipe } from '@fed/server';
 import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
@@ -15,7 +26,14 @@ import { withEntities } from './database';
 /** One log the admin API lists, read here by the same repository and shown in the same record shape. */
 interface LogKind {
   description: string;
-  read(dataSource: DataSource, range: DayRange, page: NumberedPageParams): Promise<{ records: object[]; total: number }>;
+  /** The admin API's query class of this log (its filters, if any, beside the page and the days). */
+  query?: typeof LogPageQueryDto;
+  read(
+    dataSource: DataSource,
+    range: DayRange,
+    page: NumberedPageParams,
+    query: LogPageQueryDto,
+  ): Promise<{ records: object[]; total: number }>;
 }
 
 const LOGS: Record<string, LogKind> = {
@@ -40,6 +58,23 @@ const LOGS: Record<string, LogKind> = {
       return { records: rows.map(toGatewayLogResponse), total };
     },
   },
+  access: {
+    description: 'HTTP requests of every service (GET /v1/admin/access-logs)',
+    read: async (dataSource, range, page) => {
+      const { rows, total } = await new AccessLogsRepository(dataSource).list(range, page);
+      return { records: rows.map(toAccessLogResponse), total };
+    },
+  },
+  guardrail: {
+    description: "content-filter alerts, every tenant's (GET /v1/admin/guardrail-alerts)",
+    query: GuardrailAlertsQuery,
+    read: async (dataSource, range, page, query) => {
+      const { severity, rule, conversationId } = query as GuardrailAlertsQuery;
+      const filter = { severity, rule, conversationId: conversationId?.toLowerCase() };
+      const { rows, total } = await new GuardrailAlertsRepository(dataSource).list(filter, range, page);
+      return { records: rows.map(toGuardrailAlertResponse), total };
+    },
+  },
 };
 
 interface LogsOptions {
@@ -47,6 +82,9 @@ interface LogsOptions {
   to?: string;
   limit?: string;
   page?: string;
+  severity?: string;
+  rule?: string;
+  conversationId?: string;
 }
 
 /**
@@ -65,16 +103,19 @@ export function registerLogs(program: Command): void {
     .option('--to <day>', 'last UTC day (included), YYYY-MM-DD')
     .option('--limit <n>', 'records per page, 1-100', '25')
     .option('--page <n>', 'page number, from 1', '1')
+    .option('--severity <level>', 'guardrail: low, medium or high')
+    .option('--rule <name>', "guardrail: one rule's alerts")
+    .option('--conversation-id <id>', "guardrail: one conversation's alerts")
     .action(async (kind: string, options: LogsOptions) => {
       const log = Object.hasOwn(LOGS, kind) ? LOGS[kind] : undefined;
       if (!log) throw new Error(`unknown log ${JSON.stringify(kind)}: one of ${kinds.join(', ')}`);
       const query = (await new RequestValidationPipe().transform(
-        { from: options.from, to: options.to, limit: options.limit, page: options.page },
-        { type: 'query', metatype: LogPageQueryDto },
+        { ...options },
+        { type: 'query', metatype: log.query ?? LogPageQueryDto },
       )) as LogPageQueryDto;
       const page = toNumberedPageParams(query);
       const { records, total } = await withEntities([], (dataSource) =>
-        log.read(dataSource, dayRange(query.from, query.to), page),
+        log.read(dataSource, dayRange(query.from, query.to), page, query),
       );
       for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
       const envelope = numberedPageEnvelope(page, total);

@@ -1,8 +1,8 @@
 import { RUN_STREAM, type RunStream, SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
-import { MemoryStore } from '@fed/memory';
-import { LlmLogWriter, LlmLogWriterModule } from '@fed/audit';
+import { MemoryItems, MemorySearch, memoryEmbeddings } from '@fed/memory';
+import { GuardrailAlertWriter, GuardrailEngine, GuardrailsModule, LlmLogWriter, LlmLogWriterModule } from '@fed/audit';
 import { LOGGER, type Logger } from '@fed/observability';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module, type OnModuleDestroy } from '@nestjs/common';
@@ -18,10 +18,13 @@ import { ModelClient } from './model/model-client';
 import { DeliverableStore } from './output/turn-deliverables';
 import { TurnPrompt } from './prompt/turn-prompt';
 import { AskUserTool } from './tools/ask-user.tool';
+import { MemberProfiles } from './tools/member-profiles';
+import { SaveMemoryTool } from './tools/save-memory.tool';
 import { SearchMemoryTool } from './tools/search-memory.tool';
 import { ShowMapTool } from './tools/show-map.tool';
 import { WriteFileTool } from './tools/write-file.tool';
 import { AgentLoop } from './turn/agent-loop';
+import { GuardedAnswerer } from './turn/guarded-answerer';
 import { RunningTurns } from './turn/running-turns';
 import { SharedMemoryHook } from './turn/shared-memory-hook';
 import { TurnAnswerer } from './turn/turn-answerer';
@@ -34,7 +37,8 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
 /** The agent: takes turns from the run queue, calls models through llm-gateway, runs tools, streams chunks. */
 @Module({
   // LlmLogWriterModule: the LLM log's rows are written by the service that makes the model calls.
-  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule, LlmLogWriterModule],
+  // GuardrailsModule: the content filter's rules (checked at start) and its alert writer.
+  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule, LlmLogWriterModule, GuardrailsModule],
   providers: [
     { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
     {
@@ -85,8 +89,12 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         toolServerKey: { secrets?: ToolServerSecrets },
         llmLog: LlmLogWriter,
       ) => {
+        // The shared memory: the same search as the admin API's (without its quota), and saving from non-private turns.
+        const embeddings = memoryEmbeddings(config.memory, config.agent.gatewayApiKey);
+        const profiles = new MemberProfiles(dataSource);
         const builtIn = [
-          new SearchMemoryTool(new MemoryStore(dataSource)),
+          new SearchMemoryTool(new MemorySearch(dataSource, embeddings), profiles),
+          new SaveMemoryTool(new MemoryItems(dataSource, embeddings), profiles),
           new AskUserTool(),
           new ShowMapTool(),
           new WriteFileTool(),
@@ -102,12 +110,18 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
       },
     },
     {
+      provide: GuardedAnswerer,
+      inject: [TurnAnswerer, GuardrailEngine, GuardrailAlertWriter],
+      useFactory: (answerer: TurnAnswerer, engine: GuardrailEngine, alerts: GuardrailAlertWriter) =>
+        new GuardedAnswerer(answerer, engine, alerts, 'agent-runtime'),
+    },
+    {
       provide: TurnRunner,
-      inject: [TurnLedger, RUN_STREAM, TurnAnswerer, SERVICE_CONFIG, LOGGER, BLOB_STORE],
+      inject: [TurnLedger, RUN_STREAM, GuardedAnswerer, SERVICE_CONFIG, LOGGER, BLOB_STORE],
       useFactory: (
         ledger: TurnLedger,
         stream: RunStream,
-        answerer: TurnAnswerer,
+        answerer: GuardedAnswerer,
         config: ServiceConfig,
         logger: Logger,
         blobs: BlobStore,

@@ -27,8 +27,9 @@ export class ToolServerTurnTools implements TurnTools {
   ) {}
 
   async open(turn: ClaimedTurn, _signal: AbortSignal): Promise<{ toolbox: ToolBox; close(): Promise<void> }> {
+    const builtIn = this.builtIn.filter((tool) => tool.offered?.(turn.options) ?? true);
     // A turn without tools (agentMode false) connects to nothing and reads no registry.
-    if (!turn.options.agentMode) return { toolbox: new ToolBox(this.builtIn), close: async () => undefined };
+    if (!turn.options.agentMode) return { toolbox: new ToolBox(builtIn), close: async () => undefined };
     const servers = await this.repository.enabled();
     const sessions = servers.map((server) => new LazySession(server, this.secrets));
     const candidates: ExternalTool[] = [];
@@ -48,7 +49,7 @@ export class ToolServerTurnTools implements TurnTools {
       }
     }
     return {
-      toolbox: new ToolBox([...this.builtIn, ...this.compiling(this.unambiguous(candidates))]),
+      toolbox: new ToolBox([...builtIn, ...this.compiling(this.unambiguous(candidates))]),
       close: async () => {
         await Promise.all(sessions.map((session) => session.close()));
       },

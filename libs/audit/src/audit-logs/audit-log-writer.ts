@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { BatchedLogWriter, type DropReason, type LogTable } from '../log-writing/batched-log-writer';
+import { BatchedLogWriter, type DropReason, type LogTable } from '@fed/persistence';
 
 /** A row as the table holds it (snake_case columns), ready for `json_populate_recordset`. */
 export interface AuditLogRecord {

@@ -1,7 +1,7 @@
 import { type AccessTokenPrincipal } from '@fed/auth';
 import { clientAddress } from '@fed/server';
 import { type IncomingMessage } from 'node:http';
-import { timeOrderedUuid } from '../gateway-logs/log-row-id';
+import { timeOrderedUuid } from '@fed/persistence';
 import { type AuditLogWriter } from './audit-log-writer';
 
 /** What an admin did: `resource` such as `users/show`, `action` such as `approve`, `meta` its details. */

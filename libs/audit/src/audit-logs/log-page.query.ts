@@ -9,7 +9,17 @@ export interface LogPage<Row> {
 /** A log table and its name in `audit.log_day_counts`. */
 export interface LogTable {
   table: string;
-  log: 'audit' | 'gateway' | 'llm';
+  log: 'audit' | 'gateway' | 'llm' | 'access' | 'guardrail';
+}
+
+/**
+ * Rows of a page narrowed by equal columns (quoted snake_case names, values bound as parameters). Their
+ * total is the sum of `countedAs`'s day counts when one counts exactly these rows, else a count(*) (the
+ * table needs an index that leads with the column).
+ */
+export interface LogPageFilter {
+  equals: readonly { column: string; value: string }[];
+  countedAs?: string;
 }
 
 const day = (instant: Date) => instant.toISOString().slice(0, 10);
@@ -26,11 +36,17 @@ export async function readLogPage<Row>(
   columns: string,
   range: DayRange,
   page: NumberedPageParams,
+  filter?: LogPageFilter,
 ): Promise<LogPage<Row>> {
   const rowConditions: string[] = [];
   const dayConditions = ['"log" = $1'];
   const rowValues: unknown[] = [];
-  const dayValues: unknown[] = [log];
+  const dayValues: unknown[] = [filter?.countedAs ?? log];
+  for (const { column, value } of filter?.equals ?? []) {
+    rowValues.push(value);
+    rowConditions.push(`${column} = $${rowValues.length}`);
+  }
+  const counted = (filter?.equals.length ?? 0) > 0 && !filter?.countedAs;
   if (range.since) {
     rowValues.push(range.since);
     rowConditions.push(`"created_at" >= $${rowValues.length}`);
@@ -46,15 +62,17 @@ export async function readLogPage<Row>(
   const where = rowConditions.length > 0 ? `WHERE ${rowConditions.join(' AND ')}` : '';
   // One snapshot for both (REPEATABLE READ): read apart, a row committed between them was counted but
   // not listed (or listed but not counted).
-  const [rows, counted] = await dataSource.transaction('REPEATABLE READ', async (manager) => [
+  const [rows, totals] = await dataSource.transaction('REPEATABLE READ', async (manager) => [
     (await manager.query(
       `SELECT ${columns} FROM ${table} ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT $${rowValues.length + 1} OFFSET $${rowValues.length + 2}`,
       [...rowValues, page.limit, page.offset],
     )) as Row[],
-    (await manager.query(
-      `SELECT coalesce(sum("row_count"), 0)::bigint AS "total" FROM "audit"."log_day_counts" WHERE ${dayConditions.join(' AND ')}`,
-      dayValues,
-    )) as { total: string }[],
+    (await (counted
+      ? manager.query(`SELECT count(*) AS "total" FROM ${table} ${where}`, rowValues)
+      : manager.query(
+          `SELECT coalesce(sum("row_count"), 0)::bigint AS "total" FROM "audit"."log_day_counts" WHERE ${dayConditions.join(' AND ')}`,
+          dayValues,
+        ))) as { total: string }[],
   ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return { rows, total: Number(totals[0]?.total ?? 0) };
 }

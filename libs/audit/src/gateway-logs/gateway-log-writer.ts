@@ -1,5 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { BatchedLogWriter, type DropReason, type LogTable } from '../log-writing/batched-log-writer';
+import { BatchedLogWriter, type DropReason, type LogTable } from '@fed/persistence';
 import { type LlmGatewayLogEntity } from './llm-gateway-log.entity';
 
 export type GatewayLogRow = { [K in keyof LlmGatewayLogEntity]: LlmGatewayLogEntity[K] };

@@ -1,6 +1,5 @@
 import { type DataSource } from 'typeorm';
-import { BatchedLogWriter, type LogTable } from '../log-writing/batched-log-writer';
-import { timeOrderedUuid } from '../gateway-logs/log-row-id';
+import { BatchedLogWriter, type LogTable, storableText, timeOrderedUuid } from '@fed/persistence';
 import { type LlmLogEntity } from './llm-log.entity';
 
 /** Longest text kept in a content field (`currentMessage`, `finalContent`, ...). */
@@ -97,8 +96,5 @@ export class LlmLogWriter extends BatchedLogWriter {
 
 /** At most LLM_LOG_TEXT_LIMIT characters, without NUL or lone surrogates (PostgreSQL text refuses them). */
 export function storable(text: string): string {
-  return text
-    .slice(0, LLM_LOG_TEXT_LIMIT)
-    .replaceAll('\u0000', '')
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return storableText(text, LLM_LOG_TEXT_LIMIT);
 }

@@ -9,8 +9,8 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Deletes log rows past their kind's retention (AUDIT_LOG_RETENTION_DAYS, GATEWAY_LOG_RETENTION_DAYS,
- * LLM_LOG_RETENTION_DAYS;
- * 0 keeps them): at start, then hourly, in batches.
+ * LLM_LOG_RETENTION_DAYS, ACCESS_LOG_RETENTION_DAYS,
+ * GUARDRAIL_ALERT_RETENTION_DAYS; 0 keeps them): at start, then hourly, in batches.
  */
 @Injectable()
 export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
@@ -24,7 +24,7 @@ export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy 
     this.periodic = new PeriodicPass((shouldStop) => this.pass(Date.now(), shouldStop), {
       intervalMs: HOUR_MS,
       logger,
-      done: (deleted) => (deleted.audit + deleted.gateway + deleted.llm > 0 ? { deleted } : undefined),
+      done: (deleted) => (Object.values(deleted).some((rows) => rows > 0) ? { deleted } : undefined),
       messages: {
         done: 'expired log rows deleted',
         failed: 'deleting expired log rows failed; retrying within the hour',
@@ -51,9 +51,11 @@ export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy 
       audit: this.config.logs.auditRetentionDays,
       gateway: this.config.logs.gatewayRetentionDays,
       llm: this.config.logs.llmRetentionDays,
+      access: this.config.logs.accessRetentionDays,
+      guardrail: this.config.logs.guardrailRetentionDays,
     };
-    const deleted: Record<RetainedLog, number> = { audit: 0, gateway: 0, llm: 0 };
-    for (const log of ['audit', 'gateway', 'llm'] as const) {
+    const deleted: Record<RetainedLog, number> = { audit: 0, gateway: 0, llm: 0, access: 0, guardrail: 0 };
+    for (const log of ['audit', 'gateway', 'llm', 'access', 'guardrail'] as const) {
       if (days[log] === 0 || shouldStop()) continue;
       deleted[log] = await deleteExpiredLogRows(this.dataSource, log, days[log], { now, stopped: shouldStop });
     }

@@ -5,6 +5,8 @@ export const RETAINED_LOGS = {
   audit: '"audit"."audit_logs"',
   gateway: '"audit"."llm_gateway_logs"',
   llm: '"audit"."llm_logs"',
+  access: '"audit"."access_logs"',
+  guardrail: '"audit"."guardrail_alerts"',
 } as const;
 
 export type RetainedLog = keyof typeof RETAINED_LOGS;

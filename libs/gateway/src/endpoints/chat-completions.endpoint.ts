@@ -6,6 +6,7 @@ import { AnthropicStreamToChat, anthropicMessageToChat, chatRequestToAnthropic }
 import { chatRequestText, countRequestTokens } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
+import { filterContent } from './content-filter';
 import { type GatewayContext } from './gateway-context';
 import {
   bodiesFor,
@@ -31,6 +32,7 @@ export async function chatCompletions(
   const request = body as ChatCompletionRequest;
   const stream = request.stream === true;
   exchange.stream = stream;
+  filterContent(context, exchange, () => chatRequestText({ messages: request.messages }));
   const clientWantsUsage = request.stream_options?.include_usage === true;
   const bodyOf = (deployment: Deployment): string => {
     if (deployment.provider.family === 'messages') {

@@ -1,4 +1,4 @@
-import { type GatewayLogWriter } from '@fed/audit';
+import { type GatewayLogWriter, type GuardrailAlertWriter, type GuardrailEngine } from '@fed/audit';
 import { type Logger } from '@fed/observability';
 import { type UsageLimits } from '../limits/usage-limits';
 import { type RoutingTable } from '../routing/routing-table';
@@ -13,4 +13,13 @@ export interface GatewayContext {
   readonly log: GatewayLogWriter;
   readonly logger: Logger;
   readonly tokens: TokenCounter;
+  /** The content filter's rules of stage `gateway`; absent when there are none (nothing to check). */
+  readonly guardrails?: GatewayGuardrails;
+}
+
+export interface GatewayGuardrails {
+  readonly engine: GuardrailEngine;
+  readonly alerts: Pick<GuardrailAlertWriter, 'record' | 'close'>;
+  /** `service` of the alerts. */
+  readonly service: string;
 }

@@ -6,6 +6,7 @@ import { ChatStreamToAnthropic, chatCompletionToAnthropic, messagesRequestToChat
 import { countRequestTokens, messagesRequestText, quickTokenEstimate } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessagesRequest, type ChatCompletion, type ChatCompletionChunk } from '../wire';
+import { filterContent } from './content-filter';
 import { type GatewayContext } from './gateway-context';
 import {
   bodiesFor,
@@ -36,6 +37,7 @@ export async function messages(
   const request = body as AnthropicMessagesRequest;
   const stream = request.stream === true;
   exchange.stream = stream;
+  filterContent(context, exchange, () => messagesRequestText({ ...request, tools: undefined }));
   const bodyOf = (deployment: Deployment): string =>
     deployment.provider.family === 'messages'
       ? JSON.stringify({ ...request, model: deployment.upstreamModel })

@@ -1,4 +1,5 @@
-import { type GatewayLogRow, timeOrderedUuid } from '@fed/audit';
+import { type GatewayLogRow } from '@fed/audit';
+import { timeOrderedUuid } from '@fed/persistence';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { type Deployment, type RoutedModel } from '../routing/routing-table';

@@ -1,5 +1,6 @@
-import { type AccessTokenVerifier } from '@fed/auth';
+import { type AccessTokenVerifier, REVOKED_TOKEN } from '@fed/auth';
 import { ApiError } from '@fed/contracts';
+import { noteAuthz } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type BlockList } from 'node:net';
 import { type ApiKeyCache } from '../access/api-key-cache';
@@ -76,13 +77,16 @@ export class GatewayHandler {
       }
       const address = this.settings.clientAddress(req);
       if (this.settings.networks && !addressAllowed(this.settings.networks, address)) {
+        noteAuthz(req, 'deny', 'network_not_allowed');
         throw new GatewayError('permission', 'network_not_allowed', 'requests from this network are not allowed');
       }
       const principal = await this.authenticate(req, family);
       exchange.principal = principal;
       if (principal.networks && !addressAllowed(principal.networks, address)) {
+        noteAuthz(req, 'deny', 'network_not_allowed');
         throw new GatewayError('permission', 'network_not_allowed', 'this key may not be used from this network');
       }
+      noteAuthz(req, 'allow', principal.kind === 'client' ? 'access_token' : 'api_key');
       if (isModels) {
         listModels(this.context, exchange);
         return;
@@ -137,16 +141,23 @@ export class GatewayHandler {
     const apiKeyHeader = req.headers['x-api-key'];
     const presented = bearer ?? (typeof apiKeyHeader === 'string' ? apiKeyHeader.trim() : undefined);
     const missing = family === 'messages' ? 'an API key in x-api-key' : 'an API key in Authorization: Bearer';
-    if (!presented) throw new GatewayError('authentication', 'missing_api_key', `${missing} is required`);
+    if (!presented) {
+      noteAuthz(req, 'deny', 'missing_api_key');
+      throw new GatewayError('authentication', 'missing_api_key', `${missing} is required`);
+    }
     if (presented.startsWith(this.settings.keyPrefix)) {
       const principal = presented.length <= 200 ? await this.keys.find(presented) : null;
-      if (!principal) throw new GatewayError('authentication', 'invalid_api_key', 'the API key is not valid');
+      if (!principal) {
+        noteAuthz(req, 'deny', 'invalid_api_key');
+        throw new GatewayError('authentication', 'invalid_api_key', 'the API key is not valid');
+      }
       return principal;
     }
     if (presented.split('.').length === 3) {
       try {
         const token = await this.tokens.verify(presented);
         if (!token.isServiceAccount) {
+          noteAuthz(req, 'deny', 'invalid_token');
           throw new GatewayError(
             'authentication',
             'invalid_token',
@@ -155,10 +166,14 @@ export class GatewayHandler {
         }
         return tokenPrincipal(token.clientId ?? token.subject);
       } catch (error) {
-        if (error instanceof ApiError) throw new GatewayError('authentication', 'invalid_token', error.message);
+        if (error instanceof ApiError) {
+          noteAuthz(req, 'deny', error.message === REVOKED_TOKEN ? 'revoked_token' : 'invalid_token');
+          throw new GatewayError('authentication', 'invalid_token', error.message);
+        }
         throw error;
       }
     }
+    noteAuthz(req, 'deny', 'invalid_api_key');
     throw new GatewayError('authentication', 'invalid_api_key', 'the API key is not valid');
   }
 

@@ -17,6 +17,9 @@ import { CreateToolServers1795384000000 } from './1795384000000-create-tool-serv
 import { CreateMasterData1795390000000 } from './1795390000000-create-master-data';
 import { CreateAuditLogs1795391000000 } from './1795391000000-create-audit-logs';
 import { CreateLlmLogs1795392000000 } from './1795392000000-create-llm-logs';
+import { CreateAccessLogs1795393000000 } from './1795393000000-create-access-logs';
+import { CreateGuardrailAlerts1795394000000 } from './1795394000000-create-guardrail-alerts';
+import { ExtendMemoryEntries1795395000000 } from './1795395000000-extend-memory-entries';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -41,4 +44,7 @@ export const migrations: readonly MigrationClass[] = [
   CreateMasterData1795390000000,
   CreateAuditLogs1795391000000,
   CreateLlmLogs1795392000000,
+  CreateAccessLogs1795393000000,
+  CreateGuardrailAlerts1795394000000,
+  ExtendMemoryEntries1795395000000,
 ];

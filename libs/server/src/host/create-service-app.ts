@@ -16,6 +16,7 @@ import { openBlobStore } from '@fed/storage';
 import express from 'express';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { AccessLog } from '../access-log/access-log';
 import { FastRoutes, serveFast } from '../http/fast-routes';
 import { InFlightTracker } from '../http/in-flight-tracker';
 import { securityHeaders } from '../http/security-headers';
@@ -64,18 +65,21 @@ function throttled(intervalMs: number, log: (error: Error) => void): (error: Err
 
 /**
  * Probes are answered by the HTTP server itself, before Express builds its request objects:
- * they stay cheap and keep answering even if routing is misconfigured. Fast routes (FastRoutes)
- * come next, then the framework.
+ * they stay cheap and keep answering even if routing is misconfigured (and stay out of the access
+ * log). Every other request is recorded in the access log, then fast routes (FastRoutes) come
+ * next, then the framework.
  */
 function answerProbesFirst(
   server: Server,
   probes: ReturnType<typeof operationalEndpoints>,
   fast: { routes: FastRoutes; host: Parameters<typeof serveFast>[3] },
+  accessLog: AccessLog | undefined,
 ): void {
   const frameworkListeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) =>
     probes(req, res, () => {
+      accessLog?.track(req, res);
       const route = fast.routes.find(req);
       if (route) return serveFast(route, req, res, fast.host);
       frameworkListeners.forEach((listener) => listener(req, res));
@@ -129,6 +133,7 @@ export async function createServiceApp<A extends HostedApp>(
     const metrics = new Metrics(options.app);
     const tracker = new InFlightTracker();
     const fastRoutes = new FastRoutes();
+    const accessLog = config.http.accessLogEnabled ? new AccessLog(options.app, config.http.trustProxyHops) : undefined;
     const shutdownController = new AbortController();
 
     const http = express();
@@ -152,6 +157,7 @@ export async function createServiceApp<A extends HostedApp>(
         blobStore: blobs?.store,
         shutdownSignal: shutdownController.signal,
         fastRoutes,
+        accessLog,
         features: options.features,
       }),
       new ExpressAdapter(http),
@@ -159,10 +165,15 @@ export async function createServiceApp<A extends HostedApp>(
     );
     await nest.init();
     const server = nest.getHttpServer() as Server;
-    answerProbesFirst(server, operationalEndpoints(health, metrics), {
-      routes: fastRoutes,
-      host: { tracker, metrics, logger },
-    });
+    answerProbesFirst(
+      server,
+      operationalEndpoints(health, metrics),
+      {
+        routes: fastRoutes,
+        host: { tracker, metrics, logger },
+      },
+      accessLog,
+    );
     await nest.listen(config.http.port, config.http.host);
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

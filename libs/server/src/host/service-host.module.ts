@@ -7,6 +7,8 @@ import { type HostConfig, SERVICE_CONFIG } from '@fed/config';
 import { HEALTH, type Health, LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { dataSourceOptions } from '@fed/persistence';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
+import { AccessLog } from '../access-log/access-log';
+import { AccessLogFlusher } from '../access-log/access-log.flusher';
 import { ApiExceptionFilter } from '../errors/api-exception.filter';
 import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
 import { RequestValidationPipe } from '../validation/request-validation.pipe';
@@ -24,6 +26,8 @@ export interface ServiceHostOptions {
   shutdownSignal: AbortSignal;
   /** Routes served ahead of the framework; features add theirs while the app initialises. */
   fastRoutes: FastRoutes;
+  /** The access log the host records every request in; its rows are written from here (with the database). */
+  accessLog?: AccessLog;
   /** The app's root modules: its features. `platform` passes every app's. */
   features: Type[];
 }
@@ -36,7 +40,7 @@ export interface ServiceHostOptions {
 @Module({})
 export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {
-    const { config, logger, metrics, health, bus, blobStore, shutdownSignal, fastRoutes } = options;
+    const { config, logger, metrics, health, bus, blobStore, shutdownSignal, fastRoutes, accessLog } = options;
     const shared = [
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
@@ -49,6 +53,7 @@ export class ServiceHostModule {
       { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
       { provide: FAST_ROUTES, useValue: fastRoutes },
       ...(blobStore ? [{ provide: BLOB_STORE, useValue: blobStore }] : []),
+      ...(accessLog ? [{ provide: AccessLog, useValue: accessLog }] : []),
     ];
     return {
       module: ServiceHostModule,
@@ -70,6 +75,7 @@ export class ServiceHostModule {
       providers: [
         ...shared,
         PostgresReadiness,
+        ...(accessLog ? [AccessLogFlusher] : []),
         { provide: APP_FILTER, useFactory: () => new ApiExceptionFilter(logger) },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],

@@ -30,6 +30,8 @@ export interface ModelRequest {
   toolChoice?: 'auto' | 'none';
   /** Sent as `x-federation-private: true`. */
   privateMode: boolean;
+  /** The conversation, sent as `x-client-session-id`: the gateway log's `clientSessionId` ties its rows to the turn. */
+  sessionId?: string;
 }
 
 export interface ModelReply {

@@ -45,7 +45,9 @@ export class ModelClient {
       authorization,
       'content-type': 'application/json',
       accept: 'text/event-stream',
+      'x-client-agent-id': 'agent-runtime',
     };
+    if (request.sessionId) headers['x-client-session-id'] = request.sessionId;
     if (request.privateMode) headers['x-federation-private'] = 'true';
     const body = JSON.stringify({
       model: request.model,

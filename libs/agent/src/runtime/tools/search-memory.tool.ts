@@ -1,5 +1,6 @@
-import type { MemoryStore } from '@fed/memory';
-import { type AgentTool, type ToolOutcome, quoted } from './agent-tool';
+import { type MemorySearch, MemoryError } from '@fed/memory';
+import { type AgentTool, type ToolContext, type ToolOutcome, quoted } from './agent-tool';
+import { type MemberProfiles } from './member-profiles';
 
 interface SearchMemoryArgs {
   query: string;
@@ -9,7 +10,10 @@ const RESULTS = 8;
 /** An entry's content given to the model is cut here: a few long entries must not fill its context. */
 const CONTENT_LENGTH = 4000;
 
-/** Full-text search of the shared memory: the tenant's entries and the ones shared with everyone. */
+/**
+ * The shared memory's search (the admin API's, without its quota): the tenant's items and the shared
+ * ones, with the items of the user's organization and job type.
+ */
 export class SearchMemoryTool implements AgentTool<SearchMemoryArgs> {
   readonly name = 'search_memory';
   readonly description =
@@ -22,17 +26,35 @@ export class SearchMemoryTool implements AgentTool<SearchMemoryArgs> {
     additionalProperties: false,
   };
 
-  constructor(private readonly memory: MemoryStore) {}
+  constructor(
+    private readonly memory: MemorySearch,
+    private readonly profiles: MemberProfiles,
+  ) {}
 
   describe(args: SearchMemoryArgs): { title: string; description: string } {
     return { title: 'Searching shared memory', description: `Looking for ${quoted(args.query)}` };
   }
 
-  async run(args: SearchMemoryArgs, context: { tenantId: string | null }): Promise<ToolOutcome> {
-    const hits = await this.memory.search(context.tenantId, args.query, RESULTS);
+  async run(args: SearchMemoryArgs, context: ToolContext): Promise<ToolOutcome> {
+    const profile = await this.profiles.of(context.userId);
+    let hits;
+    try {
+      hits = await this.memory.search(
+        { tenantId: context.tenantId, ...profile, text: args.query, limit: RESULTS },
+        context.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof MemoryError)) throw error;
+      return {
+        status: 'failed',
+        error: `The shared memory could not be searched: ${error.message}`,
+        label: { title: 'Shared memory unavailable', description: `Looked for ${quoted(args.query)}` },
+      };
+    }
     const results = hits.map((hit) => ({
-      title: hit.title,
-      content: hit.content.length > CONTENT_LENGTH ? `${hit.content.slice(0, CONTENT_LENGTH)}…` : hit.content,
+      ...(hit.title ? { title: hit.title } : {}),
+      content: hit.text.length > CONTENT_LENGTH ? `${hit.text.slice(0, CONTENT_LENGTH)}…` : hit.text,
+      scope: hit.scope,
       ...(hit.source ? { source: hit.source } : {}),
       updatedAt: hit.updatedAt.toISOString(),
     }));

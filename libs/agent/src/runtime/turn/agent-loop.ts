@@ -63,7 +63,7 @@ export class AgentLoop {
   async run(input: LoopInput): Promise<LoopOutcome> {
     const { turn, output, signal } = input;
     const write = (piece: string) => output.write(piece);
-    const request = { model: input.model, privateMode: turn.options.privateMode };
+    const request = { model: input.model, privateMode: turn.options.privateMode, sessionId: turn.conversationId };
     if (!turn.options.agentMode) {
       await this.call(input, 'direct_answer', 1, { ...request, messages: input.messages }, write);
       return { kind: 'completed', steps: 1, toolRuns: [] };

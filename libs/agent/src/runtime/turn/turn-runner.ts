@@ -14,6 +14,7 @@ import { ChunkWriter } from '../output/chunk-writer';
 import { TaskReporter } from '../output/task-reporter';
 import { TurnOutput } from '../output/turn-output';
 import type { DeliverableStore } from '../output/turn-deliverables';
+import { ContentBlockedError } from './guarded-answerer';
 import type { TurnControl } from './turn-control';
 import type { TurnAnswerer } from './turn-answerer';
 
@@ -52,7 +53,7 @@ export class TurnRunner {
   constructor(
     private readonly ledger: TurnLedger,
     private readonly stream: RunStream,
-    private readonly answerer: TurnAnswerer,
+    private readonly answerer: Pick<TurnAnswerer, 'answer'>,
     private readonly deliverables: DeliverableStore,
     private readonly settings: RunnerSettings,
     private readonly logger: Logger,
@@ -153,6 +154,7 @@ export class TurnRunner {
       case undefined:
         break;
     }
+    if (error instanceof ContentBlockedError) return { kind: 'failed', code: error.code, message: error.message };
     if (error instanceof ModelError) {
       this.logger.error({ runId: turn.runId, code: error.code, reason: error.message }, 'agent model call failed');
       return { kind: 'failed', code: error.code, message: error.message };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { COUNTERS, type Counters } from '@fed/bus';
-import { LOGGER, type Logger } from '@fed/observability';
+import { LOGGER, type Logger, noteAuthz } from '@fed/observability';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -81,6 +81,8 @@ export class TokenEndpoint implements OnModuleInit {
     form: Record<string, string>,
     basic: { id: string; secret: string } | undefined,
   ): Promise<ClientEntity> {
+    // The access log's decision until the client is through: every refusal here is the client's.
+    noteAuthz(req, 'deny', 'invalid_client');
     if (req.headers.authorization && !basic)
       throw oauthErrors.invalidClient('the Authorization header must be HTTP Basic');
     if (basic && form.client_secret !== undefined) {
@@ -96,6 +98,7 @@ export class TokenEndpoint implements OnModuleInit {
     const matches = clientSecretMatches(client, secret) && client?.enabled === true;
     const source = clientAddress(req, this.config.http.trustProxyHops);
     if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
+    noteAuthz(req, 'allow', 'client_secret');
     return client;
   }
 }

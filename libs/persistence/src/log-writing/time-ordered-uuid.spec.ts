@@ -1,4 +1,4 @@
-import { timeOrderedUuid } from './log-row-id';
+import { timeOrderedUuid } from './time-ordered-uuid';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -7,7 +7,7 @@ export interface LogTable {
   columns: readonly string[];
 }
 
-export type DropReason = 'buffer_full' | 'refused';
+export type DropReason = 'buffer_full' | 'refused' | 'database_gone';
 
 export interface BatchedLogWriterOptions {
   flushMs: number;
@@ -43,6 +43,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
   private retryAt = 0;
   private dropped = 0;
   private closed = false;
+  private lastErrorGone = false;
 
   constructor(
     private readonly dataSource: Pick<DataSource, 'query'>,
@@ -88,14 +89,22 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     return this.flushing;
   }
 
-  /** Stops the timer and writes every buffered row, retrying until `deadlineMs` has passed. */
-  async close(deadlineMs = 10_000): Promise<void> {
+  /**
+   * Stops the timer and writes every buffered row, retrying until `deadlineMs` has passed. A database
+   * that is gone (dropped, shutting down, refusing connections) ends the wait at once: retrying it
+   * would only hold the shutdown, and a service closes several writers one after another.
+   */
+  async close(deadlineMs = 5_000): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     const until = Date.now() + deadlineMs;
     while ((this.buffer.length > 0 || this.flushing) && Date.now() < until) {
       this.retryAt = 0;
       await this.flush();
+      if (this.buffer.length > 0 && this.lastErrorGone) {
+        this.drop(this.buffer.length, 'database_gone');
+        return;
+      }
       if (this.buffer.length > 0 && this.failures > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -119,6 +128,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
           `[${batch.join(',')}]`,
         ]);
       } catch (error) {
+        this.lastErrorGone = isDatabaseGone(error);
         this.options.onError?.(error, this.buffer.length);
         if (isDataException(error)) {
           this.drop(batch.length, 'refused');
@@ -131,6 +141,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
       }
       this.failures = 0;
       this.retryAt = 0;
+      this.lastErrorGone = false;
       // Rows appended meanwhile sit after the batch; only the written ones leave.
       this.buffer.splice(0, batch.length);
       remaining -= batch.length;
@@ -142,6 +153,16 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     this.dropped += rows;
     this.options.onDropped?.(rows, reason);
   }
+}
+
+/**
+ * The database will not take rows soon: it does not exist (3D000), it is shutting down or starting
+ * (57P01-57P03), the connection failed (class 08), or nothing listens (ECONNREFUSED).
+ */
+function isDatabaseGone(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return code === '3D000' || code.startsWith('57P') || code.startsWith('08') || code === 'ECONNREFUSED';
 }
 
 /** SQLSTATE class 22 (data exception) and 23 (integrity): the same rows would fail again. */

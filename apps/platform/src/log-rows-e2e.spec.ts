@@ -1,0 +1,165 @@
+import OpenAI from 'openai';
+import { type ProcessHandle, buildDist, cleanEnv, freePort, signIn, startProcess } from '@fed/testing';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type DemoCredentials } from './demo-realm';
+
+const main = 'dist/apps/platform/src/main.js';
+// The writers flush every 0.5-1 s off the request path: a row is looked for until this long after its event.
+const WRITE_DELAY_MS = 10_000;
+
+type LogRecord = Record<string, unknown>;
+
+/**
+ * Issue 17's check across the whole platform as `npm start` runs it: a sign-in, a chat turn, a gateway
+ * call and an admin action each leave their rows, read back through the admin API with the demo
+ * service account's `logs:read`.
+ */
+describe('every event leaves its log rows, read back through the admin API (all-in-one)', () => {
+  let dataDir: string;
+  let port: number;
+  let platform: ProcessHandle;
+  let demo: DemoCredentials;
+  let adminToken: string;
+  let userToken: string;
+
+  const base = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    buildDist();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'fed-log-rows-'));
+    port = await freePort();
+    platform = startProcess(main, [], cleanEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    demo = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const res = await fetch(`${base()}/federation/auth/v1/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${demo.service.clientId}:${demo.service.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=logs:read master:manage',
+    });
+    adminToken = ((await res.json()) as { access_token: string }).access_token;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (platform?.child.exitCode === null) platform.child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** The rows of one log (first page of 100, newest first) that `match` accepts, waited for. */
+  async function rowsOf(log: string, key: string, match: (row: LogRecord) => boolean): Promise<LogRecord[]> {
+    const since = Date.now();
+    for (;;) {
+      const res = await fetch(`${base()}/api/v1/admin/${log}?limit=100`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      expect(res.status).toBe(200);
+      const rows = ((await res.json()) as Record<string, LogRecord[]>)[key]?.filter(match) ?? [];
+      if (rows.length > 0 || Date.now() - since > WRITE_DELAY_MS) return rows;
+      await sleep(250);
+    }
+  }
+
+  it('a sign-in: the access log has its authorization, login and token requests', async () => {
+    const tokens = await signIn({
+      serviceUrl: `http://localhost:${port}`,
+      issuer: `http://localhost:${port}/realms/federation`,
+      clientId: demo.app.clientId,
+      clientSecret: demo.app.clientSecret,
+      redirectUri: demo.app.redirectUri,
+      login: demo.user.login,
+      password: demo.user.password,
+      scope: 'openid chat:exec chat:history',
+    });
+    userToken = tokens.access_token;
+    const tokenRequests = await rowsOf(
+      'access-logs',
+      'accessLogs',
+      (row) => row.method === 'POST' && String(row.path).startsWith('/federation/auth/v1/token'),
+    );
+    expect(tokenRequests[0]).toMatchObject({
+      statusCode: 200,
+      durationMs: expect.any(Number),
+      timestamp: expect.any(String),
+    });
+    const authorizations = await rowsOf('access-logs', 'accessLogs', (row) =>
+      String(row.path).startsWith('/federation/auth/v1/authorize?'),
+    );
+    expect(authorizations.length).toBeGreaterThan(0);
+    // The authorization request's query carries the PKCE challenge and state: never stored as sent.
+    for (const row of authorizations) {
+      expect(String(row.path)).toContain('code_challenge=[redacted]');
+      expect(String(row.path)).toContain('state=[redacted]');
+    }
+  }, 60_000);
+
+  it('a chat turn: its model call in the LLM log and the gateway log, its request in the access log', async () => {
+    const turn = await fetch(`${base()}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'federation-agent',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hello logs' }],
+      }),
+    });
+    expect(turn.status).toBe(200);
+    const conversationId = turn.headers.get('x-conversation-id') as string;
+    expect(await turn.text()).toContain('data: [DONE]');
+
+    const llmRows = await rowsOf('llm-logs', 'llmLogs', (row) => row.conversationId === conversationId);
+    expect(llmRows[0]).toMatchObject({ service: 'agent-runtime', success: true, currentMessage: 'Hello logs' });
+    // The runtime names the conversation to the gateway (x-client-session-id).
+    const gatewayRows = await rowsOf(
+      'llm-gateway-logs',
+      'llmGatewayLogs',
+      (row) => row.clientSessionId === conversationId,
+    );
+    expect(gatewayRows[0]).toMatchObject({ success: true, stream: true, clientAgentId: 'agent-runtime' });
+    const chatRequests = await rowsOf(
+      'access-logs',
+      'accessLogs',
+      (row) => row.method === 'POST' && row.path === '/api/v1/chat/completions',
+    );
+    expect(chatRequests[0]).toMatchObject({ statusCode: 200, authzResult: 'allow' });
+  }, 60_000);
+
+  it('a gateway call with a virtual key: a gateway log row with its model and tokens', async () => {
+    const openai = new OpenAI({ baseURL: `${base()}/llm/v1`, apiKey: demo.gatewayKey, maxRetries: 0 });
+    const completion = await openai.chat.completions.create({
+      model: 'demo',
+      messages: [{ role: 'user', content: 'Hello gateway log' }],
+    });
+    const rows = await rowsOf(
+      'llm-gateway-logs',
+      'llmGatewayLogs',
+      (row) => row.modelName === 'demo' && row.apiFlavor === 'chat_completions' && row.stream === false,
+    );
+    expect(rows[0]).toMatchObject({ success: true, httpStatus: 200, totalTokens: completion.usage?.total_tokens });
+  }, 60_000);
+
+  it('an admin action: an audit row with its actor, and the request in the access log', async () => {
+    const created = await fetch(`${base()}/api/v1/admin/organizations`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        'content-type': 'application/json',
+        'user-agent': 'log-rows-e2e',
+      },
+      body: JSON.stringify({ code: 'logs-e2e', label: 'Logs end to end' }),
+    });
+    expect(created.status).toBe(201);
+    const audit = await rowsOf('audit-logs', 'auditLogs', (row) => row.resource === 'config/organizations/create');
+    expect(audit[0]).toMatchObject({ action: 'create', userAgent: 'log-rows-e2e', ipAddress: expect.any(String) });
+    const access = await rowsOf(
+      'access-logs',
+      'accessLogs',
+      (row) => row.path === '/api/v1/admin/organizations' && row.method === 'POST',
+    );
+    expect(access[0]).toMatchObject({ statusCode: 201, authzResult: 'allow', userAgent: 'log-rows-e2e' });
+  }, 60_000);
+});

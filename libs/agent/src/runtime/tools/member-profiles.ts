@@ -1,0 +1,24 @@
+import { type DataSource } from 'typeorm';
+
+/** What of a user decides which organization and role items of the shared memory they see and write. */
+export interface MemberProfile {
+  orgId?: string;
+  jobRole?: string;
+}
+
+/** The user's organization and job type codes, read at each call (an admin may change them between turns). */
+export class MemberProfiles {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async of(userId: string): Promise<MemberProfile> {
+    // The identity context's table, read-only: the agent has no other way to know the user's organization.
+    const [row] = (await this.dataSource.query(
+      `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id"::text = $1`,
+      [userId],
+    )) as { org_id: string | null; job_role: string | null }[];
+    return {
+      ...(row?.org_id ? { orgId: row.org_id } : {}),
+      ...(row?.job_role ? { jobRole: row.job_role } : {}),
+    };
+  }
+}

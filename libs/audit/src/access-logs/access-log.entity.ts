@@ -1,0 +1,53 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * One row per HTTP request of a service (spec document 3, "Access log"), written by every service's
+ * host (libs/server AccessLog), read here. `created_at` is the record's `timestamp` (the request's
+ * start): pages, from/to, day counts and retention go by it.
+ */
+@Entity({ schema: 'audit', name: 'access_logs' })
+@Index('access_logs_created_at_idx', ['createdAt', 'id'])
+export class AccessLogEntity {
+  /** `accessLogId`: time-ordered (UUID v7). */
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'access_logs_pkey' })
+  id!: string;
+
+  /** `timestamp`. */
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  /** The service (app) that answered. */
+  @Column({ type: 'text', nullable: true })
+  service!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  sourceNamespace!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  sourceIp!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  method!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  host!: string | null;
+
+  /** The path with its query redacted (libs/server `loggedPath`). */
+  @Column({ type: 'text', nullable: true })
+  path!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  userAgent!: string | null;
+
+  @Column({ type: 'smallint', nullable: true })
+  statusCode!: number | null;
+
+  @Column({ type: 'double precision', nullable: true })
+  durationMs!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  authzResult!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  authzReason!: string | null;
+}

@@ -1,0 +1,68 @@
+import { type TextSpan } from './pii-detectors';
+
+/**
+ * Text folded for comparison: each code point by compatibility decomposition (NFKD: full-width
+ * `Ｆａｌｃｏｎ` is `falcon`, half-width `ｶﾞ` is `ガ`) and lower case, with the offset in the original
+ * text of each folded code unit, so a match found in the folded text is a span of the original.
+ */
+export interface FoldedText {
+  text: string;
+  /** `origin[i]`: where folded unit i came from; one more entry for the end. */
+  origin: number[];
+}
+
+export function foldText(text: string): FoldedText {
+  let folded = '';
+  const origin: number[] = [];
+  let offset = 0;
+  for (const codePoint of text) {
+    const part = fold(codePoint);
+    folded += part;
+    for (let i = 0; i < part.length; i++) origin.push(offset);
+    offset += codePoint.length;
+  }
+  origin.push(offset);
+  return { text: folded, origin };
+}
+
+/** A term as the text it must match is folded. */
+export function foldTerm(term: string): string {
+  let folded = '';
+  for (const codePoint of term.trim()) folded += fold(codePoint);
+  return folded;
+}
+
+function fold(codePoint: string): string {
+  return codePoint.normalize('NFKD').toLowerCase();
+}
+
+const ASCII_WORD = /[a-z0-9_]/;
+
+/**
+ * Where any of `terms` (folded) occurs in `text`, case-insensitively. A term that begins or ends with
+ * an ASCII letter or digit must not touch another one there (`class` is not in `classic`); terms in
+ * scripts written without spaces (Japanese, Chinese) match anywhere.
+ */
+export function findTerms(folded: FoldedText, terms: readonly string[]): TextSpan[] {
+  const found: TextSpan[] = [];
+  const text = folded.text;
+  for (const term of terms) {
+    const wordStart = ASCII_WORD.test(term[0] ?? '');
+    const wordEnd = ASCII_WORD.test(term[term.length - 1] ?? '');
+    for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + 1)) {
+      const end = at + term.length;
+      if (wordStart && ASCII_WORD.test(text[at - 1] ?? '')) continue;
+      if (wordEnd && ASCII_WORD.test(text[end] ?? '')) continue;
+      found.push({ start: folded.origin[at], end: nextOrigin(folded, end) });
+    }
+  }
+  return found;
+}
+
+// The end of a span in the original text: the start of the next original code point.
+function nextOrigin(folded: FoldedText, end: number): number {
+  const last = folded.origin[end - 1];
+  let i = end;
+  while (i < folded.origin.length - 1 && folded.origin[i] === last) i++;
+  return folded.origin[i];
+}

@@ -1,0 +1,43 @@
+import { BatchedLogWriter, type BatchedLogWriterOptions, type LogTable } from '@fed/persistence';
+import { type DataSource } from 'typeorm';
+
+/** One access log row by column name, as `audit.access_logs` takes it (`source_namespace` stays null). */
+export interface AccessLogRecord {
+  id: string;
+  created_at: string;
+  service: string;
+  source_ip: string | null;
+  method: string | null;
+  host: string | null;
+  path: string | null;
+  user_agent: string | null;
+  status_code: number;
+  duration_ms: number;
+  authz_result: string | null;
+  authz_reason: string | null;
+}
+
+const TABLE: LogTable = {
+  name: '"audit"."access_logs"',
+  columns: [
+    'id',
+    'created_at',
+    'service',
+    'source_ip',
+    'method',
+    'host',
+    'path',
+    'user_agent',
+    'status_code',
+    'duration_ms',
+    'authz_result',
+    'authz_reason',
+  ] satisfies (keyof AccessLogRecord)[],
+};
+
+/** The access log's rows, in batches off the request path (BatchedLogWriter). */
+export class AccessLogWriter extends BatchedLogWriter<AccessLogRecord> {
+  constructor(dataSource: Pick<DataSource, 'query'>, options: BatchedLogWriterOptions) {
+    super(dataSource, TABLE, options);
+  }
+}
