@@ -129,4 +129,54 @@ describe('model gateway: the content filter', () => {
       tenant_id: null,
     });
   });
+
+  it('records alerts for what a call adds, not again for the history it re-sends; a block still looks at all of it', async () => {
+    const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey, maxRetries: 0 });
+    const before = (await alerts()).length;
+    // An agent's second step: the card was in the first message, already checked (and alerted) then.
+    await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'user', content: 'Card 4111 1111 1111 1111, please.' },
+        { role: 'assistant', content: 'Which order?' },
+        { role: 'user', content: 'The last one.' },
+      ],
+    });
+    expect((await alerts()).length).toBe(before);
+    // A blocked term in the history refuses the call, and the refusal is recorded.
+    const refused = openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [
+        { role: 'user', content: 'About Project Falcon.' },
+        { role: 'assistant', content: 'Yes?' },
+        { role: 'user', content: 'Go on.' },
+      ],
+    });
+    await expect(refused).rejects.toMatchObject({ status: 400, error: { code: 'content_filtered' } });
+    const rows = await alerts();
+    expect(rows.slice(before).map((row) => [row.rule, row.action])).toEqual([['codename', 'block']]);
+  });
+
+  it("keeps no excerpt of a call marked private (the agent's private-mode turns)", async () => {
+    const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey, maxRetries: 0 });
+    await openai.chat.completions.create(
+      { model: 'gpt-test', messages: [{ role: 'user', content: 'Card 4111 1111 1111 1111, privately.' }] },
+      { headers: { 'x-federation-private': 'true' } },
+    );
+    const newest = (await alerts()).at(-1);
+    expect(newest).toMatchObject({ rule: 'cards', excerpt: null });
+  });
+
+  it('refuses a request longer than the filter reads, rather than pass unread text', async () => {
+    const openai = new OpenAI({ baseURL: gateway.baseUrl, apiKey, maxRetries: 0 });
+    const refused = openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: `${'a'.repeat(1_000_001)} Project Falcon` }],
+    });
+    await expect(refused).rejects.toMatchObject({
+      status: 400,
+      error: { code: 'content_filtered', message: expect.stringContaining('longer than the content filter reads') },
+    });
+    expect(upstream.requests).toHaveLength(0);
+  });
 });

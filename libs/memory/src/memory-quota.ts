@@ -6,6 +6,8 @@ export interface QuotaState {
   remaining: number;
   /** The first instant of the next UTC month. */
   resetAt: Date;
+  /** The month counted (its first day, `YYYY-MM-01`): a unit is given back to the month it was taken from. */
+  month: string;
 }
 
 /** The bucket of tokens without a tenant (no tenant id is empty). */
@@ -30,20 +32,24 @@ export class MemoryQuota {
     const used = rows[0]?.used;
     return {
       granted: used !== undefined,
-      state: { limit: this.limit, remaining: Math.max(this.limit - (used ?? this.limit), 0), resetAt: month.next },
+      state: {
+        limit: this.limit,
+        remaining: Math.max(this.limit - (used ?? this.limit), 0),
+        resetAt: month.next,
+        month: month.start,
+      },
     };
   }
 
-  /** Gives back the unit of a query that failed upstream (it found nothing for the caller). */
-  async giveBack(bucket: string, now = new Date()): Promise<QuotaState> {
-    const month = monthOf(now);
+  /** Gives back the unit `taken` counted, for a query that found nothing for the caller (it failed). */
+  async giveBack(bucket: string, taken: QuotaState): Promise<QuotaState> {
     const rows = (await this.dataSource.query(
       `UPDATE "memory"."query_usage" SET "used" = "used" - 1
        WHERE "bucket" = $1 AND "month" = $2 AND "used" > 0 RETURNING "used"`,
-      [bucket, month.start],
+      [bucket, taken.month],
     )) as [{ used: number }[], number];
     const used = rows[0][0]?.used ?? 0;
-    return { limit: this.limit, remaining: Math.max(this.limit - used, 0), resetAt: month.next };
+    return { ...taken, remaining: Math.max(this.limit - used, 0) };
   }
 }
 

@@ -139,10 +139,18 @@ export class MemoryVectorIndex {
         if (page.length < LOAD_PAGE) break;
         after = page[page.length - 1].revision;
       }
-      const deleted = (await manager.query(
-        `SELECT "id", "revision", true AS "deleted" FROM "memory"."deleted_entries" WHERE "revision" > $1`,
-        [since],
-      )) as ChangedRow[];
+      // A first load reads the rows that exist: deletions matter only to an index that holds rows.
+      const deleted: ChangedRow[] = [];
+      for (let after = since; this.revision >= 0n;) {
+        const page = (await manager.query(
+          `SELECT "id", "revision", true AS "deleted" FROM "memory"."deleted_entries"
+           WHERE "revision" > $1 ORDER BY "revision" LIMIT ${LOAD_PAGE}`,
+          [after],
+        )) as ChangedRow[];
+        deleted.push(...page);
+        if (page.length < LOAD_PAGE) break;
+        after = page[page.length - 1].revision;
+      }
       return { latest, changes: [...written, ...deleted] as (ChangedRow & { vector?: Float32Array })[] };
     });
     changes.sort((a, b) => (BigInt(a.revision) < BigInt(b.revision) ? -1 : 1));

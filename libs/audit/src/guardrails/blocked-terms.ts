@@ -7,11 +7,18 @@ import { type TextSpan } from './pii-detectors';
  */
 export interface FoldedText {
   text: string;
-  /** `origin[i]`: where folded unit i came from; one more entry for the end. */
-  origin: number[];
+  /**
+   * `origin[i]`: where folded unit i came from; one more entry for the end. Null when every unit
+   * stays where it was (ASCII text, folded by lower case alone).
+   */
+  origin: number[] | null;
 }
 
+const ASCII_ONLY = /^[\u0000-\u007f]*$/;
+
 export function foldText(text: string): FoldedText {
+  // Most text is ASCII: one scan, no code point walk, no offset table.
+  if (ASCII_ONLY.test(text)) return { text: text.toLowerCase(), origin: null };
   let folded = '';
   const origin: number[] = [];
   let offset = 0;
@@ -53,16 +60,18 @@ export function findTerms(folded: FoldedText, terms: readonly string[]): TextSpa
       const end = at + term.length;
       if (wordStart && ASCII_WORD.test(text[at - 1] ?? '')) continue;
       if (wordEnd && ASCII_WORD.test(text[end] ?? '')) continue;
-      found.push({ start: folded.origin[at], end: nextOrigin(folded, end) });
+      found.push(
+        folded.origin ? { start: folded.origin[at], end: nextOrigin(folded.origin, end) } : { start: at, end },
+      );
     }
   }
   return found;
 }
 
 // The end of a span in the original text: the start of the next original code point.
-function nextOrigin(folded: FoldedText, end: number): number {
-  const last = folded.origin[end - 1];
+function nextOrigin(origin: readonly number[], end: number): number {
+  const last = origin[end - 1];
   let i = end;
-  while (i < folded.origin.length - 1 && folded.origin[i] === last) i++;
-  return folded.origin[i];
+  while (i < origin.length - 1 && origin[i] === last) i++;
+  return origin[i];
 }

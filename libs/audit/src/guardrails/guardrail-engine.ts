@@ -42,7 +42,15 @@ export class GuardrailEngine {
       if (rule.kind === 'blocked_terms') folded ??= foldText(text);
       const spans = matchesOf(rule, text, folded);
       if (spans.length === 0) continue;
-      findings.push({ rule, matchCount: spans.length, excerpt: excerptOf(text, spans[0], rule.kind === 'pii') });
+      // What a pattern matched may be the secret it looks for (a key, a token): masked like PII. A
+      // blocked term is the operator's own word and stays readable.
+      const excerpt = excerptOf(
+        text,
+        spans[0],
+        rule.kind !== 'blocked_terms',
+        rule.kind === 'pattern' ? '[match]' : '[pii]',
+      );
+      findings.push({ rule, matchCount: spans.length, excerpt });
     }
     return { findings, blockedBy: findings.find((finding) => finding.rule.action === 'block')?.rule };
   }
@@ -95,7 +103,7 @@ function patternMatches(pattern: RegExp, text: string): TextSpan[] {
  * PII detector found it, and every other PII match in the excerpt masked too, so the alert log keeps
  * no e-mail address, phone or card number.
  */
-export function excerptOf(text: string, match: TextSpan, maskMatch: boolean): string {
+export function excerptOf(text: string, match: TextSpan, maskMatch: boolean, matchLabel = '[pii]'): string {
   const matchEnd = Math.min(match.end, match.start + EXCERPT_MATCH);
   const from = Math.max(0, match.start - EXCERPT_CONTEXT);
   const to = Math.min(text.length, matchEnd + EXCERPT_CONTEXT);
@@ -103,7 +111,7 @@ export function excerptOf(text: string, match: TextSpan, maskMatch: boolean): st
   const regionFrom = Math.max(0, from - 100);
   const region = text.slice(regionFrom, Math.min(text.length, to + 100));
   // The match first: a detector's mask of the same span names it better (later labels win).
-  const masks: (TextSpan & { label: string })[] = maskMatch ? [{ ...match, label: '[pii]' }] : [];
+  const masks: (TextSpan & { label: string })[] = maskMatch ? [{ ...match, label: matchLabel }] : [];
   for (const detector of PII_DETECTORS) {
     for (const span of detectPii(detector, region)) {
       masks.push({ start: span.start + regionFrom, end: span.end + regionFrom, label: `[${detector}]` });

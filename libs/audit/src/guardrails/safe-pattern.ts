@@ -6,8 +6,8 @@ export const MAX_PATTERN_LENGTH = 500;
  * backtracks, so a pattern that can match the same text in exponentially many ways ("catastrophic
  * backtracking") would hold the event loop for minutes on one message. Refused: a quantified group
  * that contains a quantifier (`(a+)+`, `(\w*x?)*`) or an alternation (`(a|aa)*`), backreferences and
- * lookarounds (`\1`, `(?=`, `(?<=`). What remains can only backtrack polynomially, and each scan is
- * bounded by the text windows the engine runs it over (guardrail-engine.ts).
+ * lookarounds (`\1`, `(?=`, `(?<=`), and more than one unbounded quantifier (`.*a.*b`). What remains
+ * backtracks at worst quadratically, over the text windows the engine runs it on (guardrail-engine.ts).
  */
 export function unsafePatternReason(source: string): string | null {
   if (source.length === 0) return 'the pattern is empty';
@@ -21,10 +21,19 @@ export function unsafePatternReason(source: string): string | null {
   // Each open group: whether a quantifier or an alternation occurs inside it.
   const groups: { quantified: boolean; alternation: boolean }[] = [];
   let inClass = false;
+  let unbounded = 0;
+  // What the previous token was: `?` after `(` is group syntax, after a quantifier it makes it lazy, and
+  // after anything else (an escaped character included) it is a quantifier.
+  let previous: 'open' | 'quantifier' | 'atom' = 'atom';
+  const quantify = (): 'quantifier' => {
+    if (groups.length > 0) groups[groups.length - 1].quantified = true;
+    return 'quantifier';
+  };
   for (let i = 0; i < source.length; i++) {
     const char = source[i];
     if (char === '\\') {
       i++;
+      previous = 'atom';
       continue;
     }
     if (inClass) {
@@ -34,16 +43,20 @@ export function unsafePatternReason(source: string): string | null {
     switch (char) {
       case '[':
         inClass = true;
+        previous = 'atom';
         break;
       case '(':
         if (/^\(\?<?[=!]/.test(source.slice(i, i + 4))) return 'lookahead and lookbehind are not allowed';
         groups.push({ quantified: false, alternation: false });
+        previous = 'open';
         break;
       case '|':
         if (groups.length > 0) groups[groups.length - 1].alternation = true;
+        previous = 'atom';
         break;
       case ')': {
         const group = groups.pop();
+        previous = 'atom';
         if (!group) break;
         const next = source[i + 1];
         const quantifiedGroup = next === '*' || next === '+' || next === '?' || next === '{';
@@ -60,16 +73,34 @@ export function unsafePatternReason(source: string): string | null {
       }
       case '*':
       case '+':
-      case '{':
-        if (groups.length > 0) groups[groups.length - 1].quantified = true;
+        unbounded++;
+        previous = quantify();
         break;
-      case '?':
-        // `(?:`, `(?<name>` and a lazy `+?` are not quantifiers of their own.
-        if (source[i - 1] !== '(' && !'*+?}'.includes(source[i - 1] ?? '') && groups.length > 0) {
-          groups[groups.length - 1].quantified = true;
+      case '{': {
+        const range = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
+        if (!range) {
+          previous = 'atom';
+          break;
         }
+        if (range[2] !== undefined && range[3] === '') unbounded++;
+        i += range[0].length - 1;
+        previous = quantify();
         break;
+      }
+      case '?':
+        if (previous === 'open') break;
+        if (previous === 'quantifier') {
+          previous = 'atom';
+          break;
+        }
+        previous = quantify();
+        break;
+      default:
+        previous = 'atom';
     }
   }
+  // Two unbounded quantifiers in a row (`.*a.*b`, `\w+\w+!`) backtrack polynomially: cubic over a window
+  // of text is seconds. One is at worst quadratic over a window.
+  if (unbounded > 1) return 'at most one unbounded quantifier (*, + or {n,}) is allowed: bound the others ({0,50})';
   return null;
 }

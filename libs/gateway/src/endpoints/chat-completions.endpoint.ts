@@ -6,7 +6,7 @@ import { AnthropicStreamToChat, anthropicMessageToChat, chatRequestToAnthropic }
 import { chatRequestText, countRequestTokens } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessage, type AnthropicStreamEvent, type ChatCompletionRequest, type ChatUsage } from '../wire';
-import { filterContent } from './content-filter';
+import { freshFrom, screenContent } from './content-filter';
 import { type GatewayContext } from './gateway-context';
 import {
   bodiesFor,
@@ -32,7 +32,10 @@ export async function chatCompletions(
   const request = body as ChatCompletionRequest;
   const stream = request.stream === true;
   exchange.stream = stream;
-  filterContent(context, exchange, () => chatRequestText({ messages: request.messages }));
+  screenContent(context, exchange, {
+    all: () => chatRequestText({ messages: request.messages }).texts.join('\n'),
+    fresh: () => chatRequestText({ messages: request.messages.slice(freshFrom(request.messages)) }).texts.join('\n'),
+  });
   const clientWantsUsage = request.stream_options?.include_usage === true;
   const bodyOf = (deployment: Deployment): string => {
     if (deployment.provider.family === 'messages') {

@@ -6,7 +6,7 @@ import { ChatStreamToAnthropic, chatCompletionToAnthropic, messagesRequestToChat
 import { countRequestTokens, messagesRequestText, quickTokenEstimate } from '../usage/token-counter';
 import { usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicMessagesRequest, type ChatCompletion, type ChatCompletionChunk } from '../wire';
-import { filterContent } from './content-filter';
+import { freshFrom, screenContent } from './content-filter';
 import { type GatewayContext } from './gateway-context';
 import {
   bodiesFor,
@@ -37,7 +37,16 @@ export async function messages(
   const request = body as AnthropicMessagesRequest;
   const stream = request.stream === true;
   exchange.stream = stream;
-  filterContent(context, exchange, () => messagesRequestText({ ...request, tools: undefined }));
+  screenContent(context, exchange, {
+    all: () => messagesRequestText({ ...request, tools: undefined }).texts.join('\n'),
+    fresh: () => {
+      const fresh = request.messages.slice(freshFrom(request.messages));
+      // Without an assistant message the whole request is new, system prompt included.
+      return fresh.length === request.messages.length
+        ? messagesRequestText({ ...request, tools: undefined }).texts.join('\n')
+        : messagesRequestText({ model: request.model, messages: fresh }).texts.join('\n');
+    },
+  });
   const bodyOf = (deployment: Deployment): string =>
     deployment.provider.family === 'messages'
       ? JSON.stringify({ ...request, model: deployment.upstreamModel })

@@ -96,6 +96,7 @@ export async function callProvider(
   forwarded: ForwardedHeaders = {},
 ): Promise<DispatchResult> {
   await context.limits.admit(exchange.principal as GatewayPrincipal);
+  exchange.beforeDispatch?.();
   let result: DispatchResult;
   try {
     result = await dispatch(

@@ -32,6 +32,8 @@ export class Exchange {
   usageStatus: UsageStatus = 'none';
   costUsd: number | null = null;
   failure: GatewayError | null = null;
+  /** Run once the key's limits admit the call, before any provider is called (the content filter). */
+  beforeDispatch: (() => void) | null = null;
   /** Milliseconds from arrival to the first byte of a streamed answer. */
   firstByteMs: number | null = null;
   clientAborted = false;

@@ -23,10 +23,10 @@ export class MemoryQueryService {
   /** The hits and the quota; MemoryError (with the quota's headers) when refused or when upstream failed. */
   async query(input: MemoryQueryInput): Promise<{ hits: MemoryHit[]; quota: QuotaState }> {
     const bucket = input.tenantId ?? PLATFORM_BUCKET;
-    const { granted, state } = await this.quota.take(bucket);
+    const { granted, state: taken } = await this.quota.take(bucket);
     if (!granted) {
       throw new MemoryError('monthly_quota_exceeded', 'the monthly shared-memory query quota is spent').withHeaders(
-        quotaHeaders(state),
+        quotaHeaders(taken),
       );
     }
     try {
@@ -37,10 +37,11 @@ export class MemoryQueryService {
         text: input.query,
         limit: QUERY_RESULTS,
       });
-      return { hits, quota: state };
+      return { hits, quota: taken };
     } catch (error) {
-      // A query that found nothing for the caller because upstream failed does not count.
-      if (error instanceof MemoryError) throw error.withHeaders(quotaHeaders(await this.quota.giveBack(bucket)));
+      // A query that found nothing for the caller (upstream or the database failed) does not count.
+      const state = await this.quota.giveBack(bucket, taken).catch(() => taken);
+      if (error instanceof MemoryError) throw error.withHeaders(quotaHeaders(state));
       throw error;
     }
   }

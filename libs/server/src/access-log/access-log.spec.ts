@@ -62,6 +62,13 @@ describe('AccessLog: one row per request, taken when the response closes', () =>
     expect(row?.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('keeps no source address that is not one (a forged X-Forwarded-For the trusted proxy passed on)', async () => {
+    sink.rows = [];
+    await fetch(`${url}/public`, { headers: { 'x-forwarded-for': `${'x'.repeat(2000)}` } });
+    await until(1);
+    expect(sink.rows[0]).toMatchObject({ status_code: 200, source_ip: null });
+  });
+
   it('leaves authz null where no check applied', async () => {
     sink.rows = [];
     await fetch(`${url}/public`);

@@ -1,6 +1,7 @@
 import { authzOf } from '@fed/observability';
 import { timeOrderedUuid } from '@fed/persistence';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { clientAddress } from '../http/client-address';
 import { type AccessLogRecord } from './access-log-writer';
@@ -59,7 +60,8 @@ export class AccessLog {
       id: timeOrderedUuid(startedAt),
       created_at: new Date(startedAt).toISOString(),
       service: this.service,
-      source_ip: sourceIp,
+      // From X-Forwarded-For behind proxies: whatever a caller wrote there when the chain is short; only an address is kept.
+      source_ip: isIP(sourceIp) !== 0 ? sourceIp : null,
       method: loggedMethod(req.method),
       host: loggedHeader(req.headers.host, HOST_LIMIT),
       // Express rewrites req.url while routing; originalUrl is what the client sent.

@@ -30,9 +30,9 @@ describe('the access log keeps no query secret', () => {
     expect(loggedPath(`/x?limit=${'9'.repeat(100)}`)).toBe('/x?limit=[redacted]');
   });
 
-  it('drops names that are not plain words (a bare token, encoded names)', () => {
-    expect(loggedPath('/x?eyJhbGciOiJIUzI1NiJ9.payload.signature-that-is-long&a%5B0%5D=1&sk-live')).toBe(
-      '/x?[redacted]&[redacted]&sk-live=[redacted]',
+  it('drops names that are not plain words (a bare token, encoded names) and bare items whole', () => {
+    expect(loggedPath('/x?eyJhbGciOiJIUzI1NiJ9.payload.signature-that-is-long&a%5B0%5D=1&sk-live&sk-live=1')).toBe(
+      '/x?[redacted]&[redacted]&[redacted]&sk-live=[redacted]',
     );
   });
 

@@ -31,7 +31,9 @@ export function loggedPath(target: string): string {
     const equals = pair.indexOf('=');
     const name = equals < 0 ? pair : pair.slice(0, equals);
     let shown: string;
-    if (HARMLESS_KEYS.has(name))
+    // A bare item (`?sk-live-...`) is all value: nothing of it is kept.
+    if (equals < 0) shown = REDACTED;
+    else if (HARMLESS_KEYS.has(name))
       shown = pair.length > name.length + 1 + KEPT_VALUE_LIMIT ? `${name}=${REDACTED}` : pair;
     else shown = PLAIN_NAME.test(name) ? `${name}=${REDACTED}` : REDACTED;
     kept += kept === '' ? shown : `&${shown}`;

@@ -1,5 +1,7 @@
 import { type DataSource } from 'typeorm';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What of a user decides which organization and role items of the shared memory they see and write. */
 export interface MemberProfile {
   orgId?: string;
@@ -11,9 +13,11 @@ export class MemberProfiles {
   constructor(private readonly dataSource: DataSource) {}
 
   async of(userId: string): Promise<MemberProfile> {
+    // A subject that is not a user id (a service account) has no profile; the comparison as uuid keeps the key's index.
+    if (!UUID.test(userId)) return {};
     // The identity context's table, read-only: the agent has no other way to know the user's organization.
     const [row] = (await this.dataSource.query(
-      `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id"::text = $1`,
+      `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id" = $1::uuid`,
       [userId],
     )) as { org_id: string | null; job_role: string | null }[];
     return {
