@@ -4,7 +4,7 @@ import { BatchedLogWriter, type DropReason } from './batched-log-writer';
 
 const TABLE = { name: '"public"."writer_rows"', columns: ['id', 'note'] };
 
-describe('BatchedLogWriter.close', () => {
+describe('BatchedLogWriter: flush and close', () => {
   let database: TestDatabase;
 
   beforeEach(async () => {
@@ -24,6 +24,20 @@ describe('BatchedLogWriter.close', () => {
       id: string;
     }[];
     expect(rows.map((row) => row.id)).toEqual(['a', 'b']);
+  });
+
+  it('flush() during a write under way also writes the rows that arrived after it began', async () => {
+    const writer = new BatchedLogWriter(database.dataSource, TABLE, { flushMs: 60_000, maxBufferedRows: 100 });
+    writer.append({ id: 'a', note: 'before' });
+    const first = writer.flush();
+    writer.append({ id: 'b', note: 'during' });
+    await writer.flush();
+    await first;
+    const rows = (await database.dataSource.query('SELECT "id" FROM "public"."writer_rows" ORDER BY "id"')) as {
+      id: string;
+    }[];
+    expect(rows.map((row) => row.id)).toEqual(['a', 'b']);
+    await writer.close();
   });
 
   it('gives up at once, counting the rows, when the database is gone (not after its deadline)', async () => {

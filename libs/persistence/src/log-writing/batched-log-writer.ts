@@ -56,7 +56,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     this.insert = `INSERT INTO ${table.name} (${columns})
   SELECT ${columns} FROM json_populate_recordset(NULL::${table.name}, $1::json)`;
     this.insertSkippingWritten = `${this.insert} ON CONFLICT ("id") DO NOTHING`;
-    this.timer = setInterval(() => void this.flush(), options.flushMs);
+    this.timer = setInterval(() => void this.write(), options.flushMs);
     this.timer.unref();
   }
 
@@ -76,11 +76,20 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     if (this.buffer.length > this.options.maxBufferedRows && !this.flushing) {
       this.drop(this.buffer.length - this.options.maxBufferedRows, 'buffer_full');
     }
-    if (this.closed) void this.flush();
+    if (this.closed) void this.write();
   }
 
-  /** Writes what is buffered (one batch after another); resolves when the attempt is over (never rejects). */
+  /**
+   * Writes what is buffered now (one batch after another); resolves when the attempt is over (never
+   * rejects). A write already under way took only the rows buffered when it began: this one waits for it
+   * and then writes the rest.
+   */
   flush(): Promise<void> {
+    return this.flushing ? this.flushing.then(() => this.write()) : this.write();
+  }
+
+  // The tick's write: none while one is under way (its rows wait for the next tick).
+  private write(): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.buffer.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
     this.flushing = this.writeAll().finally(() => {
