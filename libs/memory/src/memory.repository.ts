@@ -25,18 +25,9 @@ export interface RankedItem extends MemoryItem {
   textRank: number;
 }
 
-export interface StoredItem {
-  id: string;
-  tenantId: string | null;
-  scope: MemoryScope;
-  orgId: string | null;
-  jobRole: string | null;
-  title: string;
-  text: string;
-  source: string | null;
-  key: string | null;
+/** An item as it is written: its fields without the timestamps the database sets, and its embedding. */
+export interface StoredItem extends Omit<MemoryItem, 'createdAt' | 'updatedAt'> {
   embedding: Float32Array | null;
-  embeddingModel: string | null;
 }
 
 interface ItemRow {
