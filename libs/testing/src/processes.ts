@@ -50,7 +50,8 @@ export function startProcess(script: string, args: string[], env: NodeJS.Process
   };
   child.stdout.on('data', append);
   child.stderr.on('data', append);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close' rather than 'exit': by then both pipes are drained, so output() holds everything printed.
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     output: () => output,
