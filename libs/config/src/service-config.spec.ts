@@ -130,6 +130,15 @@ describe('service configuration', () => {
     ]);
     // @ts-expect-error llm-gateway reads no CHAT_ variable, so its configuration has no chat section
     expect(gateway.chat).toBeUndefined();
+    const protocols = loadConfig('agent-protocols', {
+      ...serviceEnv,
+      PROTOCOL_BODY_LIMIT_MB: '2',
+      MCP_FILE_SIZE_LIMIT_MB: '0.5',
+    });
+    expect(protocols.protocols).toEqual({ bodyLimitBytes: 2 * 1024 * 1024, mcpInlineFileBytes: 512 * 1024 });
+    expect(() => loadConfig('agent-protocols', { ...serviceEnv, MCP_FILE_SIZE_LIMIT_MB: '101' })).toThrow(
+      /MCP_FILE_SIZE_LIMIT_MB/,
+    );
     expect(Object.keys(loadConfig('platform', { REALM_IMPORT: 'realm.json' })).sort()).toEqual([
       'agent',
       'app',
@@ -146,6 +155,7 @@ describe('service configuration', () => {
       'logs',
       'memory',
       'notify',
+      'protocols',
       'realmImport',
       'redis',
       'sessions',

@@ -563,7 +563,7 @@ export const variables = [
       "The fixed `model` of the chat API (the service's agent model); a chat request naming another is refused with 400. Every stream chunk carries it.",
     allowed: '1 to 100 letters, digits, `.`, `_`, `:` or `-`',
     default: 'federation-agent',
-    apps: ['chat-service', 'agent-runtime', 'platform'],
+    apps: ['chat-service', 'agent-runtime', 'agent-protocols', 'platform'],
     parse: (raw: string) => (/^[A-Za-z0-9._:-]{1,100}$/.test(raw) ? raw : fail('not 1-100 of A-Z a-z 0-9 . _ : -')),
   }),
   define({
@@ -572,7 +572,7 @@ export const variables = [
     description: 'A chat stream that has been silent this long gets a `: heartbeat` comment.',
     allowed: 'an integer from 1 to 300',
     default: '15',
-    apps: ['chat-service', 'platform'],
+    apps: ['chat-service', 'agent-protocols', 'platform'],
     parse: secondsAsMilliseconds(1, 300),
   }),
   define({
@@ -582,8 +582,34 @@ export const variables = [
       "How long a finished turn's chunk log is kept for reconnecting clients (`GET /v1/chat/completions/:conversationId`).",
     allowed: 'an integer from 10 to 86400',
     default: '300',
-    apps: ['chat-service', 'agent-runtime', 'platform'],
+    apps: ['chat-service', 'agent-runtime', 'agent-protocols', 'platform'],
     parse: integer(10, 86_400),
+  }),
+  // agent-protocols (libs/protocols): A2A and MCP.
+  define({
+    name: 'PROTOCOL_BODY_LIMIT_MB',
+    key: 'protocols.bodyLimitBytes',
+    description:
+      'Largest JSON-RPC request body of `POST /api/v1/a2a` and `POST /api/v1/mcp` (files sent inline count, base64-encoded); a larger one is answered 413.',
+    allowed: 'an integer from 1 to 512',
+    default: '32',
+    apps: ['agent-protocols', 'platform'],
+    parse: (raw: string) => integer(1, 512)(raw) * 1024 * 1024,
+  }),
+  define({
+    name: 'MCP_FILE_SIZE_LIMIT_MB',
+    key: 'protocols.mcpInlineFileBytes',
+    description:
+      "MCP `get_file_content` returns a deliverable's content inline up to this size (the spec's `fileSizeLimitMB`), a download link above it.",
+    allowed: 'a number from 0 to 100 (fractions allowed)',
+    default: '5',
+    apps: ['agent-protocols', 'platform'],
+    parse: (raw: string) => {
+      const value = Number(raw);
+      return /^[0-9]{1,3}(\.[0-9]{1,6})?$/.test(raw) && value <= 100
+        ? Math.floor(value * 1024 * 1024)
+        : fail('not a number from 0 to 100');
+    },
   }),
   define({
     name: 'CHAT_ARCHIVE_AFTER_DAYS',
@@ -740,7 +766,7 @@ export const variables = [
       'Longest an agent turn may run; it then ends unfinished. chat-service also ends a turn no runtime has taken for this long.',
     allowed: 'an integer from 5 to 86400',
     default: '900',
-    apps: ['agent-runtime', 'chat-service', 'platform'],
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform'],
     parse: secondsAsMilliseconds(5, 86_400),
   }),
   define({
@@ -759,7 +785,7 @@ export const variables = [
       'A runtime that has not reported on its turn for this long is taken to be gone: the turn is handed to another runtime or ended unfinished with an error chunk.',
     allowed: 'an integer from 2 to 600',
     default: '30',
-    apps: ['agent-runtime', 'chat-service', 'platform'],
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform'],
     parse: secondsAsMilliseconds(2, 600),
   }),
   define({
@@ -829,7 +855,7 @@ export const variables = [
     description:
       "Encrypts the `Authorization` header values of approved MCP tool servers in the database (AES-256-GCM); agent-runtime, chat-service and platformctl must share it. In `platform` and `platformctl`, leaving it unset uses a key derived from the signing keys' KEY_ENCRYPTION_KEY. Without a key, tool servers without an auth header still work.",
     allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
-    apps: ['agent-runtime', 'chat-service', 'platform', 'platformctl'],
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform', 'platformctl'],
     sensitive: true,
     parse: (raw) =>
       Buffer.from(raw, 'base64').length === 32 && /^[A-Za-z0-9+/]{43}=$/.test(raw)

@@ -1,6 +1,7 @@
 export * from './storage';
 export * from './conversations';
 export * from './turns/turns.module';
+export { TurnStarterModule, type TurnStarterSources } from './turns/turn-starter.module';
 export * from './ledger';
 export { TurnReaper } from './turns/turn-reaper';
 export { type StartedTurn, type TurnInProgress, TurnStarter } from './turns/turn-starter';

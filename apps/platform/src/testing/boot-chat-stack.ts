@@ -33,8 +33,8 @@ export interface ChatStack {
   api: string;
   /** An access token of a new user with the chat scopes. */
   userToken(userId?: string): Promise<string>;
-  /** An access token of the test issuer with these scopes (space-separated). */
-  token(scope: string): Promise<string>;
+  /** An access token of the test issuer with these scopes (space-separated), of `userId` (default: a new user). */
+  token(scope: string, userId?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -93,7 +93,7 @@ export async function bootChatStack(
     api: `${service.url}/api`,
     userToken: (userId = crypto.randomUUID()) =>
       issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
-    token: (scope) => issuer.mint({ sub: crypto.randomUUID(), scope }),
+    token: (scope, userId = crypto.randomUUID()) => issuer.mint({ sub: userId, scope }),
     close: async () => {
       await service.shutdown('test');
       await jwks.close();

@@ -2,11 +2,11 @@ import { ApiError, type PageQuery, isUuid, toCursorPage } from '@fed/contracts';
 import { type BlobStore, BlobTooLargeError, sweepUnreferencedBlobs } from '@fed/storage';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ConversationOwner } from '../conversation-owner';
 import { sendBlob } from './blob-response';
-import { UploadMeter, describeFile } from './file-facts';
+import { HEAD_BYTES, UploadMeter, describeFile } from './file-facts';
 import {
   FILE_LIST,
   type FileDeletedResponse,
@@ -114,6 +114,34 @@ export class FilesService {
       if (meter?.exceeded || error instanceof BlobTooLargeError) throw tooLarge(this.maxUploadBytes, request);
       if (error instanceof UploadCutOffError) throw withConnectionClose(new ApiError('invalid_request', error.message));
       if (error instanceof ApiError) throw request.complete ? error : withConnectionClose(error);
+      throw error;
+    }
+  }
+
+  /**
+   * A file a protocol request carried inline (A2A file parts, MCP `execute_chat` files): stored as an
+   * upload of the owner's, with the same name rules, limit and type detection as `POST /v1/files`.
+   */
+  async storeBytes(
+    owner: ConversationOwner,
+    file: { filename: string; bytes: Buffer },
+  ): Promise<UploadedFileResponse & { mimeType: string }> {
+    const refusal = filenameRefusal(file.filename);
+    if (refusal) throw new ApiError('invalid_parameter', refusal);
+    if (file.bytes.length > this.maxUploadBytes) {
+      throw new ApiError('payload_too_large', `the file is larger than ${this.maxUploadBytes / (1024 * 1024)} MB`);
+    }
+    const fileId = randomUUID();
+    const blobKey = `${UPLOADS_PREFIX}${fileId}`;
+    await this.files.insertUploading(owner, { id: fileId, blobKey });
+    try {
+      await this.store.put(blobKey, Readable.from([file.bytes]), { maxBytes: this.maxUploadBytes });
+      const facts = describeFile(file.bytes.subarray(0, HEAD_BYTES), file.filename);
+      const row = await this.files.markStored(fileId, { filename: file.filename, bytes: file.bytes.length, ...facts });
+      if (!row) throw new ApiError('service_unavailable', 'the file could not be stored; send it again');
+      return { ...toUploadedFileResponse(row), mimeType: facts.mimeType };
+    } catch (error) {
+      await this.removeUpload(fileId, blobKey, true);
       throw error;
     }
   }

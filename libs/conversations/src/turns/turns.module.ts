@@ -1,4 +1,4 @@
-import { RUN_QUEUE, RUN_STREAM, type RunQueue, type RunStream, SIGNALS, type Signals } from '@fed/bus';
+import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { SHUTDOWN_SIGNAL } from '@fed/server';
@@ -11,75 +11,23 @@ import {
   type OnModuleDestroy,
   type Type,
 } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { ConversationsRepository } from '../conversations/conversations.repository';
-import { conversationEntities } from '../storage';
 import { ChatController } from './chat.controller';
-import { TURN_CATALOG, type TurnCatalog } from './turn-catalog.port';
-import { TurnFiles } from './turn-files';
-import { NO_LIBRARY, TURN_LIBRARY, type TurnLibrary } from './turn-library.port';
+import { type TurnCatalog } from './turn-catalog.port';
+import { type TurnLibrary } from './turn-library.port';
 import { TurnReaper } from './turn-reaper';
 import { TurnStarter } from './turn-starter';
+import { TurnStarterModule } from './turn-starter.module';
 import { TurnsRepository } from './turns.repository';
 import { TurnsService } from './turns.service';
 
 /**
- * `POST /v1/chat/completions`, reconnect and cancel: admission, SSE relay, reaper (docs/chat.md). Exports
- * the turn starter, which other front doors use to run the same turns.
- * The app gives it the agent catalog (`withCatalog`): libs/agent depends on this lib, not the reverse.
+ * `POST /v1/chat/completions`, reconnect and cancel: the SSE relay and the reaper over the turn starter
+ * (docs/chat.md). The app gives it the agent catalog (`withCatalog`): libs/agent depends on this lib, not
+ * the reverse. Other front doors import `TurnStarterModule` with the same sources.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(conversationEntities)],
   controllers: [ChatController],
   providers: [
-    {
-      provide: TurnsRepository,
-      inject: [DataSource],
-      useFactory: (dataSource: DataSource) => new TurnsRepository(dataSource),
-    },
-    {
-      provide: TurnStarter,
-      inject: [
-        TurnsRepository,
-        DataSource,
-        TURN_CATALOG,
-        TurnFiles,
-        RUN_QUEUE,
-        RUN_STREAM,
-        SIGNALS,
-        SERVICE_CONFIG,
-        LOGGER,
-      ],
-      useFactory: (
-        repository: TurnsRepository,
-        dataSource: DataSource,
-        catalog: TurnCatalog,
-        files: TurnFiles,
-        runQueue: RunQueue,
-        runStream: RunStream,
-        signals: Signals,
-        config: ServiceConfig,
-        logger: Logger,
-      ) =>
-        new TurnStarter({
-          repository,
-          conversations: new ConversationsRepository(dataSource),
-          catalog,
-          files,
-          runQueue,
-          runStream,
-          signals,
-          config,
-          logger,
-        }),
-    },
-    {
-      provide: TurnFiles,
-      inject: [TurnsRepository, TURN_LIBRARY, SERVICE_CONFIG],
-      useFactory: (repository: TurnsRepository, library: TurnLibrary, config: ServiceConfig) =>
-        new TurnFiles(repository, library, config.edition),
-    },
     {
       provide: TurnsService,
       inject: [TurnStarter, RUN_STREAM, SERVICE_CONFIG, LOGGER, SHUTDOWN_SIGNAL],
@@ -98,8 +46,6 @@ import { TurnsService } from './turns.service';
         new TurnReaper(repository, starter, config, logger),
     },
   ],
-  // A2A and MCP start, follow and cancel turns through the starter (design: "Where the next services go").
-  exports: [TurnStarter],
 })
 export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
   /**
@@ -113,19 +59,12 @@ export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
   ): DynamicModule {
     return {
       module: TurnsModule,
-      imports: [catalogModule, ...(library ? [library.module] : [])],
-      providers: [
-        { provide: TURN_CATALOG, useExisting: catalog },
-        library
-          ? { provide: TURN_LIBRARY, useExisting: library.provider }
-          : { provide: TURN_LIBRARY, useValue: NO_LIBRARY },
-      ],
+      imports: [TurnStarterModule.withSources({ catalogModule, catalog, ...(library ? { library } : {}) })],
     };
   }
 
   constructor(
     private readonly reaper: TurnReaper,
-    private readonly starter: TurnStarter,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {}
 
@@ -134,7 +73,6 @@ export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.starter.close();
     await this.reaper.stop();
   }
 }

@@ -1,0 +1,103 @@
+import { RUN_QUEUE, RUN_STREAM, type RunQueue, type RunStream, SIGNALS, type Signals } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { type DynamicModule, type InjectionToken, Module, type OnModuleDestroy, type Type } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ConversationsRepository } from '../conversations/conversations.repository';
+import { conversationEntities } from '../storage';
+import { TURN_CATALOG, type TurnCatalog } from './turn-catalog.port';
+import { TurnFiles } from './turn-files';
+import { NO_LIBRARY, TURN_LIBRARY, type TurnLibrary } from './turn-library.port';
+import { TurnStarter } from './turn-starter';
+import { TurnsRepository } from './turns.repository';
+
+/** Where the turn starter finds the chat request's persona, playbook and skills, and its library files. */
+export interface TurnStarterSources {
+  catalogModule: Type;
+  catalog: InjectionToken<TurnCatalog>;
+  library?: { module: Type; provider: InjectionToken<TurnLibrary> };
+}
+
+/**
+ * The turn starter alone, without an HTTP endpoint: what every front door (the chat endpoint, A2A, MCP)
+ * runs turns through (docs/chat.md "The turn starter"). Imported with the same sources by several
+ * modules of one process, it is one module, so the process has one starter.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(conversationEntities)],
+  providers: [
+    {
+      provide: TurnsRepository,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new TurnsRepository(dataSource),
+    },
+    {
+      provide: TurnStarter,
+      inject: [
+        TurnsRepository,
+        DataSource,
+        TURN_CATALOG,
+        TurnFiles,
+        RUN_QUEUE,
+        RUN_STREAM,
+        SIGNALS,
+        SERVICE_CONFIG,
+        LOGGER,
+      ],
+      useFactory: (
+        repository: TurnsRepository,
+        dataSource: DataSource,
+        catalog: TurnCatalog,
+        files: TurnFiles,
+        runQueue: RunQueue,
+        runStream: RunStream,
+        signals: Signals,
+        config: ServiceConfig,
+        logger: Logger,
+      ) =>
+        new TurnStarter({
+          repository,
+          conversations: new ConversationsRepository(dataSource),
+          catalog,
+          files,
+          runQueue,
+          runStream,
+          signals,
+          config,
+          logger,
+        }),
+    },
+    {
+      provide: TurnFiles,
+      inject: [TurnsRepository, TURN_LIBRARY, SERVICE_CONFIG],
+      useFactory: (repository: TurnsRepository, library: TurnLibrary, config: ServiceConfig) =>
+        new TurnFiles(repository, library, config.edition),
+    },
+  ],
+  exports: [TurnStarter, TurnsRepository],
+})
+export class TurnStarterModule implements OnModuleDestroy {
+  /**
+   * `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks;
+   * `library` (a provider of its module) its input_file `filepath` parts. Without it no filepath is found.
+   */
+  static withSources({ catalogModule, catalog, library }: TurnStarterSources): DynamicModule {
+    return {
+      module: TurnStarterModule,
+      imports: [catalogModule, ...(library ? [library.module] : [])],
+      providers: [
+        { provide: TURN_CATALOG, useExisting: catalog },
+        library
+          ? { provide: TURN_LIBRARY, useExisting: library.provider }
+          : { provide: TURN_LIBRARY, useValue: NO_LIBRARY },
+      ],
+    };
+  }
+
+  constructor(private readonly starter: TurnStarter) {}
+
+  onModuleDestroy(): void {
+    this.starter.close();
+  }
+}

@@ -1,0 +1,1 @@
+export { A2aModule } from './a2a.module';

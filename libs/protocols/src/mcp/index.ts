@@ -1,0 +1,1 @@
+export { McpModule } from './mcp.module';

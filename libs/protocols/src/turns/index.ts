@@ -1,0 +1,2 @@
+export { type FollowOptions, type RunEvent, followRun } from './follow-run';
+export { ProtocolTurnsModule } from './protocol-turns.module';

@@ -1,0 +1,30 @@
+import { CatalogService, CatalogStoreModule, LibraryService, LibraryStoreModule } from '@fed/agent';
+import { FilesRepository, FilesService, TurnStarterModule } from '@fed/conversations';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
+import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/**
+ * What both protocol front doors run turns with: the turn starter, with the same catalog and library as
+ * the chat endpoint (so one process has one starter), and the files service for files sent inline.
+ * No HTTP endpoint of document 2 comes with it.
+ */
+@Module({
+  imports: [
+    TurnStarterModule.withSources({
+      catalogModule: CatalogStoreModule,
+      catalog: CatalogService,
+      library: { module: LibraryStoreModule, provider: LibraryService },
+    }),
+  ],
+  providers: [
+    {
+      provide: FilesService,
+      inject: [DataSource, BLOB_STORE],
+      useFactory: (dataSource: DataSource, store: BlobStore) =>
+        new FilesService(new FilesRepository(dataSource), store),
+    },
+  ],
+  exports: [TurnStarterModule, FilesService],
+})
+export class ProtocolTurnsModule {}
