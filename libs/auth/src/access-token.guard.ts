@@ -1,18 +1,11 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { type AuthzReason, noteAuthz } from '@fed/observability';
-import { REVOKED_TOKEN, insufficientScope } from './auth.errors';
-import { type AccessTokenPrincipal } from './access-token.principal';
 import { AccessTokenVerifier } from './access-token.verifier';
-import { bearerTokenFrom } from './bearer-token';
+import { type AuthenticatedRequest, authenticateRequest } from './authenticate-request';
 import { setPrincipal } from './current-principal.decorator';
 import { PUBLIC_METADATA } from './public.decorator';
 import { SCOPES_METADATA } from './scopes.decorator';
-
-interface HttpRequest {
-  headers: { authorization?: string };
-}
 
 /**
  * Every route needs a valid access token unless it is @Public(); @Scopes() adds a scope check,
@@ -35,21 +28,9 @@ export class AccessTokenGuard implements CanActivate {
     if (context.getType() !== 'http') return false;
     const rule = this.ruleFor(context);
     if (rule === 'public') return true;
-    const request = context.switchToHttp().getRequest<HttpRequest>();
-    const authorization = request.headers.authorization;
-    let principal: AccessTokenPrincipal;
-    try {
-      principal = await this.verifier.verify(bearerTokenFrom(authorization));
-    } catch (error) {
-      noteAuthz(request, 'deny', deniedTokenReason(authorization, error));
-      throw error;
-    }
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await authenticateRequest(this.verifier, request, rule, this.checksScopes);
     setPrincipal(request, principal);
-    if (this.checksScopes && rule && !rule.some((scope) => principal.scopes.has(scope))) {
-      noteAuthz(request, 'deny', 'insufficient_scope');
-      throw insufficientScope(rule);
-    }
-    noteAuthz(request, 'allow', 'access_token');
     return true;
   }
 
@@ -63,10 +44,4 @@ export class AccessTokenGuard implements CanActivate {
     }
     return undefined;
   }
-}
-
-/** The access log's reason for a token the guard refused. */
-function deniedTokenReason(authorization: string | undefined, error: unknown): AuthzReason {
-  if (authorization === undefined || authorization === '') return 'missing_token';
-  return error instanceof Error && error.message === REVOKED_TOKEN ? 'revoked_token' : 'invalid_token';
 }

@@ -2,6 +2,7 @@ export { ACCESS_TOKEN_AUDIENCE, type ClaimRules, checkAccessTokenClaims } from '
 export { AccessTokenGuard } from './access-token.guard';
 export type { AccessTokenClaims, AccessTokenPrincipal, TenantClaim } from './access-token.principal';
 export { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token.verifier';
+export { type AuthenticatedRequest, authenticateRequest } from './authenticate-request';
 export { AUTH_REALM, REVOKED_TOKEN, insufficientScope, invalidToken, missingToken } from './auth.errors';
 export { AUTH_OPTIONS, AuthModule, type AuthOptions, DEFAULT_MAX_TOKEN_AGE_SECONDS } from './auth.module';
 export { bearerTokenFrom } from './bearer-token';
