@@ -22,4 +22,4 @@ export const platformFeatures = [
 ];
 
 // For tests that run two of the deployables side by side, as separate services.
-export { AgentRuntimeModule, AuthServiceModule, ChatServiceModule, LlmGatewayModule };
+export { AgentProtocolsModule, AgentRuntimeModule, AuthServiceModule, ChatServiceModule, LlmGatewayModule };
