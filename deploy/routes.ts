@@ -47,6 +47,13 @@ export const routes: readonly Route[] = [
   { path: '/api/v1/admin', pathType: 'Prefix', app: 'admin-service', profile: 'api' },
   // agent-protocols: the A2A agent card, A2A and MCP (both stream events).
   { path: '/.well-known/agent-card.json', pathType: 'Exact', app: 'agent-protocols', profile: 'api' },
+  // MCP's protected-resource metadata (RFC 9728), named by its 401 challenge.
+  {
+    path: '/.well-known/oauth-protected-resource/api/v1/mcp',
+    pathType: 'Exact',
+    app: 'agent-protocols',
+    profile: 'api',
+  },
   { path: '/api/v1/a2a', pathType: 'Prefix', app: 'agent-protocols', profile: 'stream' },
   { path: '/api/v1/mcp', pathType: 'Prefix', app: 'agent-protocols', profile: 'stream' },
   // llm-gateway: OpenAI- and Anthropic-compatible model API.
@@ -132,6 +139,8 @@ export const unroutedPaths: readonly string[] = [
   '/api/v1/administrator',
   '/.well-known/agent-card.jsonx',
   '/.well-known/agent-card.json/x',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/api/v1/mcp/x',
   '/realms/federationx',
   '/realms/other/.well-known/openid-configuration',
   '/llm/v2/models',

@@ -37,9 +37,8 @@ describe('all-in-one platform (npm start)', () => {
     expect(output).toContain(`node:     ${process.version}`);
     expect(output).toMatch(new RegExp(`OpenAI SDK +http://localhost:${port}/llm/v1\\n`));
     expect(output).toMatch(new RegExp(`Anthropic SDK +http://localhost:${port}/llm\\n`));
-    // Not served by this process yet: not advertised.
-    expect(output).not.toContain('agent-card.json');
-    expect(output).not.toContain('/api/v1/mcp');
+    expect(output).toMatch(new RegExp(`A2A agent card +http://localhost:${port}/.well-known/agent-card.json\\n`));
+    expect(output).toMatch(new RegExp(`MCP \\(streamable HTTP\\) +http://localhost:${port}/api/v1/mcp\\n`));
     expect(output).toMatch(/"msg":"migrations applied"/);
   }, 90_000);
 

@@ -1,9 +1,6 @@
 import { type ServiceConfig } from '@fed/config';
 
-/**
- * What a developer needs after `npm start`: where everything is. Only what this process serves is
- * listed (the A2A card and the MCP endpoint join the list when agent-protocols is part of it).
- */
+/** What a developer needs after `npm start`: where everything is. */
 export function banner(
   config: ServiceConfig,
   listening: string,
@@ -19,6 +16,9 @@ export function banner(
     // client appends `/v1/messages` itself.
     ['Model gateway, OpenAI SDK', `${base}/llm/v1`],
     ['Model gateway, Anthropic SDK', `${base}/llm`],
+    ['A2A agent card', `${base}/.well-known/agent-card.json`],
+    ['A2A (JSON-RPC)', `${base}/api/v1/a2a`],
+    ['MCP (streamable HTTP)', `${base}/api/v1/mcp`],
     ['Liveness', `${base}/healthz`],
     ['Readiness', `${base}/readyz`],
     ['Metrics', `${base}/metrics`],

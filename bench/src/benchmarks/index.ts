@@ -5,6 +5,7 @@ import { filesBenchmark } from './files.bench';
 import { gatewayBenchmark } from './gateway.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { memoryQueryBenchmark } from './memory-query.bench';
+import { protocolsBenchmark } from './protocols.bench';
 import { startupBenchmark } from './startup.bench';
 import { tokenBenchmark } from './token.bench';
 import { verifyBenchmark } from './verify.bench';
@@ -17,6 +18,7 @@ export const benchmarks: Benchmark[] = [
   tokenBenchmark,
   gatewayBenchmark,
   chatBenchmark,
+  protocolsBenchmark,
   filesBenchmark,
   adminLogsBenchmark,
   memoryQueryBenchmark,

@@ -39,3 +39,4 @@ export {
 export { ToolServerSecrets, toolServerSecretsFor } from './toolservers/tool-server-secrets';
 export { ExternalUiRefusedError, ToolServerUiSource } from './toolservers/tool-server-ui-source';
 export { TOOL_SERVER_SECRETS, ToolServersModule } from './toolservers/tool-servers.module';
+export { type FileFormat, formatOf } from './runtime/attachments/file-formats';

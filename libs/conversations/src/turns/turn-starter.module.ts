@@ -82,8 +82,13 @@ export class TurnStarterModule implements OnModuleDestroy {
    * `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks;
    * `library` (a provider of its module) its input_file `filepath` parts. Without it no filepath is found.
    */
-  static withSources({ catalogModule, catalog, library }: TurnStarterSources): DynamicModule {
-    return {
+  static withSources(sources: TurnStarterSources): DynamicModule {
+    // Nest tells dynamic modules apart by object identity: the same sources must give the same object,
+    // or each importer would get a starter of its own.
+    const known = TurnStarterModule.built.find(({ of }) => sameSources(of, sources));
+    if (known) return known.module;
+    const { catalogModule, catalog, library } = sources;
+    const module: DynamicModule = {
       module: TurnStarterModule,
       imports: [catalogModule, ...(library ? [library.module] : [])],
       providers: [
@@ -93,11 +98,24 @@ export class TurnStarterModule implements OnModuleDestroy {
           : { provide: TURN_LIBRARY, useValue: NO_LIBRARY },
       ],
     };
+    TurnStarterModule.built.push({ of: sources, module });
+    return module;
   }
+
+  private static readonly built: { of: TurnStarterSources; module: DynamicModule }[] = [];
 
   constructor(private readonly starter: TurnStarter) {}
 
   onModuleDestroy(): void {
     this.starter.close();
   }
+}
+
+function sameSources(a: TurnStarterSources, b: TurnStarterSources): boolean {
+  return (
+    a.catalogModule === b.catalogModule &&
+    a.catalog === b.catalog &&
+    a.library?.module === b.library?.module &&
+    a.library?.provider === b.library?.provider
+  );
 }

@@ -1,3 +1,5 @@
 export * from './external-ui-source.port';
 export * from './ui-resource-record';
-export { UiResourcesModule } from './ui-resources.module';
+export { UiResourcesModule, UiResourcesStoreModule } from './ui-resources.module';
+export { UiResourcesService } from './ui-resources.service';
+export { type UiResourceHtmlResponse } from './ui-resources.dto';

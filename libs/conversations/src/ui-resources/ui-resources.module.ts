@@ -7,9 +7,8 @@ import { UiResourcesController } from './ui-resources.controller';
 import { UiResourcesRepository } from './ui-resources.repository';
 import { UiResourcesService } from './ui-resources.service';
 
-/** UI resource retrieval (document 2); served by chat-service. */
+/** UiResourcesService without the HTTP endpoint: for MCP's `get_ui_resource`, served by agent-protocols. */
 @Module({
-  controllers: [UiResourcesController],
   providers: [
     {
       provide: UiResourcesService,
@@ -23,6 +22,14 @@ import { UiResourcesService } from './ui-resources.service';
         ),
     },
   ],
+  exports: [UiResourcesService],
+})
+export class UiResourcesStoreModule {}
+
+/** UI resource retrieval (document 2); served by chat-service. */
+@Module({
+  imports: [UiResourcesStoreModule],
+  controllers: [UiResourcesController],
 })
 export class UiResourcesModule {}
 

@@ -1,5 +1,79 @@
-import { Module } from '@nestjs/common';
+import { AccessTokenVerifier } from '@fed/auth';
+import { RUN_STREAM, type RunStream } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { FilesService, TurnStarter } from '@fed/conversations';
+import { LOGGER, type Logger } from '@fed/observability';
+import { FAST_ROUTES, type FastRoutes, SHUTDOWN_SIGNAL } from '@fed/server';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProtocolTurnsModule } from '../turns';
+import { A2aEndpoint } from './a2a-endpoint';
+import { A2aRequestHandler } from './a2a-request-handler';
+import { A2aTaskRepository } from './a2a-task.repository';
+import { A2A_PATH, AGENT_CARD_PATH, agentCard } from './agent-card';
 
-/** A2A of document 3: the agent card and the JSON-RPC endpoint `POST /api/v1/a2a`. */
-@Module({})
-export class A2aModule {}
+/** How long `tasks/cancel` waits for the runtime (or the starter's grace check) to end the turn. */
+const CANCEL_WAIT_MS = 10_000;
+
+/** A2A of document 3: the agent card and the JSON-RPC endpoint `POST /api/v1/a2a` (README.md beside it). */
+@Module({
+  imports: [ProtocolTurnsModule],
+  providers: [
+    {
+      provide: A2aRequestHandler,
+      inject: [TurnStarter, RUN_STREAM, DataSource, FilesService, SERVICE_CONFIG, LOGGER],
+      useFactory: (
+        starter: TurnStarter,
+        runStream: RunStream,
+        dataSource: DataSource,
+        files: FilesService,
+        config: ServiceConfig,
+        logger: Logger,
+      ) =>
+        new A2aRequestHandler({
+          starter,
+          runStream,
+          repository: new A2aTaskRepository(dataSource),
+          files,
+          card: agentCard({ baseUrl: config.http.publicUrl, issuer: config.auth.issuer }),
+          baseUrl: config.http.publicUrl,
+          cancelWaitMs: CANCEL_WAIT_MS,
+          logger,
+        }),
+    },
+    {
+      provide: A2aEndpoint,
+      inject: [A2aRequestHandler, AccessTokenVerifier, SERVICE_CONFIG, SHUTDOWN_SIGNAL],
+      useFactory: (
+        handler: A2aRequestHandler,
+        verifier: AccessTokenVerifier,
+        config: ServiceConfig,
+        shutdown: AbortSignal,
+      ) =>
+        new A2aEndpoint(
+          handler,
+          agentCard({ baseUrl: config.http.publicUrl, issuer: config.auth.issuer }),
+          verifier,
+          {
+            bodyLimitBytes: config.protocols.bodyLimitBytes,
+            heartbeatMs: config.chat.heartbeatMs,
+          },
+          shutdown,
+        ),
+    },
+  ],
+})
+export class A2aModule implements OnModuleInit {
+  constructor(
+    private readonly endpoint: A2aEndpoint,
+    @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+  ) {}
+
+  onModuleInit(): void {
+    // Document 3: the Marketplace edition has no A2A (its paths are unknown there: 404).
+    if (this.config.edition === 'marketplace') return;
+    this.fastRoutes.add('GET', AGENT_CARD_PATH, (req, res) => this.endpoint.serveCard(req, res));
+    this.fastRoutes.add('POST', A2A_PATH, (req, res) => this.endpoint.serve(req, res));
+  }
+}

@@ -1,5 +1,85 @@
+import { CatalogService, CatalogStoreModule, ToolServersModule } from '@fed/agent';
+import { RUN_STREAM, type RunStream } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { FilesService, TurnStarter, UiResourcesService, UiResourcesStoreModule } from '@fed/conversations';
+import { LOGGER, type Logger } from '@fed/observability';
+import { SHUTDOWN_SIGNAL } from '@fed/server';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProtocolTurnsModule } from '../turns';
+import { CancelChatTool } from './cancel-chat.tool';
+import { ExecuteChatTool } from './execute-chat.tool';
+import { GetFileContentTool } from './get-file-content.tool';
+import { GetUiResourceTool } from './get-ui-resource.tool';
+import { ListPersonasTool } from './list-personas.tool';
+import { McpEndpoint } from './mcp-endpoint';
+import { McpMetadataController } from './mcp-metadata.controller';
+import { McpServerFactory } from './mcp-server.factory';
+import { publicBaseUrl } from './mcp-urls';
+import { McpRepository } from './mcp.repository';
 
-/** MCP of document 3: the stateless streamable-HTTP endpoint `POST /api/v1/mcp` and its resource metadata. */
-@Module({})
+/**
+ * MCP of document 3: the stateless streamable-HTTP endpoint `POST /api/v1/mcp` and its resource metadata
+ * (README.md). `ToolServersModule` provides the external UI source `get_ui_resource` reads through.
+ */
+@Module({
+  imports: [ProtocolTurnsModule, CatalogStoreModule, UiResourcesStoreModule, ToolServersModule],
+  controllers: [McpMetadataController],
+  providers: [
+    {
+      provide: McpRepository,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new McpRepository(dataSource),
+    },
+    {
+      provide: ExecuteChatTool,
+      inject: [TurnStarter, RUN_STREAM, FilesService, McpRepository, SERVICE_CONFIG, SHUTDOWN_SIGNAL, LOGGER],
+      useFactory: (
+        starter: TurnStarter,
+        runStream: RunStream,
+        files: FilesService,
+        repository: McpRepository,
+        config: ServiceConfig,
+        shutdown: AbortSignal,
+        logger: Logger,
+      ) =>
+        new ExecuteChatTool(starter, runStream, files, repository, {
+          heartbeatMs: config.chat.heartbeatMs,
+          shutdown,
+          logger,
+        }),
+    },
+    {
+      provide: GetFileContentTool,
+      inject: [McpRepository, BLOB_STORE, SERVICE_CONFIG, LOGGER],
+      useFactory: (repository: McpRepository, blobs: BlobStore, config: ServiceConfig, logger: Logger) =>
+        new GetFileContentTool(repository, blobs, {
+          inlineBytes: config.protocols.mcpInlineFileBytes,
+          baseUrl: publicBaseUrl(config),
+          logger,
+        }),
+    },
+    {
+      provide: McpServerFactory,
+      inject: [ExecuteChatTool, GetFileContentTool, UiResourcesService, TurnStarter, CatalogService, LOGGER],
+      useFactory: (
+        executeChat: ExecuteChatTool,
+        getFileContent: GetFileContentTool,
+        uiResources: UiResourcesService,
+        starter: TurnStarter,
+        catalog: CatalogService,
+        logger: Logger,
+      ) =>
+        new McpServerFactory([
+          executeChat,
+          getFileContent,
+          new GetUiResourceTool(uiResources, logger),
+          new CancelChatTool(starter, logger),
+          new ListPersonasTool(catalog, logger),
+        ]),
+    },
+    McpEndpoint,
+  ],
+})
 export class McpModule {}

@@ -1,0 +1,291 @@
+import { type AgentCard, formatSSEErrorEvent } from '@a2a-js/sdk';
+import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { type A2ARequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { type AccessTokenVerifier, authenticateRequest } from '@fed/auth';
+import { ApiError, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
+import { type ConversationOwner, ownerOf } from '@fed/conversations';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { nestedDeeperThan, readLimitedBody } from '../turns/request-body';
+import { type A2aCall, callContext, parseEventId } from './a2a-call';
+import { A2A_SCOPE, agentCardJson, wantsLegacyCard } from './agent-card';
+import { normaliseParams } from './turn-input';
+
+export interface A2aEndpointSettings {
+  bodyLimitBytes: number;
+  heartbeatMs: number;
+}
+
+type RequestId = string | number | null;
+
+interface RpcError {
+  jsonrpc: '2.0';
+  id: RequestId;
+  error: { code: number; message: string };
+}
+
+/** The JSON-RPC request object (JSON-RPC 2.0, section 4) this endpoint accepts. */
+interface RpcRequest extends Record<string, unknown> {
+  jsonrpc: '2.0';
+  id?: RequestId;
+  method: string;
+  params?: unknown;
+}
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+
+/** Deeper JSON is refused before anything walks it (the SDK's translations recurse). */
+const MAX_JSON_DEPTH = 64;
+const SUPPORTED_VERSION = /^(0\.3|1\.0)(\.0)?$/;
+const JSON_TYPE = /^application\/(json|a2a\+json)\s*(;|$)/i;
+const STREAMING_METHODS = new Set(['message/stream', 'tasks/resubscribe', 'SendStreamingMessage', 'SubscribeToTask']);
+
+const rpcError = (id: RequestId, code: number, message: string): RpcError => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message },
+});
+
+/**
+ * `POST /api/v1/a2a` and the agent card, as fast routes: the raw request, read and checked here (token,
+ * content type, size, JSON, the JSON-RPC envelope, `A2A-Version`), then handed to the SDK's transport
+ * handler of the method's generation (v0.3 names to the compat one, v1.0 names to the current one).
+ * Blocking answers get whitespace keep-alives while they wait; streams get SSE ids and heartbeats.
+ */
+export class A2aEndpoint {
+  private readonly current: JsonRpcTransportHandler;
+  private readonly legacy: LegacyJsonRpcTransportHandler;
+  private readonly cards: { current: Buffer; legacy: Buffer };
+
+  constructor(
+    handler: A2ARequestHandler,
+    card: AgentCard,
+    private readonly verifier: AccessTokenVerifier,
+    private readonly settings: A2aEndpointSettings,
+    private readonly shutdown: AbortSignal,
+  ) {
+    this.current = new JsonRpcTransportHandler(handler);
+    this.legacy = new LegacyJsonRpcTransportHandler(handler);
+    this.cards = {
+      current: Buffer.from(JSON.stringify(agentCardJson(card, false))),
+      legacy: Buffer.from(JSON.stringify(agentCardJson(card, true))),
+    };
+  }
+
+  /** The public agent card: v0.3 (with the v1.0 interfaces) unless `A2A-Version` asks for 1.x. */
+  async serveCard(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = wantsLegacyCard(header(req, 'a2a-version')) ? this.cards.legacy : this.cards.current;
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': body.length,
+      'Cache-Control': 'public, max-age=300',
+      Vary: 'A2A-Version',
+      'Access-Control-Allow-Origin': '*',
+    });
+    res.end(body);
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let owner: ConversationOwner;
+    try {
+      owner = ownerOf(await authenticateRequest(this.verifier, req, [A2A_SCOPE]));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      req.resume();
+      return sendJson(res, error.status, error.toEnvelope(), error.headers);
+    }
+    // 415 rather than -32600: the body is not read at all, so not as JSON-RPC either.
+    if (!JSON_TYPE.test(header(req, 'content-type') ?? '')) {
+      req.resume();
+      return sendJson(res, 415, rpcError(null, INVALID_REQUEST, 'Content-Type must be application/json'));
+    }
+    const body = await readLimitedBody(req, this.settings.bodyLimitBytes);
+    if (!body) {
+      return sendJson(
+        res,
+        413,
+        rpcError(null, INVALID_REQUEST, `the request body is larger than ${this.settings.bodyLimitBytes} bytes`),
+        { Connection: 'close' },
+      );
+    }
+    const request = parseRequest(body);
+    if ('error' in request) return sendJson(res, 200, request);
+    const id = request.id ?? null;
+    const version = header(req, 'a2a-version');
+    if (version === undefined || !SUPPORTED_VERSION.test(version)) {
+      return sendJson(res, 200, rpcError(id, INVALID_REQUEST, 'the A2A-Version header must be 0.3 or 1.0'));
+    }
+    const lastEventId = header(req, 'last-event-id');
+    const position = lastEventId === undefined ? undefined : parseEventId(lastEventId);
+    if (lastEventId !== undefined && !position) {
+      return sendJson(res, 200, rpcError(id, INVALID_REQUEST, 'Last-Event-ID must be an id of this stream'));
+    }
+    const stop = new AbortController();
+    const onGone = () => stop.abort();
+    res.once('close', onGone);
+    this.shutdown.addEventListener('abort', onGone, { once: true });
+    try {
+      const call: A2aCall = {
+        owner,
+        signal: stop.signal,
+        ...(position ? { lastEventId: position } : {}),
+      };
+      await this.dispatch(res, request, callContext(call, version), call);
+    } finally {
+      res.off('close', onGone);
+      this.shutdown.removeEventListener('abort', onGone);
+    }
+  }
+
+  private async dispatch(
+    res: ServerResponse,
+    request: RpcRequest,
+    context: ReturnType<typeof callContext>,
+    call: A2aCall,
+  ): Promise<void> {
+    const legacy = isLegacyJsonRpcMethod(request.method);
+    const normalised =
+      'params' in request ? { ...request, params: normaliseParams(request.method, request.params) } : request;
+    const handled = (legacy ? this.legacy : this.current).handle(normalised, context);
+    if (!STREAMING_METHODS.has(request.method)) return this.answer(res, handled);
+    const result = await handled;
+    if (!isAsyncIterable(result)) return sendJson(res, 200, result);
+    const toError = (error: unknown) =>
+      legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : JsonRpcTransportHandler.mapToJSONRPCError(error);
+    await this.stream(res, result, call, (error) => ({
+      jsonrpc: '2.0',
+      id: request.id ?? null,
+      error: toError(error),
+    }));
+  }
+
+  /** One JSON document; while it is not ready, 200 and a newline every heartbeat (only whitespace precedes it). */
+  private async answer(res: ServerResponse, handled: Promise<unknown>): Promise<void> {
+    let result = await within(handled, this.settings.heartbeatMs);
+    if (result !== TIMED_OUT) return sendJson(res, 200, result);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    do {
+      res.write('\n');
+      result = await within(handled, this.settings.heartbeatMs);
+    } while (result === TIMED_OUT);
+    res.end(JSON.stringify(result));
+  }
+
+  /** Server-sent events: `id:` (A2aCall.eventId) and `data:` per event, `: heartbeat` after silence. */
+  private async stream(
+    res: ServerResponse,
+    events: AsyncIterable<unknown>,
+    call: A2aCall,
+    errorOf: (error: unknown) => unknown,
+  ): Promise<void> {
+    const iterator = events[Symbol.asyncIterator]();
+    const open = () => {
+      if (!res.headersSent) res.writeHead(200, SSE_HEADERS);
+    };
+    try {
+      for (;;) {
+        const next = iterator.next();
+        let step = await within(next, this.settings.heartbeatMs);
+        while (step === TIMED_OUT && !call.signal.aborted) {
+          open();
+          await write(res, SSE_HEARTBEAT, call.signal);
+          step = await within(next, this.settings.heartbeatMs);
+        }
+        if (step === TIMED_OUT || step.done || call.signal.aborted) break;
+        open();
+        const id = call.eventId;
+        call.eventId = undefined;
+        await write(res, `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(step.value)}\n\n`, call.signal);
+      }
+    } catch (error) {
+      if (!res.headersSent) return sendJson(res, 200, errorOf(error));
+      if (!call.signal.aborted) res.write(formatSSEErrorEvent(errorOf(error)));
+    } finally {
+      if (!res.writableEnded) res.end();
+      await iterator.return?.();
+    }
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function sendJson(res: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = Buffer.from(JSON.stringify(body));
+  res.writeHead(statusCode, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': text.length,
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
+
+/** The JSON-RPC request, or the error answering it: -32700 unparseable, -32600 not a request, -32601 unknown method. */
+function parseRequest(body: Buffer): RpcRequest | RpcError {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    return error instanceof RangeError
+      ? rpcError(null, INVALID_REQUEST, 'the request is nested too deeply')
+      : rpcError(null, PARSE_ERROR, 'parse error: the body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return rpcError(null, INVALID_REQUEST, 'the body must be one JSON-RPC request object (batches are not supported)');
+  }
+  const request = value as Record<string, unknown>;
+  const id = request.id;
+  const validId = id === undefined || id === null || typeof id === 'string' || Number.isSafeInteger(id);
+  const answerId = validId ? ((id ?? null) as RequestId) : null;
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
+    return rpcError(answerId, INVALID_REQUEST, 'the request is nested too deeply');
+  if (request.jsonrpc !== '2.0') return rpcError(answerId, INVALID_REQUEST, 'jsonrpc must be "2.0"');
+  if (!validId) return rpcError(null, INVALID_REQUEST, 'id must be a string, an integer or null');
+  if (typeof request.method !== 'string' || request.method === '') {
+    return rpcError(answerId, INVALID_REQUEST, 'method must be a non-empty string');
+  }
+  if (!isLegacyJsonRpcMethod(request.method) && !isV1JsonRpcMethod(request.method)) {
+    return rpcError(answerId, METHOD_NOT_FOUND, `method not found: ${request.method.slice(0, 100)}`);
+  }
+  return request as unknown as RpcRequest;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT after `ms` (the promise goes on; race it again). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Writes, and waits for a slow client to take it (or to go away). */
+function write(res: ServerResponse, text: string, signal: AbortSignal): Promise<void> {
+  if (res.write(text) || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,335 @@
+import {
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  TaskState,
+  type TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import {
+  ContentTypeNotSupportedError,
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import { type A2ARequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import { formatOf } from '@fed/agent';
+import { type RunStream, STREAM_START } from '@fed/bus';
+import { type ChatCompletionChunk, isUuid } from '@fed/contracts';
+import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
+import { type Logger } from '@fed/observability';
+import { followRun } from '../turns';
+import { type A2aCall, type StreamPosition, callOf, compareOffsets } from './a2a-call';
+import { toA2aError } from './a2a-errors';
+import { type A2aTaskRepository } from './a2a-task.repository';
+import { endingStatus, status, task, taskEvent } from './a2a-wire';
+import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords } from './task-view';
+import { TurnEvents } from './turn-events';
+import { type InlineFile, readTurnInput } from './turn-input';
+
+export interface A2aHandlerDependencies {
+  starter: TurnStarter;
+  runStream: RunStream;
+  repository: A2aTaskRepository;
+  files: Pick<FilesService, 'storeBytes' | 'delete'>;
+  card: AgentCard;
+  /** `{base_url}`, for the download links of file artifacts. */
+  baseUrl: string;
+  /** How long `tasks/cancel` waits for the turn to end before answering the task as it stands. */
+  cancelWaitMs: number;
+  logger: Logger;
+}
+
+/** A run-stream read that stops at the first quiet spell: what is there now. */
+const NOW_MS = 1;
+/** Following a run to its end: the quiet ticks are not used (keep-alives are the HTTP layer's). */
+const FOLLOW_QUIET_MS = 60_000;
+
+/**
+ * The A2A methods of document 3 over the chat turn pipeline: a conversation is one task, a message
+ * starts a turn through the turn starter, and everything shown comes from the turn's run stream (live)
+ * or from what the turns stored (PostgreSQL), so any instance answers any task. The SDK's transport
+ * handlers parse, dispatch and serialise for both wire generations.
+ */
+export class A2aRequestHandler implements A2ARequestHandler {
+  constructor(private readonly deps: A2aHandlerDependencies) {}
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.deps.card;
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new ExtendedAgentCardNotConfiguredError({ message: 'there is no extended agent card' });
+  }
+
+  sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
+    return this.guard(async () => {
+      const call = callOf(context);
+      const started = await this.start(call.owner, params);
+      const ending = params.configuration?.returnImmediately
+        ? undefined
+        : await this.lastChunk(started.runId, STREAM_START, call.signal);
+      const answered = taskFromRecords(await this.records(call.owner, started.conversationId), this.deps.baseUrl, 0);
+      // The stored turn knows it failed, not why: the final chunk does.
+      if (ending?.error && answered.status?.state === TaskState.TASK_STATE_FAILED) {
+        answered.status = endingStatus(
+          { conversationId: started.conversationId, messageId: started.runId },
+          { kind: 'failed', message: ending.error.message },
+          ending.createdAt,
+        );
+      }
+      answered.history = sentHistory(
+        params.message as Message,
+        started.conversationId,
+        params.configuration?.historyLength,
+      );
+      return answered;
+    });
+  }
+
+  sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+    return this.guardStream(() => this.streamTurn(params, callOf(context)));
+  }
+
+  getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.guard(async () =>
+      taskFromRecords(await this.records(callOf(context).owner, params.id), this.deps.baseUrl, params.historyLength),
+    );
+  }
+
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.guard(async () => {
+      const call = callOf(context);
+      const records = await this.records(call.owner, params.id);
+      const turn = records.messages.findLast((message) => message.sender === 'AI');
+      if (!turn?.processing) {
+        throw new TaskNotCancelableError({ message: 'the task is not working on a message: nothing to cancel' });
+      }
+      await this.deps.starter.cancel(call.owner, records.conversationId);
+      const waited = AbortSignal.any([call.signal, AbortSignal.timeout(this.deps.cancelWaitMs)]);
+      await this.lastChunk(turn.id, STREAM_START, waited);
+      return taskFromRecords(await this.records(call.owner, records.conversationId), this.deps.baseUrl);
+    });
+  }
+
+  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+    return this.guardStream(() => this.rejoin(params.id, callOf(context)));
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError({ message: 'listing tasks is not supported' });
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw pushNotSupported();
+  }
+
+  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw pushNotSupported();
+  }
+
+  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw pushNotSupported();
+  }
+
+  async deleteTaskPushNotificationConfig(): Promise<void> {
+    throw pushNotSupported();
+  }
+
+  /** `message/stream`: the task (`submitted`, earlier turns' artifacts), then the turn's events live. */
+  private async *streamTurn(params: SendMessageRequest, call: A2aCall): AsyncGenerator<StreamResponse> {
+    const started = await this.start(call.owner, params);
+    const records = await this.records(call.owner, started.conversationId);
+    const opening = task(
+      started.conversationId,
+      status(TaskState.TASK_STATE_SUBMITTED, new Date().toISOString()),
+      storedArtifacts(records, this.deps.baseUrl, started.runId),
+      sentHistory(params.message as Message, started.conversationId, params.configuration?.historyLength),
+    );
+    const events = this.eventsOf(started.conversationId, started.runId);
+    let opened = false;
+    for await (const { offset, chunk } of this.chunks(started.runId, STREAM_START, FOLLOW_QUIET_MS, call.signal)) {
+      const produced = events.translate(offset, chunk);
+      if (!opened) produced.unshift(taskEvent(opening));
+      opened = true;
+      yield* identified(call, offset, produced);
+    }
+    if (!events.ended) yield* this.closingStatus(call, started.conversationId);
+  }
+
+  /**
+   * `tasks/resubscribe`: after `Last-Event-ID`, every event strictly after it; otherwise the task as it
+   * stands (earlier turns from the database, the current one folded from its run stream up to now),
+   * then every event after that point. A finished task: its snapshot, and the stream ends.
+   */
+  private async *rejoin(taskId: string, call: A2aCall): AsyncGenerator<StreamResponse> {
+    const records = await this.records(call.owner, taskId);
+    const turn = records.messages.findLast((message) => message.sender === 'AI');
+    const state = turn ? await this.deps.runStream.state(turn.id) : 'absent';
+    if (!turn || state === 'absent' || (!turn.processing && !call.lastEventId)) {
+      call.eventId = undefined;
+      yield taskEvent(taskFromRecords(records, this.deps.baseUrl));
+      return;
+    }
+    const events = this.eventsOf(records.conversationId, turn.id);
+    if (call.lastEventId) {
+      yield* this.replayAfter(call, events, turn.id, call.lastEventId);
+    } else {
+      yield* this.snapshotThenFollow(call, events, records, turn.id, turn.updatedAt.toISOString());
+    }
+    if (!events.ended) yield* this.closingStatus(call, records.conversationId);
+  }
+
+  private async *replayAfter(
+    call: A2aCall,
+    events: TurnEvents,
+    runId: string,
+    position: StreamPosition,
+  ): AsyncGenerator<StreamResponse> {
+    for await (const { offset, chunk } of this.chunks(runId, STREAM_START, FOLLOW_QUIET_MS, call.signal)) {
+      const produced = events.translate(offset, chunk);
+      const order = compareOffsets(offset, position.offset);
+      if (order < 0) continue;
+      yield* identified(call, offset, produced, order === 0 ? (position.index ?? Infinity) : -1);
+    }
+  }
+
+  private async *snapshotThenFollow(
+    call: A2aCall,
+    events: TurnEvents,
+    records: ConversationRecords,
+    runId: string,
+    submittedAt: string,
+  ): AsyncGenerator<StreamResponse> {
+    let position = STREAM_START;
+    for await (const { offset, chunk } of this.chunks(runId, STREAM_START, NOW_MS, call.signal, true)) {
+      events.translate(offset, chunk);
+      position = offset;
+    }
+    const snapshot = task(
+      records.conversationId,
+      events.status(submittedAt),
+      [...storedArtifacts(records, this.deps.baseUrl, runId), ...events.artifacts()],
+      taskFromRecords(records, this.deps.baseUrl).history,
+    );
+    call.eventId = position === STREAM_START ? undefined : position;
+    yield taskEvent(snapshot);
+    if (events.ended) return;
+    for await (const { offset, chunk } of this.chunks(runId, position, FOLLOW_QUIET_MS, call.signal)) {
+      yield* identified(call, offset, events.translate(offset, chunk));
+    }
+  }
+
+  /** A log that ended without a final chunk (it cannot, but a stream must end with a state): the stored one. */
+  private async *closingStatus(call: A2aCall, conversationId: string): AsyncGenerator<StreamResponse> {
+    if (call.signal.aborted) return;
+    const stored = taskFromRecords(await this.records(call.owner, conversationId), this.deps.baseUrl, 0);
+    call.eventId = undefined;
+    yield taskEvent(stored);
+  }
+
+  /** The run's chunks after `after`; `untilQuiet`: only what is there now. */
+  private async *chunks(
+    runId: string,
+    after: string,
+    quietMs: number,
+    signal: AbortSignal,
+    untilQuiet = false,
+  ): AsyncGenerator<{ offset: string; chunk: ChatCompletionChunk }> {
+    for await (const event of followRun(this.deps.runStream, runId, { after, quietMs, signal })) {
+      if (event.kind === 'chunk') yield event;
+      else if (untilQuiet) return;
+    }
+  }
+
+  /** Follows the run to its end (or until `signal`); its final chunk, if seen. */
+  private async lastChunk(runId: string, after: string, signal: AbortSignal): Promise<ChatCompletionChunk | undefined> {
+    let last: ChatCompletionChunk | undefined;
+    for await (const { chunk } of this.chunks(runId, after, FOLLOW_QUIET_MS, signal)) {
+      if (chunk.choices[0].finishReason !== null) last = chunk;
+    }
+    return last;
+  }
+
+  private eventsOf(conversationId: string, runId: string): TurnEvents {
+    return new TurnEvents({ conversationId, messageId: runId }, this.deps.baseUrl);
+  }
+
+  /** The owner's conversation; -32001 for an id that is not one, or not theirs. */
+  private async records(owner: ConversationOwner, taskId: string): Promise<ConversationRecords> {
+    const records = isUuid(taskId) ? await this.deps.repository.records(owner, taskId.toLowerCase()) : null;
+    if (!records) throw new TaskNotFoundError({ message: 'no such task' });
+    return records;
+  }
+
+  /** Validates the message, stores its files, starts the turn. */
+  private async start(owner: ConversationOwner, params: SendMessageRequest): Promise<StartedTurn> {
+    const input = readTurnInput(params);
+    const fileIds = await this.storeFiles(owner, input.files);
+    return this.deps.starter.start(owner, {
+      ...(input.conversationId ? { conversationId: input.conversationId } : {}),
+      text: input.text,
+      files: fileIds.map((fileId) => ({ fileId })),
+      options: input.options,
+    });
+  }
+
+  /** Stores inline files as uploads; one the agent cannot read is -32005 and none stays stored. */
+  private async storeFiles(owner: ConversationOwner, files: InlineFile[]): Promise<string[]> {
+    const stored: string[] = [];
+    try {
+      for (const file of files) {
+        const upload = await this.deps.files.storeBytes(owner, file);
+        stored.push(upload.fileId);
+        if (formatOf(upload.mimeType, file.filename) === 'other') {
+          throw new ContentTypeNotSupportedError({
+            message: `${file.filename}: the agent cannot read files of type ${upload.mimeType}`,
+          });
+        }
+      }
+      return stored;
+    } catch (error) {
+      for (const fileId of stored) await this.deps.files.delete(owner, fileId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async guard<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw toA2aError(error, this.deps.logger);
+    }
+  }
+
+  private async *guardStream(run: () => AsyncGenerator<StreamResponse>): AsyncGenerator<StreamResponse> {
+    try {
+      yield* run();
+    } catch (error) {
+      throw toA2aError(error, this.deps.logger);
+    }
+  }
+}
+
+/**
+ * Yields a chunk's events after `afterIndex`, each with its SSE id: the chunk's offset on its last
+ * event, `<offset>.<index>` on the others (A2aCall.eventId).
+ */
+function* identified(call: A2aCall, offset: string, events: StreamResponse[], afterIndex = -1) {
+  for (let index = afterIndex + 1; index < events.length; index += 1) {
+    call.eventId = index === events.length - 1 ? offset : `${offset}.${index}`;
+    yield events[index] as StreamResponse;
+  }
+}
+
+function pushNotSupported(): Error {
+  return new PushNotificationNotSupportedError({ message: 'push notifications are not supported' });
+}

@@ -1,0 +1,67 @@
+import { type ConversationOwner } from '@fed/conversations';
+import { type Deliverable } from '@fed/contracts';
+import { type DataSource } from 'typeorm';
+import { type ConversationRecords, type StoredMessage, type StoredTask } from './task-view';
+
+interface MessageRow {
+  id: string;
+  sender: 'User' | 'AI';
+  text: string;
+  processing: boolean;
+  unfinished: boolean;
+  cancel_requested: boolean;
+  started: boolean;
+  deliverables: Deliverable[] | null;
+  updated_at: Date;
+}
+
+/** The only place A2A queries: a conversation read as a task, always through its owner. */
+export class A2aTaskRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The owner's conversation (active or archived) with its messages and UI or interaction tasks; null when absent. */
+  async records(owner: ConversationOwner, conversationId: string): Promise<ConversationRecords | null> {
+    const owned = (await this.dataSource.query(
+      `SELECT 1 FROM "conversations"."conversations"
+        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+       UNION ALL
+       SELECT 1 FROM "conversations"."archived_conversations"
+        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+       LIMIT 1`,
+      [conversationId, owner.userId, owner.tenantId],
+    )) as unknown[];
+    if (owned.length === 0) return null;
+    const rows = (await this.dataSource.query(
+      `SELECT "id", "sender", "text", "processing", "unfinished", "cancel_requested_at" IS NOT NULL AS "cancel_requested",
+              "heartbeat_at" IS NOT NULL AS "started", "deliverables", "updated_at"
+         FROM "conversations"."messages"
+        WHERE "conversation_id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+        ORDER BY "seq"`,
+      [conversationId, owner.userId, owner.tenantId],
+    )) as MessageRow[];
+    const tasks = (await this.dataSource.query(
+      `SELECT t."message_id" AS "messageId", t."call_id" AS "callId", t."title", t."content", t."metadata"
+         FROM "conversations"."tasks" AS t
+         JOIN "conversations"."messages" AS m ON m."id" = t."message_id"
+        WHERE t."conversation_id" = $1 AND m."user_id" = $2 AND m."tenant_id" IS NOT DISTINCT FROM $3
+          AND (t."metadata" ? 'uiResource' OR t."metadata" ? 'interaction_type' OR m."processing")
+        ORDER BY m."seq", t."position", t."id"`,
+      [conversationId, owner.userId, owner.tenantId],
+    )) as StoredTask[];
+    return { conversationId, messages: rows.map(toStoredMessage), tasks };
+  }
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    sender: row.sender,
+    text: row.text,
+    processing: row.processing,
+    unfinished: row.unfinished,
+    cancelRequested: row.cancel_requested,
+    started: row.started,
+    deliverables: row.deliverables,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,190 @@
+import { type RunStream, STREAM_START } from '@fed/bus';
+import { CHAT_TURN_DEFAULTS, type ChatTurnRequest, type InputFileRef, isStorableText, isUuid } from '@fed/contracts';
+import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
+import { type Logger } from '@fed/observability';
+import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { followRun } from '../turns';
+import { TurnCollector } from './execute-chat.result';
+import { type McpTool, type ToolExtra, settle } from './mcp-tool';
+import { McpToolErrorCode, toolError, toolResult } from './mcp-tool-result';
+import { type McpRepository } from './mcp.repository';
+
+/** Document 2, Limits: the processed message text. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+/** Document 2, Limits: input files per request. */
+const MAX_FILES = 20;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// Turns that end only on a model's failure to answer again are worth retrying; a blocked message is not.
+const PERMANENT_TURN_FAILURES = new Set(['content_blocked']);
+
+const inputFile = z.object({
+  filename: z.string().meta({ description: 'The file name (at most 255 characters, no "/" or "\\").' }),
+  data: z.string().meta({ description: "The file's bytes, base64-encoded.", contentEncoding: 'base64' }),
+  mimeType: z
+    .string()
+    .optional()
+    .meta({ description: 'Accepted, not trusted: the type is detected from the bytes and name.' }),
+});
+
+type InputFile = z.infer<typeof inputFile>;
+
+const input = {
+  prompt: z.string().meta({ description: 'The user message (1 byte to 1 MB of UTF-8 text).', minLength: 1 }),
+  conversationId: z
+    .string()
+    .optional()
+    .meta({ description: 'Continue this conversation (omitted: a new one).', format: 'uuid' }),
+  files: z
+    .array(inputFile)
+    .optional()
+    .meta({ description: 'Files for the agent to read, sent inline.', maxItems: MAX_FILES }),
+  personaKey: z.string().optional().meta({ description: 'A persona `key` from list_personas.' }),
+};
+
+const looseObject = z.looseObject({});
+const output = {
+  text: z.string(),
+  conversationId: z.string(),
+  messageId: z.string(),
+  deliverables: z.array(
+    z.looseObject({ filename: z.string(), filepath: z.string(), size: z.number(), isPrimary: z.boolean() }),
+  ),
+  executionSteps: z.array(z.looseObject({ actionType: z.string(), status: z.string(), files: z.array(looseObject) })),
+  interaction: z.looseObject({ interactionType: z.string(), content: z.string() }).optional(),
+  uiResources: z.array(z.looseObject({ type: z.string(), origin: z.string(), altText: z.string() })),
+  unfinished: z.literal(true).optional(),
+  cancelled: z.literal(true).optional(),
+};
+
+type ExecuteChatArgs = { prompt: string; conversationId?: string; files?: InputFile[]; personaKey?: string };
+
+export interface ExecuteChatOptions {
+  /** Progress notifications go out this often while the turn runs. */
+  heartbeatMs: number;
+  /** The instance is shutting down: stop following (the turn goes on). */
+  shutdown: AbortSignal;
+  logger: Logger;
+}
+
+/**
+ * `execute_chat`: starts a turn through the turn starter (like the chat endpoint), follows its run to
+ * the end and answers document 3's "MCP execute_chat result". The call blocks for the whole turn.
+ */
+export class ExecuteChatTool implements McpTool {
+  readonly name = 'execute_chat';
+
+  constructor(
+    private readonly starter: TurnStarter,
+    private readonly runStream: RunStream,
+    private readonly files: FilesService,
+    private readonly repository: McpRepository,
+    private readonly options: ExecuteChatOptions,
+  ) {}
+
+  register(server: McpServer, owner: ConversationOwner): void {
+    server.registerTool(
+      this.name,
+      {
+        title: 'Run the agent',
+        description:
+          'Runs one agent turn and waits for its end: the answer, its files (deliverables), steps, UI resources, or the question it asks (continue with conversationId).',
+        inputSchema: input,
+        outputSchema: output,
+      },
+      (args, extra) => settle(this.options.logger, this.name, () => this.call(owner, args, extra)),
+    );
+  }
+
+  private async call(owner: ConversationOwner, args: ExecuteChatArgs, extra: ToolExtra): Promise<CallToolResult> {
+    const problem = argumentProblem(args);
+    if (problem) return toolError(McpToolErrorCode.InvalidParams, problem);
+    const request: ChatTurnRequest = {
+      ...(args.conversationId ? { conversationId: args.conversationId.toLowerCase() } : {}),
+      text: args.prompt,
+      files: await this.storeFiles(owner, args.files ?? []),
+      options: { ...CHAT_TURN_DEFAULTS, ...(args.personaKey !== undefined ? { personaKey: args.personaKey } : {}) },
+    };
+    const started = await this.starter.start(owner, request);
+    return this.follow(owner, started, extra);
+  }
+
+  private async storeFiles(owner: ConversationOwner, files: InputFile[]): Promise<InputFileRef[]> {
+    const refs: InputFileRef[] = [];
+    for (const file of files) {
+      const stored = await this.files.storeBytes(owner, {
+        filename: file.filename,
+        bytes: Buffer.from(file.data, 'base64'),
+      });
+      refs.push({ fileId: stored.fileId });
+    }
+    return refs;
+  }
+
+  private async follow(owner: ConversationOwner, turn: StartedTurn, extra: ToolExtra): Promise<CallToolResult> {
+    const stop = AbortSignal.any([extra.signal, this.options.shutdown]);
+    const collector = new TurnCollector(turn.conversationId, turn.runId);
+    const stopProgress = this.reportProgress(extra, collector);
+    try {
+      const events = followRun(this.runStream, turn.runId, {
+        after: STREAM_START,
+        quietMs: this.options.heartbeatMs,
+        signal: stop,
+      });
+      for await (const event of events) if (event.kind === 'chunk') collector.add(event.chunk);
+    } finally {
+      stopProgress();
+    }
+    const { conversationId } = turn;
+    if (stop.aborted) {
+      return toolError(McpToolErrorCode.InternalError, 'the service stopped waiting for the turn; it goes on', {
+        conversationId,
+      });
+    }
+    const outcome = collector.outcome();
+    if (outcome.kind === 'failed') {
+      return toolError(McpToolErrorCode.TurnFailed, outcome.message, {
+        reason: outcome.code,
+        conversationId,
+        retryable: !PERMANENT_TURN_FAILURES.has(outcome.code),
+      });
+    }
+    if (outcome.kind === 'lost') {
+      return toolError(McpToolErrorCode.InternalError, 'the turn ended without an answer', { conversationId });
+    }
+    const { result } = outcome;
+    if (result.unfinished && (await this.repository.cancelRequested(owner, turn.runId))) result.cancelled = true;
+    return toolResult({ ...result });
+  }
+
+  /**
+   * MCP progress every heartbeat while the turn runs, when the client asked with a `progressToken`
+   * (clients with `resetTimeoutOnProgress` keep waiting as long as these come). Returns the stop.
+   */
+  private reportProgress(extra: ToolExtra, collector: TurnCollector): () => void {
+    const progressToken = extra._meta?.progressToken;
+    if (progressToken === undefined) return () => undefined;
+    let progress = 0;
+    const timer = setInterval(() => {
+      progress += 1;
+      const message = collector.currentStep ?? 'working';
+      extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
+        .catch(() => undefined);
+    }, this.options.heartbeatMs);
+    return () => clearInterval(timer);
+  }
+}
+
+/** What the input schema leaves to the tool (so that it is answered as INVALID_PARAMS in our shape). */
+function argumentProblem(args: ExecuteChatArgs): string | null {
+  if (args.prompt.trim().length === 0) return 'prompt must not be empty';
+  if (Buffer.byteLength(args.prompt, 'utf8') > MAX_PROMPT_BYTES) return 'prompt must be at most 1 MB of UTF-8 text';
+  if (!isStorableText(args.prompt)) return 'prompt must not contain NUL or unpaired surrogate characters';
+  if (args.conversationId !== undefined && !isUuid(args.conversationId)) return 'conversationId must be a UUID';
+  const files = args.files ?? [];
+  if (files.length > MAX_FILES) return `files must hold at most ${MAX_FILES} items`;
+  if (files.some((file) => !BASE64.test(file.data))) return 'files[].data must be base64';
+  return null;
+}

@@ -1,0 +1,46 @@
+import { Public } from '@fed/auth';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { ApiError } from '@fed/contracts';
+import { All, Controller, Get, Header, Inject } from '@nestjs/common';
+import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, MCP_SCOPE, publicBaseUrl } from './mcp-urls';
+
+/** RFC 9728 protected-resource metadata of the MCP endpoint. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported: string[];
+  bearer_methods_supported: string[];
+}
+
+const marketplaceHasNoMcp = () => new ApiError('not_found', 'MCP is not available in this edition');
+
+/**
+ * What the MCP path answers besides its POST (a fast route): the resource metadata a 401's challenge
+ * points to, and 405 for every other method (stateless: no standalone SSE stream, no session to delete).
+ */
+@Controller()
+export class McpMetadataController {
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: ServiceConfig) {}
+
+  @Get(MCP_RESOURCE_METADATA_PATH.slice(1))
+  @Public()
+  @Header('Cache-Control', 'public, max-age=300')
+  metadata(): ProtectedResourceMetadata {
+    if (this.config.edition === 'marketplace') throw marketplaceHasNoMcp();
+    return {
+      resource: `${publicBaseUrl(this.config)}${MCP_PATH}`,
+      authorization_servers: [this.config.auth.issuer],
+      scopes_supported: [MCP_SCOPE],
+      bearer_methods_supported: ['header'],
+    };
+  }
+
+  @All(MCP_PATH.slice(1))
+  @Public()
+  notAllowed(): never {
+    if (this.config.edition === 'marketplace') throw marketplaceHasNoMcp();
+    throw new ApiError('method_not_allowed', 'the MCP endpoint takes POST only (stateless streamable HTTP)', {
+      Allow: 'POST',
+    });
+  }
+}
