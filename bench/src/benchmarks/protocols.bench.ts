@@ -129,6 +129,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
       PORT: String(port),
+      // The issuer the sign-in checks is the public URL's.
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
       ACCESS_LOG_ENABLED: 'false',
     },
