@@ -213,6 +213,9 @@ describe('A2A through the official client', () => {
       });
       const { messages } = (await history.json()) as { messages: { status: { unfinished: boolean } }[] };
       expect(messages.at(-1)?.status.unfinished).toBe(true);
+      const got = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
+      expect(got.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect(artifactIds(got).some((id) => id.startsWith('result-'))).toBe(false);
       await expect(client.cancelTask({ tenant: '', id: taskId, metadata: undefined })).rejects.toThrow();
     });
 

@@ -36,7 +36,7 @@ describe('A2A on the wire', () => {
     upstream = await ScriptedUpstream.start();
     stack = await bootChatStack(database.url, upstream.url, {
       features: [AgentProtocolsModule],
-      env: { CHAT_HEARTBEAT_SECONDS: '1', PROTOCOL_BODY_LIMIT_MB: '1' },
+      env: { CHAT_HEARTBEAT_SECONDS: '1', PROTOCOL_BODY_LIMIT_MB: '3' },
     });
   });
   beforeEach(async () => {
@@ -145,7 +145,7 @@ describe('A2A on the wire', () => {
 
     it('answers 413 for a body over the limit and 415 for a body that is not JSON', async () => {
       const large = await post(
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { pad: 'x'.repeat(1.5 * 1024 * 1024) } }),
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { pad: 'x'.repeat(3.5 * 1024 * 1024) } }),
       );
       expect(large.status).toBe(413);
       const form = await post('a=b', { 'content-type': 'application/x-www-form-urlencoded' });
@@ -171,6 +171,22 @@ describe('A2A on the wire', () => {
       expect(((await (await post(deep)).json()) as RpcAnswer).error?.code).toBe(-32600);
       expect((await rpc('tasks/frobnicate', {})).error?.code).toBe(-32601);
       expect((await rpc('FrobnicateTask', {}, { 'a2a-version': '1.0' })).error?.code).toBe(-32601);
+    });
+
+    it('answers -32600 at once, before parsing, for 2 MB of [ and for 30,000 objects in one array', async () => {
+      const started = Date.now();
+      const brackets = (await (await post('['.repeat(2 * 1024 * 1024))).json()) as RpcAnswer;
+      expect(brackets.error).toEqual({ code: -32600, message: expect.stringMatching(/deeper than 64 levels/) });
+      const objects = Array.from({ length: 30_000 }, () => ({}));
+      const wide = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tasks/get',
+        params: { id: randomUUID(), objects },
+      });
+      const many = (await (await post(wide)).json()) as RpcAnswer;
+      expect(many.error).toEqual({ code: -32600, message: expect.stringMatching(/more than 10000 objects/) });
+      expect(Date.now() - started).toBeLessThan(3000);
     });
 
     it('answers -32602 for bad params: metadata values, NUL or lone surrogates, a file uri, an agent message', async () => {
@@ -208,6 +224,36 @@ describe('A2A on the wire', () => {
         },
       );
       expect(answer.error?.code).toBe(-32005);
+    });
+
+    it('leaves no uploaded file behind when a send with a file is refused', async () => {
+      upstream.enqueue(textAnswer(['Theirs.']), textAnswer(['Read it.']));
+      const theirs = await send('Their question');
+      const userId = randomUUID();
+      token = await stack.token('a2a:all', userId);
+      const note = {
+        kind: 'file',
+        file: { bytes: Buffer.from('hello').toString('base64'), name: 'note.txt', mimeType: 'text/plain' },
+      };
+      const zip = {
+        kind: 'file',
+        file: { bytes: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]).toString('base64'), name: 'a.zip' },
+      };
+      const listed = async () => {
+        const response = await fetch(`${stack.api}/v1/files`, {
+          headers: { authorization: `Bearer ${await stack.token('chat:file', userId)}` },
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { files: { filename: string }[] }).files.map((file) => file.filename);
+      };
+      const elsewhere = await send('read', {}, { contextId: theirs.result?.id, parts: [textPart('read'), note] });
+      expect(elsewhere.error?.code).toBe(-32001);
+      const unreadable = await send('read', {}, { parts: [textPart('read'), note, zip] });
+      expect(unreadable.error?.code).toBe(-32005);
+      expect(await listed()).toEqual([]);
+      // The same file in a send that is accepted is stored: the list above could have shown it.
+      expect((await send('read', {}, { parts: [textPart('read'), note] })).result?.status?.state).toBe('completed');
+      expect(await listed()).toEqual(['note.txt']);
     });
 
     it("answers -32001 for another user's task (get, cancel, resubscribe, send) and for an unknown one", async () => {
@@ -267,6 +313,34 @@ describe('A2A on the wire', () => {
       expect(sent.result?.history?.map((message) => message.messageId)).toEqual([messageId]);
       const none = await send('Again', { configuration: { historyLength: 0 } }, { contextId: sent.result?.id });
       expect(none.result?.history).toBeUndefined();
+    });
+
+    it('reads params.historyLength of send and stream like configuration.historyLength, which wins', async () => {
+      upstream.enqueue(textAnswer(['A.']), textAnswer(['B.']), textAnswer(['C.']));
+      const none = await send('Hello', { historyLength: 0 });
+      expect(none.result?.status?.state).toBe('completed');
+      expect(none.result?.history).toBeUndefined();
+      const kept = await send(
+        'Again',
+        { historyLength: 0, configuration: { historyLength: 3 } },
+        { contextId: none.result?.id },
+      );
+      expect(kept.result?.history).toHaveLength(1);
+      const streamed = await events(
+        await post(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'message/stream',
+            params: {
+              message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [textPart('Third')] },
+              historyLength: 0,
+            },
+          }),
+        ),
+      );
+      expect(streamed.events[0]?.data.result).toMatchObject({ kind: 'task' });
+      expect(streamed.events[0]?.data.result?.history).toBeUndefined();
     });
   });
 
@@ -343,6 +417,68 @@ describe('A2A on the wire', () => {
         expect(resumed.events.map((event) => event.id)).toEqual(ids.slice(cut + 1));
         expect(resumed.events.map((event) => event.data)).toEqual(all.slice(cut + 1).map((event) => event.data));
       }
+    });
+  });
+
+  describe('resubscribe after another turn began', () => {
+    const streamBody = (words: string, contextId?: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: {
+          message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [textPart(words)], contextId },
+        },
+      });
+    const resubscribe = (taskId: string, lastEventId: string) =>
+      post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: taskId } }), {
+        'last-event-id': lastEventId,
+      });
+    const workingText = (list: SseEvent[]) =>
+      list
+        .map(
+          (event) =>
+            event.data.result as { kind?: string; status?: { state: string; message?: { parts: { text: string }[] } } },
+        )
+        .filter((result) => result.kind === 'status-update' && result.status?.state === 'working')
+        .map((result) => result.status?.message?.parts[0]?.text ?? '')
+        .join('');
+
+    it("answers an earlier turn's Last-Event-ID with the task as it stands, then the new run after it", async () => {
+      upstream.enqueue(textAnswer(['First turn.']), textAnswer(['Second ', 'turn ', 'slowly.'], 400));
+      const first = await events(await post(streamBody('One')));
+      const taskId = (first.events[0]?.data.result as { id: string }).id;
+      const earlier = first.events.at(-1)?.id as string;
+      // The second turn runs; nobody follows it yet.
+      const second = await send('Two', { configuration: { blocking: false } }, { contextId: taskId });
+      expect(second.result?.status?.state).not.toBe('completed');
+
+      const resumed = await events(await resubscribe(taskId, earlier));
+      const snapshot = resumed.events[0]?.data.result as unknown as {
+        kind: string;
+        artifacts: { artifactId: string }[];
+        status: { state: string; message?: { parts: { text: string }[] } };
+      };
+      expect(snapshot.kind).toBe('task');
+      // The earlier turn's end is in the snapshot, none of its events again.
+      expect(snapshot.artifacts.filter((artifact) => artifact.artifactId.startsWith('result-'))).toHaveLength(1);
+      const earlierIds = new Set(first.events.map((event) => event.id));
+      expect(resumed.events.filter((event) => earlierIds.has(event.id))).toEqual([]);
+      const soFar = snapshot.status.state === 'working' ? (snapshot.status.message?.parts[0]?.text ?? '') : '';
+      expect(`${soFar}${workingText(resumed.events.slice(1))}`).toBe('Second turn slowly.');
+      expect(resumed.events.at(-1)?.data.result).toMatchObject({
+        kind: 'status-update',
+        status: { state: 'completed' },
+      });
+      expect(resumed.events.map((event) => event.id)).toHaveLength(
+        new Set(resumed.events.map((event) => event.id)).size,
+      );
+
+      // An id of no event of this task: the task as it stands (here finished), and the end.
+      const unknown = await events(await resubscribe(taskId, '1-0'));
+      expect(unknown.events.map((event) => event.data.result)).toEqual([
+        expect.objectContaining({ kind: 'task', status: expect.objectContaining({ state: 'completed' }) }),
+      ]);
     });
   });
 

@@ -1,6 +1,6 @@
 import { type ServiceConfig } from '@fed/config';
 
-/** What a developer needs after `npm start`: where everything is. */
+/** What a developer needs after `npm start`: where everything this edition serves is. */
 export function banner(
   config: ServiceConfig,
   listening: string,
@@ -9,16 +9,22 @@ export function banner(
   extra: string[] = [],
 ): string {
   const base = config.http.publicUrl;
+  // The Marketplace edition has neither the model gateway nor A2A and MCP (document 3): not listed there.
+  const saas = config.edition !== 'marketplace';
   const rows: [string, string][] = [
     ['API base ({base_url})', `${base}/api/v1`],
     ['OpenID discovery', `${config.auth.issuer}/.well-known/openid-configuration`],
-    // Each SDK's base URL: the OpenAI client appends `/chat/completions` to its base, the Anthropic
-    // client appends `/v1/messages` itself.
-    ['Model gateway, OpenAI SDK', `${base}/llm/v1`],
-    ['Model gateway, Anthropic SDK', `${base}/llm`],
-    ['A2A agent card', `${base}/.well-known/agent-card.json`],
-    ['A2A (JSON-RPC)', `${base}/api/v1/a2a`],
-    ['MCP (streamable HTTP)', `${base}/api/v1/mcp`],
+    ...(saas
+      ? ([
+          // Each SDK's base URL: the OpenAI client appends `/chat/completions` to its base, the Anthropic
+          // client appends `/v1/messages` itself.
+          ['Model gateway, OpenAI SDK', `${base}/llm/v1`],
+          ['Model gateway, Anthropic SDK', `${base}/llm`],
+          ['A2A agent card', `${base}/.well-known/agent-card.json`],
+          ['A2A (JSON-RPC)', `${base}/api/v1/a2a`],
+          ['MCP (streamable HTTP)', `${base}/api/v1/mcp`],
+        ] as [string, string][])
+      : []),
     ['Liveness', `${base}/healthz`],
     ['Readiness', `${base}/readyz`],
     ['Metrics', `${base}/metrics`],

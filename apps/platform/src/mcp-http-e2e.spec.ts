@@ -1,15 +1,18 @@
 import { useTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { AgentProtocolsModule } from './platform-features';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
 import { connectMcp, mcpUrl } from './testing/mcp-client';
+import { textAnswer } from './testing/model-answers';
 
 // The MCP endpoint at the HTTP and JSON-RPC level (document 3: "MCP", the version table, "Errors"):
 // raw requests, so that every status, header and code is seen as a client sees it.
 
 const SUPPORTED = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 const ACCEPT = 'application/json, text/event-stream';
+const BODY_LIMIT_MB = 3;
 
 interface RpcAnswer {
   status: number;
@@ -36,7 +39,7 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
     upstream = await ScriptedUpstream.start();
     stack = await bootChatStack(database.url, upstream.url, {
       features: [AgentProtocolsModule],
-      env: { PROTOCOL_BODY_LIMIT_MB: '1' },
+      env: { PROTOCOL_BODY_LIMIT_MB: String(BODY_LIMIT_MB) },
     });
     token = await stack.token('mcp:all');
   });
@@ -186,14 +189,24 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
       }
     });
 
-    it('-32600 for a batch (removed from the protocol in 2025-06-18) and for JSON nested too deeply', async () => {
+    it('-32600 for a batch (removed from the protocol in 2025-06-18)', async () => {
       const batch = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
       expect(batch.status).toBe(400);
       expect(batch.message?.error?.code).toBe(-32600);
-      const deep = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
-      const nested = await post(deep);
+    });
+
+    it('-32600 for JSON nested deeper than 64 levels (2 MB of "["), refused without parsing', async () => {
+      const nested = await post('['.repeat(2 * 1024 * 1024));
       expect(nested.status).toBe(400);
-      expect(nested.message?.error?.code).toBe(-32600);
+      expect(nested.message).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(nested.message?.error?.message).toContain('deeper than 64');
+    });
+
+    it('-32600 for JSON holding more than 10,000 objects and arrays (30,000 "{}" in an array)', async () => {
+      const crowded = await post(`[${Array.from({ length: 30_000 }, () => '{}').join(',')}]`);
+      expect(crowded.status).toBe(400);
+      expect(crowded.message).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(crowded.message?.error?.message).toContain('more than 10000 objects');
     });
 
     it('-32601 for an unknown method, -32602 for an unknown tool or malformed params', async () => {
@@ -219,6 +232,39 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
       const { status, text } = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
       expect(status).toBe(202);
       expect(text).toBe('');
+    });
+  });
+
+  describe('Accept (document 3 requires only Authorization and Content-Type)', () => {
+    it('answers a request without Accept with one JSON document', async () => {
+      const answer = await rawPost(
+        stack,
+        token,
+        { jsonrpc: '2.0', id: 20, method: 'tools/list' },
+        { accept: undefined },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect((answer.message?.result?.tools as unknown[]).length).toBe(5);
+    });
+
+    it('answers Accept: application/json with one JSON document, a whole execute_chat turn included', async () => {
+      upstream.enqueue(textAnswer(['Plain', ' JSON']));
+      const answer = await post(
+        { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'execute_chat', arguments: { prompt: 'Hi' } } },
+        { accept: 'application/json' },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.message?.id).toBe(21);
+      expect(answer.message?.result?.structuredContent).toMatchObject({ text: 'Plain JSON' });
+    });
+
+    it('answers an event stream to a client that accepts both', async () => {
+      const answer = await post(initialize('2025-11-25'), { accept: ACCEPT });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(answer.message?.result?.protocolVersion).toBe('2025-11-25');
     });
   });
 
@@ -261,8 +307,8 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
       }
     });
 
-    it('413 for a body over PROTOCOL_BODY_LIMIT_MB', async () => {
-      const prompt = 'x'.repeat(1024 * 1024 + 1);
+    it('413 for a body over PROTOCOL_BODY_LIMIT_MB, closing the connection', async () => {
+      const prompt = 'x'.repeat(BODY_LIMIT_MB * 1024 * 1024 + 1);
       const { status, message } = await post({
         jsonrpc: '2.0',
         id: 11,
@@ -273,9 +319,22 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
       expect(message?.error?.code).toBe(-32600);
     });
 
-    it('415 for a body that is not declared JSON', async () => {
-      const { status } = await post(initialize('2025-11-25'), { 'content-type': 'text/plain' });
+    it('answers nothing and logs no failure when the client goes away while sending the body', async () => {
+      const logged = jest.spyOn(stack.service.logger, 'error');
+      try {
+        await abandonUpload(stack, token);
+        const answer = await post({ jsonrpc: '2.0', id: 13, method: 'ping' });
+        expect(answer.status).toBe(200);
+        expect(logged).not.toHaveBeenCalled();
+      } finally {
+        logged.mockRestore();
+      }
+    });
+
+    it("415 with -32600 (not the protocol version's -32000) for a body that is not declared JSON", async () => {
+      const { status, message } = await post(initialize('2025-11-25'), { 'content-type': 'text/plain' });
       expect(status).toBe(415);
+      expect(message).toMatchObject({ id: null, error: { code: -32600 } });
     });
 
     it('405 with Allow: POST for GET and DELETE (stateless: no stream, no session)', async () => {
@@ -341,19 +400,51 @@ async function answerOf(response: Response): Promise<RpcAnswer> {
   return { status: response.status, headers: response.headers, message, text };
 }
 
+/**
+ * Starts a POST whose body is declared 1 MB long, sends part of it and hangs up; resolves once the
+ * service has seen the connection close (its socket ends).
+ */
+function abandonUpload(stack: ChatStack, token: string): Promise<void> {
+  const url = new URL(mcpUrl(stack.api));
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(
+        [
+          `POST ${url.pathname} HTTP/1.1`,
+          `Host: ${url.host}`,
+          `Authorization: Bearer ${token}`,
+          'Content-Type: application/json',
+          `Content-Length: ${1024 * 1024}`,
+          '',
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_chat","arguments":{"prompt":"',
+        ].join('\r\n'),
+      );
+      // Long enough for the service to be reading the body when the client leaves.
+      setTimeout(() => socket.destroy(), 200);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => setTimeout(resolve, 300));
+  });
+}
+
 /** A POST through node:http, which sends a header given as an array as several header lines. */
 function rawPost(
   stack: ChatStack,
   token: string,
   body: unknown,
-  headers: Record<string, string | string[]>,
+  headers: Record<string, string | string[] | undefined>,
 ): Promise<RpcAnswer> {
+  const sent = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: ACCEPT, ...headers };
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       mcpUrl(stack.api),
       {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: ACCEPT, ...headers },
+        // A header given as undefined is not sent at all.
+        headers: Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)) as Record<
+          string,
+          string | string[]
+        >,
       },
       (response) => {
         const chunks: Buffer[] = [];

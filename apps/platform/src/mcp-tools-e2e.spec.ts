@@ -3,6 +3,7 @@ import { ScriptedUpstream } from '@fed/testing';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
+import { conversationsServiceFor } from '@fed/conversations';
 import { DataSource } from 'typeorm';
 import { AgentProtocolsModule } from './platform-features';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
@@ -74,6 +75,15 @@ describe('MCP tools (execute_chat, get_file_content, get_ui_resource, cancel_cha
 
   const executeChat = async (args: Record<string, unknown>) =>
     structuredOf<ExecuteChatResult>(await call(client, 'execute_chat', { ...args }));
+
+  /** The user's uploads, as the files API lists them. */
+  const uploadsOf = async (owner: string) => {
+    const response = await fetch(`${stack.api}/v1/files?limit=100`, {
+      headers: { authorization: `Bearer ${await stack.token('chat:file', owner)}` },
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { files: { filename: string; bytes: number }[] }).files;
+  };
 
   it('lists the five tools, each with an input schema and an output schema', async () => {
     const { tools } = await client.listTools();
@@ -335,6 +345,56 @@ describe('MCP tools (execute_chat, get_file_content, get_ui_resource, cancel_cha
     expect(JSON.stringify(sent?.json)).toContain('The secret word is teal.');
   });
 
+  it('takes a 6 MB file (base64 over 8 MB) and gives it to the agent', async () => {
+    upstream.enqueue(textAnswer(['Read the big one.']));
+    const bytes = Buffer.alloc(6 * 1024 * 1024, 'filler line\n');
+    bytes.write('The big file starts with amber.\n');
+    const result = await executeChat({
+      prompt: 'Summarize the big file',
+      files: [{ filename: 'big.txt', data: bytes.toString('base64') }],
+    });
+    expect(result.text).toBe('Read the big one.');
+    const [sent] = await upstream.waitForRequests(1);
+    expect(JSON.stringify(sent?.json)).toContain('The big file starts with amber.');
+    expect((await uploadsOf(userId)).map((file) => [file.filename, file.bytes])).toEqual([['big.txt', bytes.length]]);
+  });
+
+  it('leaves no upload behind when it refuses a send with files (unknown, another user’s, archived or running conversation; unknown persona)', async () => {
+    const files = [{ filename: 'kept.txt', data: Buffer.from('must not stay').toString('base64') }];
+    upstream.enqueue(textAnswer(['mine']));
+    const { conversationId: archivedId } = await executeChat({ prompt: 'to archive' });
+    await conversationsServiceFor(stack.service.nest.get(DataSource)).archive(archivedId);
+    const stranger = await connectMcp(stack.api, await stack.token('mcp:all'));
+    let othersId: string;
+    try {
+      upstream.enqueue(textAnswer(['theirs']));
+      othersId = structuredOf<ExecuteChatResult>(
+        await call(stranger, 'execute_chat', { prompt: 'mine' }),
+      ).conversationId;
+    } finally {
+      await stranger.close();
+    }
+    upstream.enqueue(textAnswer(['ok']));
+    const { conversationId: busyId } = await executeChat({ prompt: 'start' });
+    upstream.reset();
+    upstream.enqueue(textAnswer(['Long', ' running', ' answer'], 1000));
+    const running = call(client, 'execute_chat', { prompt: 'Take your time', conversationId: busyId });
+    await upstream.waitForRequests(1);
+
+    for (const [args, code, reason] of [
+      [{ conversationId: randomUUID() }, 'NOT_FOUND', 'conversation_not_found'],
+      [{ conversationId: othersId }, 'NOT_FOUND', 'conversation_not_found'],
+      [{ conversationId: archivedId }, 'INVALID_PARAMS', 'conversation_archived'],
+      [{ conversationId: busyId }, 'CONFLICT', 'conversation_processing'],
+      [{ personaKey: 'no-such-persona' }, 'INVALID_PARAMS', undefined],
+    ] as const) {
+      const refused = toolErrorOf(await call(client, 'execute_chat', { prompt: 'with a file', files, ...args }));
+      expect(refused).toMatchObject({ code, ...(reason ? { reason } : {}) });
+    }
+    expect(await uploadsOf(userId)).toEqual([]);
+    expect(structuredOf<ExecuteChatResult>(await running).text).toBe('Long running answer');
+  });
+
   it('refuses bad execute_chat arguments with INVALID_PARAMS before any turn starts', async () => {
     for (const args of [
       { prompt: 'lone \ud800 surrogate' },
@@ -342,6 +402,8 @@ describe('MCP tools (execute_chat, get_file_content, get_ui_resource, cancel_cha
       { prompt: '   ' },
       { prompt: 'x', conversationId: 'nope' },
       { prompt: 'x', files: [{ filename: 'a.txt', data: 'not base64!' }] },
+      { prompt: 'x', files: [{ filename: 'a.txt', data: 'YWJj=' }] },
+      { prompt: 'x', files: [{ filename: 'a.txt', data: 'YQ=b' }] },
       { prompt: 'x', files: [{ filename: 'a/b.txt', data: 'YQ==' }] },
       { prompt: 'x', personaKey: 'no-such-persona' },
     ]) {

@@ -1,4 +1,5 @@
 export * from './ports';
+export { compareStreamOffsets } from './internal/stream-offsets';
 export * from './settings';
 export * from './create-bus';
 export * from './memory/memory-counters';

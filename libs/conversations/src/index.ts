@@ -2,6 +2,7 @@ export * from './storage';
 export * from './conversations';
 export * from './turns/turns.module';
 export { TurnStarterModule, type TurnStarterSources } from './turns/turn-starter.module';
+export { writeOrWait } from './turns/sse-relay';
 export * from './ledger';
 export { TurnReaper } from './turns/turn-reaper';
 export { type StartedTurn, type TurnInProgress, TurnStarter } from './turns/turn-starter';

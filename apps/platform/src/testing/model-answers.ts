@@ -32,11 +32,21 @@ export function textAnswer(pieces: string[], pauseMs = 0): SseStep {
 
 /** An answer that calls one tool. */
 export function toolCall(id: string, name: string, args: Record<string, unknown>): SseStep {
+  return textThenToolCall(null, id, name, args);
+}
+
+/** An answer that says `text` (null: nothing), then calls one tool. */
+export function textThenToolCall(
+  text: string | null,
+  id: string,
+  name: string,
+  args: Record<string, unknown>,
+): SseStep {
   return {
     kind: 'sse',
     path: '/v1/chat/completions',
     events: [
-      piece({ role: 'assistant', content: null }),
+      piece({ role: 'assistant', content: text }),
       piece({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }),
       piece({}, 'tool_calls'),
       { data: '[DONE]' },

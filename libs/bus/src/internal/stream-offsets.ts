@@ -1,8 +1,7 @@
-import { type ReadOptions, STREAM_START } from '../ports';
+import { type ReadOptions, STREAM_START, isStreamOffset } from '../ports';
 
 // Offsets look like Redis stream ids (`<ms>-<seq>`) in both implementations, so a client's
 // resume offset (e.g. SSE Last-Event-ID) means the same whichever bus the server runs on.
-const OFFSET = /^\d{1,16}-\d{1,16}$/;
 
 export const DEFAULT_READ_COUNT = 100;
 
@@ -13,13 +12,18 @@ export interface ParsedOffset {
 
 export function parseOffset(offset: string): ParsedOffset {
   if (offset === STREAM_START) return { ms: 0, seq: 0 };
-  if (!OFFSET.test(offset)) throw new RangeError(`invalid stream offset: ${JSON.stringify(offset.slice(0, 40))}`);
+  if (!isStreamOffset(offset)) throw new RangeError(`invalid stream offset: ${JSON.stringify(offset.slice(0, 40))}`);
   const dash = offset.indexOf('-');
   return { ms: Number(offset.slice(0, dash)), seq: Number(offset.slice(dash + 1)) };
 }
 
 export function compareOffsets(a: ParsedOffset, b: ParsedOffset): number {
   return a.ms === b.ms ? a.seq - b.seq : a.ms - b.ms;
+}
+
+/** Orders two offsets of the same or different run streams (offsets are times, so runs interleave in time). */
+export function compareStreamOffsets(a: string, b: string): number {
+  return compareOffsets(parseOffset(a), parseOffset(b));
 }
 
 export interface ResolvedReadOptions {

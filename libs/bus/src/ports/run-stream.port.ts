@@ -42,3 +42,10 @@ export class StreamEndedError extends Error {
     this.name = 'StreamEndedError';
   }
 }
+
+const OFFSET = /^\d{1,16}-\d{1,16}$/;
+
+/** Whether `value` is an offset a run stream hands out (`<ms>-<seq>` in both implementations). */
+export function isStreamOffset(value: string): boolean {
+  return OFFSET.test(value);
+}

@@ -54,12 +54,12 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
           cursor = entry.offset;
         }
         if (read.ended) text += SSE_DONE;
-        await write(response, text, stop.signal);
+        await writeOrWait(response, text, stop.signal);
         lastWrite = Date.now();
       } else if (read.ended) {
-        await write(response, SSE_DONE, stop.signal);
+        await writeOrWait(response, SSE_DONE, stop.signal);
       } else if (Date.now() - lastWrite >= heartbeatMs) {
-        await write(response, SSE_HEARTBEAT, stop.signal);
+        await writeOrWait(response, SSE_HEARTBEAT, stop.signal);
         lastWrite = Date.now();
       }
       if (read.ended) break;
@@ -71,7 +71,8 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
   }
 }
 
-function write(response: ServerResponse, text: string, signal: AbortSignal): Promise<void> {
+/** Writes, and waits for a slow client to take it (`drain`) or to go away (`signal`). */
+export function writeOrWait(response: ServerResponse, text: string, signal: AbortSignal): Promise<void> {
   if (response.write(text) || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -1,4 +1,5 @@
 import { ServerCallContext, type User } from '@a2a-js/sdk/server';
+import { isStreamOffset } from '@fed/bus';
 import { type ConversationOwner } from '@fed/conversations';
 
 /** One JSON-RPC call as the request handler sees it: whose it is, and what the HTTP layer needs back. */
@@ -22,19 +23,13 @@ export interface StreamPosition {
   index?: number;
 }
 
-const EVENT_ID = /^([0-9]{1,16}-[0-9]{1,16})(?:\.([0-9]{1,4}))?$/;
+const EVENT_INDEX = /^[0-9]{1,4}$/;
 
 export function parseEventId(value: string): StreamPosition | undefined {
-  const match = EVENT_ID.exec(value);
-  if (!match) return undefined;
-  return match[2] === undefined ? { offset: match[1] } : { offset: match[1], index: Number(match[2]) };
-}
-
-/** Orders two run-stream offsets (`<ms>-<seq>`). */
-export function compareOffsets(a: string, b: string): number {
-  const [aMs, aSeq] = a.split('-').map(Number);
-  const [bMs, bSeq] = b.split('-').map(Number);
-  return aMs === bMs ? aSeq - bSeq : aMs - bMs;
+  const [offset = '', index, ...rest] = value.split('.');
+  if (!isStreamOffset(offset) || rest.length > 0) return undefined;
+  if (index === undefined) return { offset };
+  return EVENT_INDEX.test(index) ? { offset, index: Number(index) } : undefined;
 }
 
 const CALL = 'fed.a2a.call';

@@ -4,9 +4,9 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { type A2ARequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { type AccessTokenVerifier, authenticateRequest } from '@fed/auth';
 import { ApiError, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
-import { type ConversationOwner, ownerOf } from '@fed/conversations';
+import { type ConversationOwner, ownerOf, writeOrWait } from '@fed/conversations';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { nestedDeeperThan, readLimitedBody } from '../turns/request-body';
+import { headerValue, readJsonBody, sendJson } from '../turns';
 import { type A2aCall, callContext, parseEventId } from './a2a-call';
 import { A2A_SCOPE, agentCardJson, wantsLegacyCard } from './agent-card';
 import { normaliseParams } from './turn-input';
@@ -36,8 +36,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 
-/** Deeper JSON is refused before anything walks it (the SDK's translations recurse). */
-const MAX_JSON_DEPTH = 64;
 const SUPPORTED_VERSION = /^(0\.3|1\.0)(\.0)?$/;
 const JSON_TYPE = /^application\/(json|a2a\+json)\s*(;|$)/i;
 const STREAMING_METHODS = new Set(['message/stream', 'tasks/resubscribe', 'SendStreamingMessage', 'SubscribeToTask']);
@@ -76,7 +74,7 @@ export class A2aEndpoint {
 
   /** The public agent card: v0.3 (with the v1.0 interfaces) unless `A2A-Version` asks for 1.x. */
   async serveCard(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = wantsLegacyCard(header(req, 'a2a-version')) ? this.cards.legacy : this.cards.current;
+    const body = wantsLegacyCard(headerValue(req, 'a2a-version')) ? this.cards.legacy : this.cards.current;
     res.writeHead(200, {
       'Content-Type': 'application/json',
       'Content-Length': body.length,
@@ -97,27 +95,38 @@ export class A2aEndpoint {
       return sendJson(res, error.status, error.toEnvelope(), error.headers);
     }
     // 415 rather than -32600: the body is not read at all, so not as JSON-RPC either.
-    if (!JSON_TYPE.test(header(req, 'content-type') ?? '')) {
+    if (!JSON_TYPE.test(headerValue(req, 'content-type') ?? '')) {
       req.resume();
       return sendJson(res, 415, rpcError(null, INVALID_REQUEST, 'Content-Type must be application/json'));
     }
-    const body = await readLimitedBody(req, this.settings.bodyLimitBytes);
-    if (!body) {
-      return sendJson(
-        res,
-        413,
-        rpcError(null, INVALID_REQUEST, `the request body is larger than ${this.settings.bodyLimitBytes} bytes`),
-        { Connection: 'close' },
-      );
+    const body = await readJsonBody(req, this.settings.bodyLimitBytes);
+    switch (body.kind) {
+      case 'aborted':
+        // The client went away mid-body: nobody to answer.
+        res.destroy();
+        return;
+      case 'too_large':
+        return sendJson(
+          res,
+          413,
+          rpcError(null, INVALID_REQUEST, `the request body is larger than ${this.settings.bodyLimitBytes} bytes`),
+          { Connection: 'close' },
+        );
+      case 'not_json':
+        return sendJson(res, 200, rpcError(null, PARSE_ERROR, 'parse error: the body is not valid JSON'));
+      case 'too_complex':
+        return sendJson(res, 200, rpcError(null, INVALID_REQUEST, body.reason));
+      case 'json':
+        break;
     }
-    const request = parseRequest(body);
+    const request = requestOf(body.value);
     if ('error' in request) return sendJson(res, 200, request);
     const id = request.id ?? null;
-    const version = header(req, 'a2a-version');
+    const version = headerValue(req, 'a2a-version');
     if (version === undefined || !SUPPORTED_VERSION.test(version)) {
       return sendJson(res, 200, rpcError(id, INVALID_REQUEST, 'the A2A-Version header must be 0.3 or 1.0'));
     }
-    const lastEventId = header(req, 'last-event-id');
+    const lastEventId = headerValue(req, 'last-event-id');
     const position = lastEventId === undefined ? undefined : parseEventId(lastEventId);
     if (lastEventId !== undefined && !position) {
       return sendJson(res, 200, rpcError(id, INVALID_REQUEST, 'Last-Event-ID must be an id of this stream'));
@@ -126,6 +135,8 @@ export class A2aEndpoint {
     const onGone = () => stop.abort();
     res.once('close', onGone);
     this.shutdown.addEventListener('abort', onGone, { once: true });
+    // A shutdown that began before the listener: stop at once, as it would have stopped this call.
+    if (this.shutdown.aborted) stop.abort();
     try {
       const call: A2aCall = {
         owner,
@@ -192,14 +203,14 @@ export class A2aEndpoint {
         let step = await within(next, this.settings.heartbeatMs);
         while (step === TIMED_OUT && !call.signal.aborted) {
           open();
-          await write(res, SSE_HEARTBEAT, call.signal);
+          await writeOrWait(res, SSE_HEARTBEAT, call.signal);
           step = await within(next, this.settings.heartbeatMs);
         }
         if (step === TIMED_OUT || step.done || call.signal.aborted) break;
         open();
         const id = call.eventId;
         call.eventId = undefined;
-        await write(res, `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(step.value)}\n\n`, call.signal);
+        await writeOrWait(res, `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(step.value)}\n\n`, call.signal);
       }
     } catch (error) {
       if (!res.headersSent) return sendJson(res, 200, errorOf(error));
@@ -211,32 +222,8 @@ export class A2aEndpoint {
   }
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function sendJson(res: ServerResponse, statusCode: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = Buffer.from(JSON.stringify(body));
-  res.writeHead(statusCode, {
-    ...headers,
-    'Content-Type': 'application/json',
-    'Content-Length': text.length,
-    'Cache-Control': 'no-store',
-  });
-  res.end(text);
-}
-
-/** The JSON-RPC request, or the error answering it: -32700 unparseable, -32600 not a request, -32601 unknown method. */
-function parseRequest(body: Buffer): RpcRequest | RpcError {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    return error instanceof RangeError
-      ? rpcError(null, INVALID_REQUEST, 'the request is nested too deeply')
-      : rpcError(null, PARSE_ERROR, 'parse error: the body is not valid JSON');
-  }
+/** The JSON-RPC request, or the error answering it: -32600 not a request, -32601 unknown method. */
+function requestOf(value: unknown): RpcRequest | RpcError {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return rpcError(null, INVALID_REQUEST, 'the body must be one JSON-RPC request object (batches are not supported)');
   }
@@ -244,8 +231,6 @@ function parseRequest(body: Buffer): RpcRequest | RpcError {
   const id = request.id;
   const validId = id === undefined || id === null || typeof id === 'string' || Number.isSafeInteger(id);
   const answerId = validId ? ((id ?? null) as RequestId) : null;
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
-    return rpcError(answerId, INVALID_REQUEST, 'the request is nested too deeply');
   if (request.jsonrpc !== '2.0') return rpcError(answerId, INVALID_REQUEST, 'jsonrpc must be "2.0"');
   if (!validId) return rpcError(null, INVALID_REQUEST, 'id must be a string, an integer or null');
   if (typeof request.method !== 'string' || request.method === '') {
@@ -274,18 +259,4 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TI
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Writes, and waits for a slow client to take it (or to go away). */
-function write(res: ServerResponse, text: string, signal: AbortSignal): Promise<void> {
-  if (res.write(text) || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    res.once('drain', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

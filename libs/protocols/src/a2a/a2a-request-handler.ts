@@ -26,20 +26,20 @@ import { type RunStream, STREAM_START } from '@fed/bus';
 import { type ChatCompletionChunk, isUuid } from '@fed/contracts';
 import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
-import { followRun } from '../turns';
-import { type A2aCall, type StreamPosition, callOf, compareOffsets } from './a2a-call';
+import { type StoredInlineFile, followRun, withInlineFiles } from '../turns';
+import { type A2aCall, callOf } from './a2a-call';
 import { toA2aError } from './a2a-errors';
 import { type A2aTaskRepository } from './a2a-task.repository';
-import { endingStatus, status, task, taskEvent } from './a2a-wire';
-import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords } from './task-view';
-import { TurnEvents } from './turn-events';
-import { type InlineFile, readTurnInput } from './turn-input';
+import { status, task, taskEvent } from './a2a-wire';
+import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords, withFailedTurn } from './task-view';
+import { TurnEvents, endsUnfinished } from './turn-events';
+import { readTurnInput } from './turn-input';
 
 export interface A2aHandlerDependencies {
   starter: TurnStarter;
   runStream: RunStream;
   repository: A2aTaskRepository;
-  files: Pick<FilesService, 'storeBytes' | 'delete'>;
+  files: FilesService;
   card: AgentCard;
   /** `{base_url}`, for the download links of file artifacts. */
   baseUrl: string;
@@ -78,20 +78,12 @@ export class A2aRequestHandler implements A2ARequestHandler {
         ? undefined
         : await this.lastChunk(started.runId, STREAM_START, call.signal);
       const answered = taskFromRecords(await this.records(call.owner, started.conversationId), this.deps.baseUrl, 0);
-      // The stored turn knows it failed, not why: the final chunk does.
-      if (ending?.error && answered.status?.state === TaskState.TASK_STATE_FAILED) {
-        answered.status = endingStatus(
-          { conversationId: started.conversationId, messageId: started.runId },
-          { kind: 'failed', message: ending.error.message },
-          ending.createdAt,
-        );
-      }
       answered.history = sentHistory(
         params.message as Message,
         started.conversationId,
         params.configuration?.historyLength,
       );
-      return answered;
+      return ending?.error ? withFailedTurn(answered, started.runId, ending) : answered;
     });
   }
 
@@ -100,9 +92,15 @@ export class A2aRequestHandler implements A2ARequestHandler {
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.guard(async () =>
-      taskFromRecords(await this.records(callOf(context).owner, params.id), this.deps.baseUrl, params.historyLength),
-    );
+    return this.guard(async () => {
+      const call = callOf(context);
+      const records = await this.records(call.owner, params.id);
+      return this.withLoggedFailure(
+        taskFromRecords(records, this.deps.baseUrl, params.historyLength),
+        records,
+        call.signal,
+      );
+    });
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -157,7 +155,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
     const events = this.eventsOf(started.conversationId, started.runId);
     let opened = false;
     for await (const { offset, chunk } of this.chunks(started.runId, STREAM_START, FOLLOW_QUIET_MS, call.signal)) {
-      const produced = events.translate(offset, chunk);
+      const produced = await this.translate(events, call.owner, offset, chunk);
       if (!opened) produced.unshift(taskEvent(opening));
       opened = true;
       yield* identified(call, offset, produced);
@@ -166,66 +164,64 @@ export class A2aRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * `tasks/resubscribe`: after `Last-Event-ID`, every event strictly after it; otherwise the task as it
-   * stands (earlier turns from the database, the current one folded from its run stream up to now),
-   * then every event after that point. A finished task: its snapshot, and the stream ends.
+   * `tasks/resubscribe`: the current turn's log as it stands is folded; a `Last-Event-ID` that is one of
+   * its events resumes strictly after it, anything else (none, an earlier turn's, no event of this task)
+   * gets the task as it stands (earlier turns from the database, the current one from the fold); then
+   * every event after the fold. A turn whose log expired: the task from the database, and the end.
    */
   private async *rejoin(taskId: string, call: A2aCall): AsyncGenerator<StreamResponse> {
     const records = await this.records(call.owner, taskId);
     const turn = records.messages.findLast((message) => message.sender === 'AI');
-    const state = turn ? await this.deps.runStream.state(turn.id) : 'absent';
-    if (!turn || state === 'absent' || (!turn.processing && !call.lastEventId)) {
+    if (!turn || (await this.deps.runStream.state(turn.id)) === 'absent') {
       call.eventId = undefined;
       yield taskEvent(taskFromRecords(records, this.deps.baseUrl));
       return;
     }
     const events = this.eventsOf(records.conversationId, turn.id);
-    if (call.lastEventId) {
-      yield* this.replayAfter(call, events, turn.id, call.lastEventId);
-    } else {
-      yield* this.snapshotThenFollow(call, events, records, turn.id, turn.updatedAt.toISOString());
+    const folded = yield* this.foldThenResume(call, events, records, turn.id, turn.updatedAt.toISOString());
+    if (!events.ended) {
+      for await (const { offset, chunk } of this.chunks(turn.id, folded, FOLLOW_QUIET_MS, call.signal)) {
+        yield* identified(call, offset, await this.translate(events, call.owner, offset, chunk));
+      }
     }
     if (!events.ended) yield* this.closingStatus(call, records.conversationId);
   }
 
-  private async *replayAfter(
-    call: A2aCall,
-    events: TurnEvents,
-    runId: string,
-    position: StreamPosition,
-  ): AsyncGenerator<StreamResponse> {
-    for await (const { offset, chunk } of this.chunks(runId, STREAM_START, FOLLOW_QUIET_MS, call.signal)) {
-      const produced = events.translate(offset, chunk);
-      const order = compareOffsets(offset, position.offset);
-      if (order < 0) continue;
-      yield* identified(call, offset, produced, order === 0 ? (position.index ?? Infinity) : -1);
-    }
-  }
-
-  private async *snapshotThenFollow(
+  /**
+   * Folds the run's chunks that are there now. Once `Last-Event-ID`'s chunk is among them, the events
+   * after it are yielded; without it, the snapshot is, at the end. Returns the offset folded up to.
+   */
+  private async *foldThenResume(
     call: A2aCall,
     events: TurnEvents,
     records: ConversationRecords,
     runId: string,
     submittedAt: string,
-  ): AsyncGenerator<StreamResponse> {
-    let position = STREAM_START;
+  ): AsyncGenerator<StreamResponse, string> {
+    const position = call.lastEventId;
+    let resumed = false;
+    let folded = STREAM_START;
     for await (const { offset, chunk } of this.chunks(runId, STREAM_START, NOW_MS, call.signal, true)) {
-      events.translate(offset, chunk);
-      position = offset;
+      const produced = await this.translate(events, call.owner, offset, chunk);
+      folded = offset;
+      if (resumed) {
+        yield* identified(call, offset, produced);
+      } else if (offset === position?.offset) {
+        resumed = true;
+        yield* identified(call, offset, produced, position.index ?? Infinity);
+      }
     }
-    const snapshot = task(
-      records.conversationId,
-      events.status(submittedAt),
-      [...storedArtifacts(records, this.deps.baseUrl, runId), ...events.artifacts()],
-      taskFromRecords(records, this.deps.baseUrl).history,
-    );
-    call.eventId = position === STREAM_START ? undefined : position;
-    yield taskEvent(snapshot);
-    if (events.ended) return;
-    for await (const { offset, chunk } of this.chunks(runId, position, FOLLOW_QUIET_MS, call.signal)) {
-      yield* identified(call, offset, events.translate(offset, chunk));
+    if (!resumed) {
+      const snapshot = task(
+        records.conversationId,
+        events.status(submittedAt),
+        [...storedArtifacts(records, this.deps.baseUrl, runId), ...events.artifacts()],
+        taskFromRecords(records, this.deps.baseUrl).history,
+      );
+      call.eventId = folded === STREAM_START ? undefined : folded;
+      yield taskEvent(snapshot);
     }
+    return folded;
   }
 
   /** A log that ended without a final chunk (it cannot, but a stream must end with a state): the stored one. */
@@ -250,6 +246,29 @@ export class A2aRequestHandler implements A2ARequestHandler {
     }
   }
 
+  /** A chunk's events; an unfinished end asks the database whether it was a cancel (one query). */
+  private async translate(
+    events: TurnEvents,
+    owner: ConversationOwner,
+    offset: string,
+    chunk: ChatCompletionChunk,
+  ): Promise<StreamResponse[]> {
+    const cancelled = endsUnfinished(chunk) && (await this.deps.repository.cancelRequested(owner, events.runId));
+    return events.translate(offset, chunk, cancelled);
+  }
+
+  /**
+   * The rows keep that a turn ended unfinished, not that it failed: while its log is kept, a last turn
+   * unfinished without a cancel is read `failed` when its final chunk is an error (as its stream said).
+   */
+  private async withLoggedFailure(answered: Task, records: ConversationRecords, signal: AbortSignal): Promise<Task> {
+    const turn = records.messages.findLast((message) => message.sender === 'AI');
+    if (!turn || turn.processing || !turn.unfinished || turn.cancelRequested) return answered;
+    if ((await this.deps.runStream.state(turn.id)) === 'absent') return answered;
+    const ending = await this.lastChunk(turn.id, STREAM_START, signal);
+    return ending?.error ? withFailedTurn(answered, turn.id, ending) : answered;
+  }
+
   /** Follows the run to its end (or until `signal`); its final chunk, if seen. */
   private async lastChunk(runId: string, after: string, signal: AbortSignal): Promise<ChatCompletionChunk | undefined> {
     let last: ChatCompletionChunk | undefined;
@@ -270,36 +289,18 @@ export class A2aRequestHandler implements A2ARequestHandler {
     return records;
   }
 
-  /** Validates the message, stores its files, starts the turn. */
+  /** Validates the message, stores its files, starts the turn; a refusal leaves no file stored. */
   private async start(owner: ConversationOwner, params: SendMessageRequest): Promise<StartedTurn> {
     const input = readTurnInput(params);
-    const fileIds = await this.storeFiles(owner, input.files);
-    return this.deps.starter.start(owner, {
-      ...(input.conversationId ? { conversationId: input.conversationId } : {}),
-      text: input.text,
-      files: fileIds.map((fileId) => ({ fileId })),
-      options: input.options,
+    return withInlineFiles(this.deps.files, owner, input.files, async (stored) => {
+      refuseUnreadable(stored);
+      return this.deps.starter.start(owner, {
+        ...(input.conversationId ? { conversationId: input.conversationId } : {}),
+        text: input.text,
+        files: stored.map(({ fileId }) => ({ fileId })),
+        options: input.options,
+      });
     });
-  }
-
-  /** Stores inline files as uploads; one the agent cannot read is -32005 and none stays stored. */
-  private async storeFiles(owner: ConversationOwner, files: InlineFile[]): Promise<string[]> {
-    const stored: string[] = [];
-    try {
-      for (const file of files) {
-        const upload = await this.deps.files.storeBytes(owner, file);
-        stored.push(upload.fileId);
-        if (formatOf(upload.mimeType, file.filename) === 'other') {
-          throw new ContentTypeNotSupportedError({
-            message: `${file.filename}: the agent cannot read files of type ${upload.mimeType}`,
-          });
-        }
-      }
-      return stored;
-    } catch (error) {
-      for (const fileId of stored) await this.deps.files.delete(owner, fileId).catch(() => undefined);
-      throw error;
-    }
   }
 
   private async guard<T>(run: () => Promise<T>): Promise<T> {
@@ -327,6 +328,16 @@ function* identified(call: A2aCall, offset: string, events: StreamResponse[], af
   for (let index = afterIndex + 1; index < events.length; index += 1) {
     call.eventId = index === events.length - 1 ? offset : `${offset}.${index}`;
     yield events[index] as StreamResponse;
+  }
+}
+
+/** A file the agent cannot read is -32005 (document 3): better refused now than ignored by the turn. */
+function refuseUnreadable(files: StoredInlineFile[]): void {
+  const unreadable = files.find((file) => formatOf(file.mimeType, file.filename) === 'other');
+  if (unreadable) {
+    throw new ContentTypeNotSupportedError({
+      message: `${unreadable.filename}: the agent cannot read files of type ${unreadable.mimeType}`,
+    });
   }
 }
 

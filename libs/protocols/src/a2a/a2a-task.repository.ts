@@ -50,6 +50,17 @@ export class A2aTaskRepository {
     )) as StoredTask[];
     return { conversationId, messages: rows.map(toStoredMessage), tasks };
   }
+
+  /** Whether a cancel was requested of the owner's turn `messageId` (what tells a cancel from the step limit). */
+  async cancelRequested(owner: ConversationOwner, messageId: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `SELECT 1 FROM "conversations"."messages"
+        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+          AND "cancel_requested_at" IS NOT NULL`,
+      [messageId, owner.userId, owner.tenantId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
 }
 
 function toStoredMessage(row: MessageRow): StoredMessage {

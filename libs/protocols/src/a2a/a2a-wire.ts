@@ -32,8 +32,16 @@ export function dataPart(value: Record<string, unknown>): Part {
   return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: '' };
 }
 
+/** A file part must name its type; a deliverable stored without one is plain bytes. */
+const UNKNOWN_MEDIA_TYPE = 'application/octet-stream';
+
 function urlPart(url: string, filename: string, mediaType: string | undefined): Part {
-  return { content: { $case: 'url', value: url }, metadata: undefined, filename, mediaType: mediaType ?? '' };
+  return {
+    content: { $case: 'url', value: url },
+    metadata: undefined,
+    filename,
+    mediaType: mediaType || UNKNOWN_MEDIA_TYPE,
+  };
 }
 
 export function agentMessage(
@@ -136,8 +144,16 @@ export function interactionArtifact(turn: TurnRef, interaction: Interaction): Ar
   });
 }
 
-export function resultArtifact(turn: TurnRef, text: string): Artifact {
-  return artifact(`result-${turn.messageId}`, 'Result', [textPart(text)], { messageId: turn.messageId });
+export function resultArtifactId(messageId: string): string {
+  return `result-${messageId}`;
+}
+
+/** `unfinished`: the turn stopped before its answer was done (step limit) and ended with what it had. */
+export function resultArtifact(turn: TurnRef, text: string, unfinished: boolean): Artifact {
+  return artifact(resultArtifactId(turn.messageId), 'Result', [textPart(text)], {
+    messageId: turn.messageId,
+    ...(unfinished ? { unfinished: true } : {}),
+  });
 }
 
 /** The status message of a `completed` task: the answer's first paragraph, shortened with an ellipsis. */
@@ -158,7 +174,7 @@ export function summaryOf(answer: string): string {
 
 /** The status a turn ends with: what its final chunk (or its stored message) says. */
 export type TurnEnding =
-  | { kind: 'completed'; text: string }
+  | { kind: 'completed'; text: string; unfinished: boolean }
   | { kind: 'input-required'; interaction: Pick<Interaction, 'interactionType' | 'content'> }
   | { kind: 'canceled' }
   | { kind: 'failed'; message: string };

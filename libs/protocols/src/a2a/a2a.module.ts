@@ -1,3 +1,4 @@
+import { type AgentCard } from '@a2a-js/sdk';
 import { AccessTokenVerifier } from '@fed/auth';
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
@@ -12,6 +13,9 @@ import { A2aRequestHandler } from './a2a-request-handler';
 import { A2aTaskRepository } from './a2a-task.repository';
 import { A2A_PATH, AGENT_CARD_PATH, agentCard } from './agent-card';
 
+/** The one agent card of this process: served by the endpoint, returned by the request handler. */
+const A2A_AGENT_CARD = Symbol('fed.a2a.AgentCard');
+
 /** How long `tasks/cancel` waits for the runtime (or the starter's grace check) to end the turn. */
 const CANCEL_WAIT_MS = 10_000;
 
@@ -20,13 +24,19 @@ const CANCEL_WAIT_MS = 10_000;
   imports: [ProtocolTurnsModule],
   providers: [
     {
+      provide: A2A_AGENT_CARD,
+      inject: [SERVICE_CONFIG],
+      useFactory: (config: ServiceConfig) => agentCard({ baseUrl: config.http.publicUrl, issuer: config.auth.issuer }),
+    },
+    {
       provide: A2aRequestHandler,
-      inject: [TurnStarter, RUN_STREAM, DataSource, FilesService, SERVICE_CONFIG, LOGGER],
+      inject: [TurnStarter, RUN_STREAM, DataSource, FilesService, A2A_AGENT_CARD, SERVICE_CONFIG, LOGGER],
       useFactory: (
         starter: TurnStarter,
         runStream: RunStream,
         dataSource: DataSource,
         files: FilesService,
+        card: AgentCard,
         config: ServiceConfig,
         logger: Logger,
       ) =>
@@ -35,7 +45,7 @@ const CANCEL_WAIT_MS = 10_000;
           runStream,
           repository: new A2aTaskRepository(dataSource),
           files,
-          card: agentCard({ baseUrl: config.http.publicUrl, issuer: config.auth.issuer }),
+          card,
           baseUrl: config.http.publicUrl,
           cancelWaitMs: CANCEL_WAIT_MS,
           logger,
@@ -43,16 +53,17 @@ const CANCEL_WAIT_MS = 10_000;
     },
     {
       provide: A2aEndpoint,
-      inject: [A2aRequestHandler, AccessTokenVerifier, SERVICE_CONFIG, SHUTDOWN_SIGNAL],
+      inject: [A2aRequestHandler, A2A_AGENT_CARD, AccessTokenVerifier, SERVICE_CONFIG, SHUTDOWN_SIGNAL],
       useFactory: (
         handler: A2aRequestHandler,
+        card: AgentCard,
         verifier: AccessTokenVerifier,
         config: ServiceConfig,
         shutdown: AbortSignal,
       ) =>
         new A2aEndpoint(
           handler,
-          agentCard({ baseUrl: config.http.publicUrl, issuer: config.auth.issuer }),
+          card,
           verifier,
           {
             bodyLimitBytes: config.protocols.bodyLimitBytes,

@@ -1,5 +1,11 @@
 import { type Artifact, type Message, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { type Deliverable, type Interaction, type InteractionType, type UiResource } from '@fed/contracts';
+import {
+  type ChatCompletionChunk,
+  type Deliverable,
+  type Interaction,
+  type InteractionType,
+  type UiResource,
+} from '@fed/contracts';
 import {
   FAILED_MESSAGE,
   type TurnEnding,
@@ -9,6 +15,7 @@ import {
   fileArtifact,
   interactionArtifact,
   resultArtifact,
+  resultArtifactId,
   status,
   task,
   uiResourceArtifact,
@@ -94,11 +101,18 @@ export function storedStatus(records: ConversationRecords): TaskStatus {
   );
 }
 
+/**
+ * An unfinished turn is `canceled` when its cancel was requested; otherwise it ended with what it had
+ * (step limit): `completed`. The rows do not keep an error's end (the final chunk does: see README).
+ */
 function storedEnding(records: ConversationRecords, message: StoredMessage): TurnEnding {
-  if (message.unfinished)
-    return message.cancelRequested ? { kind: 'canceled' } : { kind: 'failed', message: FAILED_MESSAGE };
+  if (message.unfinished) {
+    return message.cancelRequested ? { kind: 'canceled' } : { kind: 'completed', text: message.text, unfinished: true };
+  }
   const interaction = interactionOf(tasksOf(records, message.id));
-  return interaction ? { kind: 'input-required', interaction } : { kind: 'completed', text: message.text };
+  return interaction
+    ? { kind: 'input-required', interaction }
+    : { kind: 'completed', text: message.text, unfinished: false };
 }
 
 function turnArtifacts(records: ConversationRecords, message: StoredMessage, baseUrl: string): Artifact[] {
@@ -118,7 +132,8 @@ function turnArtifacts(records: ConversationRecords, message: StoredMessage, bas
   if (interaction) artifacts.push(interactionArtifact(turn, interaction));
   if (message.processing) return artifacts;
   for (const file of message.deliverables ?? []) artifacts.push(fileArtifact(baseUrl, turn, file));
-  if (storedEnding(records, message).kind === 'completed') artifacts.push(resultArtifact(turn, message.text));
+  const ending = storedEnding(records, message);
+  if (ending.kind === 'completed') artifacts.push(resultArtifact(turn, message.text, ending.unfinished));
   return artifacts;
 }
 
@@ -137,6 +152,20 @@ function interactionOf(rows: StoredTask[]): Interaction | undefined {
 
 function tasksOf(records: ConversationRecords, messageId: string): StoredTask[] {
   return records.tasks.filter((row) => row.messageId === messageId);
+}
+
+/** The task with its turn `messageId` failed as its error chunk says: that status, and no result artifact. */
+export function withFailedTurn(answered: Task, messageId: string, errorChunk: ChatCompletionChunk): Task {
+  const turn = { conversationId: answered.id, messageId };
+  return {
+    ...answered,
+    status: endingStatus(
+      turn,
+      { kind: 'failed', message: errorChunk.error?.message ?? FAILED_MESSAGE },
+      errorChunk.createdAt,
+    ),
+    artifacts: answered.artifacts.filter((artifact) => artifact.artifactId !== resultArtifactId(messageId)),
+  };
 }
 
 /** The message a client sent, as `history` of a send or stream answer shows it. */

@@ -86,13 +86,43 @@ describe('TurnEvents', () => {
     });
   });
 
-  it('ends canceled on an unfinished stop and failed with the error text on an error', () => {
-    expect(translateAll([finalChunk('m', 'stop', { status: 'unfinished' })]).events.map(describeEvent)).toEqual([
-      `${TaskState.TASK_STATE_CANCELED}:the task was canceled`,
-    ]);
+  it('ends canceled on an unfinished stop of a cancelled turn and failed with the error text on an error', () => {
+    const translator = new TurnEvents(turn, BASE);
+    expect(
+      translator.translate('1-1', finalChunk('m', 'stop', { status: 'unfinished' }), true).map(describeEvent),
+    ).toEqual([`${TaskState.TASK_STATE_CANCELED}:the task was canceled`]);
     expect(translateAll([errorChunk('m', 'runtime_lost', 'the agent stopped')]).events.map(describeEvent)).toEqual([
       `${TaskState.TASK_STATE_FAILED}:the agent stopped`,
     ]);
+  });
+
+  it('ends completed with what it has on an unfinished stop without a cancel (step limit): result marked unfinished', () => {
+    const { events } = translateAll([
+      contentChunk('m', { content: 'Partial.' }),
+      finalChunk('m', 'stop', { status: 'unfinished' }),
+    ]);
+    expect(events.map(describeEvent)).toEqual([
+      `${TaskState.TASK_STATE_WORKING}:Partial.`,
+      'artifact:result-m1',
+      `${TaskState.TASK_STATE_COMPLETED}:Partial.`,
+    ]);
+    const result = events[1]?.payload;
+    expect(result?.$case === 'artifactUpdate' && result.value.artifact?.metadata).toEqual({
+      messageId: 'm1',
+      unfinished: true,
+    });
+  });
+
+  it('gives a file part application/octet-stream when the deliverable has no type', () => {
+    const { events } = translateAll([
+      finalChunk('m', 'stop', {
+        deliverables: [{ filename: 'blob', filepath: 'out/blob', source: 'agent', isPrimary: true, createdAt: '' }],
+      }),
+    ]);
+    const file = events[0]?.payload;
+    expect(file?.$case === 'artifactUpdate' && file.value.artifact?.parts[0]?.mediaType).toBe(
+      'application/octet-stream',
+    );
   });
 
   it('folds the turn so far: submitted before anything, then working with the whole answer so far', () => {
@@ -143,9 +173,15 @@ describe('task view', () => {
     [{ processing: true, started: false }, TaskState.TASK_STATE_SUBMITTED],
     [{ processing: true }, TaskState.TASK_STATE_WORKING],
     [{ unfinished: true, cancelRequested: true }, TaskState.TASK_STATE_CANCELED],
-    [{ unfinished: true }, TaskState.TASK_STATE_FAILED],
+    [{ unfinished: true }, TaskState.TASK_STATE_COMPLETED],
   ])('reads the state of the last turn %j as %s', (last, state) => {
     expect(taskFromRecords(records(last), BASE).status?.state).toBe(state);
+  });
+
+  it('gives an unfinished turn without a cancel its partial answer as the result, marked unfinished', () => {
+    const [result] = taskFromRecords(records({ unfinished: true }), BASE).artifacts;
+    expect(result).toMatchObject({ artifactId: 'result-m1', metadata: { messageId: 'm1', unfinished: true } });
+    expect(taskFromRecords(records({ unfinished: true, cancelRequested: true }), BASE).artifacts).toEqual([]);
   });
 
   it('keeps the N most recent messages, none for 0, and 100 when not given', () => {
@@ -170,6 +206,23 @@ describe('summaryOf and normaliseParams', () => {
     expect(normaliseParams('tasks/get', { id: 'x', historyLength: 2 })).toEqual({ id: 'x', historyLength: 2 });
     expect(normaliseParams('message/send', { configuration: { historyLength: 1.5 } })).toEqual({
       configuration: { blocking: true },
+    });
+  });
+
+  it('reads a top-level historyLength of send and stream as the configuration one, which wins when both are given', () => {
+    expect(normaliseParams('message/send', { historyLength: 0 })).toEqual({
+      configuration: { historyLength: 0, blocking: true },
+    });
+    expect(normaliseParams('SendStreamingMessage', { historyLength: 2, configuration: { historyLength: 5 } })).toEqual({
+      configuration: { historyLength: 5 },
+    });
+    expect(normaliseParams('SendMessage', { historyLength: 2, configuration: { historyLength: -1 } })).toEqual({
+      configuration: { historyLength: 2 },
+    });
+    expect(normaliseParams('message/stream', { historyLength: 'all' })).toEqual({});
+    expect(normaliseParams('message/stream', { historyLength: 1, configuration: 'x' })).toEqual({
+      historyLength: 1,
+      configuration: 'x',
     });
   });
 });

@@ -26,6 +26,8 @@ import {
  * - an interaction: the `interaction-` artifact; the final chunk then says `input-required`;
  * - the final chunk: a `file-` artifact per deliverable, the `result-` artifact (the whole answer) when
  *   the turn completed, then the final status (`completed`, `input-required`, `canceled`, `failed`).
+ *   An unfinished stop is `canceled` when the turn was cancelled, otherwise (the step limit) `completed`
+ *   with what the turn had, its result marked `unfinished`; the chunk does not say which, the caller does.
  */
 export class TurnEvents {
   private answer = '';
@@ -42,8 +44,11 @@ export class TurnEvents {
     private readonly baseUrl: string,
   ) {}
 
-  /** The events of one chunk, in order. `offset` (the chunk's run-stream offset) names status messages. */
-  translate(offset: string, chunk: ChatCompletionChunk): StreamResponse[] {
+  /**
+   * The events of one chunk, in order. `offset` (the chunk's run-stream offset) names status messages;
+   * `cancelled` (whether the turn's cancel was requested) matters only for a chunk `endsUnfinished`.
+   */
+  translate(offset: string, chunk: ChatCompletionChunk, cancelled = false): StreamResponse[] {
     const [choice] = chunk.choices;
     const at = chunk.createdAt;
     const events: StreamResponse[] = [];
@@ -79,8 +84,13 @@ export class TurnEvents {
       this.interaction = choice.delta.interaction;
       events.push(this.artifact(interactionArtifact(this.turn, choice.delta.interaction)));
     }
-    if (choice.finishReason !== null) events.push(...this.end(chunk));
+    if (choice.finishReason !== null) events.push(...this.end(chunk, cancelled));
     return events;
+  }
+
+  /** The turn's run (its assistant message). */
+  get runId(): string {
+    return this.turn.messageId;
   }
 
   /** Whether the final chunk has been seen. */
@@ -106,26 +116,30 @@ export class TurnEvents {
     return status(TaskState.TASK_STATE_WORKING, this.latest.timestamp ?? submittedAt, message);
   }
 
-  private end(chunk: ChatCompletionChunk): StreamResponse[] {
+  private end(chunk: ChatCompletionChunk, cancelled: boolean): StreamResponse[] {
     const [choice] = chunk.choices;
     const events: StreamResponse[] = [];
     for (const file of choice.deliverables ?? []) {
       events.push(this.artifact(fileArtifact(this.baseUrl, this.turn, file)));
     }
-    const ending = this.endingOf(chunk);
-    if (ending.kind === 'completed') events.push(this.artifact(resultArtifact(this.turn, this.answer)));
+    const ending = this.endingOf(chunk, cancelled);
+    if (ending.kind === 'completed') {
+      events.push(this.artifact(resultArtifact(this.turn, this.answer, ending.unfinished)));
+    }
     this.finished = true;
     this.latest = endingStatus(this.turn, ending, chunk.createdAt);
     events.push(statusEvent(this.turn.conversationId, this.latest));
     return events;
   }
 
-  private endingOf(chunk: ChatCompletionChunk): TurnEnding {
+  private endingOf(chunk: ChatCompletionChunk, cancelled: boolean): TurnEnding {
     const [choice] = chunk.choices;
     if (choice.finishReason === 'error') return { kind: 'failed', message: chunk.error?.message ?? FAILED_MESSAGE };
-    if (choice.status === 'unfinished') return { kind: 'canceled' };
+    if (endsUnfinished(chunk)) {
+      return cancelled ? { kind: 'canceled' } : { kind: 'completed', text: this.answer, unfinished: true };
+    }
     if (this.interaction) return { kind: 'input-required', interaction: this.interaction };
-    return { kind: 'completed', text: this.answer };
+    return { kind: 'completed', text: this.answer, unfinished: false };
   }
 
   private noteUiTask(task: ChatTask): void {
@@ -147,6 +161,12 @@ export class TurnEvents {
     this.folded.set(value.artifactId, value);
     return artifactEvent(this.turn.conversationId, value);
   }
+}
+
+/** A final `stop` chunk of a turn that did not finish its answer: cancelled, or stopped by the step limit. */
+export function endsUnfinished(chunk: ChatCompletionChunk): boolean {
+  const [choice] = chunk.choices;
+  return choice.finishReason === 'stop' && choice.status === 'unfinished';
 }
 
 function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {

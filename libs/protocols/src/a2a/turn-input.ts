@@ -11,12 +11,7 @@ import {
   isStorableText,
   isUuid,
 } from '@fed/contracts';
-
-/** A file part sent inline, to be stored before the turn starts. */
-export interface InlineFile {
-  filename: string;
-  bytes: Buffer;
-}
+import { type InlineFile } from '../turns';
 
 /** What a `message/send` or `message/stream` asks for, validated; files not stored yet. */
 export interface TurnInput {
@@ -126,23 +121,36 @@ function optionsOf(metadata: Record<string, unknown> | undefined): ChatTurnOptio
   return options;
 }
 
+const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+
 /**
  * The raw params, before the SDK parses them: a `historyLength` that is not a non-negative integer
- * counts as not given (document 3), and a v0.3 `configuration` without `blocking` stays blocking
- * (`message/send` is the blocking method; the SDK's compat layer would read it as non-blocking).
+ * counts as not given (document 3); on send and stream a top-level `params.historyLength` counts as
+ * `configuration.historyLength` when that is not given (the SDK reads only the latter); a v0.3
+ * `configuration` without `blocking` stays blocking (`message/send` is the blocking method; the SDK's
+ * compat layer would read it as non-blocking).
  */
 export function normaliseParams(method: string, params: unknown): unknown {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return params;
-  const normalised: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+  if (!isObject(params)) return params;
+  const normalised: Record<string, unknown> = { ...params };
   dropBadHistoryLength(normalised);
-  const configuration = normalised.configuration;
-  if (typeof configuration === 'object' && configuration !== null && !Array.isArray(configuration)) {
-    const copy: Record<string, unknown> = { ...(configuration as Record<string, unknown>) };
-    dropBadHistoryLength(copy);
-    if (method === 'message/send' && typeof copy.blocking !== 'boolean') copy.blocking = true;
-    normalised.configuration = copy;
+  // Not a send, or a configuration that is not an object: the SDK answers what it makes of it.
+  if (!SEND_METHODS.has(method) || !(normalised.configuration === undefined || isObject(normalised.configuration))) {
+    return normalised;
   }
-  return normalised;
+  const { historyLength, ...rest } = normalised;
+  const configuration = isObject(rest.configuration) ? { ...rest.configuration } : undefined;
+  if (configuration) dropBadHistoryLength(configuration);
+  const lifted =
+    historyLength === undefined || configuration?.historyLength !== undefined
+      ? configuration
+      : { ...configuration, historyLength };
+  if (lifted && method === 'message/send' && typeof lifted.blocking !== 'boolean') lifted.blocking = true;
+  return lifted ? { ...rest, configuration: lifted } : rest;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function dropBadHistoryLength(holder: Record<string, unknown>): void {

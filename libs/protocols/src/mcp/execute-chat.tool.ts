@@ -1,11 +1,11 @@
 import { type RunStream, STREAM_START } from '@fed/bus';
-import { CHAT_TURN_DEFAULTS, type ChatTurnRequest, type InputFileRef, isStorableText, isUuid } from '@fed/contracts';
+import { CHAT_TURN_DEFAULTS, type ChatTurnRequest, isStorableText, isUuid } from '@fed/contracts';
 import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { followRun } from '../turns';
+import { followRun, withInlineFiles } from '../turns';
 import { TurnCollector } from './execute-chat.result';
 import { type McpTool, type ToolExtra, settle } from './mcp-tool';
 import { McpToolErrorCode, toolError, toolResult } from './mcp-tool-result';
@@ -15,7 +15,8 @@ import { type McpRepository } from './mcp.repository';
 const MAX_PROMPT_BYTES = 1024 * 1024;
 /** Document 2, Limits: input files per request. */
 const MAX_FILES = 20;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// One character class and at most two `=` at the end: a repeated group overflows the stack on megabytes.
+const BASE64_ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/;
 // Turns that end only on a model's failure to answer again are worth retrying; a blocked message is not.
 const PERMANENT_TURN_FAILURES = new Set(['content_blocked']);
 
@@ -100,26 +101,21 @@ export class ExecuteChatTool implements McpTool {
   private async call(owner: ConversationOwner, args: ExecuteChatArgs, extra: ToolExtra): Promise<CallToolResult> {
     const problem = argumentProblem(args);
     if (problem) return toolError(McpToolErrorCode.InvalidParams, problem);
-    const request: ChatTurnRequest = {
-      ...(args.conversationId ? { conversationId: args.conversationId.toLowerCase() } : {}),
-      text: args.prompt,
-      files: await this.storeFiles(owner, args.files ?? []),
-      options: { ...CHAT_TURN_DEFAULTS, ...(args.personaKey !== undefined ? { personaKey: args.personaKey } : {}) },
-    };
-    const started = await this.starter.start(owner, request);
+    const inline = (args.files ?? []).map((file) => ({
+      filename: file.filename,
+      bytes: Buffer.from(file.data, 'base64'),
+    }));
+    // A refused start (not the caller's conversation, a turn running, ...) deletes the stored files again.
+    const started = await withInlineFiles(this.files, owner, inline, (stored) => {
+      const request: ChatTurnRequest = {
+        ...(args.conversationId ? { conversationId: args.conversationId.toLowerCase() } : {}),
+        text: args.prompt,
+        files: stored.map(({ fileId }) => ({ fileId })),
+        options: { ...CHAT_TURN_DEFAULTS, ...(args.personaKey !== undefined ? { personaKey: args.personaKey } : {}) },
+      };
+      return this.starter.start(owner, request);
+    });
     return this.follow(owner, started, extra);
-  }
-
-  private async storeFiles(owner: ConversationOwner, files: InputFile[]): Promise<InputFileRef[]> {
-    const refs: InputFileRef[] = [];
-    for (const file of files) {
-      const stored = await this.files.storeBytes(owner, {
-        filename: file.filename,
-        bytes: Buffer.from(file.data, 'base64'),
-      });
-      refs.push({ fileId: stored.fileId });
-    }
-    return refs;
   }
 
   private async follow(owner: ConversationOwner, turn: StartedTurn, extra: ToolExtra): Promise<CallToolResult> {
@@ -185,6 +181,11 @@ function argumentProblem(args: ExecuteChatArgs): string | null {
   if (args.conversationId !== undefined && !isUuid(args.conversationId)) return 'conversationId must be a UUID';
   const files = args.files ?? [];
   if (files.length > MAX_FILES) return `files must hold at most ${MAX_FILES} items`;
-  if (files.some((file) => !BASE64.test(file.data))) return 'files[].data must be base64';
+  if (files.some((file) => !isBase64(file.data))) return 'files[].data must be base64';
   return null;
+}
+
+/** RFC 4648 base64 with its padding: whole groups of four, `=` only at the end. */
+function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64_ALPHABET.test(text);
 }

@@ -7,10 +7,11 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { McpHttpError, negotiate, parseMessage, invalidParamsError } from './mcp-protocol';
-import { checkContentType, checkOrigin, readBody } from './mcp-request-body';
+import { headerValue, readJsonBody, sendJson } from '../turns';
+import { McpHttpError, invalidParamsError, negotiate, parseMessage } from './mcp-protocol';
+import { acceptsEventStream, checkContentType, checkOrigin, presentSdkAccept } from './mcp-request-body';
 import { McpServerFactory } from './mcp-server.factory';
-import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl, publicBaseUrl } from './mcp-urls';
+import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl } from './mcp-urls';
 
 /**
  * `POST /api/v1/mcp` (document 3, MCP), a fast route: stateless streamable HTTP, one SDK server and
@@ -30,7 +31,7 @@ export class McpEndpoint implements OnModuleInit {
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
     this.resourceMetadataUrl = mcpResourceMetadataUrl(config);
-    this.publicOrigin = new URL(publicBaseUrl(config)).origin;
+    this.publicOrigin = new URL(config.http.publicUrl).origin;
   }
 
   onModuleInit(): void {
@@ -40,21 +41,26 @@ export class McpEndpoint implements OnModuleInit {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let message: JSONRPCMessage;
     let owner: ConversationOwner;
+    let message: JSONRPCMessage;
     try {
       checkOrigin(req, this.publicOrigin);
       owner = ownerOf(await authenticateRequest(this.verifier, req, [MCP_SCOPE], true));
       checkContentType(req);
-      const body = await readBody(req, this.config.protocols.bodyLimitBytes);
-      message = negotiate(parseMessage(body), headerValue(req.headers['mcp-protocol-version']));
+      const limitBytes = this.config.protocols.bodyLimitBytes;
+      const body = await readJsonBody(req, limitBytes);
+      // The client went away while sending: nobody is left to answer.
+      if (body.kind === 'aborted') return void res.destroy();
+      message = negotiate(parseMessage(body, limitBytes), headerValue(req, 'mcp-protocol-version'));
     } catch (error) {
-      if (error instanceof McpHttpError) return sendJson(res, error.status, error.body(), { Connection: 'close' });
+      if (error instanceof McpHttpError) {
+        return sendJson(res, error.status, error.body(), error.closeConnection ? { Connection: 'close' } : {});
+      }
       if (error instanceof ApiError) return this.refuse(res, error);
       throw error;
     }
     const refusal = invalidParamsError(message, this.servers.toolNames);
-    if (refusal) return sendJson(res, 200, JSON.stringify(refusal));
+    if (refusal) return sendJson(res, 200, refusal);
     await this.serve(owner, message, req, res);
   }
 
@@ -64,10 +70,14 @@ export class McpEndpoint implements OnModuleInit {
     req: IncomingMessage,
     res: ServerResponse,
   ): Promise<void> {
+    // A client that does not take an event stream gets one JSON document (and so no progress).
+    const eventStream = acceptsEventStream(req);
+    presentSdkAccept(req);
     const server = this.servers.create(owner);
     // No session: a client's Mcp-Session-Id is not looked at, and none is issued.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
+      enableJsonResponse: !eventStream,
       keepAliveMs: this.config.chat.heartbeatMs,
     });
     // Closing the server aborts its handlers' signals: a turn's follower stops when the client leaves.
@@ -82,15 +92,6 @@ export class McpEndpoint implements OnModuleInit {
     if (headers['WWW-Authenticate']) {
       headers['WWW-Authenticate'] += `, resource_metadata="${this.resourceMetadataUrl}"`;
     }
-    sendJson(res, error.status, JSON.stringify(error.toEnvelope()), headers);
+    sendJson(res, error.status, error.toEnvelope(), headers);
   }
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
-  res.end(body);
 }

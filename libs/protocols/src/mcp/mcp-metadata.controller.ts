@@ -2,7 +2,7 @@ import { Public } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { All, Controller, Get, Header, Inject } from '@nestjs/common';
-import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, MCP_SCOPE, publicBaseUrl } from './mcp-urls';
+import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, MCP_SCOPE } from './mcp-urls';
 
 /** RFC 9728 protected-resource metadata of the MCP endpoint. */
 export interface ProtectedResourceMetadata {
@@ -28,7 +28,7 @@ export class McpMetadataController {
   metadata(): ProtectedResourceMetadata {
     if (this.config.edition === 'marketplace') throw marketplaceHasNoMcp();
     return {
-      resource: `${publicBaseUrl(this.config)}${MCP_PATH}`,
+      resource: `${this.config.http.publicUrl}${MCP_PATH}`,
       authorization_servers: [this.config.auth.issuer],
       scopes_supported: [MCP_SCOPE],
       bearer_methods_supported: ['header'],

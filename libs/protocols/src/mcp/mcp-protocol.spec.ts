@@ -1,13 +1,16 @@
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LATEST_PROTOCOL_VERSION, McpHttpError, invalidParamsError, negotiate, parseMessage } from './mcp-protocol';
 
-const json = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+const json = (value: unknown) => ({ kind: 'json' as const, value });
+const LIMIT = 1024;
 
-function refusal(work: () => unknown): { status: number; code: number } {
+function refusal(work: () => unknown): { status: number; code: number; message: string; closeConnection: boolean } {
   try {
     work();
   } catch (error) {
-    if (error instanceof McpHttpError) return { status: error.status, code: error.code };
+    if (error instanceof McpHttpError) {
+      return { status: error.status, code: error.code, message: error.message, closeConnection: error.closeConnection };
+    }
     throw error;
   }
   throw new Error('expected a refusal');
@@ -15,7 +18,7 @@ function refusal(work: () => unknown): { status: number; code: number } {
 
 describe('the MCP message checks before the SDK', () => {
   it('parses one JSON-RPC 2.0 message', () => {
-    expect(parseMessage(json({ jsonrpc: '2.0', id: 1, method: 'ping' }))).toEqual({
+    expect(parseMessage(json({ jsonrpc: '2.0', id: 1, method: 'ping' }), LIMIT)).toEqual({
       jsonrpc: '2.0',
       id: 1,
       method: 'ping',
@@ -23,21 +26,29 @@ describe('the MCP message checks before the SDK', () => {
   });
 
   it('answers -32700 for a body that is not JSON, -32600 for JSON that is not one JSON-RPC 2.0 message', () => {
-    expect(refusal(() => parseMessage(json('{"jsonrpc":')))).toEqual({ status: 400, code: -32700 });
-    for (const body of [[], [{ jsonrpc: '2.0', id: 1, method: 'ping' }], 'null', '7', { id: 1, method: 'ping' }]) {
-      expect(refusal(() => parseMessage(json(body)))).toEqual({ status: 400, code: -32600 });
+    expect(refusal(() => parseMessage({ kind: 'not_json' }, LIMIT))).toMatchObject({ status: 400, code: -32700 });
+    for (const body of [[], [{ jsonrpc: '2.0', id: 1, method: 'ping' }], null, 7, 'text', { id: 1, method: 'ping' }]) {
+      expect(refusal(() => parseMessage(json(body), LIMIT))).toMatchObject({ status: 400, code: -32600 });
     }
-    expect(refusal(() => parseMessage(json({ jsonrpc: '2.0', id: true, method: 'ping' })))).toEqual({
+    expect(refusal(() => parseMessage(json({ jsonrpc: '2.0', id: true, method: 'ping' }), LIMIT))).toMatchObject({
       status: 400,
       code: -32600,
     });
   });
 
-  it('refuses nesting deeper than 64 levels without recursing', () => {
-    const body = Buffer.from(
-      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${'['.repeat(100_000)}1${']'.repeat(100_000)}}}`,
-    );
-    expect(refusal(() => parseMessage(body))).toEqual({ status: 400, code: -32600 });
+  it('answers -32600 with the reason for a body too deep or too big to parse, 413 closing the connection over the limit', () => {
+    const tooComplex = refusal(() => parseMessage({ kind: 'too_complex', reason: 'it nests too deep' }, LIMIT));
+    expect(tooComplex).toEqual({
+      status: 400,
+      code: -32600,
+      message: 'Invalid Request: it nests too deep',
+      closeConnection: false,
+    });
+    expect(refusal(() => parseMessage({ kind: 'too_large' }, LIMIT))).toMatchObject({
+      status: 413,
+      code: -32600,
+      closeConnection: true,
+    });
   });
 
   it('answers an initialize with an unsupported revision at the latest one, and leaves supported ones alone', () => {
@@ -58,9 +69,11 @@ describe('the MCP message checks before the SDK', () => {
     expect(negotiate(list, undefined)).toBe(list);
     expect(negotiate(list, '2025-03-26')).toBe(list);
     for (const header of ['2026-07-28', '2025-06-18, 2025-06-18', '']) {
-      expect(refusal(() => negotiate(list, header))).toEqual({ status: 400, code: -32000 });
+      expect(refusal(() => negotiate(list, header))).toMatchObject({ status: 400, code: -32000 });
     }
-    expect(refusal(() => negotiate({ jsonrpc: '2.0', method: 'notifications/initialized' }, '2026-07-28'))).toEqual({
+    expect(
+      refusal(() => negotiate({ jsonrpc: '2.0', method: 'notifications/initialized' }, '2026-07-28')),
+    ).toMatchObject({
       status: 400,
       code: -32000,
     });

@@ -7,7 +7,7 @@ import {
   PingRequestSchema,
   isJSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { nestedDeeperThan } from '../turns/request-body';
+import { type JsonBody } from '../turns';
 
 // What `POST /api/v1/mcp` checks before the SDK sees a message (document 3, "MCP" and "Errors"): the
 // SDK answers most of these itself, but with other codes in places (-32700 for a message that is JSON
@@ -33,15 +33,16 @@ export const JsonRpcCode = {
   unsupportedProtocolVersion: -32000,
 } as const;
 
-/** Deeper JSON than any MCP message needs is refused before anything walks it recursively. */
-export const MAX_JSON_DEPTH = 64;
-
-/** A refusal of the request as a whole: an HTTP status with a JSON-RPC error body (`id: null`). */
+/**
+ * A refusal of the request as a whole: an HTTP status with a JSON-RPC error body (`id: null`).
+ * `closeConnection` when the body was left unread (or only partly read): draining it is not worth it.
+ */
 export class McpHttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: number,
     message: string,
+    readonly closeConnection = false,
   ) {
     super(message);
     this.name = 'McpHttpError';
@@ -55,21 +56,32 @@ export class McpHttpError extends Error {
 const invalidRequest = (message: string) => new McpHttpError(400, JsonRpcCode.invalidRequest, message);
 
 /**
- * The one JSON-RPC message of a request body: -32700 when the body is not JSON, -32600 when it is not
- * one JSON-RPC 2.0 message (a batch included: the 2025-06-18 and later revisions removed batching, and
- * one request carrying one message keeps the body limit and the turn per call simple).
+ * The one JSON-RPC message of a request body (read by `readJsonBody`): 413 over the limit, -32700 when
+ * it is not JSON, -32600 when it is too deep or too big to parse or not one JSON-RPC 2.0 message (a
+ * batch included: the 2025-06-18 and later revisions removed batching, and one request carrying one
+ * message keeps the body limit and the turn per call simple).
  */
-export function parseMessage(body: Buffer): JSONRPCMessage {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new McpHttpError(400, JsonRpcCode.parseError, 'Parse error: the body is not JSON');
+export function parseMessage(body: Exclude<JsonBody, { kind: 'aborted' }>, limitBytes: number): JSONRPCMessage {
+  switch (body.kind) {
+    case 'too_large':
+      throw new McpHttpError(
+        413,
+        JsonRpcCode.invalidRequest,
+        `Request Entity Too Large: the body is over ${limitBytes} bytes`,
+        true,
+      );
+    case 'not_json':
+      throw new McpHttpError(400, JsonRpcCode.parseError, 'Parse error: the body is not JSON');
+    case 'too_complex':
+      throw invalidRequest(`Invalid Request: ${body.reason}`);
+    case 'json':
+      return messageOf(body.value);
   }
+}
+
+function messageOf(value: unknown): JSONRPCMessage {
   if (Array.isArray(value)) throw invalidRequest('Invalid Request: batches are not supported; send one message');
   if (typeof value !== 'object' || value === null) throw invalidRequest('Invalid Request: not a JSON-RPC message');
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
-    throw invalidRequest(`Invalid Request: nested deeper than ${MAX_JSON_DEPTH}`);
   if ((value as { jsonrpc?: unknown }).jsonrpc !== '2.0')
     throw invalidRequest('Invalid Request: "jsonrpc" must be "2.0"');
   const parsed = JSONRPCMessageSchema.safeParse(value);

@@ -1,34 +1,24 @@
 import { type IncomingMessage } from 'node:http';
-import { readLimitedBody } from '../turns/request-body';
+import { headerValue } from '../turns';
 import { JsonRpcCode, McpHttpError } from './mcp-protocol';
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i;
-
-/** 415 unless the body is declared JSON (document 3: `Content-Type: application/json` is required). */
-export function checkContentType(req: IncomingMessage): void {
-  if (!JSON_MEDIA_TYPE.test(req.headers['content-type'] ?? '')) {
-    throw new McpHttpError(
-      415,
-      JsonRpcCode.unsupportedProtocolVersion,
-      'Unsupported Media Type: Content-Type must be application/json',
-    );
-  }
-}
+/** What the SDK's transport insists on seeing (the MCP transport spec's MUST), whatever the client sent. */
+const SDK_ACCEPT = 'application/json, text/event-stream';
 
 /**
- * The request body, at most `limitBytes`: a declared or streamed larger one is 413 before more of it
- * is held in memory. The caller closes the connection after answering.
+ * 415 unless the body is declared JSON (document 3: `Content-Type: application/json` is required). -32600,
+ * not the SDK's -32000: that code is the unsupported protocol version's (document 3, "Errors").
  */
-export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const body = await readLimitedBody(req, limitBytes);
-  if (!body) {
+export function checkContentType(req: IncomingMessage): void {
+  if (!JSON_MEDIA_TYPE.test(headerValue(req, 'content-type') ?? '')) {
     throw new McpHttpError(
-      413,
+      415,
       JsonRpcCode.invalidRequest,
-      `Request Entity Too Large: the body is over ${limitBytes} bytes`,
+      'Unsupported Media Type: Content-Type must be application/json',
+      true,
     );
   }
-  return body;
 }
 
 /**
@@ -38,6 +28,38 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
 export function checkOrigin(req: IncomingMessage, allowedOrigin: string): void {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== allowedOrigin) {
-    throw new McpHttpError(403, JsonRpcCode.invalidRequest, 'Forbidden: requests from this Origin are not accepted');
+    throw new McpHttpError(
+      403,
+      JsonRpcCode.invalidRequest,
+      'Forbidden: requests from this Origin are not accepted',
+      true,
+    );
   }
+}
+
+/**
+ * Whether the client takes an event stream: it names `text/event-stream` in `Accept` (not with `q=0`).
+ * Document 3 requires no `Accept`: a client that sends none, `application/json` or a wildcard gets one JSON
+ * document.
+ */
+export function acceptsEventStream(req: IncomingMessage): boolean {
+  return (headerValue(req, 'accept') ?? '').split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    return type === 'text/event-stream' && !params.some((param) => /^q=0(\.0*)?$/.test(param));
+  });
+}
+
+/**
+ * Shows the SDK's transport the `Accept` it requires (it answers 406 otherwise), in the parsed headers
+ * and the raw ones, which its Node adapter reads. The answer's form is chosen by `acceptsEventStream`
+ * before this, so the client still gets what it accepts.
+ */
+export function presentSdkAccept(req: IncomingMessage): void {
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (name.toLowerCase() !== 'accept') raw.push(name, req.rawHeaders[i + 1] as string);
+  }
+  req.rawHeaders = [...raw, 'Accept', SDK_ACCEPT];
+  req.headers.accept = SDK_ACCEPT;
 }

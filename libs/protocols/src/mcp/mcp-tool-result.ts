@@ -75,12 +75,13 @@ function toolCodeOf(code: ErrorCode): McpToolErrorCode {
     case 'range_not_satisfiable':
     case 'method_not_allowed':
       return McpToolErrorCode.InvalidParams;
-    case 'invalid_token':
     case 'insufficient_scope':
       return McpToolErrorCode.InsufficientScope;
     case 'conflict':
     case 'conversation_processing':
       return McpToolErrorCode.Conflict;
+    // The token was verified before any tool ran: one refused inside a tool is our fault, not the caller's.
+    case 'invalid_token':
     case 'rate_limited':
     case 'monthly_quota_exceeded':
     case 'internal_error':

@@ -5,11 +5,6 @@ export const MCP_SCOPE = 'mcp:all';
 /** RFC 9728 section 3.1: the well-known prefix, then the resource's path. */
 export const MCP_RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
 
-/** `{base_url}`, without a trailing slash. */
-export function publicBaseUrl(config: Pick<ServiceConfig, 'http'>): string {
-  return config.http.publicUrl.replace(/\/+$/, '');
-}
-
 export function mcpResourceMetadataUrl(config: Pick<ServiceConfig, 'http'>): string {
-  return `${publicBaseUrl(config)}${MCP_RESOURCE_METADATA_PATH}`;
+  return `${config.http.publicUrl}${MCP_RESOURCE_METADATA_PATH}`;
 }

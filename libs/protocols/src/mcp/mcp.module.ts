@@ -16,7 +16,6 @@ import { ListPersonasTool } from './list-personas.tool';
 import { McpEndpoint } from './mcp-endpoint';
 import { McpMetadataController } from './mcp-metadata.controller';
 import { McpServerFactory } from './mcp-server.factory';
-import { publicBaseUrl } from './mcp-urls';
 import { McpRepository } from './mcp.repository';
 
 /**
@@ -56,7 +55,7 @@ import { McpRepository } from './mcp.repository';
       useFactory: (repository: McpRepository, blobs: BlobStore, config: ServiceConfig, logger: Logger) =>
         new GetFileContentTool(repository, blobs, {
           inlineBytes: config.protocols.mcpInlineFileBytes,
-          baseUrl: publicBaseUrl(config),
+          baseUrl: config.http.publicUrl,
           logger,
         }),
     },
