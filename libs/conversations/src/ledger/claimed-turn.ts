@@ -1,5 +1,5 @@
 import type { Deliverable, Task } from '@fed/contracts';
-import type { PendingInteraction, Sender, StoredMessageFile, TurnOptions } from '../storage';
+import type { PendingInteraction, Sender, StoredMessageFile, TurnError, TurnOptions } from '../storage';
 
 /** One earlier message of the conversation, as the prompt needs it. */
 export interface HistoryMessage {
@@ -70,6 +70,8 @@ export interface TurnEnd {
   unfinished: boolean;
   pendingInteraction?: PendingInteraction;
   deliverables?: Deliverable[];
+  /** The turn failed: its error chunk's `error`. */
+  error?: TurnError;
 }
 
 /** An output file of a turn as the ledger stores it; owner ids come from the turn's message. */

@@ -287,7 +287,19 @@ describe('turn ledger', () => {
       const { runId } = await turn(await conversation());
       await ledger.heartbeat([{ runId, text: 'shown before' }]);
       await ledger.finish(runId, { unfinished: true });
-      expect(await row(runId)).toMatchObject({ text: 'shown before', unfinished: true, processing: false });
+      expect(await row(runId)).toMatchObject({
+        text: 'shown before',
+        unfinished: true,
+        processing: false,
+        error: null,
+      });
+    });
+
+    it('keeps why a failed turn failed (the chunk log expires, the row stays)', async () => {
+      const { runId } = await turn(await conversation());
+      const error = { code: 'turn_timeout', message: 'The answer took too long.' };
+      await ledger.finish(runId, { unfinished: true, error });
+      expect(await row(runId)).toMatchObject({ unfinished: true, error });
     });
   });
 });

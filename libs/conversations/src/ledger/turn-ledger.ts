@@ -211,7 +211,7 @@ export class TurnLedger {
       `WITH "ended" AS (
          UPDATE "conversations"."messages"
          SET "processing" = false, "unfinished" = $2, "text" = COALESCE($3, "text"), "pending_interaction" = $4,
-             "deliverables" = $5, "heartbeat_at" = now(), "updated_at" = now()
+             "deliverables" = $5, "error" = $6, "heartbeat_at" = now(), "updated_at" = now()
          WHERE "id" = $1 AND "processing"
          RETURNING "conversation_id", "updated_at"
        ), "touched" AS (
@@ -225,6 +225,7 @@ export class TurnLedger {
         end.text ?? null,
         end.pendingInteraction ? JSON.stringify(end.pendingInteraction) : null,
         end.deliverables && end.deliverables.length > 0 ? JSON.stringify(end.deliverables) : null,
+        end.error ? JSON.stringify(end.error) : null,
       ],
     )) as { ended: number }[];
     return rows[0]?.ended === 1;

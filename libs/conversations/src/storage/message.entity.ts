@@ -20,6 +20,12 @@ export interface StoredMessageFile extends MessageFile {
   filepath?: string;
 }
 
+/** Why a turn failed, as its error chunk said. */
+export interface TurnError {
+  code: string;
+  message: string;
+}
+
 /** The options of the chat request that started an assistant message (skills resolved); the runtime reads them. */
 export type TurnOptions = ChatTurnOptions;
 
@@ -90,6 +96,10 @@ export class MessageEntity {
   /** Assistant messages that ended waiting for the user. */
   @Column({ type: 'jsonb', nullable: true })
   pendingInteraction!: PendingInteraction | null;
+
+  /** A turn that failed: its error chunk's `error` (`agent_failed`, `runtime_lost`, ...); null otherwise. Not shown in history. */
+  @Column({ type: 'jsonb', nullable: true })
+  error!: TurnError | null;
 
   /** Set by cancel: the state of record behind the `run.cancelled` signal. */
   @Column({ type: 'timestamptz', nullable: true })

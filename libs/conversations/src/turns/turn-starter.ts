@@ -14,6 +14,7 @@ import { type ConversationsRepository } from '../conversations/conversations.rep
 import { type TurnCatalog } from './turn-catalog.port';
 import { type TurnFiles } from './turn-files';
 import { type AdmittedTurn, type TurnsRepository } from './turns.repository';
+import { NOT_QUEUED, RUNTIME_LOST } from './turn-errors';
 
 /** How long cancel waits for a runtime to end the turn before ending an abandoned one itself. */
 const CANCEL_GRACE_MS = 1500;
@@ -106,7 +107,7 @@ export class TurnStarter {
       // The turn cannot run: it must not stay processing (the next request would get 409).
       this.deps.logger.error({ err: error, runId: admitted.runId }, 'chat turn could not be queued');
       await this.deps.repository.endNow(admitted.runId);
-      throw new ApiError('service_unavailable', 'the agent could not be reached; try again shortly');
+      throw new ApiError('service_unavailable', NOT_QUEUED.message);
     }
     return admitted;
   }
@@ -149,7 +150,7 @@ export class TurnStarter {
     const chunk =
       ending === 'cancelled'
         ? finalChunk(this.model, 'stop', { status: 'unfinished' })
-        : errorChunk(this.model, 'runtime_lost', 'the agent stopped before finishing this answer');
+        : errorChunk(this.model, RUNTIME_LOST.code, RUNTIME_LOST.message);
     try {
       await this.deps.runStream.append(runId, JSON.stringify(chunk));
     } catch (error) {

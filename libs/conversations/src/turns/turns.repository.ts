@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { type StoredMessageFile, type TurnOptions } from '../storage';
+import { NOT_QUEUED, RUNTIME_LOST } from './turn-errors';
 
 export interface AdmittedTurn {
   conversationId: string;
@@ -152,9 +153,10 @@ export class TurnsRepository {
   /** Ends the turn of a message whatever its state (admission that could not queue its job). */
   async endNow(runId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
+      `UPDATE "conversations"."messages"
+       SET "processing" = false, "unfinished" = true, "error" = $2, "updated_at" = now()
        WHERE "id" = $1 AND "processing"`,
-      [runId],
+      [runId, JSON.stringify(NOT_QUEUED)],
     );
   }
 
@@ -165,7 +167,8 @@ export class TurnsRepository {
   async reap(staleMs: number, unclaimedMs: number, limit = 100): Promise<string[]> {
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource,
-      `UPDATE "conversations"."messages" SET "processing" = false, "unfinished" = true, "updated_at" = now()
+      `UPDATE "conversations"."messages"
+       SET "processing" = false, "unfinished" = true, "error" = $4, "updated_at" = now()
        WHERE "id" IN (
          SELECT "id" FROM "conversations"."messages"
          WHERE "processing" AND (
@@ -174,7 +177,7 @@ export class TurnsRepository {
          ORDER BY "created_at" LIMIT $3 FOR UPDATE SKIP LOCKED)
          AND "processing"
        RETURNING "id"`,
-      [staleMs, unclaimedMs, limit],
+      [staleMs, unclaimedMs, limit, JSON.stringify(RUNTIME_LOST)],
     );
     return rows.map((row) => row.id);
   }

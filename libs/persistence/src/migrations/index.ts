@@ -20,6 +20,7 @@ import { CreateLlmLogs1795392000000 } from './1795392000000-create-llm-logs';
 import { CreateAccessLogs1795393000000 } from './1795393000000-create-access-logs';
 import { CreateGuardrailAlerts1795394000000 } from './1795394000000-create-guardrail-alerts';
 import { ExtendMemoryEntries1795395000000 } from './1795395000000-extend-memory-entries';
+import { AddMessageError1795399000000 } from './1795399000000-add-message-error';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -47,4 +48,5 @@ export const migrations: readonly MigrationClass[] = [
   CreateAccessLogs1795393000000,
   CreateGuardrailAlerts1795394000000,
   ExtendMemoryEntries1795395000000,
+  AddMessageError1795399000000,
 ];

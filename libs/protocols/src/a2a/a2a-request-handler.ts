@@ -31,7 +31,7 @@ import { type A2aCall, callOf } from './a2a-call';
 import { toA2aError } from './a2a-errors';
 import { type A2aTaskRepository } from './a2a-task.repository';
 import { status, task, taskEvent } from './a2a-wire';
-import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords, withFailedTurn } from './task-view';
+import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords } from './task-view';
 import { TurnEvents, endsUnfinished } from './turn-events';
 import { readTurnInput } from './turn-input';
 
@@ -74,16 +74,15 @@ export class A2aRequestHandler implements A2ARequestHandler {
     return this.guard(async () => {
       const call = callOf(context);
       const started = await this.start(call.owner, params);
-      const ending = params.configuration?.returnImmediately
-        ? undefined
-        : await this.lastChunk(started.runId, STREAM_START, call.signal);
+      // The ledger stores a turn's end, failures included, before its final chunk: the rows are final then.
+      if (!params.configuration?.returnImmediately) await this.followToEnd(started.runId, call.signal);
       const answered = taskFromRecords(await this.records(call.owner, started.conversationId), this.deps.baseUrl, 0);
       answered.history = sentHistory(
         params.message as Message,
         started.conversationId,
         params.configuration?.historyLength,
       );
-      return ending?.error ? withFailedTurn(answered, started.runId, ending) : answered;
+      return answered;
     });
   }
 
@@ -95,11 +94,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
     return this.guard(async () => {
       const call = callOf(context);
       const records = await this.records(call.owner, params.id);
-      return this.withLoggedFailure(
-        taskFromRecords(records, this.deps.baseUrl, params.historyLength),
-        records,
-        call.signal,
-      );
+      return taskFromRecords(records, this.deps.baseUrl, params.historyLength);
     });
   }
 
@@ -113,7 +108,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
       }
       await this.deps.starter.cancel(call.owner, records.conversationId);
       const waited = AbortSignal.any([call.signal, AbortSignal.timeout(this.deps.cancelWaitMs)]);
-      await this.lastChunk(turn.id, STREAM_START, waited);
+      await this.followToEnd(turn.id, waited);
       return taskFromRecords(await this.records(call.owner, records.conversationId), this.deps.baseUrl);
     });
   }
@@ -257,25 +252,11 @@ export class A2aRequestHandler implements A2ARequestHandler {
     return events.translate(offset, chunk, cancelled);
   }
 
-  /**
-   * The rows keep that a turn ended unfinished, not that it failed: while its log is kept, a last turn
-   * unfinished without a cancel is read `failed` when its final chunk is an error (as its stream said).
-   */
-  private async withLoggedFailure(answered: Task, records: ConversationRecords, signal: AbortSignal): Promise<Task> {
-    const turn = records.messages.findLast((message) => message.sender === 'AI');
-    if (!turn || turn.processing || !turn.unfinished || turn.cancelRequested) return answered;
-    if ((await this.deps.runStream.state(turn.id)) === 'absent') return answered;
-    const ending = await this.lastChunk(turn.id, STREAM_START, signal);
-    return ending?.error ? withFailedTurn(answered, turn.id, ending) : answered;
-  }
-
-  /** Follows the run to its end (or until `signal`); its final chunk, if seen. */
-  private async lastChunk(runId: string, after: string, signal: AbortSignal): Promise<ChatCompletionChunk | undefined> {
-    let last: ChatCompletionChunk | undefined;
-    for await (const { chunk } of this.chunks(runId, after, FOLLOW_QUIET_MS, signal)) {
-      if (chunk.choices[0].finishReason !== null) last = chunk;
+  /** Follows the run to its end (or until `signal`). */
+  private async followToEnd(runId: string, signal: AbortSignal): Promise<void> {
+    for await (const _ of this.chunks(runId, STREAM_START, FOLLOW_QUIET_MS, signal)) {
+      // Only the end matters.
     }
-    return last;
   }
 
   private eventsOf(conversationId: string, runId: string): TurnEvents {

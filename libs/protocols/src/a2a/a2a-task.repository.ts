@@ -10,6 +10,7 @@ interface MessageRow {
   processing: boolean;
   unfinished: boolean;
   cancel_requested: boolean;
+  error: { code: string; message: string } | null;
   started: boolean;
   deliverables: Deliverable[] | null;
   updated_at: Date;
@@ -33,7 +34,7 @@ export class A2aTaskRepository {
     if (owned.length === 0) return null;
     const rows = (await this.dataSource.query(
       `SELECT "id", "sender", "text", "processing", "unfinished", "cancel_requested_at" IS NOT NULL AS "cancel_requested",
-              "heartbeat_at" IS NOT NULL AS "started", "deliverables", "updated_at"
+              "error", "heartbeat_at" IS NOT NULL AS "started", "deliverables", "updated_at"
          FROM "conversations"."messages"
         WHERE "conversation_id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
         ORDER BY "seq"`,
@@ -71,6 +72,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     processing: row.processing,
     unfinished: row.unfinished,
     cancelRequested: row.cancel_requested,
+    error: row.error,
     started: row.started,
     deliverables: row.deliverables,
     updatedAt: row.updated_at,

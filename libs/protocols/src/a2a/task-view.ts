@@ -1,13 +1,6 @@
 import { type Artifact, type Message, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { type Deliverable, type Interaction, type InteractionType, type UiResource } from '@fed/contracts';
 import {
-  type ChatCompletionChunk,
-  type Deliverable,
-  type Interaction,
-  type InteractionType,
-  type UiResource,
-} from '@fed/contracts';
-import {
-  FAILED_MESSAGE,
   type TurnEnding,
   type TurnRef,
   agentMessage,
@@ -15,7 +8,6 @@ import {
   fileArtifact,
   interactionArtifact,
   resultArtifact,
-  resultArtifactId,
   status,
   task,
   uiResourceArtifact,
@@ -33,6 +25,8 @@ export interface StoredMessage {
   processing: boolean;
   unfinished: boolean;
   cancelRequested: boolean;
+  /** The turn failed: its error chunk's `error`. */
+  error: { code: string; message: string } | null;
   /** A runtime has taken the turn (its heartbeat is set). */
   started: boolean;
   deliverables: Deliverable[] | null;
@@ -102,11 +96,12 @@ export function storedStatus(records: ConversationRecords): TaskStatus {
 }
 
 /**
- * An unfinished turn is `canceled` when its cancel was requested; otherwise it ended with what it had
- * (step limit): `completed`. The rows do not keep an error's end (the final chunk does: see README).
+ * An unfinished turn is `failed` when it ended with an error (its code is stored), `canceled` when its
+ * cancel was requested, and otherwise ended with what it had (step limit): `completed`.
  */
 function storedEnding(records: ConversationRecords, message: StoredMessage): TurnEnding {
   if (message.unfinished) {
+    if (message.error) return { kind: 'failed', message: message.error.message };
     return message.cancelRequested ? { kind: 'canceled' } : { kind: 'completed', text: message.text, unfinished: true };
   }
   const interaction = interactionOf(tasksOf(records, message.id));
@@ -152,20 +147,6 @@ function interactionOf(rows: StoredTask[]): Interaction | undefined {
 
 function tasksOf(records: ConversationRecords, messageId: string): StoredTask[] {
   return records.tasks.filter((row) => row.messageId === messageId);
-}
-
-/** The task with its turn `messageId` failed as its error chunk says: that status, and no result artifact. */
-export function withFailedTurn(answered: Task, messageId: string, errorChunk: ChatCompletionChunk): Task {
-  const turn = { conversationId: answered.id, messageId };
-  return {
-    ...answered,
-    status: endingStatus(
-      turn,
-      { kind: 'failed', message: errorChunk.error?.message ?? FAILED_MESSAGE },
-      errorChunk.createdAt,
-    ),
-    artifacts: answered.artifacts.filter((artifact) => artifact.artifactId !== resultArtifactId(messageId)),
-  };
 }
 
 /** The message a client sent, as `history` of a send or stream answer shows it. */

@@ -148,6 +148,7 @@ describe('task view', () => {
         processing: false,
         unfinished: false,
         cancelRequested: false,
+        error: null,
         started: false,
         deliverables: null,
         updatedAt: at,
@@ -159,6 +160,7 @@ describe('task view', () => {
         processing: false,
         unfinished: false,
         cancelRequested: false,
+        error: null,
         started: true,
         deliverables: null,
         updatedAt: at,
@@ -173,6 +175,7 @@ describe('task view', () => {
     [{ processing: true, started: false }, TaskState.TASK_STATE_SUBMITTED],
     [{ processing: true }, TaskState.TASK_STATE_WORKING],
     [{ unfinished: true, cancelRequested: true }, TaskState.TASK_STATE_CANCELED],
+    [{ unfinished: true, error: { code: 'turn_timeout', message: 'too long' } }, TaskState.TASK_STATE_FAILED],
     [{ unfinished: true }, TaskState.TASK_STATE_COMPLETED],
   ])('reads the state of the last turn %j as %s', (last, state) => {
     expect(taskFromRecords(records(last), BASE).status?.state).toBe(state);

@@ -121,16 +121,13 @@ export class TurnRunner {
     this.logger.warn({ runId: turn.runId }, 'agent turn was interrupted after showing output: ending it unfinished');
     // The files the earlier attempt wrote were shown as its tasks: they stay the message's deliverables.
     const deliverables = await this.deliverablesOf(turn.runId);
-    const finished = await this.ledger.finish(turn.runId, { unfinished: true, deliverables });
+    const error = {
+      code: 'runtime_lost',
+      message: 'The agent runtime working on this answer stopped; the answer is incomplete.',
+    };
+    const finished = await this.ledger.finish(turn.runId, { unfinished: true, deliverables, error });
     if (finished) {
-      const chunk = withDeliverables(
-        errorChunk(
-          this.settings.chunkModel,
-          'runtime_lost',
-          'The agent runtime working on this answer stopped; the answer is incomplete.',
-        ),
-        deliverables,
-      );
+      const chunk = withDeliverables(errorChunk(this.settings.chunkModel, error.code, error.message), deliverables);
       await this.stream.append(turn.runId, JSON.stringify(chunk)).catch(ignoreEnded);
     }
     await this.endStream(turn.runId);
@@ -173,6 +170,7 @@ export class TurnRunner {
       unfinished: ending.kind !== 'answered' || ending.unfinished,
       pendingInteraction: ending.kind === 'answered' ? ending.pendingInteraction : undefined,
       deliverables,
+      ...(ending.kind === 'failed' ? { error: { code: ending.code, message: ending.message } } : {}),
     });
     if (finished === 'not_processing') return this.endStream(turn.runId);
     const chunk =
