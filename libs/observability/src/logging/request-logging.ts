@@ -18,7 +18,11 @@ type Next = (error?: unknown) => void;
  * Connect-style middleware: assigns the request id (echoed in `X-Request-Id`), runs the rest of the
  * request inside its context, and writes one access line per request when it completes.
  */
-export function requestLogging(logger: Logger) {
+/**
+ * One log line per request, with its request id in the log context. `loggedUrl` says what of the URL a
+ * line may show: query values can be secrets (authorization codes, e-mail link tokens, states).
+ */
+export function requestLogging(logger: Logger, loggedUrl: (url: string) => string) {
   const httpLogger = pinoHttp({
     logger,
     genReqId: (req, res) => {
@@ -28,12 +32,12 @@ export function requestLogging(logger: Logger) {
     },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url }),
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: loggedUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     customSuccessMessage: (req, res, responseTime) =>
-      `${req.method} ${req.url} ${res.statusCode} ${Math.round(responseTime)}ms`,
-    customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+      `${req.method} ${loggedUrl(req.url ?? '')} ${res.statusCode} ${Math.round(responseTime)}ms`,
+    customErrorMessage: (req, res) => `${req.method} ${loggedUrl(req.url ?? '')} ${res.statusCode}`,
     customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
     quietReqLogger: true,
   });

@@ -17,6 +17,7 @@ import express from 'express';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { AccessLog } from '../access-log/access-log';
+import { loggedPath } from '../access-log/logged-request';
 import { FastRoutes, serveFast } from '../http/fast-routes';
 import { InFlightTracker } from '../http/in-flight-tracker';
 import { securityHeaders } from '../http/security-headers';
@@ -143,7 +144,7 @@ export async function createServiceApp<A extends HostedApp>(
     http.set('trust proxy', config.http.trustProxyHops);
     http.use(tracker.middleware());
     http.use(securityHeaders());
-    http.use(requestLogging(logger));
+    http.use(requestLogging(logger, loggedPath));
     http.use(metrics.httpMiddleware());
     http.use(express.json({ limit: JSON_BODY_LIMIT }));
 

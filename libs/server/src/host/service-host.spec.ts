@@ -194,6 +194,17 @@ describe('the service host (real PostgreSQL and Redis)', () => {
     ).toBe(true);
   });
 
+  it('logs a request without the values of its query (tokens and codes ride in queries)', async () => {
+    await fetch(`${service.url}/test/archived?token=s3cret-link-token&limit=5`, {
+      headers: { 'X-Request-Id': 'query-redaction' },
+    });
+    await sleep(50);
+    const logged = lines.filter((l) => l.requestId === 'query-redaction');
+    expect(logged.length).toBeGreaterThan(0);
+    expect(JSON.stringify(logged)).not.toContain('s3cret-link-token');
+    expect(JSON.stringify(logged)).toContain('token=[redacted]&limit=5');
+  });
+
   it('sends headers that keep API answers from being framed or sniffed', async () => {
     const res = await fetch(`${service.url}/test/archived`);
     expect(res.headers.get('x-frame-options')).toBe('DENY');

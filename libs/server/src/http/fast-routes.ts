@@ -2,6 +2,7 @@ import { errorEnvelope } from '@fed/contracts';
 import { type Logger, type Metrics, requestContext, requestIdOf } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type InFlightTracker } from './in-flight-tracker';
+import { loggedPath } from '../access-log/logged-request';
 import { setSecurityHeaders } from './security-headers';
 
 export type FastHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -91,11 +92,11 @@ export function serveFast(
       host.logger[level](
         {
           requestId,
-          req: { method: req.method, url: req.url },
+          req: { method: req.method, url: loggedPath(req.url ?? '') },
           res: { statusCode: res.statusCode },
           durationMs: Math.round(seconds * 1000),
         },
-        `${req.method} ${req.url} ${res.statusCode}`,
+        `${req.method} ${loggedPath(req.url ?? '')} ${res.statusCode}`,
       );
     }
   });
