@@ -348,6 +348,7 @@ describe('authorization code flow with openid-client as the relying party (spec 
       state: 'st-1',
       code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
       code_challenge_method: 'S256',
+      ui_locales: 'en',
     });
     let page = await browser.visit(url.href);
     page = await browser.submit(page, { login: 'alice2@example.com', password: 'x' });

@@ -93,6 +93,7 @@ describe.each([
       prompt: 'login',
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
+      ui_locales: 'en',
     });
     return browser.visit(`${service.url}/federation/auth/v1/authorize?${params}`);
   };

@@ -204,7 +204,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
 
   it('locks one address out of an account after five failed logins, without locking the account for others', async () => {
     const browser = new TestBrowser(service.url);
-    let page = await browser.visit(authorizeUrl(valid));
+    let page = await browser.visit(authorizeUrl({ ...valid, ui_locales: 'en' }));
     for (let attempt = 0; attempt < 5; attempt++) {
       page = await browser.submit(page, { login: 'erin', password: 'wrong password' });
       expect(page.status).toBe(401);

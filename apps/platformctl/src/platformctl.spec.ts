@@ -231,6 +231,40 @@ describe('platformctl', () => {
       expect(again.output).toContain('refused (client_exists)');
     });
 
+    it('registers and replaces the URIs the sign-out page may return to, by the rules of redirect URIs', async () => {
+      const create = [
+        'clients',
+        'create',
+        '--client-id',
+        'portal',
+        '--name',
+        'Portal',
+        '--grant',
+        'authorization_code',
+      ];
+      const uris = [
+        '--redirect-uri',
+        'https://portal.example.com/cb',
+        '--post-logout-redirect-uri',
+        'https://portal.example.com/bye',
+      ];
+      expect((await run([...create, ...uris], env())).code).toBe(0);
+      const updated = await run(
+        ['clients', 'update', 'portal', '--post-logout-redirect-uri', 'https://portal.example.com/signed-out'],
+        env(),
+      );
+      expect(updated.code).toBe(0);
+      expect(updated.output).toContain('portal  post-logout redirect URIs: https://portal.example.com/signed-out');
+      const refused = await run(
+        ['clients', 'update', 'portal', '--post-logout-redirect-uri', 'http://evil.example.com/'],
+        env(),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('refused (invalid_redirect_uri)');
+      const cleared = await run(['clients', 'update', 'portal', '--no-post-logout-redirect-uris'], env());
+      expect(cleared.output).toContain('portal  post-logout redirect URIs: -');
+    });
+
     it('rotates a secret and says when the client does not exist', async () => {
       const rotated = await run(['clients', 'rotate-secret', 'etl'], env());
       expect(rotated.code).toBe(0);

@@ -11,6 +11,7 @@ import { registerMasterData } from './commands/master-data.command';
 import { registerMemory } from './commands/memory.command';
 import { registerMigrate } from './commands/migrate.command';
 import { registerRealm } from './commands/realm.command';
+import { registerTenants } from './commands/tenants.command';
 import { registerToolServers } from './commands/toolservers.command';
 import { registerUsers } from './commands/users.command';
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerClients(program);
   registerUsers(program);
   registerRealm(program);
+  registerTenants(program);
   registerApiKeys(program);
   registerCatalog(program);
   registerToolServers(program);

@@ -798,14 +798,15 @@ export const variables = [
     apps: ['agent-runtime', 'platform'],
     parse: integer(0, 1000),
   }),
-  // notifications (libs/identity notifications): approval and rejection e-mails of admin-service.
+  // notifications (libs/identity notifications): approval and rejection e-mails of admin-service, sign-up and
+  // password-reset e-mails of auth-service.
   define({
     name: 'SMTP_URL',
     key: 'notify.smtpUrl',
     description:
-      'SMTP server of the e-mails to users (approval, withdrawn approval): `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. Unset: the e-mails are logged (recipient and subject), not sent.',
+      'SMTP server of the e-mails to users (approval, withdrawn approval, sign-up confirmation, password reset): `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. Unset: the e-mails are logged (recipient and subject), not sent.',
     allowed: 'an smtp:// or smtps:// URL',
-    apps: ['admin-service', 'platform'],
+    apps: ['admin-service', 'auth-service', 'platform'],
     sensitive: true,
     parse: urlWith(['smtp:', 'smtps:']),
   }),
@@ -814,7 +815,7 @@ export const variables = [
     key: 'notify.smtpFrom',
     description: 'Sender of the e-mails to users (`From`); required when SMTP_URL is set.',
     allowed: 'an e-mail address, or `Name <address>`',
-    apps: ['admin-service', 'platform'],
+    apps: ['admin-service', 'auth-service', 'platform'],
     parse: (raw) =>
       /^([^<>\r\n\0]{0,200}<[^\s@<>]{1,64}@[^\s@<>]{1,253}>|[^\s@<>]{1,64}@[^\s@<>]{1,253})$/.test(raw.trim())
         ? raw.trim()
@@ -824,10 +825,10 @@ export const variables = [
     name: 'NOTIFY_LOCALE',
     key: 'notify.locale',
     description:
-      "Language of the e-mails to users, who have no language of their own yet (the login pages' default is `ja` too).",
+      "Language of the approval e-mails to users, who have no language of their own yet (the login pages' default is `ja` too); sign-up and password-reset e-mails use the language of the page that asked for them.",
     allowed: 'ja or en',
     default: 'ja',
-    apps: ['admin-service', 'platform'],
+    apps: ['admin-service', 'auth-service', 'platform'],
     parse: oneOf(['ja', 'en']),
   }),
   define({
@@ -837,7 +838,7 @@ export const variables = [
       'Tries of one e-mail before it is given up (and logged as lost); a permanent refusal (5xx) is not retried.',
     allowed: 'an integer from 1 to 50',
     default: '10',
-    apps: ['admin-service', 'platform'],
+    apps: ['admin-service', 'auth-service', 'platform'],
     parse: integer(1, 50),
   }),
   define({
@@ -846,7 +847,7 @@ export const variables = [
     description: 'Wait before the first retry of an e-mail; each further retry waits twice as long.',
     allowed: 'an integer from 1 to 3600',
     default: '30',
-    apps: ['admin-service', 'platform'],
+    apps: ['admin-service', 'auth-service', 'platform'],
     parse: secondsAsMilliseconds(1, 3600),
   }),
   define({

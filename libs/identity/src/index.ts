@@ -9,6 +9,7 @@ export { UsersModule, usersServiceFor } from './users/users.module';
 export { AdminUsersModule } from './users/admin/admin-users.module';
 export { MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
 export { NotificationsModule } from './notifications/notifications.module';
+export { SignUpModule } from './signup/signup.module';
 
 export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
 export { type ClientRegistration } from './clients/client-registration';
@@ -41,3 +42,15 @@ export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/sign
 
 // The data source of every process that touches the identity schema needs the entity list.
 export { identityEntities } from './identity.entities';
+
+// The pages' languages and texts: specs check the rendered pages against the catalogs.
+export { type UiLocale, negotiateLocale, uiLocales } from './pages/locales';
+export { scopeText, signInText } from './oidc/interactions/messages';
+export { signOutText } from './oidc/sign-out/messages';
+
+export { IdentityProvidersModule, idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/identity-providers.module';
+export { IDP_CALLBACK_PATH } from './idp/idp-cookies';
+export { TenantIdpsService, type TenantIdpView } from './idp/tenant-idps.service';
+export { type TenantIdpSettings } from './idp/tenant-idp.rules';
+export { type ClaimMapping, type MappedField, mappedFields } from './idp/claim-mapping';
+export { IdpError, type IdpErrorCode } from './idp/idp.errors';

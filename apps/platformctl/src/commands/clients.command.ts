@@ -18,6 +18,7 @@ export function registerClients(program: Command): void {
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--grant <type>', 'authorization_code, client_credentials or refresh_token (repeatable)', collect)
     .option('--redirect-uri <uri>', 'registered redirect URI, https (http only for localhost) (repeatable)', collect)
+    .option('--post-logout-redirect-uri <uri>', 'where the sign-out page may redirect to (repeatable)', collect)
     .option('--scope <scope>', 'scope of the spec, e.g. chat:exec (repeatable)', collect)
     .option('--tenant <name>', 'tenant whose claims its tokens carry (default: the default saas tenant)')
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
@@ -29,6 +30,7 @@ export function registerClients(program: Command): void {
         name: string;
         grant: string[];
         redirectUri?: string[];
+        postLogoutRedirectUri?: string[];
         scope?: string[];
         unpublished?: boolean;
         tenant?: string;
@@ -42,6 +44,7 @@ export function registerClients(program: Command): void {
             name: options.name,
             grantTypes: options.grant,
             redirectUris: options.redirectUri,
+            postLogoutRedirectUris: options.postLogoutRedirectUri,
             scopes: options.scope,
             publicationStatus,
             consentRequired: options.consent,
@@ -67,6 +70,28 @@ export function registerClients(program: Command): void {
         );
       }
     });
+
+  clients
+    .command('update <clientId>')
+    .description('change a registered client')
+    .option(
+      '--post-logout-redirect-uri <uri>',
+      'where the sign-out page may redirect to (repeatable; replaces the list)',
+      collect,
+    )
+    .option('--no-post-logout-redirect-uris', 'remove every post-logout redirect URI')
+    .action(
+      async (clientId: string, options: { postLogoutRedirectUri?: string[]; postLogoutRedirectUris: boolean }) => {
+        if (!options.postLogoutRedirectUri && options.postLogoutRedirectUris) {
+          throw new Error('nothing to change: give --post-logout-redirect-uri or --no-post-logout-redirect-uris');
+        }
+        const uris = options.postLogoutRedirectUris ? (options.postLogoutRedirectUri ?? []) : [];
+        const client = await withClients((service) => service.setPostLogoutRedirectUris(clientId, uris));
+        process.stdout.write(
+          `${client.clientId}  post-logout redirect URIs: ${client.postLogoutRedirectUris.join(' ') || '-'}\n`,
+        );
+      },
+    );
 
   clients
     .command('rotate-secret <clientId>')

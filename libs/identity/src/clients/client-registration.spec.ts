@@ -25,8 +25,19 @@ describe('client registration', () => {
       publicationStatus: 'Published',
       consentRequired: true,
       requirePkce: true,
+      postLogoutRedirectUris: [],
     });
     expect(validateRegistration({ ...base, requirePkce: false }).requirePkce).toBe(false);
+  });
+
+  it('checks post-logout redirect URIs by the rules of redirect URIs', () => {
+    const registered = validateRegistration({ ...base, postLogoutRedirectUris: ['https://crm.example.com/bye'] });
+    expect(registered.postLogoutRedirectUris).toEqual(['https://crm.example.com/bye']);
+    for (const uri of ['http://crm.example.com/bye', 'https://crm.example.com/bye#x', 'bye']) {
+      expect(() => validateRegistration({ ...base, postLogoutRedirectUris: [uri] })).toThrow(
+        /post-logout redirect URI/,
+      );
+    }
   });
 
   it('accepts a system integration with client credentials and no redirect URI', () => {

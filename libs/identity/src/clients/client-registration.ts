@@ -7,6 +7,8 @@ export interface ClientRegistration {
   name: string;
   grantTypes: readonly string[];
   redirectUris?: readonly string[];
+  /** Where the sign-out page may redirect to (`post_logout_redirect_uri`); none by default. */
+  postLogoutRedirectUris?: readonly string[];
   scopes?: readonly string[];
   publicationStatus?: PublicationStatus;
   consentRequired?: boolean;
@@ -19,6 +21,7 @@ export interface ValidClientRegistration {
   name: string;
   grantTypes: GrantType[];
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
   scopes: string[];
   publicationStatus: PublicationStatus;
   consentRequired: boolean;
@@ -61,7 +64,8 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
   if (redirectUris.length > MAX_REDIRECT_URIS) {
     throw new ClientsError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect URIs`);
   }
-  redirectUris.forEach(checkRedirectUri);
+  for (const uri of redirectUris) checkRedirectUri(uri);
+  const postLogoutRedirectUris = validPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = unique(input.scopes ?? []);
   const unknownScope = scopes.find((scope) => !isScope(scope));
   if (unknownScope !== undefined) {
@@ -72,6 +76,7 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
     name,
     grantTypes: grants as GrantType[],
     redirectUris,
+    postLogoutRedirectUris,
     scopes,
     publicationStatus: input.publicationStatus ?? 'Published',
     consentRequired: input.consentRequired ?? true,
@@ -79,11 +84,21 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
   };
 }
 
+/** The sign-out page's redirects follow the same rules as the authorization redirects. */
+export function validPostLogoutRedirectUris(uris: readonly string[]): string[] {
+  const valid = unique(uris);
+  if (valid.length > MAX_REDIRECT_URIS) {
+    throw new ClientsError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} post-logout redirect URIs`);
+  }
+  for (const uri of valid) checkRedirectUri(uri, 'post-logout redirect URI');
+  return valid;
+}
+
 // Redirects go only to exactly registered URIs (compared byte for byte later), so each one must be
 // an absolute https URL (http only on the loopback), without fragment or credentials (RFC 6749 3.1.2).
-function checkRedirectUri(uri: string): void {
+function checkRedirectUri(uri: string, kind = 'redirect URI'): void {
   const refuse = (why: string): never => {
-    throw new ClientsError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri.slice(0, 200))} ${why}`);
+    throw new ClientsError('invalid_redirect_uri', `${kind} ${JSON.stringify(uri.slice(0, 200))} ${why}`);
   };
   if (uri.length > MAX_URI_LENGTH || !isPrintableLine(uri)) refuse('is too long or has control characters');
   let url: URL;

@@ -37,6 +37,10 @@ export class ClientEntity {
   @Column({ type: 'text', array: true })
   redirectUris!: string[];
 
+  /** Where the sign-out page may send the browser back (`post_logout_redirect_uri`, exact match). */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  postLogoutRedirectUris!: string[];
+
   @Column({ type: 'text', array: true })
   grantTypes!: GrantType[];
 

@@ -38,6 +38,16 @@ export class ClientRepository {
     return result.raw.length === 1;
   }
 
+  /** Replaces the sign-out redirect URIs; false when no such client. */
+  async updatePostLogoutRedirectUris(clientId: string, uris: string[], at: Date): Promise<boolean> {
+    const result = await this.dataSource.manager.update(
+      ClientEntity,
+      { clientId },
+      { postLogoutRedirectUris: uris, updatedAt: at },
+    );
+    return result.affected === 1;
+  }
+
   /** Replaces the secret hash; false when no such client. */
   async updateSecret(clientId: string, secretHash: Buffer, at: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(

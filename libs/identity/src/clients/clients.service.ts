@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ClientEntity } from './client.entity';
-import { type ClientRegistration, validateRegistration } from './client-registration';
+import { type ClientRegistration, validPostLogoutRedirectUris, validateRegistration } from './client-registration';
 import { ClientRepository } from './client.repository';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { ClientsError } from './clients.errors';
@@ -80,6 +80,15 @@ export class ClientsService {
 
   async list(): Promise<ClientView[]> {
     return (await this.repository.list()).map(toView);
+  }
+
+  /** Replaces the URIs the sign-out page may redirect to. */
+  async setPostLogoutRedirectUris(clientId: string, uris: readonly string[]): Promise<ClientView> {
+    const valid = validPostLogoutRedirectUris(uris);
+    if (!(await this.repository.updatePostLogoutRedirectUris(clientId, valid, this.now()))) {
+      throw new ClientsError('client_not_found', `no client ${clientId}`);
+    }
+    return toView((await this.repository.find(clientId)) as ClientEntity);
   }
 
   async rotateSecret(clientId: string): Promise<IssuedSecret> {

@@ -8,6 +8,10 @@ export interface NotificationJob {
   version: 1;
   userId: string;
   event: NotificationEvent;
+  /** Account e-mails: the language of the page that asked for it (one of the 14 tags). */
+  locale?: string;
+  /** Account e-mails: the sign-in request the user came from, which the link's page leads back to. */
+  interaction?: string;
 }
 
 /** Sends one job; a rejection is retried, unless it is a PermanentDeliveryError. */

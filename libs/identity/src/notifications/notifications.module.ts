@@ -2,6 +2,8 @@ import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleD
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { DataSource } from 'typeorm';
+import { AccountMails } from '../signup/account-mails';
+import { AccountTokenRepository } from '../signup/account-token.repository';
 import { UserRepository } from '../users/user.repository';
 import { BullNotificationQueue } from './bull-notification-queue';
 import { LogNotifier } from './log-notifier';
@@ -13,6 +15,7 @@ import { SmtpNotifier } from './smtp-notifier';
 import { UserNotifications } from './user-notifications';
 
 type NotifyConfig = Pick<ServiceConfig, 'notify' | 'redis'>;
+type DeliveryConfig = Pick<ServiceConfig, 'notify' | 'auth'>;
 
 /** SMTP when SMTP_URL is set, else the log; a URL without a sender stops the start. */
 export function notifierFor(config: NotifyConfig, logger: Logger): Notifier {
@@ -64,8 +67,9 @@ export class NotificationWorker implements OnApplicationBootstrap, OnModuleDestr
 }
 
 /**
- * Approval and rejection e-mails (spec document 3). Import it where the user-status changes are
- * made (admin-service); it sends from there too: inject UserNotifications and call it after the change.
+ * Approval and rejection e-mails (spec document 3), and the e-mails of the account pages (sign-up
+ * confirmation, password reset). Import it where they are asked for (admin-service, auth-service); the
+ * worker runs wherever it is imported: inject UserNotifications and call it after the change.
  */
 @Module({
   providers: [
@@ -79,8 +83,14 @@ export class NotificationWorker implements OnApplicationBootstrap, OnModuleDestr
     {
       provide: NotificationDelivery,
       inject: [DataSource, NOTIFIER, SERVICE_CONFIG, LOGGER],
-      useFactory: (dataSource: DataSource, notifier: Notifier, config: NotifyConfig, logger: Logger) =>
-        new NotificationDelivery(new UserRepository(dataSource), notifier, config.notify.locale, logger),
+      useFactory: (dataSource: DataSource, notifier: Notifier, config: DeliveryConfig, logger: Logger) =>
+        new NotificationDelivery(
+          new UserRepository(dataSource),
+          notifier,
+          config.notify.locale,
+          logger,
+          new AccountMails(new AccountTokenRepository(dataSource), config.auth.authUrl),
+        ),
     },
     NotificationWorker,
   ],

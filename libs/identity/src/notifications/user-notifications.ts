@@ -1,6 +1,6 @@
 import { type Logger } from '@fed/observability';
-import { type NotificationEvent } from './notification-templates';
-import { type NotificationQueue } from './notification-queue';
+import { type AccountEvent, type NotificationEvent } from './notification-templates';
+import { type NotificationJob, type NotificationQueue } from './notification-queue';
 
 /**
  * What the user-status changes tell the user (spec document 3: approval, withdrawn approval). Call
@@ -23,9 +23,18 @@ export class UserNotifications {
     return this.enqueue('user_rejected', userId);
   }
 
-  private async enqueue(event: NotificationEvent, userId: string): Promise<void> {
+  /** An e-mail of the account pages (a link to confirm the address, to set a new password). */
+  accountMail(event: AccountEvent, userId: string, context: { locale: string; interaction?: string }): Promise<void> {
+    return this.enqueue(event, userId, context);
+  }
+
+  private async enqueue(
+    event: NotificationEvent,
+    userId: string,
+    context: Pick<NotificationJob, 'locale' | 'interaction'> = {},
+  ): Promise<void> {
     try {
-      await this.queue.enqueue({ version: 1, userId, event });
+      await this.queue.enqueue({ version: 1, userId, event, ...context });
     } catch (error) {
       this.logger.error({ err: error, userId, event }, 'notification could not be queued: the e-mail is lost');
     }

@@ -10,7 +10,7 @@ import { type UserRepository } from '../users/user.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
 import { type ClientCache } from './client-cache';
 import { type SessionSettings } from './grants/user-grants';
-import { errorPage } from './interactions/pages';
+import { providerErrorPage } from './interactions/pages';
 
 export const OIDC_BASE_PATH = '/federation/auth/v1';
 export const INTERACTION_PATH = `${OIDC_BASE_PATH}/interaction`;
@@ -157,6 +157,8 @@ export async function createOidcProvider(
     adapter: adapterFor(deps.clientCache, artifacts),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
+    // A tenant name: the login page sends the browser straight to that tenant's identity provider.
+    extraParams: ['idp_hint'],
     scopes: [...supportedScopes],
     pkce: { required: () => false },
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -188,7 +190,11 @@ export async function createOidcProvider(
         return;
       }
       ctx.type = 'html';
-      ctx.body = errorPage(out.error ?? 'server_error', out.error_description ?? 'the request failed');
+      ctx.body = providerErrorPage({
+        error: out.error,
+        uiLocales: ctx.oidc?.params?.ui_locales ?? ctx.query.ui_locales,
+        acceptLanguage: ctx.get('accept-language'),
+      });
     },
     routes: {
       authorization: `${OIDC_BASE_PATH}/authorize`,

@@ -5,6 +5,7 @@ import { LOGGER, type Logger } from '@fed/observability';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsModule } from '../clients/clients.module';
 import { ConsentRepository } from '../consents/consent.repository';
+import { IdentityProvidersModule } from '../idp/identity-providers.module';
 import { identityEntities } from '../identity.entities';
 import { KeyEncryption } from '../signing-keys/key-encryption';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
@@ -22,6 +23,9 @@ import { OIDC_PROVIDER } from './oidc.tokens';
 import { createOidcProvider } from './oidc-provider.factory';
 import { RefreshTokenRepository } from './refresh-tokens/refresh-token.repository';
 import { RevocationController } from './revocation/revocation.controller';
+import { BrowserSessions } from './sign-out/browser-sessions';
+import { SignOutController } from './sign-out/sign-out.controller';
+import { SignOutReturn } from './sign-out/sign-out-return';
 import { TokenRevocations } from './revocation/token-revocations';
 import { TokenIssuer } from './token-issuer';
 import { AuthorizeController } from './authorize.controller';
@@ -69,7 +73,13 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
 
 /** The OpenID provider of spec document 1: discovery, authorize (login, consent), token, userinfo, revoke. */
 @Module({
-  imports: [TypeOrmModule.forFeature(identityEntities), SigningKeysModule, ClientsModule, UsersModule],
+  imports: [
+    TypeOrmModule.forFeature(identityEntities),
+    SigningKeysModule,
+    ClientsModule,
+    UsersModule,
+    IdentityProvidersModule,
+  ],
   controllers: [
     DiscoveryController,
     AuthorizeController,
@@ -77,6 +87,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     UserinfoController,
     RevocationController,
     MarketplaceTokenController,
+    SignOutController,
   ],
   providers: [
     ConsentRepository,
@@ -85,6 +96,8 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     TokenRevocations,
     LocalTokenVerifier,
     PasswordSignIn,
+    SignOutReturn,
+    BrowserSessions,
     ExpiredArtifactsSweeper,
     {
       provide: ClientCache,

@@ -4,6 +4,8 @@ import { ApiError } from '@fed/contracts';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
+import { UpstreamMisconfigured, UpstreamUnreachable } from '../idp/upstream-clients';
+import { UpstreamSessions } from '../idp/upstream-sessions';
 import { type TenantEntity } from '../tenants/tenant.entity';
 import { type UserEntity } from '../users/user.entity';
 import { sessionsValidFrom } from '../users/session-invalidations';
@@ -36,13 +38,18 @@ export function userInfoOf(user: UserEntity & { tenant: TenantEntity }, scopes: 
   };
 }
 
-/** `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header. */
+/**
+ * `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header.
+ * A user who signed in through their tenant's provider gets `idp` fresh from that provider (502 when
+ * it cannot be reached, 500 when the tenant's provider is configured wrongly).
+ */
 @Controller('federation/auth/v1/userinfo')
 export class UserinfoController {
   constructor(
     private readonly verifier: LocalTokenVerifier,
     private readonly users: UserRepository,
     private readonly revocations: TokenRevocations,
+    private readonly upstream: UpstreamSessions,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -93,11 +100,26 @@ export class UserinfoController {
       if (user.status !== 'approved' || claims.iat < sessionsValidFrom(user.sessionsValidAfter) || !user.tenant) {
         return refuse('the token is no longer valid');
       }
+      const member = user as UserEntity & { tenant: TenantEntity };
+      const fresh = isTenantUser(member) ? await this.upstream.freshIdp(member) : undefined;
       res
         .status(200)
         .set('Cache-Control', 'no-store')
-        .json(userInfoOf(user as UserEntity & { tenant: TenantEntity }, scopes));
+        .json({ ...userInfoOf(member, scopes), ...(fresh ? { idp: fresh } : {}) });
     } catch (error) {
+      if (error instanceof UpstreamUnreachable) {
+        this.logger.warn({ err: error }, 'userinfo: identity provider unreachable');
+        return sendOAuthError(
+          res,
+          502,
+          'bad_gateway',
+          'user information could not be fetched from the identity provider',
+        );
+      }
+      if (error instanceof UpstreamMisconfigured) {
+        this.logger.error({ err: error }, 'userinfo: identity provider misconfigured');
+        return sendOAuthError(res, 500, 'server_error', "the tenant's identity provider is not configured correctly");
+      }
       if (error instanceof TokenRejected || (error instanceof ApiError && error.code === 'invalid_token')) {
         return refuse(error.message);
       }

@@ -4,18 +4,25 @@ import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { DataSource } from 'typeorm';
+import { type IdpSecretsConfig, idpSecretsKeyFor, tenantIdpsServiceFor } from '../idp/identity-providers.module';
 import { identityEntities } from '../identity.entities';
 import { type SessionInvalidations, signalSessionInvalidations } from '../users/session-invalidations';
 import { readRealmFile } from './realm-file';
 import { RealmService } from './realm.service';
 
+type RealmConfig = Pick<ServiceConfig, 'http'> & IdpSecretsConfig;
+
 /** The service on a data source, as the import at start and platformctl build it. */
 export function realmServiceFor(
   dataSource: DataSource,
-  config: Pick<ServiceConfig, 'http'>,
+  config: RealmConfig,
   invalidations?: SessionInvalidations,
 ): RealmService {
-  return new RealmService(dataSource, { defaultTenantEndpoint: config.http.publicUrl, invalidations });
+  return new RealmService(dataSource, {
+    defaultTenantEndpoint: config.http.publicUrl,
+    invalidations,
+    identityProviders: async () => tenantIdpsServiceFor(dataSource, await idpSecretsKeyFor(config)),
+  });
 }
 
 /** REALM_IMPORT: the realm file is imported at start (idempotent, all or nothing; a bad file stops the start). */

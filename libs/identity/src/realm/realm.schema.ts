@@ -10,6 +10,46 @@ const labelled = {
   },
 };
 
+// An enterprise tenant's own OpenID provider (docs/tenant-identity-providers.md).
+const claimName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7E]+$' };
+const tenantIdp = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['issuer', 'clientId'],
+  description: "The upstream OpenID provider the tenant's staff sign in with (enterprise tenants only).",
+  properties: {
+    issuer: { type: 'string', maxLength: 2000, description: 'Issuer URL, compared exactly with the upstream.' },
+    clientId: { type: 'string', minLength: 1, maxLength: 256 },
+    clientSecret: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'Stored encrypted; required for a new provider, kept when omitted. Never exported.',
+    },
+    scopes: { type: 'array', maxItems: 30, items: { type: 'string', minLength: 1, maxLength: 200 } },
+    domains: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', minLength: 1, maxLength: 253 },
+      description: 'E-mail domains whose users the login page sends to this provider.',
+    },
+    claims: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Upstream claim names, where they differ from the default (the field name itself).',
+      properties: {
+        name: claimName,
+        preferred_username: claimName,
+        email: claimName,
+        email_verified: claimName,
+        organization: claimName,
+        job: claimName,
+        bio: claimName,
+      },
+    },
+  },
+};
+
 export const realmSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://federation-platform.dev/schemas/realm.schema.json',
@@ -33,6 +73,7 @@ export const realmSchema = {
           type: { enum: ['enterprise', 'saas'] },
           endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
           enabled: { type: 'boolean', default: true },
+          idp: tenantIdp,
         },
       },
     },
@@ -65,6 +106,12 @@ export const realmSchema = {
             items: { enum: ['authorization_code', 'client_credentials', 'refresh_token'] },
           },
           redirectUris: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 2000 } },
+          postLogoutRedirectUris: {
+            type: 'array',
+            maxItems: 20,
+            items: { type: 'string', maxLength: 2000 },
+            description: 'Where the sign-out page may send the browser back (post_logout_redirect_uri, exact match).',
+          },
           scopes: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 64 } },
           publicationStatus: { enum: ['Published', 'Unpublished'], default: 'Published' },
           consentRequired: { type: 'boolean', default: true },

@@ -8,6 +8,9 @@ import { hashClientSecret } from '../clients/clients.service';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { UserEntity } from '../users/user.entity';
 import { UsersError } from '../users/users.errors';
+import { IdpError } from '../idp/idp.errors';
+import { validateIdpSettings } from '../idp/tenant-idp.rules';
+import { type TenantIdpsService } from '../idp/tenant-idps.service';
 import { DEFAULT_TENANT, tenantNamed } from '../tenants/tenant.repository';
 import { hashPassword, validateBio, validateUserFields, verifyPasswordHash } from '../users/users.service';
 import { realmSchema } from './realm.schema';
@@ -36,6 +39,8 @@ export interface RealmSettings {
   defaultTenantEndpoint: string;
   /** Told of users whose sessions the import ended; absent: their access tokens expire by themselves. */
   invalidations?: SessionInvalidations;
+  /** Stores tenants' identity providers (their secrets sealed with KEY_ENCRYPTION_KEY); absent: files with one are refused. */
+  identityProviders?: () => Promise<TenantIdpsService>;
   now?: () => Date;
 }
 
@@ -63,6 +68,7 @@ export class RealmService {
     const problems: string[] = [];
     const tenants = new Set((input.tenants ?? []).map((t) => t.name));
     if (tenants.size !== (input.tenants ?? []).length) problems.push('/tenants: names must be unique');
+    validateTenantIdps(input, problems);
     const clientIds = new Set<string>();
     (input.clients ?? []).forEach((client, index) => {
       if (clientIds.has(client.clientId)) problems.push(`/clients/${index}: client ${client.clientId} appears twice`);
@@ -96,6 +102,7 @@ export class RealmService {
     const passwordHashes = await Promise.all(
       (realm.users ?? []).map((u) => (u.password ? hashPassword(u.password) : undefined)),
     );
+    const identityProviders = await this.identityProvidersFor(realm);
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`);
       for (const tenant of realm.tenants ?? []) {
@@ -104,6 +111,12 @@ export class RealmService {
         if (existing) await manager.update(TenantEntity, { id: existing.id }, values);
         else await manager.insert(TenantEntity, { id: randomUUID(), name: tenant.name, ...values, createdAt: at });
         report.tenants[existing ? 'updated' : 'created']++;
+      }
+      for (const [index, tenant] of (realm.tenants ?? []).entries()) {
+        const idp = tenant.idp;
+        if (idp && identityProviders) {
+          await explained(`/tenants/${index}/idp`, () => identityProviders.setWithin(manager, tenant.name, idp));
+        }
       }
       for (const [index, client] of (realm.clients ?? []).entries())
         await this.importClient(manager, client, index, at, report);
@@ -117,6 +130,7 @@ export class RealmService {
 
   async export(): Promise<RealmFile> {
     const manager = this.dataSource.manager;
+    const identityProviders = await this.settings.identityProviders?.();
     const [tenants, clients, users] = await Promise.all([
       manager.find(TenantEntity, { order: { name: 'ASC' } }),
       manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } }),
@@ -124,13 +138,35 @@ export class RealmService {
     ]);
     return {
       realm: 'federation',
-      tenants: tenants.map((t) => ({ name: t.name, type: t.type, endpoint: t.endpoint, enabled: t.enabled })),
+      tenants: await Promise.all(
+        tenants.map(async (t) => {
+          // The client secret is never written out: an import keeps the stored one.
+          const idp = await identityProviders?.viewOfTenant(t);
+          const exported = idp
+            ? {
+                issuer: idp.issuer,
+                clientId: idp.clientId,
+                scopes: idp.scopes,
+                domains: idp.domains,
+                claims: idp.claims,
+              }
+            : undefined;
+          return {
+            name: t.name,
+            type: t.type,
+            endpoint: t.endpoint,
+            enabled: t.enabled,
+            ...(exported ? { idp: exported } : {}),
+          };
+        }),
+      ),
       clients: clients.map((c) => ({
         clientId: c.clientId,
         name: c.name,
         secretSha256: c.secretHash.toString('hex'),
         grantTypes: c.grantTypes,
         redirectUris: c.redirectUris,
+        postLogoutRedirectUris: c.postLogoutRedirectUris,
         scopes: c.scopes,
         publicationStatus: c.publicationStatus,
         consentRequired: c.consentRequired,
@@ -155,6 +191,12 @@ export class RealmService {
         ...(u.idpSubject !== null ? { idpSubject: u.idpSubject } : {}),
       })),
     };
+  }
+
+  private async identityProvidersFor(realm: RealmFile): Promise<TenantIdpsService | undefined> {
+    if (!(realm.tenants ?? []).some((tenant) => tenant.idp)) return undefined;
+    if (!this.settings.identityProviders) throw new RealmError(['/tenants: identity providers cannot be stored here']);
+    return this.settings.identityProviders();
   }
 
   private async importClient(
@@ -274,7 +316,35 @@ function explain(problems: string[], path: string, check: () => unknown): void {
   try {
     check();
   } catch (error) {
-    if (error instanceof ClientsError || error instanceof UsersError) problems.push(`${path}: ${error.message}`);
-    else throw error;
+    if (error instanceof ClientsError || error instanceof UsersError || error instanceof IdpError) {
+      problems.push(`${path}: ${error.message}`);
+    } else throw error;
   }
+}
+
+/** A refusal of the store (a domain another tenant holds, a missing secret) with its path in the file. */
+async function explained(path: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof IdpError) throw new RealmError([`${path}: ${error.message}`]);
+    throw error;
+  }
+}
+
+/** Providers only for enterprise tenants, each valid, and no e-mail domain claimed twice in the file. */
+function validateTenantIdps(realm: RealmFile, problems: string[]): void {
+  const domains = new Set<string>();
+  (realm.tenants ?? []).forEach((tenant, index) => {
+    const idp = tenant.idp;
+    if (!idp) return;
+    const path = `/tenants/${index}/idp`;
+    if (tenant.type !== 'enterprise') problems.push(`${path}: only enterprise tenants sign in with their own provider`);
+    explain(problems, path, () => {
+      for (const domain of validateIdpSettings(idp).domains) {
+        if (domains.has(domain)) throw new IdpError('domain_taken', `the e-mail domain ${domain} appears twice`);
+        domains.add(domain);
+      }
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import { type GrantType, type PublicationStatus } from '../clients/client.entity';
+import { type TenantIdpSettings } from '../idp/tenant-idp.rules';
 import { type TenantType } from '../tenants/tenant.entity';
 import { type Labelled, type UserRole, type UserStatus } from '../users/user.entity';
 
@@ -7,6 +8,8 @@ export interface RealmTenant {
   type: TenantType;
   endpoint: string;
   enabled?: boolean;
+  /** Enterprise tenants only: the upstream OpenID provider its staff sign in with. */
+  idp?: TenantIdpSettings;
 }
 
 export interface RealmClient {
@@ -16,6 +19,7 @@ export interface RealmClient {
   secretSha256?: string;
   grantTypes: GrantType[];
   redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
   scopes?: string[];
   publicationStatus?: PublicationStatus;
   consentRequired?: boolean;

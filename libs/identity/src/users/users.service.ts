@@ -230,7 +230,8 @@ export function verifyPasswordHash(passwordHash: string, password: string): Prom
   return verify(passwordHash, password).catch(() => false);
 }
 
-function checkPassword(password: string): void {
+/** The password rules of every user record (length, storable text); a UsersError `invalid_password` otherwise. */
+export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD || !isStorableText(password)) {
     throw new UsersError('invalid_password', `password must be ${MIN_PASSWORD}-${MAX_PASSWORD} characters`);
   }

@@ -20,6 +20,9 @@ import { CreateLlmLogs1795392000000 } from './1795392000000-create-llm-logs';
 import { CreateAccessLogs1795393000000 } from './1795393000000-create-access-logs';
 import { CreateGuardrailAlerts1795394000000 } from './1795394000000-create-guardrail-alerts';
 import { ExtendMemoryEntries1795395000000 } from './1795395000000-extend-memory-entries';
+import { AddPostLogoutRedirectUris1795396000000 } from './1795396000000-add-post-logout-redirect-uris';
+import { CreateAccountTokens1795397000000 } from './1795397000000-create-account-tokens';
+import { CreateTenantIdentityProviders1795398000000 } from './1795398000000-create-tenant-identity-providers';
 import { AddMessageError1795399000000 } from './1795399000000-add-message-error';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -48,5 +51,8 @@ export const migrations: readonly MigrationClass[] = [
   CreateAccessLogs1795393000000,
   CreateGuardrailAlerts1795394000000,
   ExtendMemoryEntries1795395000000,
+  AddPostLogoutRedirectUris1795396000000,
+  CreateAccountTokens1795397000000,
+  CreateTenantIdentityProviders1795398000000,
   AddMessageError1795399000000,
 ];

@@ -6,11 +6,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { ClientRepository } from '../../clients/client.repository';
 import { ConsentRepository } from '../../consents/consent.repository';
+import { TenantSignIn } from '../../idp/tenant-sign-in';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
 import { INTERACTION_PATH } from '../oidc-provider.factory';
 import { OIDC_PROVIDER } from '../oidc.tokens';
-import { PAGE_SECURITY_HEADERS, type UiLocale, consentPage, errorPage, loginPage, pickLocale } from './pages';
+import { type UiLocale } from '../../pages/locales';
+import { PAGE_SECURITY_HEADERS } from '../../pages/page-shell';
+import { CHOSEN_LOCALE_RESULT, interactionLocale, interactionSwitcher } from './interaction-locale';
+import { signInText } from './messages';
+import { type ErrorMessage, consentPage, errorPage, loginPage } from './pages';
 import { PasswordSignIn } from './password-sign-in';
+import { loginPageLinks } from '../../signup/account-links';
+import { notApprovedAnswer } from '../../signup/sign-in-refusal';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -32,6 +39,7 @@ export class InteractionController {
     private readonly clients: ClientRepository,
     private readonly consents: ConsentRepository,
     private readonly signIn: PasswordSignIn,
+    private readonly tenantSignIn: TenantSignIn,
     encryption: KeyEncryption,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -43,18 +51,23 @@ export class InteractionController {
   async show(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const details = await this.details(uid, req, res);
     if (!details) return;
-    const locale = pickLocale(details.params.ui_locales);
+    const { locale, chosen } = interactionLocale(details, req);
     const client = await this.clients.find(String(details.params.client_id));
-    if (!client) return this.fail(res, 400, 'invalid_client', 'the application is no longer available', locale);
+    if (!client) return this.fail(res, 400, 'invalid_client', 'clientUnavailable', locale);
+    const switcher = interactionSwitcher(`${INTERACTION_PATH}/${uid}`);
     if (details.prompt.name === 'login') {
+      if (await this.tenantSignIn.onLoginPage(this.provider, details, locale, req, res)) return;
       return this.send(
         res,
         200,
         loginPage({
           locale,
+          chosenLocale: chosen,
+          switcher,
           action: `${INTERACTION_PATH}/${uid}/login`,
           csrf: this.csrf(uid),
           clientName: client.name,
+          ...loginPageLinks(uid, locale),
         }),
       );
     }
@@ -63,6 +76,8 @@ export class InteractionController {
       200,
       consentPage({
         locale,
+        chosenLocale: chosen,
+        switcher,
         action: `${INTERACTION_PATH}/${uid}/consent`,
         csrf: this.csrf(uid),
         clientName: client.name,
@@ -76,25 +91,30 @@ export class InteractionController {
   async login(@Param('uid') uid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const form = await this.form(uid, req, res, 'login');
     if (!form) return;
-    const { details, body, locale } = form;
+    const { details, body, locale, chosen } = form;
     const client = await this.clients.find(String(details.params.client_id));
     const clientName = client?.name ?? String(details.params.client_id);
     const login = (typeof body.login === 'string' ? body.login : '').trim().toLowerCase();
     const password = typeof body.password === 'string' ? body.password : '';
-    const again = (status: number, error: string) =>
+    const again = (status: number, error: string, moreLinks?: { href: string; text: string }[]) =>
       this.send(
         res,
         status,
         loginPage({
           locale,
+          chosenLocale: chosen,
+          switcher: interactionSwitcher(`${INTERACTION_PATH}/${uid}`),
           action: `${INTERACTION_PATH}/${uid}/login`,
           csrf: this.csrf(uid),
           clientName,
           login,
           error,
+          ...loginPageLinks(uid, locale),
+          moreLinks,
         }),
       );
-    if (login === '' || password === '') return again(400, 'Enter your login and password.');
+    if (await this.tenantSignIn.onLoginForm(details, login, locale, res)) return;
+    if (login === '' || password === '') return again(400, signInText(locale, 'missingFields'));
 
     const attempt = await this.signIn.attempt(login, password, {
       address: req.ip ?? 'unknown',
@@ -102,19 +122,22 @@ export class InteractionController {
     });
     if (attempt.refused) {
       res.setHeader('Retry-After', String(attempt.retryAfterSeconds));
-      return again(429, `Too many failed attempts. Try again in ${attempt.retryAfterSeconds} seconds.`);
+      return again(429, signInText(locale, 'tooManyAttempts', { seconds: attempt.retryAfterSeconds }));
     }
     const user = attempt.user;
     if (!user) {
       this.logger.info({ event: 'login_failed' }, 'login failed');
-      return again(401, 'The login or password is wrong.');
+      return again(401, signInText(locale, 'wrongCredentials'));
     }
-    if (user.status !== 'approved') return again(403, 'Your account has not been approved yet.');
+    if (user.status !== 'approved') {
+      const refusal = notApprovedAnswer(user.status, uid, locale);
+      return again(403, refusal.error, refusal.links);
+    }
     if (attempt.deviceCookie) res.append('Set-Cookie', attempt.deviceCookie);
     await this.provider.interactionFinished(
       req,
       res,
-      { login: { accountId: user.id } },
+      { login: { accountId: user.id }, [CHOSEN_LOCALE_RESULT]: chosen },
       { mergeWithLastSubmission: false },
     );
   }
@@ -151,16 +174,11 @@ export class InteractionController {
     try {
       details = await this.provider.interactionDetails(req, res);
     } catch {
-      this.fail(
-        res,
-        400,
-        'invalid_request',
-        'this sign-in request has expired or is unknown; start again from the application',
-      );
+      this.fail(res, 400, 'invalid_request', 'interactionExpired', interactionLocale(undefined, req).locale);
       return undefined;
     }
     if (details.uid !== uid) {
-      this.fail(res, 400, 'invalid_request', 'this page belongs to another sign-in request');
+      this.fail(res, 400, 'invalid_request', 'interactionMismatch', interactionLocale(details, req).locale);
       return undefined;
     }
     return details;
@@ -169,9 +187,8 @@ export class InteractionController {
   private async form(uid: string, req: Request, res: Response, prompt: 'login' | 'consent') {
     const details = await this.details(uid, req, res);
     if (!details) return undefined;
-    const locale = pickLocale(details.params.ui_locales);
     if (details.prompt.name !== prompt) {
-      this.fail(res, 400, 'invalid_request', 'this step of the sign-in is already done', locale);
+      this.fail(res, 400, 'invalid_request', 'stepDone', interactionLocale(details, req).locale);
       return undefined;
     }
     let body: Record<string, unknown>;
@@ -182,14 +199,15 @@ export class InteractionController {
         ),
       );
     } catch {
-      this.fail(res, 400, 'invalid_request', 'the form could not be read', locale);
+      this.fail(res, 400, 'invalid_request', 'formUnreadable', interactionLocale(details, req).locale);
       return undefined;
     }
+    const { locale, chosen } = interactionLocale(details, req, body.lang);
     if (!this.csrfValid(uid, body.csrf)) {
-      this.fail(res, 403, 'invalid_request', 'the form has expired; reload the page and try again', locale);
+      this.fail(res, 403, 'invalid_request', 'formExpired', locale);
       return undefined;
     }
-    return { details, body, locale };
+    return { details, body, locale, chosen };
   }
 
   private csrf(uid: string): string {
@@ -203,8 +221,8 @@ export class InteractionController {
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 
-  private fail(res: Response, status: number, error: string, description: string, locale: UiLocale = 'ja'): void {
-    this.send(res, status, errorPage(error, description, locale));
+  private fail(res: Response, status: number, error: string, message: ErrorMessage, locale: UiLocale): void {
+    this.send(res, status, errorPage({ locale, error, message }));
   }
 
   private send(res: Response, status: number, html: string): void {

@@ -9,6 +9,8 @@ import { TokenFamilyEntity } from './token-family.entity';
 @Entity({ schema: 'identity', name: 'refresh_tokens' })
 @Index('refresh_tokens_family_id_idx', ['familyId'])
 @Index('refresh_tokens_expires_at_idx', ['expiresAt'])
+// Sign-out finds the families of one browser session.
+@Index('refresh_tokens_session_id_idx', ['sessionId'])
 export class RefreshTokenEntity {
   @PrimaryColumn({ type: 'bytea', primaryKeyConstraintName: 'refresh_tokens_pkey' })
   tokenHash!: Buffer;

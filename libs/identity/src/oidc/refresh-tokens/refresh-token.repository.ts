@@ -93,6 +93,16 @@ export class RefreshTokenRepository {
     return rows[0]?.family_id;
   }
 
+  /** The unrevoked families with a token issued to the browser session `sessionId` (`sid`) of `userId`. */
+  async familiesOfSession(sessionId: string, userId: string): Promise<string[]> {
+    const rows: { family_id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT "family_id" FROM ${TOKENS}
+        WHERE "session_id" = $1 AND "user_id" = $2 AND "revoked_at" IS NULL`,
+      [sessionId, userId],
+    );
+    return rows.map((row) => row.family_id);
+  }
+
   /**
    * Runs `work` in one transaction holding the family's row lock; `revoked`, and `work` not run, when
    * it is revoked (or swept). Given a whole family (a code exchange), creates its row first unless it

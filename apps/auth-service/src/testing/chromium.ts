@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+
+// Debian's chromium (`apt-get install chromium`; .ci/run installs it). Specs that need it are skipped,
+// loudly, where it is missing.
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function describeWithChromium(spec: string): jest.Describe {
+  if (existsSync(CHROMIUM)) return describe;
+  process.stderr.write(`${spec}: ${CHROMIUM} not found; skipped\n`);
+  return describe.skip;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A context whose pages can run axe-core: the provider's pages forbid every script by CSP, which the
+ * check must bypass (the pages themselves stay unchanged). `locale` sets the browser's Accept-Language.
+ */
+export function axeContext(browser: Browser, options: { locale?: string } = {}): Promise<BrowserContext> {
+  return browser.newContext({ bypassCSP: true, ...options });
+}

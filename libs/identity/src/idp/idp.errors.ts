@@ -1,0 +1,22 @@
+import { domainErrors } from '@fed/contracts';
+
+/**
+ * A refused change to a tenant's identity provider; the message is safe to show to an operator. A
+ * tenant is only ever named in a request, so a missing one is a bad parameter.
+ */
+export class IdpError extends domainErrors({
+  tenant_not_found: 'invalid_parameter',
+  not_enterprise: 'invalid_request',
+  idp_not_found: 'not_found',
+  invalid_issuer: 'invalid_parameter',
+  invalid_client_id: 'invalid_parameter',
+  invalid_client_secret: 'invalid_parameter',
+  invalid_scopes: 'invalid_parameter',
+  invalid_domain: 'invalid_parameter',
+  invalid_claims: 'invalid_parameter',
+  domain_taken: 'conflict',
+  // The realm file or platformctl could not seal a secret: KEY_ENCRYPTION_KEY is missing.
+  no_encryption_key: 'invalid_request',
+}) {}
+
+export type IdpErrorCode = IdpError['code'];

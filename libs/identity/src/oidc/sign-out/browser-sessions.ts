@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type Provider from 'oidc-provider';
+import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.repository';
+import { TokenRevocations } from '../revocation/token-revocations';
+import { OIDC_PROVIDER } from '../oidc.tokens';
+
+/** The provider session of one browser, signed in. */
+export interface BrowserSession {
+  /** The session's `sid`. */
+  uid: string;
+  accountId: string;
+  /** Ends the session and every refresh-token family issued to it. */
+  end(): Promise<void>;
+}
+
+/**
+ * The provider sessions of browsers (oidc-provider's session cookie and model). Ending one revokes the
+ * refresh-token families of its logins the way revocation does (tokens, their access tokens, the
+ * grant), then destroys the session, so that the next authorization request asks for a login.
+ */
+@Injectable()
+export class BrowserSessions {
+  constructor(
+    @Inject(OIDC_PROVIDER) private readonly provider: Provider,
+    private readonly refreshTokens: RefreshTokenRepository,
+    private readonly revocations: TokenRevocations,
+  ) {}
+
+  /** The signed-in session of this browser, or undefined. */
+  async of(req: Request, res: Response): Promise<BrowserSession | undefined> {
+    const ctx = this.provider.createContext(req, res);
+    const session = await this.provider.Session.get(ctx as Parameters<Provider['Session']['get']>[0]);
+    const accountId = session.accountId;
+    if (!accountId) return undefined;
+    return {
+      uid: session.uid,
+      accountId,
+      end: async () => {
+        const families = new Set(await this.refreshTokens.familiesOfSession(session.uid, accountId));
+        for (const { grantId } of Object.values(session.authorizations ?? {})) if (grantId) families.add(grantId);
+        for (const familyId of families) await this.revocations.revokeFamily(familyId);
+        await session.destroy();
+        ctx.cookies.set(this.provider.cookieName('session'), null, { httpOnly: true, sameSite: 'lax' });
+      },
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { type UiLocale } from './locales';
+
+// Message catalogs of the provider's pages: one per area (login, sign-up, identity provider...), each
+// written in all 14 languages. Every catalog registers itself here so that one test checks them all.
+
+export type Messages<K extends string> = Readonly<Record<UiLocale, Readonly<Record<K, string>>>>;
+export type Translate<K extends string> = (
+  locale: UiLocale,
+  key: K,
+  vars?: Readonly<Record<string, string | number>>,
+) => string;
+
+export interface RegisteredCatalog {
+  area: string;
+  messages: Messages<string>;
+}
+
+const registry = new Map<string, RegisteredCatalog>();
+
+/**
+ * A catalog's translate function. Placeholders are `{name}`; their values are inserted as given (the
+ * page escapes the whole text), and a placeholder without a value stays visible rather than vanishing.
+ */
+export function defineCatalog<K extends string>(area: string, messages: Messages<K>): Translate<K> {
+  if (registry.has(area)) throw new Error(`the message catalog "${area}" is defined twice`);
+  registry.set(area, { area, messages });
+  return (locale, key, vars) =>
+    messages[locale][key].replace(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g, (placeholder, name: string) =>
+      vars && name in vars ? String(vars[name]) : placeholder,
+    );
+}
+
+/** Every catalog defined so far (the modules that define them must have been imported). */
+export function registeredCatalogs(): readonly RegisteredCatalog[] {
+  return [...registry.values()];
+}
+
+/** The `{name}` placeholders of one message, sorted, for comparing languages. */
+export function placeholdersOf(message: string): string[] {
+  return [...message.matchAll(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g)].map((match) => match[1]).sort();
+}

@@ -1,0 +1,46 @@
+import { type Counters } from '@fed/bus';
+import { throttleKey } from '../brute-force/throttle-key';
+
+export interface AccountMailPolicy {
+  /** Requests naming one e-mail address (each may send it one e-mail) per window. */
+  perAddress: number;
+  addressWindowSeconds: number;
+  /** Requests from one client address per window, whatever e-mail address they name. */
+  perSource: number;
+  sourceWindowSeconds: number;
+}
+
+// Enough for a typo and two resends; a mailbox cannot be flooded, nor the sign-up form scripted.
+export const defaultAccountMailPolicy: AccountMailPolicy = {
+  perAddress: 3,
+  addressWindowSeconds: 15 * 60,
+  perSource: 20,
+  sourceWindowSeconds: 60 * 60,
+};
+
+export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * The rate limit of the pages that send e-mail (sign-up, resend, forgotten password). Counted before
+ * the address is looked up, for known and unknown addresses alike, so a refusal tells nothing about an
+ * account. Each step is one atomic `take`: concurrent requests never pass the limit.
+ */
+export class AccountMailThrottle {
+  constructor(
+    private readonly counters: Counters,
+    private readonly policy: AccountMailPolicy = defaultAccountMailPolicy,
+  ) {}
+
+  async attempt(email: string, source: string): Promise<ThrottleDecision> {
+    const { perSource, sourceWindowSeconds, perAddress, addressWindowSeconds } = this.policy;
+    const bySource = await this.counters.take(throttleKey('mail', 'source', source), perSource, sourceWindowSeconds);
+    if (!bySource.taken) return refused(bySource.resetInSeconds);
+    const byAddress = await this.counters.take(throttleKey('mail', 'address', email), perAddress, addressWindowSeconds);
+    if (!byAddress.taken) return refused(byAddress.resetInSeconds);
+    return { allowed: true };
+  }
+}
+
+function refused(retryAfterSeconds: number): ThrottleDecision {
+  return { allowed: false, retryAfterSeconds: Math.max(1, retryAfterSeconds) };
+}

@@ -1,0 +1,40 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { UserEntity } from '../users/user.entity';
+
+export const accountTokenPurposes = ['email_verification', 'password_reset'] as const;
+export type AccountTokenPurpose = (typeof accountTokenPurposes)[number];
+
+/**
+ * The single-use secret of a link sent by e-mail (confirm an address, set a new password). Only its
+ * SHA-256 is stored; the row stays after use or expiry for a while, so that a link clicked again can
+ * be answered "already used" or "expired" rather than "unknown".
+ */
+@Entity({ schema: 'identity', name: 'account_tokens' })
+@Check('account_tokens_purpose', `"purpose" IN ('email_verification', 'password_reset')`)
+@Index('account_tokens_expires_at_idx', ['expiresAt'])
+export class AccountTokenEntity {
+  /** SHA-256 of the token, hex. */
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'account_tokens_pkey' })
+  tokenHash!: string;
+
+  @Index('account_tokens_user_id_idx')
+  @Column({ type: 'uuid' })
+  userId!: string;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'account_tokens_user_id_fkey' })
+  user?: UserEntity;
+
+  @Column({ type: 'text' })
+  purpose!: AccountTokenPurpose;
+
+  @Column({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  expiresAt!: Date;
+
+  /** Set once, by the one statement that consumes the token. */
+  @Column({ type: 'timestamptz', nullable: true })
+  usedAt!: Date | null;
+}

@@ -1,0 +1,21 @@
+import { type UiLocale } from '../pages/locales';
+import { type UserStatus } from '../users/user.entity';
+import { accountPaths, accountUrl, interactionUid } from './account-links';
+import { accountText } from './messages';
+
+/**
+ * What the login page says to a user whose password was right but who may not sign in yet, and the
+ * link that helps (a new confirmation link). Shown only after a correct password: it enumerates nothing.
+ */
+export function notApprovedAnswer(
+  status: Exclude<UserStatus, 'approved'>,
+  uid: string,
+  locale: UiLocale,
+): { error: string; links: { href: string; text: string }[] } {
+  if (status === 'pending') return { error: accountText(locale, 'loginPending'), links: [] };
+  const resend = accountUrl(accountPaths.resend, { locale, interaction: interactionUid(uid) });
+  return {
+    error: accountText(locale, 'loginUnverified'),
+    links: [{ href: resend, text: accountText(locale, 'resendLink') }],
+  };
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { COUNTERS, type Counters, SIGNALS, type Signals } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { LOGGER, type Logger } from '@fed/observability';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { KeyEncryption } from '../signing-keys/key-encryption';
+import { SigningKeysModule } from '../signing-keys/signing-keys.module';
+import { signalSessionInvalidations } from '../users/session-invalidations';
+import { UsersModule } from '../users/users.module';
+import { ACCOUNT_PATH } from './account-links';
+import { AccountMailThrottle } from './account-mail-throttle';
+import { AccountRepository } from './account.repository';
+import { AccountTokenRepository } from './account-token.repository';
+import { FormCsrf } from './form-csrf';
+import { ACCOUNT_SESSION_INVALIDATIONS, PasswordResetService } from './password-reset.service';
+import { SignUpController } from './signup.controller';
+import { SignUpService } from './signup.service';
+
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+
+/** Deletes the tokens of links a week after they expired, now and then. */
+@Injectable()
+class AccountTokensSweeper implements OnModuleInit, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly tokens: AccountTokenRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      this.logger.debug({ deleted: await this.tokens.sweep() }, 'expired account link tokens deleted');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'sweeping expired account link tokens failed');
+    }
+  }
+}
+
+/**
+ * Sign-up of the default SaaS tenant, e-mail confirmation and password reset (the account pages of
+ * auth-service). Its e-mails go through the notification queue, whose worker runs here too.
+ */
+@Module({
+  imports: [UsersModule, NotificationsModule, SigningKeysModule],
+  controllers: [SignUpController],
+  providers: [
+    AccountRepository,
+    AccountTokenRepository,
+    SignUpService,
+    PasswordResetService,
+    AccountTokensSweeper,
+    {
+      provide: AccountMailThrottle,
+      inject: [COUNTERS],
+      useFactory: (counters: Counters) => new AccountMailThrottle(counters),
+    },
+    {
+      provide: FormCsrf,
+      inject: [KeyEncryption, SERVICE_CONFIG],
+      useFactory: (encryption: KeyEncryption, config: ServiceConfig) =>
+        new FormCsrf({
+          key: encryption.derive('account-form-csrf'),
+          path: ACCOUNT_PATH,
+          secure: new URL(config.auth.issuer).protocol === 'https:',
+        }),
+    },
+    {
+      provide: ACCOUNT_SESSION_INVALIDATIONS,
+      inject: [SIGNALS, SERVICE_CONFIG],
+      useFactory: (signals: Signals, config: ServiceConfig) => signalSessionInvalidations(signals, config),
+    },
+  ],
+})
+export class SignUpModule {}
