@@ -7,6 +7,7 @@ import { type DataSource } from 'typeorm';
 import { AccountFormClient, visibleText } from './testing/account-forms';
 import { bootAuthService, registryOf } from './testing/boot-auth-service';
 import { type SmtpMailbox, accountLinkIn, startSmtpMailbox, subjectOf } from './testing/smtp-mailbox';
+import { randomUUID } from 'node:crypto';
 
 const STRONG = 'violet tractor pebble harbor';
 const SIGN_UP = '/federation/auth/v1/account/signup';
@@ -159,6 +160,49 @@ describe('sign-up, e-mail confirmation and password reset over HTTP (real SMTP a
     expect(mailbox.received.filter((mail) => mail.to === 'eve@example.com')).toHaveLength(2);
     expect(mailbox.received.filter((mail) => mail.to === 'nobody@example.com')).toHaveLength(0);
     expect(await statusOf('newbie@example.com')).toEqual({ status: 'unverified', email_verified: false });
+  });
+
+  it('lets no username tell a known address from an unknown one: a name asked for is held either way', async () => {
+    await users.create({
+      email: 'ivy@example.com',
+      username: 'ivy',
+      displayName: 'Ivy',
+      password: STRONG,
+      status: 'approved',
+    });
+    // The probe: sign up the target address with a fresh name, then another new address with the same name.
+    const probe = async (target: string, name: string) => {
+      const first = await signUp(browser(), target, name);
+      const second = await signUp(browser(), `other-${name}@example.org`, name);
+      return { first: first.status, second: second.status, taken: visibleText(second.html).includes('taken') };
+    };
+    const known = await probe('ivy@example.com', 'probe-known');
+    const unknown = await probe('ivan@example.com', 'probe-unknown');
+    expect(known).toEqual(unknown);
+    expect(known).toMatchObject({ first: 200, second: 400, taken: true });
+  });
+
+  it('refuses an address of a domain whose organization signs in at its own provider (it would take the address first)', async () => {
+    const tenantId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO "identity"."tenants" ("id", "name", "type", "endpoint", "enabled", "created_at")
+       VALUES ($1, 'corp', 'enterprise', 'https://corp.example', true, now())`,
+      [tenantId],
+    );
+    await dataSource.query(
+      `INSERT INTO "identity"."tenant_identity_providers"
+         ("tenant_id", "issuer", "client_id", "client_secret_ciphertext", "scopes", "claims", "created_at", "updated_at")
+       VALUES ($1, 'https://login.corp.example', 'broker', '\\x00', '{openid}', '{}', now(), now())`,
+      [tenantId],
+    );
+    await dataSource.query(
+      `INSERT INTO "identity"."tenant_idp_domains" ("domain", "tenant_id") VALUES ('corp.example', $1)`,
+      [tenantId],
+    );
+    const refused = await signUp(browser(), 'Staff@Corp.example', 'staff-member');
+    expect(refused.status).toBe(400);
+    expect(visibleText(refused.html)).toContain('sign in with their organization&#39;s identity provider');
+    expect(await statusOf('staff@corp.example')).toBeUndefined();
   });
 
   it('refuses a weak password with the strength feedback and creates nobody', async () => {

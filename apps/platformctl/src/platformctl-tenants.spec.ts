@@ -82,19 +82,11 @@ describe('platformctl tenants idp', () => {
     expect(output).not.toContain(SECRET);
   });
 
-  it('set without a new secret keeps the stored one', async () => {
+  it('set without a new secret or domains keeps the stored ones', async () => {
     const before = await storedSecret();
-    const answer = await run([
-      'set',
-      'acme',
-      '--issuer',
-      'https://login.acme.example/',
-      '--client-id',
-      'broker2',
-      '--domain',
-      'acme.example',
-    ]);
+    const answer = await run(['set', 'acme', '--issuer', 'https://login.acme.example/', '--client-id', 'broker2']);
     expect(answer).toMatchObject({ code: 0, output: expect.stringContaining('client_id: broker2') });
+    expect(answer.output).toContain('domains: acme.example');
     expect((await storedSecret())?.equals(before as Buffer)).toBe(true);
   });
 

@@ -70,7 +70,11 @@ export function registerTenants(program: Command): void {
     .requiredOption('--client-id <id>', 'client id registered at the provider')
     .option('--client-secret-stdin', 'read the client secret from standard input (required the first time)')
     .option('--scope <scope>', 'scope to ask for (repeatable; default: openid profile email)', collect)
-    .option('--domain <domain>', 'e-mail domain whose users sign in there (repeatable; replaces the list)', collect)
+    .option(
+      '--domain <domain>',
+      'e-mail domain whose users sign in there (repeatable; replaces the list; without it the list is kept)',
+      collect,
+    )
     .option('--claim <field=claim>', `upstream claim of a field (repeatable): ${mappedFields.join(', ')}`, collectClaim)
     .action(
       async (

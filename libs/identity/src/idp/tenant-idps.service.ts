@@ -63,7 +63,10 @@ export class TenantIdpsService {
         throw new IdpError('no_encryption_key', 'KEY_ENCRYPTION_KEY is required to store a client secret');
       clientSecretCiphertext = this.secrets.seal(valid.clientSecret, secretContext(tenant.id));
     }
-    const { issuer, clientId, scopes, claims, domains } = valid;
+    const { issuer, clientId, scopes, claims } = valid;
+    // Like the secret: domains not given keep the stored ones (a `set` that changes the issuer must not
+    // silently end home-realm discovery); an empty list given removes them.
+    const domains = settings.domains === undefined && existing ? existing.domains : valid.domains;
     await this.repository.save(
       tenant.id,
       { issuer, clientId, scopes, claims, clientSecretCiphertext },

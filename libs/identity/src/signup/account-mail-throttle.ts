@@ -18,6 +18,8 @@ export const defaultAccountMailPolicy: AccountMailPolicy = {
   sourceWindowSeconds: 60 * 60,
 };
 
+const USERNAME_HOLD_SECONDS = 24 * 60 * 60;
+
 export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
@@ -30,6 +32,16 @@ export class AccountMailThrottle {
     private readonly counters: Counters,
     private readonly policy: AccountMailPolicy = defaultAccountMailPolicy,
   ) {}
+
+  /**
+   * Holds a username asked for at sign-up for a day, whoever asked and whatever became of the request.
+   * False when it is held already: "taken" then answers alike after a sign-up of a known address (no
+   * account made) and of a new one (the name now used), so a username cannot probe whether an address
+   * has an account.
+   */
+  async holdUsername(username: string): Promise<boolean> {
+    return (await this.counters.take(throttleKey('mail', 'username', username), 1, USERNAME_HOLD_SECONDS)).taken;
+  }
 
   async attempt(email: string, source: string): Promise<ThrottleDecision> {
     const { perSource, sourceWindowSeconds, perAddress, addressWindowSeconds } = this.policy;

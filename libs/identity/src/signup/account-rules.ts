@@ -5,7 +5,7 @@ import { type StrengthProblem, passwordStrength, personalWords } from './passwor
 
 /** Why a form of the account pages was refused; each has its message in the catalog. */
 export type FormProblem =
-  | { field: 'email'; problem: 'invalid_email' }
+  | { field: 'email'; problem: 'invalid_email' | 'organization_domain' }
   | { field: 'username'; problem: 'invalid_username' | 'username_taken' }
   | { field: 'password'; problem: 'password_rules' }
   | { field: 'password'; problem: 'password_weak'; strength?: StrengthProblem };

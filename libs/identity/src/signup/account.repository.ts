@@ -34,6 +34,15 @@ export class AccountRepository {
   }
 
   /** Whether a login form would find someone by this name (as a username, or as an address). */
+  /** Whether an enterprise tenant's users of this e-mail domain sign in at its own identity provider. */
+  async organizationDomain(domain: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `SELECT 1 FROM "identity"."tenant_idp_domains" WHERE "domain" = $1 LIMIT 1`,
+      [domain],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   async loginTaken(name: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM "identity"."users" WHERE "username" = $1 OR "email" = $1 LIMIT 1`,

@@ -47,6 +47,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'パスワードをお忘れですか？',
     otherLinks: 'その他のオプション',
     invalidEmail: '有効なメールアドレスを入力してください。',
+    organizationDomain:
+      'このドメインのアドレスは組織の ID プロバイダーでサインインします。ログインページでメールアドレスを入力してください。',
     invalidUsername:
       'ユーザー名は3〜64文字で、英小文字か数字で始まり、英小文字、数字、ドット、ハイフン、アンダースコアのみ使えます。',
     usernameTaken: 'このユーザー名は使用されています。別の名前を選んでください。',
@@ -106,6 +108,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Forgot your password?',
     otherLinks: 'Other options',
     invalidEmail: 'Enter a valid e-mail address.',
+    organizationDomain:
+      "Addresses of this domain sign in with their organization's identity provider: enter the address on the sign-in page.",
     invalidUsername:
       'The username must be 3 to 64 characters, start with a letter or digit, and use only lowercase letters, digits, dots, hyphens and underscores.',
     usernameTaken: 'This username is taken. Choose another one.',
@@ -168,6 +172,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Mot de passe oublié ?',
     otherLinks: 'Autres options',
     invalidEmail: 'Saisissez une adresse e-mail valide.',
+    organizationDomain:
+      'Les adresses de ce domaine se connectent avec le fournisseur d’identité de leur organisation : saisissez l’adresse sur la page de connexion.',
     invalidUsername:
       'Le nom d’utilisateur doit compter 3 à 64 caractères, commencer par une lettre ou un chiffre, et n’utiliser que des lettres minuscules, des chiffres, des points, des tirets et des tirets bas.',
     usernameTaken: 'Ce nom d’utilisateur est déjà pris. Choisissez-en un autre.',
@@ -231,6 +237,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: '¿Has olvidado tu contraseña?',
     otherLinks: 'Otras opciones',
     invalidEmail: 'Escribe un correo electrónico válido.',
+    organizationDomain:
+      'Las direcciones de este dominio inician sesión con el proveedor de identidad de su organización: escribe la dirección en la página de inicio de sesión.',
     invalidUsername:
       'El nombre de usuario debe tener de 3 a 64 caracteres, empezar por una letra o un dígito y usar solo minúsculas, dígitos, puntos, guiones y guiones bajos.',
     usernameTaken: 'Este nombre de usuario ya existe. Elige otro.',
@@ -289,6 +297,7 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'ลืมรหัสผ่านใช่ไหม',
     otherLinks: 'ตัวเลือกอื่น',
     invalidEmail: 'ป้อนที่อยู่อีเมลที่ถูกต้อง',
+    organizationDomain: 'ที่อยู่ในโดเมนนี้ลงชื่อเข้าใช้ผ่านผู้ให้บริการข้อมูลประจำตัวขององค์กร โปรดป้อนที่อยู่ในหน้าลงชื่อเข้าใช้',
     invalidUsername: 'ชื่อผู้ใช้ต้องมี 3 ถึง 64 ตัวอักษร ขึ้นต้นด้วยตัวอักษรหรือตัวเลข และใช้ได้เฉพาะตัวพิมพ์เล็ก ตัวเลข จุด ขีดกลาง และขีดล่าง',
     usernameTaken: 'ชื่อผู้ใช้นี้ถูกใช้แล้ว โปรดเลือกชื่ออื่น',
     passwordRules: 'รหัสผ่านต้องมี 8 ถึง 256 ตัวอักษร',
@@ -348,6 +357,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Lupa kata sandi?',
     otherLinks: 'Opsi lain',
     invalidEmail: 'Masukkan alamat email yang valid.',
+    organizationDomain:
+      'Alamat di domain ini masuk dengan penyedia identitas organisasinya: masukkan alamat di halaman masuk.',
     invalidUsername:
       'Nama pengguna harus 3 sampai 64 karakter, diawali huruf atau angka, dan hanya memakai huruf kecil, angka, titik, tanda hubung, dan garis bawah.',
     usernameTaken: 'Nama pengguna ini sudah dipakai. Pilih yang lain.',
@@ -407,6 +418,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'هل نسيت كلمة المرور؟',
     otherLinks: 'خيارات أخرى',
     invalidEmail: 'أدخل عنوان بريد إلكتروني صالحًا.',
+    organizationDomain:
+      'تسجّل عناوين هذا النطاق الدخول عبر موفّر الهوية الخاص بمؤسستها: أدخل العنوان في صفحة تسجيل الدخول.',
     invalidUsername:
       'يجب أن يتكون اسم المستخدم من 3 إلى 64 حرفًا، وأن يبدأ بحرف أو رقم، وألا يستخدم إلا الأحرف اللاتينية الصغيرة والأرقام والنقاط والشرطات والشرطات السفلية.',
     usernameTaken: 'اسم المستخدم هذا مستخدم بالفعل. اختر اسمًا آخر.',
@@ -465,6 +478,7 @@ export const accountText = defineCatalog('account', {
     forgotLink: '忘记密码？',
     otherLinks: '其他选项',
     invalidEmail: '请输入有效的电子邮件地址。',
+    organizationDomain: '此域名的地址通过其组织的身份提供方登录：请在登录页面输入该地址。',
     invalidUsername: '用户名必须为 3 到 64 个字符，以字母或数字开头，只能使用小写字母、数字、点、连字符和下划线。',
     usernameTaken: '此用户名已被使用，请另选一个。',
     passwordRules: '密码长度必须为 8 到 256 个字符。',
@@ -522,6 +536,7 @@ export const accountText = defineCatalog('account', {
     forgotLink: '忘記密碼？',
     otherLinks: '其他選項',
     invalidEmail: '請輸入有效的電子郵件地址。',
+    organizationDomain: '此網域的地址透過其組織的身分識別提供者登入：請在登入頁面輸入該地址。',
     invalidUsername:
       '使用者名稱必須為 3 到 64 個字元，以字母或數字開頭，且只能使用小寫字母、數字、句點、連字號和底線。',
     usernameTaken: '此使用者名稱已被使用，請另選一個。',
@@ -582,6 +597,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Esqueceu sua senha?',
     otherLinks: 'Outras opções',
     invalidEmail: 'Digite um endereço de e-mail válido.',
+    organizationDomain:
+      'Endereços deste domínio entram com o provedor de identidade da organização: digite o endereço na página de entrada.',
     invalidUsername:
       'O nome de usuário deve ter de 3 a 64 caracteres, começar com uma letra ou dígito e usar apenas letras minúsculas, dígitos, pontos, hífens e sublinhados.',
     usernameTaken: 'Este nome de usuário já está em uso. Escolha outro.',
@@ -644,6 +661,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Passwort vergessen?',
     otherLinks: 'Weitere Optionen',
     invalidEmail: 'Geben Sie eine gültige E-Mail-Adresse ein.',
+    organizationDomain:
+      'Adressen dieser Domain melden sich beim Identitätsanbieter ihrer Organisation an: Geben Sie die Adresse auf der Anmeldeseite ein.',
     invalidUsername:
       'Der Benutzername muss 3 bis 64 Zeichen lang sein, mit einem Buchstaben oder einer Ziffer beginnen und darf nur Kleinbuchstaben, Ziffern, Punkte, Bindestriche und Unterstriche enthalten.',
     usernameTaken: 'Dieser Benutzername ist vergeben. Wählen Sie einen anderen.',
@@ -705,6 +724,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Password dimenticata?',
     otherLinks: 'Altre opzioni',
     invalidEmail: 'Inserisci un indirizzo e-mail valido.',
+    organizationDomain:
+      "Gli indirizzi di questo dominio accedono con il provider di identità della loro organizzazione: inserisci l'indirizzo nella pagina di accesso.",
     invalidUsername:
       'Il nome utente deve avere da 3 a 64 caratteri, iniziare con una lettera o una cifra e usare solo lettere minuscole, cifre, punti, trattini e trattini bassi.',
     usernameTaken: 'Questo nome utente è già in uso. Scegline un altro.',
@@ -763,6 +784,7 @@ export const accountText = defineCatalog('account', {
     forgotLink: '비밀번호를 잊으셨나요?',
     otherLinks: '기타 옵션',
     invalidEmail: '올바른 이메일 주소를 입력하세요.',
+    organizationDomain: '이 도메인의 주소는 조직의 ID 공급자로 로그인합니다. 로그인 페이지에서 주소를 입력하세요.',
     invalidUsername:
       '사용자 이름은 3~64자여야 하며, 영문 소문자나 숫자로 시작하고 영문 소문자, 숫자, 점, 하이픈, 밑줄만 사용할 수 있습니다.',
     usernameTaken: '이미 사용 중인 사용자 이름입니다. 다른 이름을 선택하세요.',
@@ -823,6 +845,8 @@ export const accountText = defineCatalog('account', {
     forgotLink: 'Quên mật khẩu?',
     otherLinks: 'Tùy chọn khác',
     invalidEmail: 'Nhập địa chỉ email hợp lệ.',
+    organizationDomain:
+      'Địa chỉ thuộc miền này đăng nhập bằng nhà cung cấp danh tính của tổ chức: hãy nhập địa chỉ ở trang đăng nhập.',
     invalidUsername:
       'Tên người dùng phải có từ 3 đến 64 ký tự, bắt đầu bằng chữ cái hoặc chữ số và chỉ dùng chữ thường, chữ số, dấu chấm, dấu gạch ngang và dấu gạch dưới.',
     usernameTaken: 'Tên người dùng này đã có người dùng. Hãy chọn tên khác.',

@@ -42,6 +42,7 @@ const strengthKeys: Record<StrengthProblem, Key> = {
 
 const problemKeys: Record<FormProblem['problem'], Key> = {
   invalid_email: 'invalidEmail',
+  organization_domain: 'organizationDomain',
   invalid_username: 'invalidUsername',
   username_taken: 'usernameTaken',
   password_rules: 'passwordRules',

@@ -42,11 +42,18 @@ export class SignUpService {
       ...[passwordProblem(password, email ?? '', username ?? '')].filter((problem) => problem !== undefined),
     ];
     if (!email || !username || problems.length > 0) return { kind: 'refused', problems };
+    // Such an address belongs to its organization's provider: an account made here would take it first and
+    // keep its owner from ever signing in there (users are unique by address).
+    if (await this.accounts.organizationDomain(email.slice(email.lastIndexOf('@') + 1))) {
+      return { kind: 'refused', problems: [{ field: 'email', problem: 'organization_domain' }] };
+    }
 
     const decision = await this.throttle.attempt(email, from.address);
     if (!decision.allowed) return { kind: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
     // Usernames are checked before addresses and whoever holds them: "taken" says nothing of the address.
-    if (await this.accounts.loginTaken(username)) return usernameTaken();
+    if (!(await this.throttle.holdUsername(username)) || (await this.accounts.loginTaken(username))) {
+      return usernameTaken();
+    }
     try {
       const { user } = await this.users.create({
         email,
