@@ -223,6 +223,21 @@ describeWithChromium('idp-login.spec')("sign-in through an enterprise tenant's o
     expect(count).toBe(1);
   }, 60_000);
 
+  it("refuses an address outside the tenant's domains: its provider cannot take another organization's address", async () => {
+    upstream.accounts.set('mallory', { name: 'Mallory', email: 'mallory@other.example', email_verified: true });
+    const context = await browser.newContext();
+    const { page, url, back } = await startSignIn(context, { idp_hint: 'acme', ui_locales: 'en' });
+    await page.goto(url.href);
+    await signInUpstream(page, 'mallory');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("outside your organization's domains");
+    expect(back.url).toBeUndefined();
+    await context.close();
+    const rows = await dataSource.query(`SELECT 1 FROM "identity"."users" WHERE "idp_subject" = 'mallory'`);
+    expect(rows).toEqual([]);
+  }, 60_000);
+
   it('never takes over a local account with the same e-mail address: an error page, the account untouched', async () => {
     const context = await axeContext(browser);
     const { page, url, back } = await startSignIn(context);

@@ -6,7 +6,8 @@ import { type UpstreamProfile } from './claim-mapping';
 import { IdpUserTokensEntity } from './idp-user-tokens.entity';
 
 export type LinkOutcome =
-  { user: UserEntity & { tenant: TenantEntity } } | { refused: 'email_missing' | 'account_exists' | 'not_approved' };
+  | { user: UserEntity & { tenant: TenantEntity } }
+  | { refused: 'email_missing' | 'email_outside_domains' | 'account_exists' | 'not_approved' };
 
 const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 
@@ -40,6 +41,9 @@ export class IdpAccountsRepository {
    */
   async link(tenant: TenantEntity, profile: UpstreamProfile, at: Date): Promise<LinkOutcome> {
     if (profile.email === undefined) return { refused: 'email_missing' };
+    // A tenant that lists its domains vouches only for those: its provider cannot hand out another
+    // tenant's (or a SaaS user's) address, which would take that address from its owner.
+    if (!(await this.withinDomains(tenant, profile.email))) return { refused: 'email_outside_domains' };
     const fields = ownedFields({ ...profile, email: profile.email }, at);
     const linked = await this.linked(tenant, profile.subject);
     if (linked) return this.refresh(linked, fields);
@@ -67,6 +71,16 @@ export class IdpAccountsRepository {
     if ((inserted.raw as unknown[]).length === 1) return { user: await this.userById(id) };
     const concurrent = await this.linked(tenant, profile.subject);
     return concurrent ? { user: concurrent } : { refused: 'account_exists' };
+  }
+
+  /** Whether `email` is in one of the tenant's domains; any address when it lists none. */
+  private async withinDomains(tenant: TenantEntity, email: string): Promise<boolean> {
+    const domains = (await this.dataSource.query(
+      `SELECT "domain" FROM "identity"."tenant_idp_domains" WHERE "tenant_id" = $1`,
+      [tenant.id],
+    )) as { domain: string }[];
+    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    return domains.length === 0 || domains.some((row) => row.domain === domain);
   }
 
   saveTokens(row: Omit<IdpUserTokensEntity, 'user'>): Promise<unknown> {

@@ -17,6 +17,7 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const refusalPages = {
   email_missing: { status: 502, message: 'emailMissing' },
+  email_outside_domains: { status: 403, message: 'emailOutsideDomains' },
   account_exists: { status: 409, message: 'accountExists' },
   not_approved: { status: 403, message: 'notApproved' },
 } as const;
