@@ -1,20 +1,15 @@
 import 'reflect-metadata';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
-import { existsSync } from 'node:fs';
 import * as oidc from 'openid-client';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { describeWithChromium, launchChromium } from './testing/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
 
-// Debian's chromium (`apt-get install chromium`; .ci/run installs it). Without it this file is skipped, loudly.
-const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) process.stderr.write(`browser-login.spec: ${CHROMIUM} not found; skipped\n`);
-
-describeWithChromium('login and consent pages in headless Chromium', () => {
+describeWithChromium('browser-login.spec')('login and consent pages in headless Chromium', () => {
   let database: TestDatabase;
   let service: RunningService;
   let browser: Browser;
@@ -41,18 +36,7 @@ describeWithChromium('login and consent pages in headless Chromium', () => {
       role: 'user',
       status: 'approved',
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { COUNTERS, type Counters, SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
+import { PeriodicPass } from '@fed/server';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { KeyEncryption } from '../signing-keys/key-encryption';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
@@ -18,31 +19,29 @@ import { SignUpService } from './signup.service';
 
 const SWEEP_INTERVAL_MS = 60 * 60_000;
 
-/** Deletes the tokens of links a week after they expired, now and then. */
+/** Deletes the tokens of links a week after they expired: at start, then every hour. */
 @Injectable()
-class AccountTokensSweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+class AccountTokensSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly periodic: PeriodicPass<number>;
 
-  constructor(
-    private readonly tokens: AccountTokenRepository,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
-    this.timer.unref();
+  constructor(tokens: AccountTokenRepository, @Inject(LOGGER) logger: Logger) {
+    this.periodic = new PeriodicPass(() => tokens.sweep(), {
+      intervalMs: SWEEP_INTERVAL_MS,
+      logger,
+      done: (deleted) => (deleted > 0 ? { deleted } : undefined),
+      messages: {
+        done: 'expired account link tokens deleted',
+        failed: 'sweeping expired account link tokens failed; retrying in an hour',
+      },
+    });
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationBootstrap(): void {
+    this.periodic.start();
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      this.logger.debug({ deleted: await this.tokens.sweep() }, 'expired account link tokens deleted');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'sweeping expired account link tokens failed');
-    }
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 }
 
