@@ -51,8 +51,11 @@ COPY --from=build /app/dist ./dist
 # (embedded PostgreSQL); services never write it. Mount a volume here to keep that data.
 RUN mkdir -p /app/.data && chown node:node /app/.data
 # BLOB_DIR of the distributed apps with BLOB_STORE=fs (a volume shared by chat-service, agent-runtime and
-# agent-protocols); a named volume mounted here starts with this owner.
-RUN mkdir -p /var/lib/federation/blobs && chown -R node:node /var/lib/federation
+# agent-protocols), and the directories where `platformctl bootstrap` keeps the demo credentials and,
+# apart, the agent's gateway key for agent-runtime (docker-compose.yml); named volumes mounted here
+# start with this owner.
+RUN mkdir -p /var/lib/federation/blobs /var/lib/federation/bootstrap /var/lib/federation/agent-key \
+    && chown -R node:node /var/lib/federation
 
 # Declared this late so that every layer above is shared by all apps.
 ARG APP=platform

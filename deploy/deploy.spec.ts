@@ -1,10 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Ajv from 'ajv';
+import { DCLinter } from 'dclint';
 import { validate as validateDockerfile } from 'dockerfile-utils';
 import { parse, parseAllDocuments } from 'yaml';
-import { serviceNames, variables } from '@fed/config';
+import { type AppName, type ServiceName, loadConfig, serviceNames, unmetNeeds, variables } from '@fed/config';
 import { parseRoutingFile } from '@fed/gateway';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the compose file must name the file that platformctl bootstrap writes.
+import { AGENT_GATEWAY_KEY_FILE } from '../apps/platformctl/src/commands/bootstrap.command';
+import { type Endpoint, type NetworkPolicy, NetworkPolicies, selectorMatches } from './network-policies';
 import {
   type EdgeProfile,
   type PathType,
@@ -102,12 +108,28 @@ interface Job extends K8sObject {
 interface Service extends K8sObject {
   spec: { selector?: Labels; ports: { name?: string; port: number; targetPort?: string | number }[] };
 }
+interface MetricTarget {
+  type: string;
+  averageUtilization?: number;
+  averageValue?: string;
+  value?: string;
+}
+interface MetricIdentifier {
+  name: string;
+  selector?: { matchLabels?: Labels; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+}
+interface HpaMetric {
+  type: string;
+  resource?: { name: string; target: MetricTarget };
+  pods?: { metric: MetricIdentifier; target: MetricTarget };
+  external?: { metric: MetricIdentifier; target: MetricTarget };
+}
 interface Hpa extends K8sObject {
   spec: {
     scaleTargetRef: { apiVersion: string; kind: string; name: string };
     minReplicas?: number;
     maxReplicas: number;
-    metrics?: { type: string; resource?: { name: string; target: { type: string; averageUtilization?: number } } }[];
+    metrics?: HpaMetric[];
   };
 }
 interface Pdb extends K8sObject {
@@ -176,6 +198,22 @@ class Manifests {
       ...this.all<Job>('Job').map((j) => ({ owner: `Job ${j.metadata.name}`, template: j.spec.template })),
     ];
   }
+  /** One pod of every workload, as NetworkPolicies see it. */
+  pods(): PodEndpoint[] {
+    return [...this.all<Deployment>('Deployment'), ...this.all<Job>('Job')].map((workload) => ({
+      kind: 'pod',
+      name: `${workload.kind} ${workload.metadata.name}`,
+      namespace: workload.metadata.namespace ?? 'default',
+      labels: workload.spec.template.metadata.labels ?? {},
+      ports: workload.spec.template.spec.containers.flatMap((c) => c.ports ?? []),
+    }));
+  }
+  /** The pod of a workload, by its app.kubernetes.io/name. */
+  pod(name: string): PodEndpoint {
+    const found = this.pods().find((p) => p.labels['app.kubernetes.io/name'] === name);
+    if (!found) throw new Error(`no pod labelled ${name}`);
+    return found;
+  }
   /** The one ConfigMap generated as platform-config (its name carries a content hash). */
   platformConfig(): ConfigMap {
     const found = this.all<ConfigMap>('ConfigMap').filter((c) =>
@@ -211,6 +249,109 @@ function effectiveEnv(container: Container, config: ConfigMap, name: string): st
 // Platform variables, and the Node runtime's own (V8 tuning of a deployable).
 const variableNames = new Set<string>([...variables.map((v) => v.name), 'NODE_OPTIONS']);
 const sensitiveNames = variables.filter((v) => v.sensitive).map((v) => v.name);
+
+type PodEndpoint = Extract<Endpoint, { kind: 'pod' }>;
+
+/** Kubernetes memory quantities (`384Mi`, `1Gi`, `512M`) in bytes. */
+function quantityBytes(quantity: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi|k|M|G)?$/.exec(quantity);
+  if (!match) throw new Error(`not a memory quantity: ${quantity}`);
+  const units = { '': 1, Ki: 1024, Mi: MB, Gi: 1024 * MB, k: 1e3, M: 1e6, G: 1e9 };
+  return Number(match[1]) * units[(match[2] ?? '') as keyof typeof units];
+}
+
+// Objects of custom resources have no schema in kubernetes-models: these (and only these) are skipped.
+const customResourceKinds = ['keda.sh/v1alpha1 ScaledObject', 'keda.sh/v1alpha1 TriggerAuthentication'];
+
+/** Problems per object against the Kubernetes API schemas (deploy/k8s-schema.mjs), or `no schema`. */
+function schemaProblems(objects: K8sObject[]): string[] {
+  const output = execFileSync(process.execPath, [path.join(root, 'deploy/k8s-schema.mjs')], {
+    cwd: root,
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+    maxBuffer: 16 * MB,
+  });
+  const results = JSON.parse(output) as { schema: boolean; problems?: string[] }[];
+  return results.flatMap((result, index) => {
+    const object = objects[index];
+    const name = `${object.apiVersion} ${object.kind} ${object.metadata?.name}`;
+    if (!result.schema) {
+      return customResourceKinds.includes(`${object.apiVersion} ${object.kind}`) ? [] : [`${name}: no schema`];
+    }
+    return (result.problems ?? []).map((problem) => `${name}: ${problem}`);
+  });
+}
+
+/** Every document of a YAML file. */
+const yamlDocuments = (file: string) => parseAllDocuments(read(file)).map((d) => d.toJS() as K8sObject);
+
+/**
+ * A setting as a Deployment's container sees it: its own env, the ConfigMap, else the app's default
+ * (with the `{NAME}` references of libs/config's defaults resolved).
+ */
+function settingOf(k8s: Manifests, config: ConfigMap, app: ServiceName, name: string): string | undefined {
+  const container = mainContainer(k8s.get<Deployment>('Deployment', app));
+  const raw = effectiveEnv(container, config, name) ?? variables.find((v) => v.name === name)?.defaultFor(app);
+  return raw?.replace(/\{(\w+)\}/g, (_match, reference: string) => settingOf(k8s, config, app, reference) ?? '');
+}
+
+/** The in-cluster calls the configuration makes: each app's `*_URL` settings that name a Service of the manifests. */
+function internalCalls(
+  k8s: Manifests,
+  config: ConfigMap,
+): { app: ServiceName; variable: string; target: string; port: number }[] {
+  return httpApps.flatMap((app) =>
+    variables
+      .filter((v) => v.name.endsWith('_URL') && (v.apps as readonly string[]).includes(app))
+      .flatMap((v) => {
+        const value = settingOf(k8s, config, app, v.name);
+        if (!value || !URL.canParse(value)) return [];
+        const url = new URL(value);
+        const service = k8s.find<Service>('Service', url.hostname);
+        const servicePort = service?.spec.ports.find((p) => p.port === Number(url.port || 80));
+        if (!service || !servicePort) return [];
+        const target = k8s
+          .all<Deployment>('Deployment')
+          .find((d) => selects(service.spec.selector, d.spec.template.metadata.labels));
+        const port = target && containerPort(mainContainer(target), servicePort.targetPort ?? servicePort.port);
+        return target && port ? [{ app, variable: v.name, target: target.metadata.name, port }] : [];
+      }),
+  );
+}
+
+// Endpoints outside the namespace, as the NetworkPolicies name them (deploy/k8s/base/network-policies.yaml).
+const outside = {
+  ingressController: {
+    kind: 'pod',
+    name: 'ingress-nginx-controller',
+    namespace: 'ingress-nginx',
+    labels: { 'app.kubernetes.io/name': 'ingress-nginx' },
+    ports: [],
+  },
+  prometheus: {
+    kind: 'pod',
+    name: 'prometheus',
+    namespace: 'monitoring',
+    labels: { 'app.kubernetes.io/name': 'prometheus' },
+    ports: [],
+  },
+  otherNamespace: {
+    kind: 'pod',
+    name: 'stranger',
+    namespace: 'default',
+    labels: { 'app.kubernetes.io/name': 'chat-service' },
+    ports: [],
+  },
+  dns: {
+    kind: 'pod',
+    name: 'coredns',
+    namespace: 'kube-system',
+    labels: { 'k8s-app': 'kube-dns' },
+    ports: [{ name: 'dns', containerPort: 53 }],
+  },
+  internet: { kind: 'address', ip: '203.0.113.10' },
+  metadataServer: { kind: 'address', ip: '169.254.169.254' },
+} satisfies Record<string, Endpoint>;
 
 // =============================================================================================
 describe('route table (deploy/routes.ts)', () => {
@@ -323,7 +464,9 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     it('gets a grace period longer than its preStop pause plus its drain time', () => {
       const deployment = k8s.get<Deployment>('Deployment', app);
       const container = mainContainer(deployment);
-      const drain = Number(effectiveEnv(container, config, 'SHUTDOWN_TIMEOUT_SECONDS') ?? '10');
+      // agent-runtime first lets its running turns finish (AGENT_DRAIN_SECONDS), then shuts down.
+      const turnDrain = app === 'agent-runtime' ? Number(effectiveEnv(container, config, 'AGENT_DRAIN_SECONDS')) : 0;
+      const drain = Number(effectiveEnv(container, config, 'SHUTDOWN_TIMEOUT_SECONDS') ?? '10') + turnDrain;
       const preStop = container.lifecycle?.preStop?.exec?.command;
       const pause = preStop?.[0] === 'sleep' ? Number(preStop[1]) : 0;
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(drain + pause);
@@ -331,6 +474,10 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
         // SSE streams: more time than the default to end cleanly.
         expect(drain).toBeGreaterThanOrEqual(30);
         expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(60);
+      }
+      if (app === 'agent-runtime') {
+        expect(turnDrain).toBe(300);
+        expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(330);
       }
     });
 
@@ -368,13 +515,10 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     ).toEqual([...httpApps].sort());
   });
 
-  it('autoscales exactly chat-service, agent-runtime and llm-gateway on CPU', () => {
+  it('autoscales every Deployment (all are stateless) with an HPA that owns the replicas and keeps CPU as a signal', () => {
     const hpas = k8s.all<Hpa>('HorizontalPodAutoscaler');
-    expect(hpas.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual([
-      'agent-runtime',
-      'chat-service',
-      'llm-gateway',
-    ]);
+    const deployments = k8s.all<Deployment>('Deployment').map((d) => d.metadata.name);
+    expect(hpas.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual([...deployments].sort());
     for (const hpa of hpas) {
       expect(hpa.apiVersion).toBe('autoscaling/v2');
       const { apiVersion, kind, name } = hpa.spec.scaleTargetRef;
@@ -390,6 +534,82 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
       });
       // Utilization is relative to the CPU request, which must therefore exist.
       expect(mainContainer(deployment).resources?.requests?.cpu).toBeDefined();
+    }
+  });
+
+  it('scales chat-service and agent-protocols on open SSE streams per pod, within the measured budget', () => {
+    for (const app of ['chat-service', 'agent-protocols']) {
+      const metric = k8s
+        .get<Hpa>('HorizontalPodAutoscaler', app)
+        .spec.metrics?.find((m) => m.type === 'Pods' && m.pods?.metric.name === 'sse_streams_active');
+      expect([app, metric?.pods?.target.type]).toEqual([app, 'AverageValue']);
+      const target = Number(metric?.pods?.target.averageValue);
+      // README, Benchmarks: 10,000 idle streams per chat-service instance, about 150 MiB + 57 KiB a stream.
+      expect(target).toBeGreaterThan(0);
+      expect(target).toBeLessThanOrEqual(10_000 / 4);
+      if (app === 'chat-service') {
+        const request = quantityBytes(
+          mainContainer(k8s.get<Deployment>('Deployment', app)).resources?.requests?.memory ?? '0',
+        );
+        expect(150 * MB + target * 57 * 1024).toBeLessThanOrEqual(request);
+      }
+    }
+  });
+
+  it("scales agent-runtime on the run queue's waiting and running jobs, below one pod's concurrency", () => {
+    const metric = k8s
+      .get<Hpa>('HorizontalPodAutoscaler', 'agent-runtime')
+      .spec.metrics?.find((m) => m.type === 'External');
+    expect(metric?.external?.metric).toEqual({
+      name: 'run_queue_jobs',
+      selector: { matchExpressions: [{ key: 'state', operator: 'In', values: ['waiting', 'active'] }] },
+    });
+    expect(metric?.external?.target.type).toBe('AverageValue');
+    const concurrency = Number(settingOf(k8s, config, 'agent-runtime', 'AGENT_CONCURRENCY'));
+    const target = Number(metric?.external?.target.averageValue);
+    // A replica is added before the running ones are full, never only once jobs wait.
+    expect(target).toBeGreaterThan(0);
+    expect(target).toBeLessThan(concurrency);
+  });
+
+  it('asks only for custom and external metrics that the prometheus-adapter example serves', () => {
+    const [adapter] = yamlDocuments('deploy/k8s/examples/prometheus-adapter-rules.yaml') as ConfigMap[];
+    const rules = parse(adapter.data?.['config.yaml'] ?? '') as Record<
+      'rules' | 'externalRules',
+      { seriesQuery: string; name: { as: string }; resources: { overrides: Record<string, { resource: string }> } }[]
+    >;
+    const served = (list: 'rules' | 'externalRules') => new Set(rules[list].map((r) => r.name.as));
+    const asked = k8s.all<Hpa>('HorizontalPodAutoscaler').flatMap((h) => h.spec.metrics ?? []);
+    const podsMetrics = asked.flatMap((m) => (m.pods ? [m.pods.metric.name] : []));
+    const externalMetrics = asked.flatMap((m) => (m.external ? [m.external.metric.name] : []));
+    expect(podsMetrics).toContain('sse_streams_active');
+    expect(externalMetrics).toContain('run_queue_jobs');
+    for (const name of podsMetrics) expect(served('rules')).toContain(name);
+    for (const name of externalMetrics) expect(served('externalRules')).toContain(name);
+    // Per pod for Pods metrics; per namespace (the HPA's) for external ones.
+    for (const rule of rules.rules)
+      expect(
+        Object.values(rule.resources.overrides)
+          .map((o) => o.resource)
+          .sort(),
+      ).toEqual(['namespace', 'pod']);
+    for (const rule of rules.externalRules)
+      expect(rule.resources.overrides.namespace).toEqual({ resource: 'namespace' });
+  });
+
+  it('keeps KEDA as a documented alternative for the same Deployments', () => {
+    for (const file of ['deploy/k8s/examples/keda-agent-runtime.yaml', 'deploy/k8s/examples/keda-chat-service.yaml']) {
+      const scaled = yamlDocuments(file).filter((o) => o.kind === 'ScaledObject') as (K8sObject & {
+        spec: { scaleTargetRef: { name: string }; triggers: { type: string; metadata: Record<string, string> }[] };
+      })[];
+      expect(scaled).toHaveLength(1);
+      const { name } = scaled[0].spec.scaleTargetRef;
+      expect(k8s.find('Deployment', name)).toBeDefined();
+      const [metric] = name === 'agent-runtime' ? ['run_queue_jobs'] : ['sse_streams_active'];
+      expect(scaled[0].spec.triggers.some((t) => t.type === 'prometheus' && t.metadata.query.includes(metric))).toBe(
+        true,
+      );
+      expect(scaled[0].spec.triggers.some((t) => t.type === 'cpu')).toBe(true);
     }
   });
 
@@ -433,19 +653,60 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     const template = parse(read('deploy/k8s/examples/platform-secrets.yaml')) as Secret;
     expect(template.metadata.name).toBe('platform-secrets');
     const secretKeys = Object.keys(template.stringData ?? {});
-    expect(secretKeys.sort()).toEqual([...sensitiveNames].sort());
     for (const value of Object.values(template.stringData ?? {})) expect(value).toContain('CHANGE_ME');
     for (const variable of variables.filter((v) => v.requiredIn.length > 0)) {
       expect([...keys, ...secretKeys]).toContain(variable.name);
     }
   });
 
-  it('fetches signing keys in-cluster from auth-service and serves the public URLs on the Ingress host', () => {
-    const jwks = new URL(config.data?.AUTH_JWKS_URL ?? '');
-    const [host, port] = [jwks.hostname, Number(jwks.port || 80)];
-    expect(host).toBe('auth-service');
-    expect(k8s.get<Service>('Service', host).spec.ports.map((p) => p.port)).toContain(port);
-    expect(resolve(routes, jwks.pathname)?.app).toBe('auth-service');
+  it('ships the optional keys of the Secret template commented out, so that a placeholder left in stops no service', () => {
+    const text = read('deploy/k8s/examples/platform-secrets.yaml');
+    const active = Object.keys((parse(text) as Secret).stringData ?? {});
+    const commented = [...text.matchAll(/^ {2}# ([A-Z][A-Z0-9_]+): CHANGE_ME$/gm)].map((m) => m[1]);
+    // Every credential is there, once, active or ready to uncomment.
+    expect([...active, ...commented].sort()).toEqual([...sensitiveNames].sort());
+    // The ones a service refuses at boot with the placeholder are among the commented (the check can fail).
+    for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'S3_SECRET_ACCESS_KEY', 'SMTP_URL']) {
+      expect([name, commented.includes(name)]).toEqual([name, true]);
+    }
+    // Active: what a service requires, what must be set before any use (the encryption key of tool servers'
+    // headers) and the agent's credential; nothing optional.
+    const required: string[] = variables.filter((v) => v.requiredIn.length > 0).map((v) => v.name);
+    expect(active.filter((name) => !required.includes(name)).sort()).toEqual([
+      'AGENT_GATEWAY_API_KEY',
+      'TOOLSERVER_SECRET_KEY',
+    ]);
+    // A placeholder left in AGENT_GATEWAY_API_KEY leaves every service starting (the agent's turns fail, and
+    // `config check` says so); the commented keys would not.
+    const valid = {
+      DATABASE_URL: 'postgres://platform:x@db.example.com:5432/platform',
+      REDIS_URL: 'rediss://default:x@redis.example.com:6379',
+      KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      TOOLSERVER_SECRET_KEY: Buffer.alloc(32, 2).toString('base64'),
+    };
+    for (const app of serviceNames) {
+      expect(() => loadConfig(app, { ...valid, AGENT_GATEWAY_API_KEY: 'CHANGE_ME' })).not.toThrow();
+      expect(() => loadConfig(app, { ...valid, OTEL_EXPORTER_OTLP_HEADERS: 'CHANGE_ME' })).toThrow(
+        /OTEL_EXPORTER_OTLP_HEADERS/,
+      );
+    }
+  });
+
+  it("fetches signing keys and the agent's token in-cluster from auth-service and serves the public URLs on the Ingress host", () => {
+    for (const [name, endpoint] of [
+      ['AUTH_JWKS_URL', '/federation/auth/v1/jwks'],
+      ['AGENT_TOKEN_URL', '/federation/auth/v1/token'],
+    ]) {
+      const url = new URL(config.data?.[name] ?? '');
+      const [host, port] = [url.hostname, Number(url.port || 80)];
+      expect([name, host, url.pathname]).toEqual([name, 'auth-service', endpoint]);
+      expect(k8s.get<Service>('Service', host).spec.ports.map((p) => p.port)).toContain(port);
+      expect(resolve(routes, url.pathname)?.app).toBe('auth-service');
+    }
+    // The agent's NetworkPolicies allow that call (the https egress to the public host would not reach an
+    // ingress controller inside the cluster on every CNI).
+    const policies = new NetworkPolicies(k8s.all<NetworkPolicy & K8sObject>('NetworkPolicy'), 'federation-platform');
+    expect(policies.allows(k8s.pod('agent-runtime'), k8s.pod('auth-service'), 8080)).toBe(true);
 
     const hosts = new Set(k8s.all<Ingress>('Ingress').flatMap((i) => i.spec.rules.map((r) => r.host)));
     expect(hosts.size).toBe(1);
@@ -472,6 +733,164 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     const routing = map.data?.[path.basename(file)] as string;
     expect(parseRoutingFile(routing).resolve('demo')).toBeDefined();
     expect(routing).toBe(read('deploy/k8s/base/gateway-routing.yaml'));
+  });
+
+  describe('NetworkPolicies', () => {
+    let policies: NetworkPolicies;
+    let pods: PodEndpoint[];
+    beforeAll(() => {
+      policies = new NetworkPolicies(k8s.all<NetworkPolicy & K8sObject>('NetworkPolicy'), 'federation-platform');
+      pods = k8s.pods();
+    });
+    const appPods = () => pods.filter((p) => p.labels['app.kubernetes.io/component'] !== 'migration');
+
+    it('denies all traffic in the namespace by default, both ways', () => {
+      const deny = policies.policies.filter(
+        (p) => Object.keys(p.spec.podSelector).length === 0 && !p.spec.ingress && !p.spec.egress,
+      );
+      expect(deny.map((p) => [...(p.spec.policyTypes ?? [])].sort())).toEqual([['Egress', 'Ingress']]);
+      for (const pod of pods) {
+        expect([pod.name, policies.selecting(pod, 'Ingress').length > 0]).toEqual([pod.name, true]);
+        expect([pod.name, policies.selecting(pod, 'Egress').length > 0]).toEqual([pod.name, true]);
+      }
+    });
+
+    it('selects existing pods with every policy and every peer inside the namespace', () => {
+      for (const policy of policies.policies) {
+        const name = policy.metadata.name;
+        expect([name, pods.some((p) => selectorMatches(policy.spec.podSelector, p.labels))]).toEqual([name, true]);
+        for (const rule of [...(policy.spec.ingress ?? []), ...(policy.spec.egress ?? [])]) {
+          for (const peer of [...(rule.from ?? []), ...(rule.to ?? [])]) {
+            if (peer.podSelector && !peer.namespaceSelector) {
+              expect([name, pods.some((p) => selectorMatches(peer.podSelector, p.labels))]).toEqual([name, true]);
+            }
+          }
+        }
+      }
+    });
+
+    it('opens only ports that the pods behind them listen on', () => {
+      const listensOn = (pod: PodEndpoint, port: number | string | undefined) =>
+        pod.ports.some((p) => p.containerPort === port || p.name === port);
+      for (const policy of policies.policies) {
+        const selected = pods.filter((p) => selectorMatches(policy.spec.podSelector, p.labels));
+        for (const rule of policy.spec.ingress ?? []) {
+          for (const { port } of rule.ports ?? []) {
+            for (const pod of selected)
+              expect([policy.metadata.name, pod.name, port, listensOn(pod, port)]).toEqual([
+                policy.metadata.name,
+                pod.name,
+                port,
+                true,
+              ]);
+          }
+        }
+        for (const rule of policy.spec.egress ?? []) {
+          const peers = (rule.to ?? []).filter((peer) => peer.podSelector && !peer.namespaceSelector);
+          const targets = pods.filter((p) => peers.some((peer) => selectorMatches(peer.podSelector, p.labels)));
+          for (const { port } of rule.ports ?? []) {
+            for (const pod of targets)
+              expect([policy.metadata.name, pod.name, port, listensOn(pod, port)]).toEqual([
+                policy.metadata.name,
+                pod.name,
+                port,
+                true,
+              ]);
+          }
+        }
+      }
+    });
+
+    it('lets the ingress controller reach the public services on 8080, and nothing else', () => {
+      for (const pod of pods) {
+        const app = pod.labels['app.kubernetes.io/name'];
+        const isPublic = (publicApps as readonly string[]).includes(app);
+        expect([app, policies.allows(outside.ingressController, pod, 8080)]).toEqual([app, isPublic]);
+        expect([app, policies.allows(outside.ingressController, pod, 9090)]).toEqual([app, false]);
+        expect([app, policies.allows(outside.otherNamespace, pod, 8080)]).toEqual([app, false]);
+      }
+    });
+
+    it('lets Prometheus scrape /metrics of every service, agent-runtime included', () => {
+      for (const pod of appPods())
+        expect([pod.name, policies.allows(outside.prometheus, pod, 8080)]).toEqual([pod.name, true]);
+    });
+
+    it('allows exactly the calls between services that the configuration names (*_URL settings)', () => {
+      const calls = internalCalls(k8s, config);
+      // The derivation sees the calls the code makes: signing keys, the agent's models, embeddings.
+      expect(calls).toContainEqual({
+        app: 'chat-service',
+        variable: 'AUTH_JWKS_URL',
+        target: 'auth-service',
+        port: 8080,
+      });
+      expect(calls).toContainEqual({
+        app: 'agent-runtime',
+        variable: 'AGENT_GATEWAY_URL',
+        target: 'llm-gateway',
+        port: 8080,
+      });
+      expect(calls).toContainEqual({
+        app: 'admin-service',
+        variable: 'MEMORY_GATEWAY_URL',
+        target: 'llm-gateway',
+        port: 8080,
+      });
+      // The agent's client-credentials token, in-cluster rather than through the ingress controller.
+      expect(calls).toContainEqual({
+        app: 'agent-runtime',
+        variable: 'AGENT_TOKEN_URL',
+        target: 'auth-service',
+        port: 8080,
+      });
+      const needed = new Set(calls.map((c) => `${c.app} -> ${c.target}:${c.port}`));
+      for (const from of httpApps) {
+        for (const to of httpApps) {
+          const path = `${from} -> ${to}:8080`;
+          expect([path, policies.allows(k8s.pod(from), k8s.pod(to), 8080)]).toEqual([path, needed.has(path)]);
+        }
+      }
+    });
+
+    it('lets every pod resolve names and reach PostgreSQL and Redis (any address until an overlay narrows it)', () => {
+      for (const pod of pods) {
+        expect([
+          pod.name,
+          policies.allows(pod, outside.dns, 53, 'UDP'),
+          policies.allows(pod, outside.dns, 53, 'TCP'),
+        ]).toEqual([pod.name, true, true]);
+        expect([
+          pod.name,
+          policies.allows(pod, outside.internet, 5432),
+          policies.allows(pod, outside.internet, 6379),
+        ]).toEqual([pod.name, true, true]);
+        expect([pod.name, policies.allows(pod, outside.internet, 8080)]).toEqual([pod.name, false]);
+      }
+    });
+
+    it('lets out on HTTPS only the model gateway, the tool-server callers and auth-service, never to link-local addresses', () => {
+      const https = ['llm-gateway', 'agent-runtime', 'chat-service', 'agent-protocols', 'auth-service'];
+      const smtp = ['admin-service', 'auth-service'];
+      for (const pod of pods) {
+        const app = pod.labels['app.kubernetes.io/name'];
+        expect([app, policies.allows(pod, outside.internet, 443)]).toEqual([app, https.includes(app)]);
+        expect([app, policies.allows(pod, outside.internet, 587)]).toEqual([app, smtp.includes(app)]);
+        expect([
+          app,
+          policies.allows(pod, outside.metadataServer, 443),
+          policies.allows(pod, outside.metadataServer, 80),
+        ]).toEqual([app, false, false]);
+      }
+    });
+
+    it('keeps the migration Job to DNS, PostgreSQL and Redis', () => {
+      const job = pods.find((p) => p.labels['app.kubernetes.io/component'] === 'migration') as PodEndpoint;
+      expect(job).toBeDefined();
+      for (const app of httpApps) expect([app, policies.allows(job, k8s.pod(app), 8080)]).toEqual([app, false]);
+      expect(policies.allows(job, outside.internet, 443)).toBe(false);
+      expect(policies.allows(outside.ingressController, job, 8080)).toBe(false);
+    });
   });
 
   describe('Ingress routing', () => {
@@ -558,7 +977,7 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
     const secret = local.all<Secret>('Secret').find((s) => s.metadata.name.startsWith('platform-secrets'));
     expect(secret).toBeDefined();
     const decoded = (key: string) => Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
-    expect(Object.keys(secret?.data ?? {}).sort()).toEqual([...sensitiveNames].sort());
+    for (const key of Object.keys(secret?.data ?? {})) expect(sensitiveNames).toContain(key);
     expect(decoded('DATABASE_URL')).toContain('local-only');
     const databaseHost = new URL(decoded('DATABASE_URL')).hostname;
     const redisHost = new URL(decoded('REDIS_URL')).hostname;
@@ -584,6 +1003,78 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
     }
   });
 
+  it("starts every workload: each app's configuration loads from its environment (empty values count as unset)", () => {
+    const dataOf = (kind: 'ConfigMap' | 'Secret', name: string): Record<string, string> => {
+      const object = local.get<ConfigMap & Secret>(kind, name);
+      if (kind === 'ConfigMap') return object.data ?? {};
+      const decode = (value: string) => Buffer.from(value, 'base64').toString('utf8');
+      return Object.fromEntries(Object.entries(object.data ?? {}).map(([key, value]) => [key, decode(value)]));
+    };
+    const workloads = [
+      ...local
+        .all<Deployment>('Deployment')
+        .map((d) => ({ app: d.metadata.name as AppName, template: d.spec.template })),
+      ...local.all<Job>('Job').map((j) => ({ app: 'platformctl' as AppName, template: j.spec.template })),
+    ];
+    expect(workloads.map((w) => w.app).sort()).toEqual([...httpApps, 'platformctl', 'postgres', 'redis'].sort());
+    for (const { app, template } of workloads.filter((w) => [...httpApps, 'platformctl'].includes(w.app))) {
+      const [container] = template.spec.containers;
+      // As the kubelet builds it: envFrom in order, then env.
+      const env: Record<string, string> = {};
+      for (const source of container.envFrom ?? []) {
+        if (source.configMapRef) Object.assign(env, dataOf('ConfigMap', source.configMapRef.name));
+        if (source.secretRef) Object.assign(env, dataOf('Secret', source.secretRef.name));
+      }
+      for (const variable of container.env ?? []) {
+        const ref = variable.valueFrom?.secretKeyRef;
+        env[variable.name] = ref ? (dataOf('Secret', ref.name)[ref.key] ?? '') : (variable.value ?? '');
+      }
+      expect(env.OTEL_EXPORTER_OTLP_HEADERS ?? '').toBe('');
+      let problem = 'none';
+      try {
+        loadConfig(app, env, '/app');
+      } catch (error) {
+        problem = (error as Error).message;
+      }
+      expect([app, problem]).toEqual([app, 'none']);
+    }
+  });
+
+  it('autoscales on CPU only, so that it needs no prometheus-adapter', () => {
+    const hpas = local.all<Hpa>('HorizontalPodAutoscaler');
+    expect(hpas.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual([...httpApps].sort());
+    for (const hpa of hpas) {
+      expect([hpa.metadata.name, hpa.spec.metrics?.map((m) => m.type)]).toEqual([hpa.metadata.name, ['Resource']]);
+      expect(hpa.spec.minReplicas).toBe(1);
+    }
+  });
+
+  it('lets only the platform pods reach its PostgreSQL and Redis, and the platform pods reach only those', () => {
+    const policies = new NetworkPolicies(local.all<NetworkPolicy & K8sObject>('NetworkPolicy'), 'federation-platform');
+    const [postgres, redis] = [local.pod('postgres'), local.pod('redis')];
+    const platform = local.pods().filter((p) => p.labels['app.kubernetes.io/part-of'] === 'federation-platform');
+    expect(platform.map((p) => p.name).sort()).toEqual(
+      [...httpApps.map((a) => `Deployment ${a}`), 'Job platform-migrate'].sort(),
+    );
+    for (const pod of platform) {
+      expect([pod.name, policies.allows(pod, postgres, 5432), policies.allows(pod, redis, 6379)]).toEqual([
+        pod.name,
+        true,
+        true,
+      ]);
+      expect([
+        pod.name,
+        policies.allows(pod, outside.internet, 5432),
+        policies.allows(pod, outside.internet, 6379),
+      ]).toEqual([pod.name, false, false]);
+    }
+    for (const stranger of [outside.ingressController, outside.otherNamespace, redis]) {
+      expect([stranger.name, policies.allows(stranger, postgres, 5432)]).toEqual([stranger.name, false]);
+    }
+    expect(policies.allows(postgres, redis, 6379)).toBe(false);
+    expect(policies.allows(outside.ingressController, local.pod('chat-service'), 8080)).toBe(true);
+  });
+
   it('serves http://localhost:8080 without a host on the Ingresses', () => {
     const config = local.platformConfig();
     expect(config.data?.PUBLIC_URL).toBe('http://localhost:8080');
@@ -594,16 +1085,89 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
   });
 });
 
+describe('Marketplace overlay (kubectl kustomize deploy/k8s/overlays/marketplace)', () => {
+  let marketplace: Manifests;
+  beforeAll(() => {
+    marketplace = new Manifests(kustomize('deploy/k8s/overlays/marketplace'));
+  });
+
+  it('runs every app in the Marketplace edition, in a namespace of its own', () => {
+    expect(marketplace.platformConfig().data?.EDITION).toBe('marketplace');
+    for (const object of marketplace.objects) expect(object.metadata.namespace).toBe('federation-marketplace');
+  });
+
+  it('routes no public path to the model gateway, which stays for agent-runtime inside the cluster', () => {
+    const paths = marketplace
+      .all<Ingress>('Ingress')
+      .flatMap((ingress) => ingress.spec.rules.flatMap((rule) => rule.http.paths.map((p) => p.path)));
+    expect(paths).toContain('/api/v1/chat');
+    expect(paths).toContain('/api/v1/auth');
+    expect(paths.filter((p) => p.startsWith('/llm'))).toEqual([]);
+    expect(marketplace.find('Deployment', 'llm-gateway')).toBeDefined();
+    expect(marketplace.find('Service', 'llm-gateway')).toBeDefined();
+    // Nor does the ingress controller reach it; agent-runtime still does.
+    const policies = new NetworkPolicies(
+      marketplace.all<NetworkPolicy & K8sObject>('NetworkPolicy'),
+      'federation-marketplace',
+    );
+    const ingressController = { ...outside.ingressController };
+    expect(policies.allows(ingressController, marketplace.pod('llm-gateway'), 8080)).toBe(false);
+    expect(policies.allows(ingressController, marketplace.pod('chat-service'), 8080)).toBe(true);
+    expect(policies.allows(marketplace.pod('agent-runtime'), marketplace.pod('llm-gateway'), 8080)).toBe(true);
+  });
+});
+
+describe('Kubernetes API schemas (kubernetes-models; kubeconform is not installable here)', () => {
+  it.each(['deploy/k8s', 'deploy/k8s/overlays/local', 'deploy/k8s/overlays/marketplace'])(
+    'finds every object that `kubectl kustomize %s` renders valid',
+    (dir) => {
+      const objects = kustomize(dir);
+      expect(objects.length).toBeGreaterThan(20);
+      expect(schemaProblems(objects)).toEqual([]);
+    },
+  );
+
+  it(`finds the examples valid, skipping only the custom resources (${customResourceKinds.join(', ')})`, () => {
+    const files = [
+      'keda-agent-runtime.yaml',
+      'keda-chat-service.yaml',
+      'platform-secrets.yaml',
+      'prometheus-adapter-rules.yaml',
+    ];
+    const objects = files.flatMap((file) => yamlDocuments(`deploy/k8s/examples/${file}`));
+    expect(schemaProblems(objects)).toEqual([]);
+  });
+
+  it('reports what does not match the schema, and kinds it has no schema for', () => {
+    const broken = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'broken' } };
+    const problems = schemaProblems([
+      { ...broken, spec: { maxReplicas: 'ten', scaleTargetRef: { kind: 'Deployment', name: 'x' } } } as K8sObject,
+      { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'typo' } },
+    ]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^autoscaling\/v2 HorizontalPodAutoscaler broken: \/spec\/maxReplicas must be integer/),
+      'apps/v1 Deploymnet typo: no schema',
+    ]);
+  });
+});
+
 // =============================================================================================
+interface ComposePort {
+  target: number;
+  published?: string | number;
+  host_ip?: string;
+  protocol?: string;
+}
 interface ComposeService {
   image?: string;
   build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
   command?: string[] | string;
+  entrypoint?: string[] | string;
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string };
   restart?: string;
-  ports?: string[];
+  ports?: (string | ComposePort)[];
   volumes?: string[];
   stop_grace_period?: string;
 }
@@ -612,8 +1176,36 @@ interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
-/** A compose value with `${NAME:-default}` replaced by its default (what an empty shell gives). */
-const withDefaults = (value: string) => value.replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_match, fallback = '') => fallback);
+/**
+ * Compose's interpolation of one value (Compose Specification, "Interpolation"): `$$` is a literal `$`;
+ * `${NAME}`, `$NAME`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?error}`, `${NAME?error}`,
+ * `${NAME:+other}`, `${NAME+other}`, with `:` meaning "unset or empty".
+ */
+function interpolate(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(
+    /\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (_match, dollar?: string, name?: string, colon?: string, operator?: string, argument = '', bare?: string) => {
+      if (dollar) return '$';
+      if (bare) return env[bare] ?? '';
+      const value = env[name as string];
+      const missing = colon ? !value : value === undefined;
+      if (operator === '-') return missing ? argument : (value as string);
+      if (operator === '+') return missing ? '' : argument;
+      if (operator === '?' && missing) throw new Error(`${name} is required: ${argument}`);
+      return value ?? '';
+    },
+  );
+}
+
+/** Every string value of a parsed compose file interpolated (keys are not). */
+function interpolateAll<T>(value: T, env: Record<string, string | undefined>): T {
+  if (typeof value === 'string') return interpolate(value, env) as T;
+  if (Array.isArray(value)) return value.map((item) => interpolateAll(item, env)) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateAll(item, env)])) as T;
+  }
+  return value;
+}
 
 interface Location {
   exact: boolean;
@@ -632,6 +1224,22 @@ function nginxLocations(conf: string): Location[] {
     app: /set\s+\$app\s+([\w-]+)\s*;/.exec(m[3])?.[1],
     profile: /include\s+profiles\/([\w-]+)\.conf\s*;/.exec(m[3])?.[1],
   }));
+}
+
+/** The `server { ... }` blocks of an nginx file, comments and quoted strings blanked, with their `listen` addresses. */
+function nginxServers(conf: string): { listen: string[]; body: string }[] {
+  const code = conf.replace(/#[^\n]*/g, '').replace(/'[^']*'|"[^"]*"/g, "''");
+  const servers: { listen: string[]; body: string }[] = [];
+  for (const match of code.matchAll(/\bserver\s*\{/g)) {
+    let depth = 1;
+    let end = (match.index ?? 0) + match[0].length;
+    for (; depth > 0 && end < code.length; end++) depth += code[end] === '{' ? 1 : code[end] === '}' ? -1 : 0;
+    const body = code.slice((match.index ?? 0) + match[0].length, end - 1);
+    // `listen` directives of the server itself, not of its locations.
+    const own = body.replace(/\{[^{}]*\}/g, '');
+    servers.push({ listen: [...own.matchAll(/\blisten\s+([^;\s]+)/g)].map((m) => m[1]), body });
+  }
+  return servers;
 }
 
 /** nginx's choice without regex locations: an exact match, else the longest prefix. */
@@ -653,8 +1261,44 @@ function nginxDirectives(conf: string): Map<string, string> {
 }
 
 describe('docker-compose.yml', () => {
-  const compose = parse(read('docker-compose.yml'), { merge: true }) as ComposeFile;
+  const raw = parse(read('docker-compose.yml'), { merge: true }) as ComposeFile;
+  // As `docker compose up` sees it from a shell that sets nothing, with no .env file.
+  const compose = interpolateAll(raw, {});
   const services = compose.services;
+  /** The app a service runs (its image's APP), for services built from the Dockerfile. */
+  const appOf = (service: ComposeService) => service.build?.args?.APP as AppName | undefined;
+  const platformServices = Object.entries(services).filter(([, service]) => appOf(service) !== undefined);
+
+  it('is valid against the Compose Specification schema, as written and as interpolated', () => {
+    const schema = JSON.parse(read('node_modules/dclint/schemas/compose.schema.json')) as { $schema: string };
+    const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+    // The schema names draft-07 by its https address; Ajv knows draft-07 by the http one.
+    const draft07 = JSON.parse(read('node_modules/ajv/dist/refs/json-schema-draft-07.json')) as object;
+    expect(schema.$schema).toBe('https://json-schema.org/draft-07/schema');
+    ajv.addMetaSchema({ ...draft07, $id: schema.$schema });
+    const validate = ajv.compile(schema);
+    for (const file of [raw, compose]) {
+      validate(file);
+      expect((validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)).toEqual([]);
+    }
+    // The check can fail: a misspelt key is refused.
+    expect(validate({ services: { edge: { image: 'nginx', restrat: 'always' } } })).toBe(false);
+  });
+
+  it('passes the rules of dclint, but those deploy/compose/dclint.yaml turns off with its reasons', () => {
+    const settings = parse(read('deploy/compose/dclint.yaml')) as { rules: Record<string, 0 | 1 | 2> };
+    const linter = new DCLinter({ rules: settings.rules, quiet: false, debug: false, exclude: [] });
+    const [result] = linter.lintFiles([path.join(root, 'docker-compose.yml')], false);
+    const messages = result.messages as { line: number; rule: string; message: string }[];
+    expect(messages.map((m) => `${m.line}: ${m.rule}: ${m.message}`)).toEqual([]);
+    // Only style and the build-and-image pairing are off; every security rule stays on.
+    expect(Object.keys(settings.rules).sort()).toEqual([
+      'no-build-and-image',
+      'service-keys-order',
+      'services-alphabetical-order',
+      'top-level-properties-order',
+    ]);
+  });
 
   it('has PostgreSQL and Redis with health checks and a named volume for the database', () => {
     expect(services.postgres.image).toMatch(/^postgres:1[56]\b/);
@@ -675,60 +1319,239 @@ describe('docker-compose.yml', () => {
     expect(migrate.environment?.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
   });
 
-  it.each(httpApps)('builds and starts %s after the migration', (app) => {
+  /** `bootstrap`'s command line: `--dir` (demo credentials) and `--agent-key-dir` (the agent's key). */
+  const bootstrapDirs = () => {
+    const [command, ...options] = [services.bootstrap.command].flat() as string[];
+    expect(command).toBe('bootstrap');
+    const option = (name: string) => options[options.indexOf(name) + 1];
+    expect(options.filter((o) => o.startsWith('--')).sort()).toEqual(['--agent-key-dir', '--dir']);
+    return { credentials: option('--dir'), agentKey: option('--agent-key-dir') };
+  };
+  /** The services mounting a named volume, with the path and options of each mount. */
+  const mountsOf = (volume: string) =>
+    Object.entries(services).flatMap(([name, s]) =>
+      (s.volumes ?? []).filter((v) => v.startsWith(`${volume}:`)).map((v) => `${name} ${v.slice(volume.length + 1)}`),
+    );
+
+  it("bootstraps once after the migration, the demo credentials and the agent's key in volumes of their own", () => {
+    const bootstrap = services.bootstrap;
+    expect(bootstrap.build).toEqual(services.migrate.build);
+    expect(bootstrap.image).toBe(services.migrate.image);
+    expect(bootstrap.restart).toBe('no');
+    expect(bootstrap.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    const dirs = bootstrapDirs();
+    const volumeAt = (dir: string) =>
+      (bootstrap.volumes ?? []).map((v) => v.split(':')).find(([, target]) => target === dir)?.[0] ?? '';
+    const [credentials, agentKey] = [volumeAt(dirs.credentials), volumeAt(dirs.agentKey)];
+    expect(bootstrap.volumes).toHaveLength(2);
+    expect(credentials).not.toBe(agentKey);
+    for (const volume of [credentials, agentKey]) expect(Object.keys(compose.volumes ?? {})).toContain(volume);
+    // The image has both directories, owned by the user the apps run as: a named volume starts like it.
+    const dockerfile = read('Dockerfile').replace(/\\\n\s*/g, ' ');
+    for (const dir of [dirs.credentials, dirs.agentKey]) {
+      expect(dockerfile).toMatch(new RegExp(`mkdir -p [^\\n]*${dir} [^\\n]*&& chown -R node:node /var/lib/federation`));
+    }
+    // agent-runtime reads the key and nothing else of bootstrap's: the demo admin's credentials stay with bootstrap.
+    expect(mountsOf(credentials)).toEqual([`bootstrap ${dirs.credentials}`]);
+    expect(mountsOf(agentKey).sort()).toEqual([`agent-runtime ${dirs.agentKey}:ro`, `bootstrap ${dirs.agentKey}`]);
+    expect(services['agent-runtime'].depends_on?.bootstrap).toEqual({ condition: 'service_completed_successfully' });
+  });
+
+  it("starts agent-runtime's command with the bootstrap's key unless AGENT_GATEWAY_API_KEY is set", () => {
+    const runtime = services['agent-runtime'];
+    const [shell, flag, script, name, ...rest] = [runtime.entrypoint].flat() as string[];
+    expect([shell, flag, name, rest]).toEqual(['/bin/sh', '-c', '--', []]);
+    expect([runtime.command].flat()).toEqual(['node', 'dist/apps/agent-runtime/src/main.js']);
+    const keyFile = `${bootstrapDirs().agentKey}/${AGENT_GATEWAY_KEY_FILE}`;
+    expect(script).toContain(keyFile);
+    expect(script.endsWith('exec "$@"')).toBe(true);
+    // Run it as Docker does (entrypoint, then the command as its arguments), with the key in a temporary
+    // file and a command that prints what the app would get.
+    const dir = mkdtempSync(path.join(tmpdir(), 'bootstrap-key-'));
+    try {
+      writeFileSync(path.join(dir, 'key'), 'fed_from-bootstrap\n');
+      const probe = script.replace(keyFile, path.join(dir, 'key'));
+      const run = (env: Record<string, string>) =>
+        execFileSync('/bin/sh', ['-c', probe, '--', 'printenv', 'AGENT_GATEWAY_API_KEY'], {
+          env: { PATH: process.env.PATH, ...env },
+          encoding: 'utf8',
+        });
+      expect(run({})).toBe('fed_from-bootstrap\n');
+      expect(run({ AGENT_GATEWAY_API_KEY: '' })).toBe('fed_from-bootstrap\n');
+      expect(run({ AGENT_GATEWAY_API_KEY: 'fed_from-env' })).toBe('fed_from-env\n');
+      rmSync(path.join(dir, 'key'));
+      expect(() =>
+        execFileSync('/bin/sh', ['-c', probe, '--', 'true'], { env: { PATH: process.env.PATH }, stdio: 'pipe' }),
+      ).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('documents `config check` commands that check each app in its own service, with its own settings', () => {
+    const header = read('docker-compose.yml').split('\nname:')[0];
+    const checks = [...header.matchAll(/docker compose run (.*?)config check --app ([\w-]+)/g)].map((m) => ({
+      words: m[1].trim().split(/\s+/),
+      app: m[2],
+    }));
+    expect(checks.map((c) => c.app).sort()).toEqual(['agent-runtime', 'chat-service', 'platformctl']);
+    for (const { words, app } of checks) {
+      // `[options] SERVICE [dist/apps/platformctl/src/main.js]`: the service is the first word that is no option.
+      const serviceName = words.find((w, i) => !w.startsWith('-') && words[i - 1] !== '--entrypoint') as string;
+      expect([app, appOf(services[serviceName])]).toEqual([app, app]);
+      if (app !== 'platformctl') expect(words.at(-1)).toBe('dist/apps/platformctl/src/main.js');
+      // agent-runtime's check goes through its entrypoint, which gives it the bootstrap's key.
+      expect([app, words.includes('--entrypoint')]).toEqual([app, app === 'chat-service']);
+    }
+    // With that key, agent-runtime's own settings pass the check; without it (migrate's case) they do not.
+    const runtimeEnv = services['agent-runtime'].environment ?? {};
+    expect(unmetNeeds(loadConfig('agent-runtime', { ...runtimeEnv, AGENT_GATEWAY_API_KEY: 'fed_kept' }))).toEqual([]);
+    expect(unmetNeeds(loadConfig('agent-runtime', runtimeEnv)).map((need) => need.variable)).toEqual([
+      'AGENT_GATEWAY_API_KEY',
+    ]);
+  });
+
+  it("fetches the agent's client-credentials token from auth-service over the compose network", () => {
+    const url = new URL(services['agent-runtime'].environment?.AGENT_TOKEN_URL ?? '');
+    expect(appOf(services[url.hostname])).toBe('auth-service');
+    expect(url.port).toBe(services['auth-service'].environment?.PORT);
+    expect(url.pathname).toBe('/federation/auth/v1/token');
+    expect(resolve(routes, url.pathname)?.app).toBe('auth-service');
+  });
+
+  it("answers the agent's turns with the built-in demo model when no provider is configured", () => {
+    const runtime = services['agent-runtime'].environment ?? {};
+    const setting = (name: string) =>
+      runtime[name] || variables.find((v) => v.name === name)?.defaultFor('agent-runtime');
+    const gatewayUrl = new URL(setting('AGENT_GATEWAY_URL') ?? '');
+    const gateway = services[gatewayUrl.hostname];
+    expect(appOf(gateway)).toBe('llm-gateway');
+    expect(gatewayUrl.port).toBe(gateway.environment?.PORT);
+    // The routing file mounted into llm-gateway resolves the agent's models.
+    const file = gateway.environment?.LLM_GATEWAY_ROUTING_FILE ?? '';
+    const mount = (gateway.volumes ?? []).map((v) => v.split(':')).find(([, target]) => target === file);
+    expect(mount).toBeDefined();
+    const routing = parseRoutingFile(read(path.normalize(mount?.[0] ?? '')));
+    for (const name of ['AGENT_MODEL', 'AGENT_MODEL_HIGH_PERFORMANCE']) {
+      const model = setting(name) ?? '';
+      expect([name, model, routing.resolve(model) !== undefined]).toEqual([name, 'demo', true]);
+    }
+  });
+
+  it.each(httpApps)('builds %s and starts it after the migration, with a health check on /readyz', (app) => {
     const service = services[app];
     expect(service).toBeDefined();
     expect(service.build?.context).toBe('.');
     expect(service.build?.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
-    expect(service.build?.args?.APP).toBe(app);
+    expect(appOf(service)).toBe(app);
     expect(service.depends_on).toEqual({
       postgres: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
       migrate: { condition: 'service_completed_successfully' },
+      ...(app === 'agent-runtime' ? { bootstrap: { condition: 'service_completed_successfully' } } : {}),
     });
-    expect(JSON.stringify(service.healthcheck?.test)).toContain('/healthz');
+    const check = JSON.stringify(service.healthcheck?.test);
+    expect(check).toContain('http://127.0.0.1:8080/readyz');
+    expect(check).not.toContain('/healthz');
     expect(service.restart).toBe('unless-stopped');
     const env = service.environment ?? {};
-    for (const key of Object.keys(env)) expect(variableNames).toContain(key);
-    for (const variable of variables.filter((v) => v.requiredIn.includes(app))) {
-      expect(Object.keys(env)).toContain(variable.name);
-    }
     expect(new URL(env.AUTH_JWKS_URL).hostname).toBe('auth-service');
-    expect(withDefaults(env.PORT)).toBe('8080');
+    expect(env.PORT).toBe('8080');
     // Not published: the edge is the one way in.
     expect(service.ports).toBeUndefined();
   });
 
-  it('gives streaming services the longer drain and matching stop grace', () => {
+  it.each(platformServices.map(([name]) => name))(
+    'gives %s every variable its app requires, and none it does not read',
+    (name) => {
+      const service = services[name];
+      const app = appOf(service) as AppName;
+      const env = Object.keys(service.environment ?? {});
+      for (const variable of variables.filter((v) => v.requiredIn.includes(app) && v.defaultFor(app) === undefined)) {
+        expect([name, variable.name, env.includes(variable.name)]).toEqual([name, variable.name, true]);
+      }
+      const readBy = (variable: string) =>
+        variable === 'NODE_OPTIONS' ||
+        (variables.find((v) => v.name === variable)?.apps as readonly string[] | undefined)?.includes(app);
+      for (const variable of env) expect([name, variable, readBy(variable)]).toEqual([name, variable, true]);
+    },
+  );
+
+  it('gives streaming services and agent-runtime their drain time inside the stop grace period', () => {
     for (const app of ['chat-service', 'agent-protocols']) {
       expect(Number(services[app].environment?.SHUTDOWN_TIMEOUT_SECONDS)).toBeGreaterThanOrEqual(30);
       expect(seconds(services[app].stop_grace_period ?? '10s')).toBeGreaterThan(
         Number(services[app].environment?.SHUTDOWN_TIMEOUT_SECONDS),
       );
     }
+    const runtime = services['agent-runtime'];
+    expect(runtime.environment?.AGENT_DRAIN_SECONDS).toBe('300');
+    expect(seconds(runtime.stop_grace_period ?? '10s')).toBeGreaterThan(
+      Number(runtime.environment?.AGENT_DRAIN_SECONDS) + Number(runtime.environment?.SHUTDOWN_TIMEOUT_SECONDS),
+    );
   });
 
-  it('has no services beyond the platform, its dependencies and the edge', () => {
-    expect(Object.keys(services).sort()).toEqual(['edge', 'migrate', 'postgres', 'redis', ...httpApps].sort());
+  it('has no services beyond the platform, its one-shots, its dependencies and the edge', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      ['bootstrap', 'edge', 'migrate', 'postgres', 'redis', ...httpApps].sort(),
+    );
   });
 
-  it('publishes one edge port, the one in PUBLIC_URL and AUTH_URL', () => {
+  it('publishes one edge port, on the loopback interface unless EDGE_BIND says otherwise, the one in PUBLIC_URL and AUTH_URL', () => {
     const edge = services.edge;
-    expect(edge.image).toMatch(/^nginx:/);
+    expect(edge.image).toMatch(/^nginx:[\d.]+-alpine$/);
     expect(edge.ports).toHaveLength(1);
-    const [published, target] = withDefaults(edge.ports?.[0] ?? '').split(':');
-    expect(target).toBe('8080');
+    const port = edge.ports?.[0] as ComposePort;
+    expect([port.target, port.host_ip, port.protocol]).toEqual([8080, '127.0.0.1', 'tcp']);
+    const published = String(port.published);
     for (const app of httpApps) {
       const env = services[app].environment ?? {};
-      expect(withDefaults(env.PUBLIC_URL)).toBe(`http://localhost:${published}`);
-      expect(withDefaults(env.AUTH_URL)).toBe(`http://localhost:${published}`);
+      expect(env.PUBLIC_URL).toBe(`http://localhost:${published}`);
+      expect(env.AUTH_URL).toBe(`http://localhost:${published}`);
     }
+    const bound = interpolateAll(raw, { EDGE_BIND: '0.0.0.0', EDGE_PORT: '9090' }).services.edge
+      .ports?.[0] as ComposePort;
+    expect([bound.host_ip, bound.published]).toEqual(['0.0.0.0', '9090']);
     for (const mount of edge.volumes ?? []) expect(existsSync(path.join(root, mount.split(':')[0]))).toBe(true);
     expect(edge.volumes).toContain('./deploy/compose/nginx/default.conf:/etc/nginx/conf.d/default.conf:ro');
   });
 
+  it('health-checks the edge on a server of its own on the loopback interface, answered by nginx with a tool its image has', () => {
+    const edge = services.edge;
+    const test = edge.healthcheck?.test as string[];
+    expect(test.slice(0, -1)).toEqual(['CMD', 'wget', '-q', '-O', '/dev/null']);
+    const url = new URL(test.at(-1) as string);
+    expect([url.hostname, url.pathname]).toEqual(['127.0.0.1', '/edge-healthz']);
+    const servers = nginxServers(read('deploy/compose/nginx/default.conf'));
+    expect(servers.map((server) => server.listen)).toEqual([[`127.0.0.1:${url.port}`], ['8080']]);
+    // The health server answers the check itself, and nothing else.
+    const health = nginxLocations(servers[0].body);
+    expect(health.map((l) => `${l.exact ? '= ' : ''}${l.path}`)).toEqual(['= /edge-healthz', '/']);
+    const block = /location = \/edge-healthz \{([^}]*)\}/.exec(servers[0].body)?.[1] ?? '';
+    expect(block).toMatch(/return 200 /);
+    expect(servers[0].body).not.toMatch(/proxy_pass|set \$app/);
+    // The published port is the other server's, which has no such location: /edge-healthz falls to its catch-all.
+    const published = (edge.ports ?? []).map((p) => (p as ComposePort).target);
+    expect(published).toEqual([8080]);
+    expect(nginxResolve(nginxLocations(servers[1].body), '/edge-healthz')?.path).toBe('/');
+    // Whatever waits for the edge waits for it to be healthy.
+    for (const [name, service] of Object.entries(services)) {
+      if (service.depends_on?.edge)
+        expect([name, service.depends_on.edge.condition]).toEqual([name, 'service_healthy']);
+    }
+  });
+
+  it('interpolates as Compose does', () => {
+    expect(interpolate('a$$b ${X} $X ${Y:-d} ${Y-d} ${E:-d} ${E-d} ${X:+alt} ${Y+alt}', { X: 'x', E: '' })).toBe(
+      'a$b x x d d d  alt ',
+    );
+    expect(() => interpolate('${REQUIRED:?set it}', {})).toThrow('REQUIRED is required: set it');
+  });
+
   describe('edge proxy (deploy/compose/nginx)', () => {
-    const locations = nginxLocations(read('deploy/compose/nginx/default.conf'));
+    // The public server: the one on the published port.
+    const publicServer = nginxServers(read('deploy/compose/nginx/default.conf')).find((s) => s.listen.includes('8080'));
+    const locations = nginxLocations(publicServer?.body ?? '');
 
     it('has exactly the locations of the route table', () => {
       const expected = routes.flatMap((r) =>

@@ -31,8 +31,9 @@ export const routes: readonly Route[] = [
   { path: '/federation/auth/v1', pathType: 'Prefix', app: 'auth-service', profile: 'auth' },
   { path: '/api/v1/auth', pathType: 'Prefix', app: 'auth-service', profile: 'auth' },
   // chat-service: streamed completions, conversations, files, and the user-facing catalogue
-  // endpoints. /api/v1/master (master data read by users) lives here too; its administration is
-  // under /api/v1/admin (admin-service).
+  // endpoints. /api/v1/users (the user's own profile), /api/v1/organizations and /api/v1/job-types
+  // (master data as users read it) live here too; their administration is under /api/v1/admin
+  // (admin-service).
   { path: '/api/v1/chat', pathType: 'Prefix', app: 'chat-service', profile: 'stream' },
   { path: '/api/v1/conversations', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   { path: '/api/v1/files', pathType: 'Prefix', app: 'chat-service', profile: 'upload' },
@@ -42,7 +43,8 @@ export const routes: readonly Route[] = [
   { path: '/api/v1/skills', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   { path: '/api/v1/search', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   { path: '/api/v1/users', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
-  { path: '/api/v1/master', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
+  { path: '/api/v1/organizations', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
+  { path: '/api/v1/job-types', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   // admin-service
   { path: '/api/v1/admin', pathType: 'Prefix', app: 'admin-service', profile: 'api' },
   // agent-protocols: the A2A agent card, A2A and MCP (both stream events).
@@ -95,13 +97,16 @@ export const specPaths: readonly { path: string; app: ServiceName }[] = [
     '/api/v1/playbooks',
     '/api/v1/skills',
     '/api/v1/search',
-    '/api/v1/users',
-    '/api/v1/master',
+    '/api/v1/users/me',
+    '/api/v1/organizations',
+    '/api/v1/job-types',
   ].map((path) => ({ path, app: 'chat-service' as const })),
   ...[
     '/api/v1/admin/memory/query',
     '/api/v1/admin/users',
     '/api/v1/admin/users/7f1c/role',
+    '/api/v1/admin/organizations',
+    '/api/v1/admin/job-types/sales',
     '/api/v1/admin/audit-logs',
     '/api/v1/admin/llm-logs',
     '/api/v1/admin/llm-gateway-logs',
@@ -137,6 +142,8 @@ export const unroutedPaths: readonly string[] = [
   '/api/v1/chatter',
   '/api/v1/filesystem',
   '/api/v1/administrator',
+  '/api/v1/master',
+  '/api/v1/usersx',
   '/.well-known/agent-card.jsonx',
   '/.well-known/agent-card.json/x',
   '/.well-known/oauth-protected-resource',

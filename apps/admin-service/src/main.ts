@@ -1,3 +1,4 @@
+import './preload';
 import 'reflect-metadata';
 import { runService } from '@fed/server';
 import { AdminServiceModule } from './admin-service.module';

@@ -1,8 +1,8 @@
 import type { ChatCompletionChunk } from '@fed/contracts';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream, type SseStep } from '@fed/testing';
+import { MetricsScrape, ScriptedUpstream, type SseStep } from '@fed/testing';
 import { type RunningAgentRuntime, bootAgentRuntime } from './testing/boot-agent-runtime';
-import { stalledAnswer, textAnswer } from './testing/model-answers';
+import { stalledAnswer, textAnswer, toolCallAnswer } from './testing/model-answers';
 import {
   type AdmittedTestTurn,
   type TurnSetup,
@@ -120,6 +120,43 @@ describe('agent runtime: ending turns', () => {
       const chunks = await readToEnd(stream(), turn.runId, STALL_MS);
       expect(finalOf(chunks).choices[0]).toMatchObject({ finishReason: 'stop', status: 'unfinished' });
       expect((await storedMessage(runtime, turn.runId)).text).toBe('Working');
+    });
+  });
+
+  describe('metrics', () => {
+    it('counts every ended turn by outcome, with its duration, on /metrics', async () => {
+      const before = await MetricsScrape.of(runtime.service.url);
+      upstream.enqueue(textAnswer(['Done.']));
+      await readToEnd(stream(), (await startTurn(runtime, { text: 'Answer me' })).runId);
+      const cancelled = await startTurn(runtime, {
+        text: 'Never mind',
+        beforeEnqueue: async (admitted) => {
+          await sql(runtime, `UPDATE "conversations"."messages" SET "cancel_requested_at" = now() WHERE "id" = $1`, [
+            admitted.runId,
+          ]);
+        },
+      });
+      await readToEnd(stream(), cancelled.runId);
+      upstream.enqueue({ kind: 'status', status: 500 });
+      await readToEnd(stream(), (await startTurn(runtime, { text: 'Fail' })).runId);
+      const search = (id: string) => toolCallAnswer([{ id, name: 'search_memory', arguments: { query: id } }]);
+      upstream.enqueue(search('s1'), search('s2'), search('s3'), search('s4'));
+      await readToEnd(stream(), (await startTurn(runtime, { text: 'Loop forever' })).runId);
+
+      // The stream ends after the ledger; the count follows at once, but on the runtime's side.
+      const outcomes = ['completed', 'cancelled', 'error', 'unfinished'];
+      const added = (scrape: MetricsScrape, name: string, outcome: string) =>
+        scrape.sum(name, { outcome }) - before.sum(name, { outcome });
+      let after = await MetricsScrape.of(runtime.service.url);
+      while (outcomes.some((outcome) => added(after, 'agent_turns_total', outcome) === 0)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        after = await MetricsScrape.of(runtime.service.url);
+      }
+      for (const outcome of outcomes) {
+        expect([outcome, added(after, 'agent_turns_total', outcome)]).toEqual([outcome, 1]);
+        expect([outcome, added(after, 'agent_turn_duration_seconds_count', outcome)]).toEqual([outcome, 1]);
+      }
+      expect(after.find('agent_turns_total', { outcome: 'completed' })[0]?.labels.service).toBe('agent-runtime');
     });
   });
 
@@ -279,38 +316,118 @@ describe('agent runtime without model gateway credentials', () => {
   });
 });
 
+// A runtime told to stop (SIGTERM) drains before its host stops serving HTTP: the gateway beside it (as in
+// platform) still answers the running turns' model calls.
 describe('agent runtime shutting down', () => {
   let database: TestDatabase;
   let upstream: ScriptedUpstream;
-  let runtime: RunningAgentRuntime;
+  let runtime: RunningAgentRuntime | undefined;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     upstream = await ScriptedUpstream.start();
-    runtime = await bootAgentRuntime({ databaseUrl: database.url, upstreamUrl: upstream.url });
+  });
+
+  afterEach(async () => {
+    await runtime?.close();
+    runtime = undefined;
+    upstream.reset();
   });
 
   afterAll(async () => {
-    await runtime?.close();
     await upstream?.close();
     await database?.drop();
   });
 
-  it('hands a running turn back at once: it stays processing with the text it had shown, for the next attempt to end', async () => {
+  async function boot(drainMs: number, env: Record<string, string> = {}): Promise<RunningAgentRuntime> {
+    runtime = await bootAgentRuntime({ databaseUrl: database.url, upstreamUrl: upstream.url, agent: { drainMs }, env });
+    return runtime;
+  }
+
+  const stored = async (runId: string) =>
+    (
+      (await database.dataSource.query(
+        `SELECT "text", "processing", "unfinished", "heartbeat_at" IS NOT NULL AS "claimed"
+         FROM "conversations"."messages" WHERE "id" = $1`,
+        [runId],
+      )) as { text: string; processing: boolean; unfinished: boolean; claimed: boolean }[]
+    )[0];
+
+  const showed = (runtime: RunningAgentRuntime, runId: string, text: string) =>
+    readUntil(runtime.service.bus.runStream, runId, (chunk) => (chunk.choices[0].delta.content ?? '').includes(text));
+
+  it('lets a running turn finish before it stops, and takes no new one meanwhile', async () => {
+    const draining = await boot(20_000);
+    upstream.enqueue(textAnswer(['Begun ', 'and ', 'finished'], { pauseMs: 300 }));
+    const turn = await startTurn(draining, { text: 'Long task', options: { outputFormat: 'markdown' } });
+    await showed(draining, turn.runId, 'Begun');
+
+    const stopping = draining.close();
+    const queuedMeanwhile = await startTurn(draining, { text: 'Another task' });
+    const chunks = await readToEnd(draining.service.bus.runStream, turn.runId);
+    await stopping;
+
+    expect(streamedText(chunks)).toBe('Begun and finished');
+    expect(finalOf(chunks).choices[0]).toMatchObject({ finishReason: 'stop' });
+    expect(finalOf(chunks).choices[0].status).toBeUndefined();
+    expect(await stored(turn.runId)).toMatchObject({
+      text: 'Begun and finished',
+      processing: false,
+      unfinished: false,
+    });
+    // Queued while draining: left in the queue for another runtime, never claimed here.
+    expect(await stored(queuedMeanwhile.runId)).toMatchObject({ processing: true, claimed: false });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('hands a turn still running at the drain deadline back: it stays processing with the text it had shown, for the next attempt to end', async () => {
+    // Open requests may take 10 minutes to end: the close returning within the test's timeout shows that the
+    // turn's own model call (through the gateway beside it) ended with the hand-back, and did not hold it.
+    const draining = await boot(300, { SHUTDOWN_TIMEOUT_SECONDS: '600' });
     upstream.enqueue(stalledAnswer(['Shown ', 'before stopping']));
-    const turn = await startTurn(runtime, { text: 'Long task', options: { outputFormat: 'markdown' } });
-    await readUntil(runtime.service.bus.runStream, turn.runId, (chunk) =>
-      (chunk.choices[0].delta.content ?? '').includes('stopping'),
-    );
-    const stoppingAt = Date.now();
-    await runtime.close();
-    // Not held by the drain of open requests (its own model call through the gateway beside it).
-    expect(Date.now() - stoppingAt).toBeLessThan(runtime.config.http.shutdownTimeoutMs / 2);
+    const turn = await startTurn(draining, { text: 'Long task', options: { outputFormat: 'markdown' } });
+    await showed(draining, turn.runId, 'stopping');
+    await draining.close();
     await upstream.waitForAbort(2000);
-    const [stored] = (await database.dataSource.query(
-      `SELECT "text", "processing", "unfinished" FROM "conversations"."messages" WHERE "id" = $1`,
-      [turn.runId],
-    )) as { text: string; processing: boolean; unfinished: boolean }[];
-    expect(stored).toEqual({ text: 'Shown before stopping', processing: true, unfinished: false });
+    expect(await stored(turn.runId)).toMatchObject({
+      text: 'Shown before stopping',
+      processing: true,
+      unfinished: false,
+    });
+  });
+
+  it('hands running turns back at once on a second signal (hurry)', async () => {
+    const draining = await boot(600_000);
+    upstream.enqueue(stalledAnswer(['Shown ', 'before hurrying']));
+    const turn = await startTurn(draining, { text: 'Long task', options: { outputFormat: 'markdown' } });
+    await showed(draining, turn.runId, 'hurrying');
+    const stopping = draining.close();
+    // Nothing to hurry before the drain began, nor once it is over.
+    await eventuallyTrue(() => draining.service.hurry());
+    await stopping;
+    expect(draining.service.hurry()).toBe(false);
+    expect(await stored(turn.runId)).toMatchObject({ text: 'Shown before hurrying', processing: true });
+  });
+
+  it('still ends a draining turn on cancel', async () => {
+    const draining = await boot(600_000);
+    upstream.enqueue(stalledAnswer(['Partial ', 'answer']));
+    const turn = await startTurn(draining, { text: 'Long task', options: { outputFormat: 'markdown' } });
+    await showed(draining, turn.runId, 'answer');
+    const stopping = draining.close();
+    await draining.service.bus.signals.publish('run.cancelled', {
+      version: 1,
+      conversationId: turn.conversationId,
+      runId: turn.runId,
+    });
+    const chunks = await readToEnd(draining.service.bus.runStream, turn.runId);
+    await stopping;
+    expect(finalOf(chunks).choices[0]).toMatchObject({ finishReason: 'stop', status: 'unfinished' });
+    expect(await stored(turn.runId)).toMatchObject({ text: 'Partial answer', processing: false, unfinished: true });
   });
 });
+
+/** Polls `check` every 10 ms until it holds (the test's timeout fails it otherwise). */
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

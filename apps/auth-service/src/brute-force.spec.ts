@@ -7,7 +7,7 @@ import { type RunningService } from '@fed/server';
 import { Redis } from 'ioredis';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { bootAuthService, createApprovedUser, registryOf } from './testing/boot-auth-service';
-import { TestBrowser } from '@fed/testing';
+import { MetricsScrape, TestBrowser } from '@fed/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
@@ -73,6 +73,7 @@ describe.each([
     for (const login of ['alice', 'bob', 'carol', 'dave']) {
       await createApprovedUser(users, login, { password: PASSWORD });
     }
+    await createApprovedUser(users, 'erin', { password: PASSWORD, status: 'pending' });
   });
 
   afterAll(async () => {
@@ -199,5 +200,35 @@ describe.each([
       expect(page.status).toBe(401);
     }
     expect((await browser.submit(page, { login: 'nobody@example.com', password: PASSWORD })).status).toBe(429);
+  });
+
+  it('shows failed sign-ins by reason and every lock it arms on /metrics', async () => {
+    const before = await MetricsScrape.of(service.url);
+    const browser = new BrowserAt(service.url, '203.0.113.60');
+    let page = await loginPage(browser);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      page = await browser.submit(page, { login: 'frank', password: 'wrong password' });
+      expect(page.status).toBe(401);
+    }
+    expect((await browser.submit(page, { login: 'frank', password: PASSWORD })).status).toBe(429);
+    // The right password of an account not approved yet is a failure too.
+    const pending = new BrowserAt(service.url, '203.0.113.61');
+    expect((await pending.submit(await loginPage(pending), { login: 'erin', password: PASSWORD })).status).toBe(403);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await token('etl', 'wrong secret', '203.0.113.62')).status).toBe(401);
+    }
+    expect((await token('etl', secrets.etl as string, '203.0.113.62')).status).toBe(401);
+
+    const after = await MetricsScrape.of(service.url);
+    const added = (name: string, labels: Record<string, string> = {}) =>
+      after.sum(name, labels) - before.sum(name, labels);
+    expect(added('auth_login_failures_total', { reason: 'invalid_credentials' })).toBe(5);
+    expect(added('auth_login_failures_total', { reason: 'not_approved' })).toBe(1);
+    expect(added('auth_login_failures_total', { reason: 'invalid_client' })).toBe(5);
+    // The sixth password and the right secret, refused by the locks.
+    expect(added('auth_login_failures_total', { reason: 'throttled' })).toBe(2);
+    // frank from .60, etl from .62.
+    expect(added('auth_lockouts_total')).toBe(2);
+    expect(after.find('auth_lockouts_total')[0]?.labels).toEqual({ service: 'auth-service' });
   });
 });

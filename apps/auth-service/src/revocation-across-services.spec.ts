@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { testServiceUrls } from '@fed/config';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
-import { deleteRedisKeys } from '@fed/testing';
+import { MetricsScrape, deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { bootAuthService, bootOtherService, registryOf } from './testing/boot-auth-service';
@@ -40,7 +40,7 @@ describe('revocation reaches another service within a second (Redis signals)', (
     await deleteRedisKeys(redis.url, redis.keyPrefix);
   });
 
-  it('refuses the revoked token at the other service, and keeps accepting the others', async () => {
+  const etlClient = () => {
     const config = new oidc.Configuration(
       {
         issuer: auth.config.auth.issuer,
@@ -52,6 +52,11 @@ describe('revocation reaches another service within a second (Redis signals)', (
       oidc.ClientSecretBasic(secret),
     );
     oidc.allowInsecureRequests(config);
+    return config;
+  };
+
+  it('refuses the revoked token at the other service, and keeps accepting the others', async () => {
+    const config = etlClient();
     const [revoked, kept] = await Promise.all([
       oidc.clientCredentialsGrant(config),
       oidc.clientCredentialsGrant(config),
@@ -83,5 +88,20 @@ describe('revocation reaches another service within a second (Redis signals)', (
     } finally {
       await late.shutdown('test');
     }
+  });
+
+  it("shows the other service's revocation list growing by the revoked token on /metrics", async () => {
+    const config = etlClient();
+    const { access_token: accessToken } = await oidc.clientCredentialsGrant(config);
+    const size = async () => (await MetricsScrape.of(other.url)).find('auth_revocation_list_size');
+    const [before] = await size();
+    expect(before?.labels).toEqual({ service: 'chat-service' });
+    await oidc.tokenRevocation(config, accessToken);
+    let [now] = await size();
+    while (now?.value === before?.value) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      [now] = await size();
+    }
+    expect(now?.value).toBe((before?.value ?? Number.NaN) + 1);
   });
 });

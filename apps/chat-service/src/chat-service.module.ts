@@ -6,15 +6,18 @@ import {
   LibraryModule,
   LibraryService,
   LibraryStoreModule,
+  MarketplaceAgentsModule,
   ToolServersModule,
 } from '@fed/agent';
 import {
   ConversationsModule,
   DeliverablesModule,
   FilesModule,
+  SearchModule,
   TurnsModule,
   UiResourcesModule,
 } from '@fed/conversations';
+import { MasterDataListsModule, UserProfileModule } from '@fed/identity';
 
 // Chat, conversation and file APIs of document 2, streaming agent turns as server-sent events.
 // The host (config, logging, health, database, bus, auth) is shared.
@@ -31,6 +34,12 @@ import {
     ToolServersModule,
     DeliverablesModule,
     FilesModule,
+    SearchModule,
+    // The Marketplace agents (`agentId`, `X-Agent-Id`): who owns a request in that edition.
+    MarketplaceAgentsModule,
+    // User information and master data as users read them (SaaS only): /v1/users/me, /v1/organizations, /v1/job-types.
+    UserProfileModule,
+    MasterDataListsModule,
   ],
 })
 export class ChatServiceModule {}

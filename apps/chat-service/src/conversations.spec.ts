@@ -1,3 +1,4 @@
+import { TEST_TENANT_ID } from '@fed/auth/testing';
 import { ArchiveRetentionJob, conversationsServiceFor } from '@fed/conversations';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { buildDist, cleanEnv, startProcess } from '@fed/testing';
@@ -5,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { type RunningChatService, type TestUser, bootChatService } from './testing/boot-chat-service';
 
 const DAY_MS = 86_400_000;
-const TENANT = 'tenant-1';
+/** The tenant of the test issuer's tokens. */
+const TENANT = TEST_TENANT_ID;
 
 interface ConversationItem {
   conversationId: string;
@@ -313,7 +315,7 @@ describe('chat-service: conversation management', () => {
       const otherTenant = await stack.issuer.mint({
         sub: user.userId,
         scope: 'chat:history',
-        tenant: { id: 'tenant-2', type: 'saas', endpoint: 'https://tenant-2.example.test' },
+        tenant: { id: randomUUID(), type: 'saas', endpoint: 'https://tenant-2.example.test' },
       });
       expect((await call(otherTenant, 'GET', '/v1/conversations')).body.conversations).toEqual([]);
     });
@@ -626,7 +628,7 @@ describe('chat-service: conversation management', () => {
       const otherTenant = await stack.issuer.mint({
         sub: owner.userId,
         scope: 'chat:history',
-        tenant: { id: 'tenant-2', type: 'saas', endpoint: 'https://tenant-2.example.test' },
+        tenant: { id: randomUUID(), type: 'saas', endpoint: 'https://tenant-2.example.test' },
       });
       await expectError(call(otherTenant, 'GET', `/v1/conversations/${id}/messages`), 404, 'conversation_not_found');
     });

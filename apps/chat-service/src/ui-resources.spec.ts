@@ -1,8 +1,10 @@
+import { TEST_TENANT_ID } from '@fed/auth/testing';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
 import { type RunningChatService, type TestUser, bootChatService } from './testing/boot-chat-service';
 
-const TENANT = 'tenant-1';
+/** The tenant of the test issuer's tokens. */
+const TENANT = TEST_TENANT_ID;
 const HTML = '<!doctype html><p>Grüße — a card</p>\n';
 
 /** `GET /v1/conversations/:conversationId/ui-resources/:toolCallId` over HTTP: the spec's error table and its order. */

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream } from '@fed/testing';
+import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import OpenAI from 'openai';
 import { type RunningGateway, bootGateway, findLogRow } from './testing/boot-gateway';
 
@@ -23,6 +23,7 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
           { name: 'primary', type: 'openai', baseUrl: `${primary.url}/v1`, apiKey: 'k1', responses: true },
           { name: 'secondary', type: 'openai', baseUrl: `${secondary.url}/v1`, apiKey: 'k2' },
           { name: 'ant', type: 'anthropic', baseUrl: primary.url, apiKey: 'k3' },
+          { name: 'slow', type: 'openai', baseUrl: `${secondary.url}/v1`, apiKey: 'k4', timeoutSeconds: 1 },
         ],
         models: [
           {
@@ -34,6 +35,7 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
           },
           { name: 'claude-test', deployments: [{ provider: 'ant', model: 'claude-sonnet-4-5' }] },
           { name: 'embed', deployments: [{ provider: 'primary', model: 'text-embedding-3-small' }] },
+          { name: 'slow-test', aliases: ['slow-alias'], deployments: [{ provider: 'slow', model: 'gpt-4o' }] },
         ],
         retries: { attempts: 2, initialBackoffMs: 10, maxBackoffMs: 50 },
       },
@@ -159,6 +161,85 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
       });
       expect(Number(row?.input_tokens)).toBeGreaterThan(0);
       expect(Number(row?.output_tokens)).toBeGreaterThan(0);
+    });
+  });
+
+  describe('metrics', () => {
+    const chunk = (content: string) => ({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'gpt-4o',
+      choices: [{ index: 0, delta: { content }, finish_reason: null }],
+    });
+
+    it('shows tokens and cost by model name and key id, and every attempt at a provider by status class and error reason', async () => {
+      const { key, apiKey: metered } = await gateway.keys.create({ name: 'metered' });
+      const client = new OpenAI({ baseURL: gateway.baseUrl, apiKey: metered, maxRetries: 0 });
+      const before = await MetricsScrape.of(gateway.service.url);
+
+      // A 503, a connection dropped before the first byte, then the fallback answers.
+      primary.enqueue({ kind: 'status', status: 503 }, { kind: 'hangUp' });
+      const answered = await client.chat.completions.create({
+        model: 'gpt-test',
+        messages: [{ role: 'user', content: 'count me' }],
+      });
+      primary.enqueue({ kind: 'status', status: 400 });
+      await expect(
+        client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }] }),
+      ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+      // A provider that sends no status within its timeout (1 s), then answers the retry; called by an alias.
+      secondary.enqueue({ kind: 'stall' });
+      const viaAlias = await client.chat.completions.create({
+        model: 'slow-alias',
+        messages: [{ role: 'user', content: 'slowly' }],
+      });
+      // A stream the provider breaks off after its first event.
+      primary.enqueue({ kind: 'sse', events: [{ data: chunk('Half an') }, { hangUp: true }] });
+      const broken = await fetch(`${gateway.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${metered}` },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'x' }], stream: true }),
+      });
+      expect(await broken.text()).toContain("the provider's stream broke");
+
+      const after = await MetricsScrape.of(gateway.service.url);
+      const added = (name: string, labels: Record<string, string>) =>
+        after.sum(name, labels) - before.sum(name, labels);
+      const attempts = (provider: string, status_class: string) =>
+        added('gateway_upstream_duration_seconds_count', { provider, status_class });
+      const errors = (provider: string, reason: string) => added('gateway_upstream_errors_total', { provider, reason });
+      expect(attempts('primary', '5xx')).toBe(1);
+      expect(attempts('primary', 'error')).toBe(1);
+      expect(attempts('primary', '4xx')).toBe(1);
+      expect(attempts('primary', '2xx')).toBe(1);
+      expect(attempts('secondary', '2xx')).toBe(1);
+      expect(attempts('slow', 'error')).toBe(1);
+      expect(attempts('slow', '2xx')).toBe(1);
+      expect(errors('primary', 'status_5xx')).toBe(1);
+      expect(errors('primary', 'status_4xx')).toBe(1);
+      // The dropped connection and the broken stream.
+      expect(errors('primary', 'connection')).toBe(2);
+      expect(errors('slow', 'timeout')).toBe(1);
+      expect(errors('secondary', 'connection') + errors('secondary', 'timeout')).toBe(0);
+
+      const usage = answered.usage as OpenAI.CompletionUsage;
+      const tokens = (model: string, direction: string) =>
+        added('gateway_tokens_total', { model, key: key.id, direction });
+      expect(tokens('gpt-test', 'input')).toBeGreaterThanOrEqual(usage.prompt_tokens);
+      expect(tokens('gpt-test', 'output')).toBeGreaterThanOrEqual(usage.completion_tokens);
+      expect(tokens('slow-alias', 'input')).toBe(viaAlias.usage?.prompt_tokens);
+      expect(tokens('slow-alias', 'output')).toBe(viaAlias.usage?.completion_tokens);
+      expect(added('gateway_tokens_total', { model: 'slow-test' })).toBe(0);
+      // gpt-4o's list price: $2.50 and $10 per million input and output tokens.
+      const viaAliasUsage = viaAlias.usage as OpenAI.CompletionUsage;
+      expect(added('gateway_cost_usd_total', { model: 'slow-alias', key: key.id })).toBeCloseTo(
+        (viaAliasUsage.prompt_tokens * 2.5 + viaAliasUsage.completion_tokens * 10) / 1e6,
+        10,
+      );
+      for (const sample of after.samples) {
+        for (const value of Object.values(sample.labels)) expect(value).not.toContain(metered.slice(4));
+      }
     });
   });
 

@@ -1,5 +1,5 @@
 import { useTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream } from '@fed/testing';
+import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import { AgentProtocolsModule } from './platform-features';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
@@ -365,7 +365,7 @@ describe('A2A on the wire', () => {
       expect(answer.result?.status?.state).toBe('completed');
     });
 
-    it('sends : heartbeat on a quiet stream, and an id with every event', async () => {
+    it('sends : heartbeat on a quiet stream, and an id with every event; the open stream is counted on /metrics', async () => {
       upstream.enqueue(textAnswer(['Quiet\n', 'then done.'], 2500));
       const response = await post(
         JSON.stringify({
@@ -378,7 +378,12 @@ describe('A2A on the wire', () => {
         }),
       );
       expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const openStreams = async () =>
+        (await MetricsScrape.of(stack.service.url)).sum('sse_streams_active', { kind: 'a2a' });
+      expect(await openStreams()).toBe(1);
       const { text, events: seen } = await events(response);
+      // Counted until it ends, then no longer.
+      while ((await openStreams()) !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(text).toContain(': heartbeat\n\n');
       expect(seen.every((event) => event.id !== undefined)).toBe(true);
       expect(seen.at(-1)?.data.result).toMatchObject({

@@ -1,8 +1,9 @@
 import { useTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream } from '@fed/testing';
+import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import OpenAI from 'openai';
 import { DataSource } from 'typeorm';
 import { CHAT_MODEL, type ChatStack, bootChatStack } from './testing/boot-chat-stack';
+import { runTurn } from './testing/chat-turn';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 // One agent turn end to end in one process: chat-service admits it and relays the stream, the agent
@@ -150,5 +151,57 @@ describe('an agent turn through chat-service, agent-runtime and llm-gateway', ()
       processing: number;
     }[];
     expect(row?.processing).toBe(0);
+  });
+
+  it('counts the open stream until its client goes away, and the turn and its model call once it ends, on /metrics', async () => {
+    upstream.reset();
+    const scrape = () => MetricsScrape.of(stack.service.url);
+    const before = await scrape();
+    expect(before.find('sse_streams_active', { kind: 'chat' })).toEqual([
+      { name: 'sse_streams_active', labels: { service: 'platform', kind: 'chat' }, value: 0 },
+    ]);
+    upstream.enqueue(textAnswer(['Slow', ' answer'], 500));
+    const client = new AbortController();
+    const response = await fetch(`${stack.api}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await stack.userToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: CHAT_MODEL, stream: true, messages: [{ role: 'user', content: 'Go slowly' }] }),
+      signal: client.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('Slow')) text += new TextDecoder().decode((await reader.read()).value);
+    expect((await scrape()).sum('sse_streams_active', { kind: 'chat' })).toBe(1);
+    client.abort();
+
+    // The client gone: the stream is no longer counted; the turn goes on to its end.
+    const added = (after: MetricsScrape, name: string, labels: Record<string, string>) =>
+      after.sum(name, labels) - before.sum(name, labels);
+    let after = await scrape();
+    // The gateway counts a streamed call's tokens once its stream is over, which may come after the turn's end.
+    while (
+      after.sum('sse_streams_active', { kind: 'chat' }) !== 0 ||
+      added(after, 'agent_turns_total', { outcome: 'completed' }) === 0 ||
+      added(after, 'gateway_tokens_total', { model: 'agent-model', direction: 'output' }) === 0
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await scrape();
+    }
+    expect(added(after, 'agent_turns_total', { outcome: 'completed' })).toBe(1);
+    expect(added(after, 'agent_turn_duration_seconds_count', { outcome: 'completed' })).toBe(1);
+    // The pause between the two pieces is part of the turn.
+    expect(added(after, 'agent_turn_duration_seconds_sum', { outcome: 'completed' })).toBeGreaterThanOrEqual(0.5);
+    expect(added(after, 'agent_turns_total', { outcome: 'error' })).toBe(0);
+    expect(added(after, 'gateway_upstream_duration_seconds_count', { provider: 'scripted', status_class: '2xx' })).toBe(
+      1,
+    );
+    expect(added(after, 'gateway_tokens_total', { model: 'agent-model', direction: 'output' })).toBeGreaterThan(0);
+
+    // A stream read to its end is no longer counted either.
+    upstream.enqueue(textAnswer(['Done']));
+    await runTurn(stack.api, await stack.userToken(), { messages: [{ role: 'user', content: 'Quick' }] });
+    while ((await scrape()).sum('sse_streams_active', { kind: 'chat' }) !== 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 });

@@ -94,9 +94,23 @@ export function demoBanner(
   demo: DemoRealm,
   tokenUrl: string,
   gatewayUrl: { openai: string; anthropic: string },
+  marketplace?: { tokenUrl: string; chatUrl: string; model: string },
 ): string[] {
   const created = demo.created;
   if (!created) return existsSync(demo.credentialsFile) ? [`Demo credentials: ${demo.credentialsFile}`, ''] : [];
+  if (marketplace) {
+    // The Marketplace edition: its own token call, an agent to create, no gateway for callers.
+    const { clientId, clientSecret } = created.service;
+    return [
+      `Demo realm created (shown once; kept in ${created.file}):`,
+      `  service account ${clientId} / ${clientSecret}`,
+      'Create an agent, get a token, start a turn:',
+      `  npm run platformctl -- agents create --id demo-agent --name 'Demo agent' --instructions 'Answer briefly.'`,
+      `  curl -X POST ${marketplace.tokenUrl} -H 'content-type: application/json' -d '{"client_id":"${clientId}","client_secret":"${clientSecret}"}'`,
+      `  curl -N ${marketplace.chatUrl} -H 'authorization: Bearer <access_token>' -H 'x-agent-id: demo-agent' -H 'content-type: application/json' -d '{"model":"${marketplace.model}","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,
+      '',
+    ];
+  }
   return [
     `Demo realm created (shown once; kept in ${created.file}):`,
     `  user            ${created.user.login} / ${created.user.password}  (admin, developer)`,

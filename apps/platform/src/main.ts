@@ -1,3 +1,4 @@
+import './preload';
 import 'reflect-metadata';
 import { writeToLogDestination } from '@fed/observability';
 import { runService } from '@fed/server';
@@ -30,10 +31,18 @@ void runService({
         service.url,
         embeddedDatabase,
         service.bus.kind,
-        demoBanner(service.nest.get(DemoRealm), `${service.config.auth.authUrl}/federation/auth/v1/token`, {
-          openai: `${service.config.http.publicUrl}/llm/v1`,
-          anthropic: `${service.config.http.publicUrl}/llm`,
-        }),
+        demoBanner(
+          service.nest.get(DemoRealm),
+          `${service.config.auth.authUrl}/federation/auth/v1/token`,
+          { openai: `${service.config.http.publicUrl}/llm/v1`, anthropic: `${service.config.http.publicUrl}/llm` },
+          service.config.edition === 'marketplace'
+            ? {
+                tokenUrl: `${service.config.http.publicUrl}/api/v1/auth/external-service-token`,
+                chatUrl: `${service.config.http.publicUrl}/api/v1/chat/completions`,
+                model: service.config.chat.modelName,
+              }
+            : undefined,
+        ),
       ),
     ),
 });

@@ -1,5 +1,5 @@
 import { useTestDatabase } from '@fed/persistence/testing';
-import { ScriptedUpstream } from '@fed/testing';
+import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { AgentProtocolsModule } from './platform-features';
@@ -265,6 +265,29 @@ describe('the MCP endpoint over HTTP (versions, JSON-RPC codes, statuses)', () =
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(answer.message?.result?.protocolVersion).toBe('2025-11-25');
+    });
+
+    it('counts an execute_chat event stream on /metrics while it is open, and not once it has ended', async () => {
+      const openStreams = async () =>
+        (await MetricsScrape.of(stack.service.url)).sum('sse_streams_active', { kind: 'mcp' });
+      upstream.enqueue(textAnswer(['Slow', ' stream'], 500));
+      const response = await fetch(mcpUrl(stack.api), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: ACCEPT },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 22,
+          method: 'tools/call',
+          params: { name: 'execute_chat', arguments: { prompt: 'Slowly' } },
+        }),
+      });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(await openStreams()).toBe(1);
+      expect(await response.text()).toContain('Slow stream');
+      while ((await openStreams()) !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      // A notification is answered 202 without a stream: never counted.
+      expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+      expect(await openStreams()).toBe(0);
     });
   });
 

@@ -1,3 +1,5 @@
+// First, so that every module loaded after it is compiled from (and into) the cache.
+import './compile-cache';
 import 'reflect-metadata';
 import { failureOf } from './failures';
 import { buildProgram } from './program';

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { registerAgents } from './commands/agents.command';
 import { registerApiKeys } from './commands/apikeys.command';
+import { registerBootstrap } from './commands/bootstrap.command';
 import { registerCatalog } from './commands/catalog.command';
 import { registerClients } from './commands/clients.command';
 import { registerConfigCheck } from './commands/config-check.command';
@@ -30,7 +32,9 @@ export function buildProgram(): Command {
   registerRealm(program);
   registerTenants(program);
   registerApiKeys(program);
+  registerBootstrap(program);
   registerCatalog(program);
+  registerAgents(program);
   registerToolServers(program);
   registerLibrary(program);
   registerConversations(program);

@@ -1,8 +1,6 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
-import { testServiceUrls } from '@fed/config';
 import { runMigrations } from '@fed/persistence';
-import path from 'node:path';
-import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
+import { type ChildServer, median, startAppWithTestIssuer } from '../harness/child-server';
 import { type LatencyResult, measureLatency } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { runSql, withScratchDatabase } from '../harness/scratch-database';
@@ -103,27 +101,8 @@ const SIZES: Size[] = ['small', 'large'];
 
 async function startAdmin(distRoot: string, databaseUrl: string, issuer: TestTokenIssuer, jwksUrl: string) {
   await runMigrations(databaseUrl);
-  const port = await freePort();
-  return startChildServer({
-    script: path.join(distRoot, 'apps/admin-service/src/main.js'),
-    env: {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: testServiceUrls().redisUrl,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
-      AUTH_JWKS_URL: jwksUrl,
-      LOG_LEVEL: 'warn',
-      // The benchmark's own requests would grow the access log under measurement (thousands of rows a run).
-      ACCESS_LOG_ENABLED: 'false',
-    },
-    port,
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
-  });
+  return startAppWithTestIssuer({ distRoot, app: 'admin-service', databaseUrl, issuerUrl: issuer.issuer, jwksUrl });
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
  * Two databases, one with 10^3 rows of each log and one with `large`, each behind its own admin-service:

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
 
 /** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
-const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-semi-space-size=64';
+export const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-semi-space-size=64';
 import { type ClosedLoopResult, measureClosedLoops } from '../harness/closed-loop';
 import { type LatencyResult } from '../harness/latency';
 import { type OpenLoopResult } from '../harness/open-loop';
@@ -32,7 +32,7 @@ const BUDGET = {
 };
 const OPEN_LOOP_RATE = 500;
 /** The gateway's log flush interval as deployed (LLM_GATEWAY_LOG_FLUSH_MS's default). */
-const LOG_FLUSH_MS = Number(
+export const LOG_FLUSH_MS = Number(
   variables.find((variable) => variable.name === 'LLM_GATEWAY_LOG_FLUSH_MS')?.defaultFor('llm-gateway'),
 );
 /**
@@ -41,7 +41,7 @@ const LOG_FLUSH_MS = Number(
  * with its log flushes at their steady size and rate, and its last flush of a turn (the database's
  * work on the shared cores) lands in the pause instead of in the next target's turn.
  */
-const C1_TURN = { sliceMs: 2 * LOG_FLUSH_MS, prerollMs: LOG_FLUSH_MS, settleMs: LOG_FLUSH_MS + 250 };
+export const C1_TURN = { sliceMs: 2 * LOG_FLUSH_MS, prerollMs: LOG_FLUSH_MS, settleMs: LOG_FLUSH_MS + 250 };
 const OPEN_LOOP_SLICE_SECONDS = 2;
 const SATURATED_CONNECTIONS = 100;
 const SLOW_UPSTREAM_MS = 20;
@@ -169,7 +169,7 @@ async function waitUntilAnswers(url: string, timeoutMs = 10_000): Promise<void> 
   }
 }
 
-async function createKey(databaseUrl: string): Promise<string> {
+export async function createKey(databaseUrl: string): Promise<string> {
   const dataSource = await createDataSource(
     dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'fed-bench', entities: [ApiKeyEntity] }),
   );

@@ -3,11 +3,15 @@ import { type Benchmark } from './benchmark';
 import { chatBenchmark } from './chat.bench';
 import { filesBenchmark } from './files.bench';
 import { gatewayBenchmark } from './gateway.bench';
+import { gatewayTracingBenchmark } from './gateway-tracing.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { memoryQueryBenchmark } from './memory-query.bench';
+import { piecesBenchmark } from './pieces.bench';
 import { protocolsBenchmark } from './protocols.bench';
+import { searchBenchmark } from './search.bench';
 import { startupBenchmark } from './startup.bench';
 import { tokenBenchmark } from './token.bench';
+import { turnHistoryBenchmark } from './turn-history.bench';
 import { verifyBenchmark } from './verify.bench';
 
 // Later issues add theirs here (gateway overhead, chunk relay, open SSE streams).
@@ -17,9 +21,13 @@ export const benchmarks: Benchmark[] = [
   verifyBenchmark,
   tokenBenchmark,
   gatewayBenchmark,
+  gatewayTracingBenchmark,
   chatBenchmark,
+  piecesBenchmark,
   protocolsBenchmark,
   filesBenchmark,
   adminLogsBenchmark,
   memoryQueryBenchmark,
+  searchBenchmark,
+  turnHistoryBenchmark,
 ];

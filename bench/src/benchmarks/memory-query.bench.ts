@@ -1,12 +1,10 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
-import { testServiceUrls } from '@fed/config';
 import { runMigrations } from '@fed/persistence';
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Client } from 'pg';
-import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
+import { type ChildServer, startAppWithTestIssuer } from '../harness/child-server';
 import { type LatencyResult, measureLatency } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { runSql, withScratchDatabase } from '../harness/scratch-database';
@@ -108,26 +106,18 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     const filled = performance.now();
     await fillMemory(databaseUrl, tenantIds, items);
     process.stdout.write(`stored ${items} items in ${((performance.now() - filled) / 1000).toFixed(1)} s\n`);
-    const port = await freePort();
-    admin = await startChildServer({
-      script: path.join(distRoot, 'apps/admin-service/src/main.js'),
+    admin = await startAppWithTestIssuer({
+      distRoot,
+      app: 'admin-service',
+      databaseUrl,
+      issuerUrl: issuer.issuer,
+      jwksUrl: jwks.url,
       env: {
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: testServiceUrls().redisUrl,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        AUTH_URL: issuer.issuer.replace(/\/realms\/federation$/, ''),
-        AUTH_JWKS_URL: jwks.url,
-        LOG_LEVEL: 'warn',
-        ACCESS_LOG_ENABLED: 'false',
         MEMORY_EMBEDDING_MODEL: 'bench-embedder',
         MEMORY_GATEWAY_URL: embeddings.url,
         MEMORY_GATEWAY_API_KEY: 'bench',
         MEMORY_QUERY_MONTHLY_LIMIT: '1000000000',
       },
-      port,
-      readyPath: '/readyz',
-      readyTimeoutMs: 60_000,
     });
     const token = await issuer.mint({
       scope: 'sharedmemory:query',

@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { testServiceUrls } from '@fed/config';
+import { freePort } from '@fed/testing';
 
-export { freePort } from '@fed/testing';
+export { freePort };
 
 export interface ChildServer {
   url: string;
@@ -20,10 +23,13 @@ export async function startChildServer(options: {
   readyPath?: string;
   readyTimeoutMs?: number;
 }): Promise<ChildServer> {
+  // BENCH_CHILD_LOG=<file>: the servers' own log (stdout) is appended there, to see why a run went wrong.
+  const logFile = process.env.BENCH_CHILD_LOG ? openSync(process.env.BENCH_CHILD_LOG, 'a') : undefined;
   const child: ChildProcess = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', logFile ?? 'ignore', 'pipe'],
   });
+  if (logFile !== undefined) closeSync(logFile);
   if (child.pid === undefined) throw new Error(`${options.script} could not be started`);
   const pid = child.pid;
   let stderr = '';
@@ -85,3 +91,40 @@ export function processUsage(pid: number): { rssKiB: number; peakKiB: number; cp
     cpuSeconds: ((utime ?? NaN) + (stime ?? NaN)) / CLOCK_TICKS,
   };
 }
+
+/**
+ * One of our apps from dist in its own process, on a free port, trusting a test issuer's tokens (its JWKS at
+ * `jwksUrl`), with Redis, a quiet log and no access log (the benchmark's own requests would grow it under
+ * measurement); `env` adds to or overrides that. Ready once `/readyz` answers.
+ */
+export async function startAppWithTestIssuer(options: {
+  distRoot: string;
+  app: 'chat-service' | 'admin-service';
+  databaseUrl: string;
+  issuerUrl: string;
+  jwksUrl: string;
+  env?: Record<string, string>;
+}): Promise<ChildServer> {
+  const port = await freePort();
+  return startChildServer({
+    script: path.join(options.distRoot, `apps/${options.app}/src/main.js`),
+    env: {
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: testServiceUrls().redisUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AUTH_URL: options.issuerUrl.replace(/\/realms\/federation$/, ''),
+      AUTH_JWKS_URL: options.jwksUrl,
+      LOG_LEVEL: 'warn',
+      ACCESS_LOG_ENABLED: 'false',
+      ...options.env,
+    },
+    port,
+    readyPath: '/readyz',
+    readyTimeoutMs: 60_000,
+  });
+}
+
+/** The middle value (the upper one of an even count); 0 for none. */
+export const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;

@@ -40,3 +40,13 @@ export { ToolServerSecrets, toolServerSecretsFor } from './toolservers/tool-serv
 export { ExternalUiRefusedError, ToolServerUiSource } from './toolservers/tool-server-ui-source';
 export { TOOL_SERVER_SECRETS, ToolServersModule } from './toolservers/tool-servers.module';
 export { type FileFormat, formatOf } from './runtime/attachments/file-formats';
+export {
+  MarketplaceAgentEntity,
+  type AgentModelConfig,
+  marketplaceAgentEntities,
+} from './agents/marketplace-agent.entity';
+export { MarketplaceAgentsModule } from './agents/marketplace-agents.module';
+export { MarketplaceAgentsRepository } from './agents/marketplace-agents.repository';
+export { type AgentFields, MarketplaceAgentsAdminService } from './agents/marketplace-agents-admin.service';
+export { AgentsError, type AgentsErrorCode } from './agents/agents.errors';
+export { MAX_OUTPUT_TOKENS_MAX, MODEL_NAME_MAX, TEMPERATURE_MAX } from './agents/agent.rules';

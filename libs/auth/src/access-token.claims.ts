@@ -1,3 +1,4 @@
+import { isUuid } from '@fed/contracts';
 import { invalidToken } from './auth.errors';
 import { type AccessTokenClaims } from './access-token.principal';
 
@@ -12,7 +13,11 @@ export interface ClaimRules {
   maxTokenAgeSeconds: number;
 }
 
-/** Checks an already signature-verified payload against the spec's access-token rules. */
+/**
+ * Checks an already signature-verified payload against the spec's access-token rules, once for every
+ * service: a claim of the wrong shape is 401 `invalid_token` here, never a failure further in (a tenant
+ * id that is not a UUID reaching a query, say). The tenant id comes back in lower case.
+ */
 export function checkAccessTokenClaims(
   payload: Record<string, unknown>,
   rules: ClaimRules,
@@ -27,17 +32,24 @@ export function checkAccessTokenClaims(
   const iat = numeric(payload, 'iat', true) as number;
   if (iat > nowSeconds + skew) throw invalidToken('the token was issued in the future');
   if (nowSeconds - iat > rules.maxTokenAgeSeconds + skew) throw invalidToken('the token is too old');
+  for (const name of ['sub', 'jti'] as const) {
+    if (payload[name] !== undefined && typeof payload[name] !== 'string') throw malformed(name);
+  }
   if (!nonEmptyString(payload.sub)) throw invalidToken('the token has no subject');
   if (!nonEmptyString(payload.jti)) throw invalidToken('the token has no id');
   // Only access tokens are `Bearer`; ID tokens (`ID`), refresh tokens and tokens without a type are not.
   if (payload.typ !== 'Bearer') throw invalidToken('the token is not an access token');
+  if (!audienceShapeValid(payload.aud)) throw malformed('aud');
   if (!audienceAccepted(payload)) throw invalidToken('the token is meant for another audience');
   for (const name of ['azp', 'scope', 'preferred_username', 'sid'] as const) {
     if (payload[name] !== undefined && typeof payload[name] !== 'string') throw malformed(name);
   }
+  numeric(payload, 'auth_time', false);
   if (payload.realm_access !== undefined && !rolesClaimValid(payload.realm_access)) throw malformed('realm_access');
-  if (payload.tenant !== undefined && !tenantClaimValid(payload.tenant)) throw malformed('tenant');
-  return payload as unknown as AccessTokenClaims;
+  if (payload.tenant === undefined) return payload as unknown as AccessTokenClaims;
+  if (!tenantClaimValid(payload.tenant)) throw malformed('tenant');
+  const tenant = payload.tenant as { id: string };
+  return { ...payload, tenant: { ...tenant, id: tenant.id.toLowerCase() } } as unknown as AccessTokenClaims;
 }
 
 function numeric(payload: Record<string, unknown>, name: string, required: boolean): number | undefined {
@@ -80,13 +92,20 @@ function isClientCredentialsToken(payload: Record<string, unknown>): boolean {
 }
 
 function rolesClaimValid(realmAccess: unknown): boolean {
-  if (typeof realmAccess !== 'object' || realmAccess === null) return false;
+  if (typeof realmAccess !== 'object' || realmAccess === null || Array.isArray(realmAccess)) return false;
   const roles = (realmAccess as { roles?: unknown }).roles;
   return roles === undefined || (Array.isArray(roles) && roles.every((role) => typeof role === 'string'));
 }
 
+function audienceShapeValid(aud: unknown): boolean {
+  return (
+    aud === undefined || typeof aud === 'string' || (Array.isArray(aud) && aud.every((a) => typeof a === 'string'))
+  );
+}
+
+// Tenants are keyed by UUID (the tenants table, and every tenant-scoped query): any other id names no tenant.
 function tenantClaimValid(tenant: unknown): boolean {
-  if (typeof tenant !== 'object' || tenant === null) return false;
+  if (typeof tenant !== 'object' || tenant === null || Array.isArray(tenant)) return false;
   const { id, type, endpoint } = tenant as Record<string, unknown>;
-  return nonEmptyString(id) && (type === 'enterprise' || type === 'saas') && typeof endpoint === 'string';
+  return isUuid(id) && (type === 'enterprise' || type === 'saas') && typeof endpoint === 'string';
 }

@@ -164,6 +164,17 @@ describe('AccessTokenGuard in a Nest app', () => {
       expect(await response.json()).toEqual({ subject: claims.sub, scopes: ['openid', 'profile'] });
     });
 
+    it('refuses a validly signed token whose tenant id is not a UUID with 401 invalid_token, not a 500', async () => {
+      const tenant = { id: 'acme', type: 'enterprise', endpoint: 'https://acme.example.test' };
+      const response = await call(app, '/users', await bearer({ scope: 'users:manage', tenant }));
+      expect(response.status).toBe(401);
+      expect(await errorOf(response)).toEqual({
+        type: 'authentication_error',
+        code: 'invalid_token',
+        message: 'the "tenant" claim is malformed',
+      });
+    });
+
     it('refuses an invalid token with 401 and says why in the challenge', async () => {
       const response = await call(app, '/me', await bearer({ exp: now() - 3600, iat: now() - 7200 }));
       expect(response.status).toBe(401);

@@ -1,31 +1,44 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { ApiError } from '@fed/contracts';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { type AuthenticatedRequest, authenticateRequest } from './authenticate-request';
 import { setPrincipal } from './current-principal.decorator';
 import { PUBLIC_METADATA } from './public.decorator';
+import { SAAS_ONLY_METADATA } from './saas-only.decorator';
 import { SCOPES_METADATA } from './scopes.decorator';
 
 /**
  * Every route needs a valid access token unless it is @Public(); @Scopes() adds a scope check,
- * which the Marketplace edition skips (spec: "token only, no scope check").
+ * which the Marketplace edition skips (spec: "token only, no scope check"). In that edition a
+ * @SaasOnly() route is an unknown one (404), checked before the token.
  */
 @Injectable()
 export class AccessTokenGuard implements CanActivate {
   private readonly checksScopes: boolean;
+  private readonly marketplace: boolean;
 
   constructor(
     private readonly verifier: AccessTokenVerifier,
     private readonly reflector: Reflector,
     @Inject(SERVICE_CONFIG) config: ServiceConfig,
   ) {
-    this.checksScopes = config.edition !== 'marketplace';
+    this.marketplace = config.edition === 'marketplace';
+    this.checksScopes = !this.marketplace;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // Only HTTP is served; anything else is refused rather than waved through.
     if (context.getType() !== 'http') return false;
+    if (
+      this.marketplace &&
+      this.reflector.getAllAndOverride<boolean>(SAAS_ONLY_METADATA, [context.getHandler(), context.getClass()])
+    ) {
+      // Worded as Nest words an unknown route, so that the two answers are the same.
+      const { method, originalUrl } = context.switchToHttp().getRequest<{ method: string; originalUrl: string }>();
+      throw new ApiError('not_found', `Cannot ${method} ${originalUrl}`);
+    }
     const rule = this.ruleFor(context);
     if (rule === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();

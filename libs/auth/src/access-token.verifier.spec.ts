@@ -3,7 +3,7 @@ import { AccessTokenVerifier } from './access-token.verifier';
 import { JwksKeySet, type JwksKeySetOptions } from './jwks-key-set';
 import { RevocationList } from './revocation-list';
 import { JwksServer } from './testing/jwks-server';
-import { TestTokenIssuer } from './testing/token-issuer';
+import { TEST_TENANT_ID, TestTokenIssuer } from './testing/token-issuer';
 import { VerificationCache } from './verification-cache';
 
 const SKEW = 10;
@@ -55,7 +55,7 @@ describe('AccessTokenVerifier', () => {
         subject: claims.sub,
         clientId: 'test-client',
         roles: ['user', 'admin'],
-        tenant: { id: 'tenant-1', type: 'saas', endpoint: 'https://tenant-1.example.test' },
+        tenant: { id: TEST_TENANT_ID, type: 'saas', endpoint: 'https://tenant-1.example.test' },
         tokenId: claims.jti,
         issuedAt: claims.iat,
         expiresAt: claims.exp,
@@ -63,6 +63,17 @@ describe('AccessTokenVerifier', () => {
       });
       expect([...principal.scopes]).toEqual(['openid', 'chat:exec', 'chat:history']);
       expect(principal.claims.sid).toBe(claims.sid);
+    });
+
+    it('names its tenant by the tenant id in lower case, however the token writes it', async () => {
+      const token = await issuer.mint({
+        tenant: { id: TEST_TENANT_ID.toUpperCase(), type: 'enterprise', endpoint: 'https://acme.example.test' },
+      });
+      expect((await verifierWith().verify(token)).tenant).toEqual({
+        id: TEST_TENANT_ID,
+        type: 'enterprise',
+        endpoint: 'https://acme.example.test',
+      });
     });
 
     it('of the Client Credentials flow is a service account', async () => {
@@ -233,8 +244,29 @@ describe('AccessTokenVerifier', () => {
       ['scope', ['chat:exec']],
       ['exp', '2030-01-01'],
       ['realm_access', { roles: 'admin' }],
-      ['tenant', { id: 'tenant-1', type: 'galaxy', endpoint: 'https://x.example.test' }],
-    ])('a token whose %s claim is malformed', async (claim, value) => {
+      ['tenant', { id: TEST_TENANT_ID, type: 'galaxy', endpoint: 'https://x.example.test' }],
+      // Tenants are keyed by UUID: such an id would otherwise reach a tenant-scoped query (admin approve).
+      ['tenant', { id: 'tenant-1', type: 'saas', endpoint: 'https://x.example.test' }],
+      ['tenant', { id: `${TEST_TENANT_ID}'--`, type: 'saas', endpoint: 'https://x.example.test' }],
+      ['tenant', { id: 42, type: 'saas', endpoint: 'https://x.example.test' }],
+      ['tenant', { type: 'saas', endpoint: 'https://x.example.test' }],
+      ['tenant', { id: TEST_TENANT_ID, type: 'saas', endpoint: 7 }],
+      ['tenant', [TEST_TENANT_ID]],
+      ['tenant', TEST_TENANT_ID],
+      ['tenant', null],
+      ['sub', 42],
+      ['sub', { id: 'x' }],
+      ['jti', 7],
+      ['iat', '1700000000'],
+      ['nbf', true],
+      ['auth_time', 'yesterday'],
+      ['azp', { client: 'web' }],
+      ['sid', 5],
+      ['aud', ['broker', 5]],
+      ['aud', { broker: true }],
+      ['realm_access', ['admin']],
+      ['realm_access', { roles: ['admin', 1] }],
+    ])('a token whose %s claim is malformed (%j)', async (claim, value) => {
       const token = await issuer.mint({ [claim]: value });
       await expect(verifierWith().verify(token)).rejects.toMatchObject(
         refusedWith(`the "${claim}" claim is malformed`),

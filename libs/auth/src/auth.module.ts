@@ -5,11 +5,13 @@ import {
   Module,
   type OnModuleDestroy,
   type OnModuleInit,
+  Optional,
   type Provider,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { METRICS, type Metrics, authRevocationListSize } from '@fed/observability';
 import { AccessTokenGuard } from './access-token.guard';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { JwksKeySet } from './jwks-key-set';
@@ -75,7 +77,8 @@ const providers: Provider[] = [
 
 /**
  * Token verification for every route of the app (APP_GUARD). Needs SERVICE_CONFIG and SIGNALS
- * from the host; listens for revocations from init to destroy.
+ * from the host; listens for revocations from init to destroy, and shows the revocation list's size
+ * as `auth_revocation_list_size` when the host has METRICS.
  */
 @Global()
 @Module({ providers, exports: [AccessTokenVerifier, RevocationList, AccessTokenGuard] })
@@ -84,17 +87,25 @@ export class AuthModule implements OnModuleInit, OnModuleDestroy {
     return { module: AuthModule, providers: [{ provide: AUTH_OPTIONS, useValue: options }] };
   }
 
+  private unmeasure: (() => void) | undefined;
+
   constructor(
     private readonly revocations: RevocationList,
     private readonly keys: JwksKeySet,
     @Inject(SIGNALS) private readonly signals: Signals,
+    @Optional() @Inject(METRICS) private readonly metrics?: Metrics,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    const revocations = this.revocations;
+    this.unmeasure = this.metrics
+      ?.metric(authRevocationListSize)
+      .measure(() => revocations.revokedTokenCount + revocations.invalidatedSubjectCount);
     await Promise.all([this.revocations.attach(this.signals), this.keys.attach(this.signals)]);
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.unmeasure?.();
     await Promise.all([this.revocations.detach(), this.keys.detach()]);
   }
 }

@@ -10,5 +10,6 @@ export { CurrentPrincipal, principalOf } from './current-principal.decorator';
 export { JWKS_DEFAULTS, JwksKeySet, type JwksKeySetOptions } from './jwks-key-set';
 export { Public } from './public.decorator';
 export { type RevocableToken, RevocationList, type RevocationListOptions } from './revocation-list';
+export { SAAS_ONLY_METADATA, SaasOnly } from './saas-only.decorator';
 export { Scopes } from './scopes.decorator';
 export { DEFAULT_VERIFICATION_CACHE_SIZE, VerificationCache } from './verification-cache';

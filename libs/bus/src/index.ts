@@ -2,6 +2,7 @@ export * from './ports';
 export { compareStreamOffsets } from './internal/stream-offsets';
 export * from './settings';
 export * from './create-bus';
+export * from './metrics/run-queue-metrics';
 export * from './memory/memory-counters';
 export * from './memory/memory-run-queue';
 export * from './memory/memory-run-stream';

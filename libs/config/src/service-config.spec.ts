@@ -58,6 +58,11 @@ describe('service configuration', () => {
     expect(config.dataDir).toBe('/home/dev/fed/.data');
   });
 
+  it("drains platform's running turns for less than Docker's 10 s stop timeout, a runtime's for less than Kubernetes' 30 s", () => {
+    expect(loadConfig('platform', {}).agent.drainMs).toBe(5000);
+    expect(loadConfig('agent-runtime', serviceEnv).agent.drainMs).toBe(25_000);
+  });
+
   it('names a bad value and what is allowed', () => {
     expect(problemsOf(() => loadConfig('platform', { PORT: 'eighty' }))).toEqual([
       'PORT: "eighty" is invalid ("eighty" is not an integer); allowed: an integer from 1 to 65535',
@@ -127,6 +132,7 @@ describe('service configuration', () => {
       'http',
       'log',
       'redis',
+      'tracing',
     ]);
     // @ts-expect-error llm-gateway reads no CHAT_ variable, so its configuration has no chat section
     expect(gateway.chat).toBeUndefined();
@@ -163,6 +169,7 @@ describe('service configuration', () => {
       'storage',
       // A section whose variables are all unset is there, empty (TOOL_SERVER_SECRET_KEY, GUARDRAIL_RULES_FILE).
       'toolServers',
+      'tracing',
     ]);
   });
 

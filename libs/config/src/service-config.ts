@@ -124,8 +124,9 @@ interface Reading {
  * a variable above it. Every bad or missing value is reported at once, each with its name and what is
  * allowed; secrets are never echoed.
  */
-function read(app: AppName, env: Env, context: ParseContext): Map<string, Reading> {
-  const ownDefinitions = table.filter((d) => reads(d, app));
+function read(app: AppName, env: Env, context: ParseContext, onlySection?: string): Map<string, Reading> {
+  const inScope = (d: VariableDefinition) => onlySection === undefined || sectionOf(d.key) === onlySection;
+  const ownDefinitions = table.filter((d) => reads(d, app) && inScope(d));
   const present = presentIn(env, ownDefinitions);
   // envalid validates what the environment gives; defaults are filled in below, where they may name other variables.
   const specs = Object.fromEntries(
@@ -154,7 +155,7 @@ function read(app: AppName, env: Env, context: ParseContext): Map<string, Readin
   const owned = sectionsOf(app);
   const readings = new Map<string, Reading>();
   for (const definition of table) {
-    if (!owned.has(sectionOf(definition.key))) continue;
+    if (!owned.has(sectionOf(definition.key)) || !inScope(definition)) continue;
     const raw = present[definition.name];
     if (raw !== undefined) {
       readings.set(definition.name, {
@@ -236,6 +237,22 @@ export function loadConfig<A extends AppName>(app: A, env: Env = process.env, cw
   // The one unchecked step: the object is built from the same table (keys, parsers, defaults) that
   // AppConfig is derived from, which TypeScript cannot follow through a loop.
   return config as AppConfig<A>;
+}
+
+/** The tracing section of a hosted app's configuration. */
+export type TracingConfig = ServiceConfig['tracing'];
+
+/**
+ * Only the tracing variables of `app`, read and validated alone: tracing starts before the modules it
+ * instruments are loaded, before the rest of the configuration is read (a bad value elsewhere is
+ * reported by loadConfig as usual).
+ */
+export function loadTracingConfig(app: HostedApp, env: Env = process.env, cwd = process.cwd()): TracingConfig {
+  const section: Record<string, unknown> = {};
+  for (const { definition, value } of read(app, env, { cwd }, 'tracing').values()) {
+    setAt(section, definition.key, value);
+  }
+  return (section.tracing ?? {}) as TracingConfig;
 }
 
 function describe(definition: VariableDefinition, raw: string, error: Error): string {

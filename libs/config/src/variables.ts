@@ -408,6 +408,84 @@ export const variables = [
     apps: everyApp,
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   }),
+  // tracing (libs/observability tracing): read before anything else is loaded. The OpenTelemetry SDK reads
+  // the standard OTEL_* variables itself; these rows validate and document the ones we support.
+  define({
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    key: 'tracing.endpoint',
+    description:
+      'Base address of an OpenTelemetry collector (`http://otel-collector:4318`): the service then sends its traces there (`{endpoint}/v1/traces`), one trace per chat turn across the services (docs/operations.md, "Tracing"). Unset, together with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: no tracing at all.',
+    allowed: 'an http or https URL',
+    apps: httpApps,
+    parse: httpUrl,
+  }),
+  define({
+    name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    key: 'tracing.tracesEndpoint',
+    description:
+      'Full address traces are sent to (`http://otel-collector:4318/v1/traces`), instead of the one derived from OTEL_EXPORTER_OTLP_ENDPOINT; setting it turns tracing on too.',
+    allowed: 'an http or https URL',
+    apps: httpApps,
+    parse: httpUrl,
+  }),
+  define({
+    name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    key: 'tracing.protocol',
+    description: 'Encoding of the traces sent to the collector.',
+    allowed: 'http/protobuf, http/json or grpc',
+    default: 'http/protobuf',
+    apps: httpApps,
+    parse: oneOf(['http/protobuf', 'http/json', 'grpc']),
+  }),
+  define({
+    name: 'OTEL_EXPORTER_OTLP_HEADERS',
+    key: 'tracing.headers',
+    description: 'Headers of every export request, as a collector or tracing vendor asks for them (an API key).',
+    allowed: 'comma-separated `name=value` pairs (values URL-encoded)',
+    apps: httpApps,
+    sensitive: true,
+    parse: (raw: string) =>
+      raw.split(',').every((pair) => /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=[^,]*$/.test(pair))
+        ? raw
+        : fail('not comma-separated name=value pairs'),
+  }),
+  define({
+    name: 'OTEL_SERVICE_NAME',
+    key: 'tracing.serviceName',
+    description: "The `service.name` of the service's spans.",
+    allowed: 'a name of 1 to 100 characters',
+    defaultText: "- (the app's name: `chat-service`, `platform`, ...)",
+    apps: httpApps,
+    parse: (raw: string) => (raw.trim().length > 0 && raw.length <= 100 ? raw : fail('empty or longer than 100')),
+  }),
+  define({
+    name: 'OTEL_TRACES_SAMPLER',
+    key: 'tracing.sampler',
+    description:
+      "Which traces are kept: `parentbased_traceidratio` with OTEL_TRACES_SAMPLER_ARG keeps that fraction of turns (whole: a service follows its caller's decision).",
+    allowed:
+      'always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio',
+    default: 'parentbased_always_on',
+    apps: httpApps,
+    parse: oneOf([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ]),
+  }),
+  define({
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    key: 'tracing.samplerRatio',
+    description: 'The fraction of traces kept by the `traceidratio` samplers.',
+    allowed: 'a number from 0 to 1',
+    default: '1',
+    apps: httpApps,
+    parse: (raw: string) =>
+      /^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/.test(raw.trim()) ? Number(raw) : fail('not a number from 0 to 1'),
+  }),
   define({
     name: 'TRUST_PROXY_HOPS',
     key: 'http.trustProxyHops',
@@ -671,6 +749,16 @@ export const variables = [
     parse: nonEmpty,
   }),
   define({
+    name: 'AGENT_TOKEN_URL',
+    key: 'agent.tokenUrl',
+    description:
+      "Where the agent fetches its AGENT_CLIENT_ID token: auth-service's token endpoint at an in-cluster address in distributed mode (compose and Kubernetes set `http://auth-service:8080/federation/auth/v1/token`), so the call does not go out through the public ingress. The token's issuer is still {auth_url}/realms/federation, whatever address it was fetched from.",
+    allowed: 'an http or https URL',
+    default: '{AUTH_URL}/federation/auth/v1/token',
+    apps: ['agent-runtime', 'platform'],
+    parse: httpUrl,
+  }),
+  define({
     name: 'MEMORY_EMBEDDING_MODEL',
     key: 'memory.embeddingModel',
     description:
@@ -782,17 +870,27 @@ export const variables = [
     name: 'AGENT_STALL_SECONDS',
     key: 'agent.stallMs',
     description:
-      'A runtime that has not reported on its turn for this long is taken to be gone: the turn is handed to another runtime or ended unfinished with an error chunk.',
+      'A runtime that has not renewed its hold on a turn (its queue lock) for this long is taken to be gone, crashed or cut off from Redis: another runtime takes the turn within about 1¼ times this, and ends it unfinished with an error chunk if some of it was shown. A runtime whose renewals went unconfirmed for about half of this (a long pause, Redis slow or out of reach) pauses the writes of the turn until one is confirmed; only once the whole of it passed (or Redis refused a renewal) does it leave the turn to the next. chat-service ends a turn no runtime has reported on for 3 times this. Set the same value in every service.',
     allowed: 'an integer from 2 to 600',
-    default: '30',
+    default: '10',
     apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform'],
     parse: secondsAsMilliseconds(2, 600),
+  }),
+  define({
+    name: 'AGENT_DRAIN_SECONDS',
+    key: 'agent.drainMs',
+    description:
+      "On SIGTERM or Ctrl-C, how long a runtime stops taking turns and lets its running ones finish; what still runs then is handed back to the queue (another runtime ends it, unfinished with an error chunk if some of it was shown). A second signal hands them back at once. Keep the orchestrator's grace period (Kubernetes' terminationGracePeriodSeconds, 30 s by default; Docker's stop timeout, 10 s unless `docker stop -t`, `docker run --stop-timeout` or compose's `stop_grace_period` says otherwise) at least 5 s above it: platform must still close its embedded database after it. 0 hands running turns back at once.",
+    allowed: 'an integer from 0 to 3600',
+    default: { '*': '25', platform: '5' },
+    apps: ['agent-runtime', 'platform'],
+    parse: secondsAsMilliseconds(0, 3600),
   }),
   define({
     name: 'AGENT_COALESCE_MS',
     key: 'agent.coalesceMs',
     description:
-      'Text deltas of the model arriving within this many milliseconds are sent as one stream chunk (order and text unchanged); 0 sends each as it comes.',
+      'Text deltas of the model arriving within this many milliseconds are sent as one stream chunk (order and text unchanged); a piece that comes when no text was sent for this long (the first of an answer, the first after a pause) goes out at once, and the window opens at the next one. 0 sends each as it comes.',
     allowed: 'an integer from 0 to 1000',
     default: '20',
     apps: ['agent-runtime', 'platform'],

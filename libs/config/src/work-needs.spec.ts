@@ -19,6 +19,16 @@ describe('what an app needs for its work', () => {
     expect(unmetIn('agent-runtime', { AGENT_CLIENT_ID: 'agent', AGENT_CLIENT_SECRET: 's3cret' })).toEqual([]);
   });
 
+  it('needs a gateway key in the Marketplace edition, whose gateway refuses client-credentials tokens', () => {
+    const marketplace = { EDITION: 'marketplace' };
+    expect(unmetIn('agent-runtime', { ...marketplace, AGENT_CLIENT_ID: 'agent', AGENT_CLIENT_SECRET: 's' })).toEqual([
+      'AGENT_GATEWAY_API_KEY',
+    ]);
+    expect(unmetIn('agent-runtime', { ...marketplace, AGENT_GATEWAY_API_KEY: 'fed_key' })).toEqual([]);
+    // platform makes its agent a key at start.
+    expect(unmetIn('platform', { ...marketplace, AGENT_CLIENT_ID: 'agent' })).toEqual([]);
+  });
+
   it('names the missing half of the client credentials', () => {
     expect(unmetIn('agent-runtime', { AGENT_CLIENT_ID: 'agent' })).toEqual(['AGENT_CLIENT_SECRET']);
     expect(unmetIn('agent-runtime', { AGENT_CLIENT_SECRET: 's3cret' })).toEqual(['AGENT_CLIENT_ID']);

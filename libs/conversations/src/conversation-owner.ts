@@ -1,11 +1,149 @@
-import { type AccessTokenPrincipal } from '@fed/auth';
+import { type AccessTokenPrincipal, principalOf } from '@fed/auth';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { ApiError, isAgentId } from '@fed/contracts';
+import {
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  Optional,
+  type PipeTransform,
+  createParamDecorator,
+} from '@nestjs/common';
+import { type IncomingHttpHeaders } from 'node:http';
 
 /** The owner of every row a request touches (document 2: another user's data is a 404). */
 export interface ConversationOwner {
+  /**
+   * What rows are scoped by: the token's subject; in the Marketplace edition the pair of the service
+   * account and the agent, `<sub>/<agentId>` (an agent id holds no `/`), so each agent of a service
+   * account has its own conversations, files and search.
+   */
   userId: string;
   tenantId: string | null;
+  /** Marketplace edition: the agent the request names. */
+  agentId?: string;
 }
 
+/** SaaS: the token's subject and tenant. */
 export function ownerOf(principal: AccessTokenPrincipal): ConversationOwner {
   return { userId: principal.subject, tenantId: principal.tenant?.id ?? null };
 }
+
+/** What the chat service needs to know of a Marketplace agent (the agent lib owns the table). */
+export interface MarketplaceAgentRef {
+  id: string;
+  enabled: boolean;
+  /** Null: every tenant's service accounts may use it. */
+  tenantId: string | null;
+}
+
+export interface MarketplaceAgentLookup {
+  find(agentId: string): Promise<MarketplaceAgentRef | null>;
+}
+
+/** Provided (globally) by the agent lib's MarketplaceAgentsModule. */
+export const MARKETPLACE_AGENTS = Symbol.for('fed.conversations.MarketplaceAgents');
+
+export const AGENT_ID_HEADER = 'x-agent-id';
+
+export interface OwnerOptions {
+  /** The chat request: `agentId` may also come in the body, and the agent must be enabled. */
+  startsTurn?: boolean;
+}
+
+/**
+ * Who owns what a request touches. SaaS: `ownerOf`. Marketplace: a service account's token only (403
+ * `service_account_required` otherwise); the agent is named by `X-Agent-Id`
+ * (every document-2 endpoint) or by the chat request's `agentId` (the same value when both are sent);
+ * neither, or an agent that does not exist or belongs to another tenant, is a 400; a disabled agent
+ * takes no new turn (its history stays readable).
+ */
+@Injectable()
+export class ConversationOwners {
+  private readonly marketplace: boolean;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
+    @Optional() @Inject(MARKETPLACE_AGENTS) private readonly agents?: MarketplaceAgentLookup,
+  ) {
+    this.marketplace = config.edition === 'marketplace';
+  }
+
+  async of(
+    principal: AccessTokenPrincipal,
+    headers: IncomingHttpHeaders,
+    body: unknown,
+    options: OwnerOptions = {},
+  ): Promise<ConversationOwner> {
+    if (!this.marketplace) return ownerOf(principal);
+    // Document 2 is the Marketplace admin panel's: its service accounts call it, not people who sign in.
+    if (!principal.isServiceAccount) {
+      throw new ApiError(
+        'service_account_required',
+        'the Marketplace edition serves service accounts (POST /api/v1/auth/external-service-token) only',
+      );
+    }
+    const named = agentNamed(headers[AGENT_ID_HEADER], options.startsTurn ? bodyAgentId(body) : undefined);
+    if (!this.agents) throw new Error('the Marketplace edition needs MarketplaceAgentsModule (no agent lookup)');
+    const tenantId = principal.tenant?.id ?? null;
+    const agent = isAgentId(named) ? await this.agents.find(named) : null;
+    if (!agent || (agent.tenantId !== null && agent.tenantId !== tenantId)) {
+      throw new ApiError('agent_not_found', `no agent ${JSON.stringify(named.slice(0, 100))}`);
+    }
+    if (options.startsTurn && !agent.enabled) {
+      throw new ApiError('agent_disabled', `the agent ${agent.id} is disabled: it takes no new turns`);
+    }
+    return { userId: `${principal.subject}/${agent.id}`, tenantId, agentId: agent.id };
+  }
+}
+
+function bodyAgentId(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as { agentId?: unknown }).agentId : undefined;
+}
+
+function agentNamed(header: string | string[] | undefined, body: unknown): string {
+  if (body !== undefined && typeof body !== 'string') {
+    throw new ApiError('invalid_request', 'agentId must be a string');
+  }
+  const fromHeader = Array.isArray(header) ? header.join(', ') : header;
+  const fromBody = body;
+  if (!fromHeader && !fromBody) {
+    throw new ApiError('agent_id_required', 'name the agent: X-Agent-Id header (or agentId in a chat request)');
+  }
+  if (fromHeader && fromBody && fromHeader !== fromBody) {
+    throw new ApiError('agent_id_mismatch', 'X-Agent-Id and agentId name different agents');
+  }
+  return (fromHeader || fromBody) as string;
+}
+
+interface OwnerRequest {
+  headers: IncomingHttpHeaders;
+  body?: unknown;
+}
+
+/** Resolves `@Owner()`: the request's principal (set by the guard) and its agent, through ConversationOwners. */
+@Injectable()
+export class OwnerPipe implements PipeTransform<{ request: OwnerRequest; options: OwnerOptions }> {
+  private readonly owners: ConversationOwners;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
+    @Optional() @Inject(MARKETPLACE_AGENTS) agents?: MarketplaceAgentLookup,
+  ) {
+    this.owners = new ConversationOwners(config, agents);
+  }
+
+  transform({ request, options }: { request: OwnerRequest; options: OwnerOptions }): Promise<ConversationOwner> {
+    const principal = principalOf(request);
+    if (!principal) throw new Error('@Owner() on a route without a token');
+    return this.owners.of(principal, request.headers, request.body, options);
+  }
+}
+
+const OwnerSource = createParamDecorator((options: OwnerOptions | undefined, context: ExecutionContext) => ({
+  request: context.switchToHttp().getRequest<OwnerRequest>(),
+  options: options ?? {},
+}));
+
+/** The `ConversationOwner` of the request (see ConversationOwners). */
+export const Owner = (options?: OwnerOptions): ParameterDecorator => OwnerSource(options, OwnerPipe);

@@ -2,7 +2,12 @@ export * from './storage';
 export * from './conversations';
 export * from './turns/turns.module';
 export { TurnStarterModule, type TurnStarterSources } from './turns/turn-starter.module';
-export { writeOrWait } from './turns/sse-relay';
+export {
+  RUN_STREAM_RETRY_MS,
+  RUN_STREAM_UNREACHABLE_LIMIT_MS,
+  endedWithoutFinalChunk,
+  writeOrWait,
+} from './turns/sse-relay';
 export * from './ledger';
 export { TurnReaper } from './turns/turn-reaper';
 export { type StartedTurn, type TurnInProgress, TurnStarter } from './turns/turn-starter';
@@ -10,3 +15,4 @@ export { TURN_LIBRARY, type TurnLibrary, type TurnLibraryFile } from './turns/tu
 export * from './files';
 export * from './ui-resources';
 export * from './deliverables';
+export * from './search';

@@ -8,7 +8,7 @@ import {
 import { AccessTokenVerifier } from '@fed/auth';
 import { COUNTERS, type Counters, SIGNALS, type Signals, type Subscription } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { LOGGER, type Logger } from '@fed/observability';
+import { LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
 import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -17,6 +17,7 @@ import { ApiKeyCache } from './access/api-key-cache';
 import { networkList } from './access/gateway-principal';
 import { GATEWAY_PREFIX, GatewayHandler, gatewayRouteLabel } from './http/gateway-handler';
 import { type GatewayGuardrails } from './endpoints/gateway-context';
+import { GatewayMetrics } from './metrics/gateway-metrics';
 import { ApiKeyEntity } from './keys/api-key.entity';
 import { ApiKeyRepository } from './keys/api-key.repository';
 import { UsageLimits } from './limits/usage-limits';
@@ -30,8 +31,8 @@ const GUARDRAILS = Symbol.for('fed.gateway.Guardrails');
 
 /**
  * The model gateway (spec document 3): `/llm/v1/*` as a fast route of the host, with its routing
- * file, virtual keys, limits and batched log. Not served in the Marketplace edition (the spec: it
- * has none of these endpoints).
+ * file, virtual keys, limits and batched log. In the Marketplace edition (the spec: it has none of
+ * these endpoints) it serves only virtual keys, the agent's; anyone else gets a 404.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, LlmGatewayLogEntity])],
@@ -70,7 +71,8 @@ const GUARDRAILS = Symbol.for('fed.gateway.Guardrails');
   ],
 })
 export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly upstream = new UpstreamClient();
+  private readonly metrics: GatewayMetrics;
+  private readonly upstream: UpstreamClient;
   private readonly tokenCounter = new TokenCounter();
   private limits: UsageLimits | undefined;
   private readonly keys: ApiKeyCache;
@@ -87,12 +89,14 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(GUARDRAILS) private readonly guardrails: GatewayGuardrails | null,
     private readonly tokens: AccessTokenVerifier,
     dataSource: DataSource,
+    @Inject(METRICS) metrics: Metrics,
   ) {
     this.keys = new ApiKeyCache(new ApiKeyRepository(dataSource));
+    this.metrics = new GatewayMetrics(metrics);
+    this.upstream = new UpstreamClient(this.metrics);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.edition === 'marketplace') return;
     this.tokenCounter.start();
     this.subscription = await this.signals.subscribe('config.changed', (change) => {
       if (change.area === 'gateway.keys') this.keys.invalidate(change.id);
@@ -110,6 +114,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
         log: this.log,
         logger: this.logger,
         tokens: this.tokenCounter,
+        metrics: this.metrics,
         ...(this.guardrails ? { guardrails: this.guardrails } : {}),
       },
       this.keys,
@@ -119,6 +124,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
         serviceName: gateway.serviceName,
         networks: gateway.allowedNetworks ? networkList(gateway.allowedNetworks) : null,
         clientAddress: (req) => clientAddress(req, http.trustProxyHops),
+        virtualKeysOnly: this.config.edition === 'marketplace',
       },
     );
     // Outside the log context: its promise hooks would cost every promise of every model call; the

@@ -7,7 +7,8 @@ export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './si
 export { ClientsModule, clientsServiceFor } from './clients/clients.module';
 export { UsersModule, usersServiceFor } from './users/users.module';
 export { AdminUsersModule } from './users/admin/admin-users.module';
-export { MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
+export { UserProfileModule } from './users/profile/user-profile.module';
+export { MasterDataListsModule, MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
 export { NotificationsModule } from './notifications/notifications.module';
 export { SignUpModule } from './signup/signup.module';
 

@@ -5,5 +5,8 @@ export * from './logging/nest-logger';
 export * from './logging/request-context';
 export * from './logging/request-logging';
 export * from './logging/authz-note';
+export * from './logging/redacted-query';
 export * from './metrics/metrics';
+export * from './metrics/operational-metrics';
 export * from './health/tokens';
+export * from './tracing';

@@ -6,3 +6,5 @@ export * from './sign-in';
 export * from './runtime-process';
 export * from './mcp-apps-server/mcp-apps-server';
 export * from './test-documents';
+export * from './metrics-scrape';
+export * from './otlp-receiver';

@@ -1,8 +1,14 @@
 import net from 'node:net';
 
-/** A TCP proxy a test can cut, to see how a client behaves when its server (Redis, PostgreSQL) goes away. */
+/**
+ * A TCP proxy a test can cut, to see how a client behaves when its server (Redis, PostgreSQL) goes away, or
+ * pause, to see how it behaves when its server does not answer for a while (nothing is lost: what was sent
+ * meanwhile is delivered on resume).
+ */
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
+  /** While paused: what arrived, in order, to be forwarded on resume. */
+  private held: (() => void)[] | undefined;
   private readonly server = net.createServer((client) => {
     const upstream = net.connect(this.target.port, this.target.host);
     for (const socket of [client, upstream]) {
@@ -10,7 +16,8 @@ export class TcpProxy {
       socket.on('error', () => undefined);
       socket.on('close', () => this.sockets.delete(socket));
     }
-    client.pipe(upstream).pipe(client);
+    this.forward(client, upstream);
+    this.forward(upstream, client);
   });
 
   private knownPort: number | undefined;
@@ -40,6 +47,24 @@ export class TcpProxy {
   private get port(): number {
     this.knownPort ??= (this.server.address() as net.AddressInfo).port;
     return this.knownPort;
+  }
+
+  /** Holds everything sent either way (new connections are still accepted) until `resume`. */
+  pause(): void {
+    this.held ??= [];
+  }
+
+  /** Delivers what was held, in order, and forwards again. */
+  resume(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const deliver of held) deliver();
+  }
+
+  private forward(from: net.Socket, to: net.Socket): void {
+    const pass = (deliver: () => void) => (this.held ? this.held.push(deliver) : deliver());
+    from.on('data', (data: Buffer) => pass(() => to.write(data)));
+    from.on('end', () => pass(() => to.end()));
   }
 
   /** Accepts connections again, on the same port. */

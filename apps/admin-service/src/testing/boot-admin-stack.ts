@@ -40,7 +40,10 @@ export interface AdminStack {
   close(): Promise<void>;
 }
 
-export async function bootAdminStack(options: { adminFeatures?: Type[] } = {}): Promise<AdminStack> {
+export async function bootAdminStack(
+  // `env` is given to all three services (`EDITION=marketplace`).
+  options: { adminFeatures?: Type[]; env?: Record<string, string> } = {},
+): Promise<AdminStack> {
   const redis = { url: testServiceUrls().redisUrl, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
   const database = await createTestDatabase();
   const blobDir = mkdtempSync(path.join(tmpdir(), 'fed-admin-blobs-'));
@@ -129,6 +132,7 @@ export async function bootAdminStack(options: { adminFeatures?: Type[] } = {}): 
       REDIS_KEY_PREFIX: redis.keyPrefix,
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
+      ...options.env,
       ...env,
     });
     return createServiceApp({ app, features, config, logger: createLogger({ service: app, level: 'silent' }) });

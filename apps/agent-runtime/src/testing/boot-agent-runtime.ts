@@ -19,7 +19,7 @@ export interface AgentRuntimeBoot {
   databaseUrl: string;
   /** The scripted model provider (`ScriptedUpstream.url`). */
   upstreamUrl: string;
-  /** Over the test defaults (no coalescing changes, 4 steps, 30 s timeout). */
+  /** Over the test defaults (no coalescing changes, 4 steps, 30 s timeout, no drain on close). */
   agent?: Partial<ServiceConfig['agent']>;
   env?: Record<string, string>;
 }
@@ -68,6 +68,8 @@ export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<Runni
     AGENT_MODEL: AGENT_MODELS.default,
     AGENT_MODEL_HIGH_PERFORMANCE: AGENT_MODELS.high_performance,
     AGENT_MAX_STEPS: '4',
+    // Closing hands running turns back at once, as tests expect; the drain's tests set `agent.drainMs`.
+    AGENT_DRAIN_SECONDS: '0',
     BLOB_DIR: blobDir,
     ...options.env,
   });

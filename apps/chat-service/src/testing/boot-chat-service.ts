@@ -30,7 +30,7 @@ export interface RunningChatService {
   /** `{base_url}/api`: the spec's paths follow it (`/v1/conversations`). */
   api: string;
   issuer: TestTokenIssuer;
-  /** A new user (a fresh `sub`) of `tenant-1`. */
+  /** A new user (a fresh `sub`) of the test issuer's tenant (`TEST_TENANT_ID`). */
   user(userId?: string): TestUser;
   close(): Promise<void>;
 }

@@ -75,6 +75,8 @@ export async function bootChatStack(
     AGENT_MODEL: 'agent-model',
     AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
     AGENT_COALESCE_MS: '5',
+    // Closing a stack hands running turns back at once, as tests expect; the drain has tests of its own.
+    AGENT_DRAIN_SECONDS: '0',
     BLOB_DIR: blobDir,
     ...options.env,
   });

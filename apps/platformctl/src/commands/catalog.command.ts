@@ -21,7 +21,7 @@ function withCatalog<T>(work: (catalog: CatalogAdminService) => Promise<T>): Pro
 // Four bytes per character at most: a larger file cannot hold valid instructions, so it is not read whole.
 const MAX_FILE_BYTES = INSTRUCTIONS_MAX * 4;
 
-async function readInstructionsFile(file: string): Promise<string> {
+export async function readInstructionsFile(file: string): Promise<string> {
   let bytes: Buffer;
   try {
     const handle = await open(file, 'r');

@@ -1,9 +1,10 @@
 import { MemoryEntryEntity } from '@fed/memory';
 import { schemaDrift } from '@fed/persistence/testing';
+import { marketplaceAgentEntities } from '../agents/marketplace-agent.entity';
 import { catalogEntities } from './catalog.entities';
 
-describe('agent catalog and shared-memory tables', () => {
+describe('agent catalog, Marketplace agents and shared-memory tables', () => {
   it('match their entities (migrations and entities have not drifted)', async () => {
-    expect(await schemaDrift([...catalogEntities, MemoryEntryEntity])).toEqual([]);
+    expect(await schemaDrift([...catalogEntities, ...marketplaceAgentEntities, MemoryEntryEntity])).toEqual([]);
   });
 });

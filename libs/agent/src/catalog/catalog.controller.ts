@@ -1,4 +1,4 @@
-import { Scopes } from '@fed/auth';
+import { Scopes, SaasOnly } from '@fed/auth';
 import { OrderedCursorPageQuery } from '@fed/server';
 import { Controller, Get, Query } from '@nestjs/common';
 import {
@@ -14,6 +14,7 @@ import { CatalogService } from './catalog.service';
 // The spec names no scope for these lists. They exist to fill the chat request's personaKey,
 // playbookId and skillIds, so they take that request's scope, chat:exec.
 @Scopes('chat:exec')
+@SaasOnly()
 @Controller('api/v1')
 export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}

@@ -1,7 +1,8 @@
-import { RUN_QUEUE, type RunConsumer, type RunQueue } from '@fed/bus';
+import { RUN_QUEUE, type RunConsumer, type RunJobContext, RunJobLostError, type RunQueue } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import type { RunJob } from '@fed/contracts';
-import { SHUTDOWN_SIGNAL } from '@fed/server';
+import { type TurnOutcome, contextFrom, inSpan } from '@fed/observability';
+import { SHUTDOWN_DRAINS, type ShutdownDrains } from '@fed/server';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { RunningTurns } from './turn/running-turns';
 import { TurnRunner } from './turn/turn-runner';
@@ -9,8 +10,9 @@ import { TurnRunner } from './turn/turn-runner';
 /**
  * The runtime's life: takes jobs from the run queue, stops turns on `run.cancelled`, refreshes the
  * running turns' heartbeats every third of the stall interval. When the process starts shutting
- * down the consumer closes at once: running turns hand their jobs back (without using up an attempt)
- * instead of holding the drain of open requests (in platform, their own model calls).
+ * down it drains, before the host stops serving HTTP (in platform, the running turns' model calls go
+ * through it): no new jobs, the running turns go on until they end or AGENT_DRAIN_SECONDS passed (or
+ * a second signal came), then those still running hand their jobs back (without using up an attempt).
  */
 @Injectable()
 export class AgentWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -20,7 +22,7 @@ export class AgentWorker implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @Inject(RUN_QUEUE) private readonly queue: RunQueue,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
-    @Inject(SHUTDOWN_SIGNAL) private readonly shutdown: AbortSignal,
+    @Inject(SHUTDOWN_DRAINS) private readonly drains: ShutdownDrains,
     private readonly runner: TurnRunner,
     private readonly running: RunningTurns,
   ) {}
@@ -28,11 +30,20 @@ export class AgentWorker implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     const { concurrency, stallMs } = this.config.agent;
     await this.running.open(Math.max(100, Math.floor(stallMs / 3)));
-    this.consumer = this.queue.consume((job, context) => this.take(job, context.signal), { concurrency, stallMs });
-    this.shutdown.addEventListener('abort', () => void this.close(), { once: true });
+    this.consumer = this.queue.consume((job, context) => this.take(job, context), {
+      concurrency,
+      stallMs,
+      onHoldChange: (runId, hold) => this.running.holdChanged(runId, hold),
+    });
+    this.drains.add((hurry) => this.drain(hurry));
   }
 
   async onModuleDestroy(): Promise<void> {
+    await this.close();
+  }
+
+  private async drain(hurry: AbortSignal): Promise<void> {
+    if (this.consumer) await this.running.drain(this.consumer.drain(), this.config.agent.drainMs, hurry);
     await this.close();
   }
 
@@ -44,16 +55,27 @@ export class AgentWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return this.closing;
   }
 
-  private async take(job: RunJob, closing: AbortSignal): Promise<void> {
+  private async take(job: RunJob, context: RunJobContext): Promise<void> {
     const control = this.running.start(job.runId, job.conversationId);
-    const handBack = () => control.stop('shutdown');
+    control.jobHold = context;
+    const closing = context.signal;
+    const handBack = () => control.stop(closing.reason instanceof RunJobLostError ? 'job_lost' : 'shutdown');
     closing.addEventListener('abort', handBack, { once: true });
     if (closing.aborted) handBack();
+    let outcome: TurnOutcome | undefined;
     try {
-      await this.runner.run(job, control);
+      // One span per turn, continuing the trace of the request that queued it (the job carries it).
+      outcome = await inSpan(
+        'agent.turn',
+        {
+          parent: contextFrom(job),
+          attributes: { 'fed.conversation_id': job.conversationId, 'fed.run_id': job.runId },
+        },
+        () => this.runner.run(job, control),
+      );
     } finally {
       closing.removeEventListener('abort', handBack);
-      this.running.end(control);
+      this.running.end(control, outcome);
     }
   }
 }

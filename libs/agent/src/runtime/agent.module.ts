@@ -3,10 +3,12 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
 import { MemoryItems, MemorySearch, memoryEmbeddings } from '@fed/memory';
 import { GuardrailAlertWriter, GuardrailEngine, GuardrailsModule, LlmLogWriter, LlmLogWriterModule } from '@fed/audit';
-import { LOGGER, type Logger } from '@fed/observability';
+import { LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MarketplaceAgentsModule } from '../agents/marketplace-agents.module';
+import { MarketplaceAgentsRepository } from '../agents/marketplace-agents.repository';
 import { CatalogStoreModule } from '../catalog/catalog.module';
 import { CatalogService } from '../catalog/catalog.service';
 import { LibraryStoreModule } from '../library/library.module';
@@ -38,7 +40,14 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
 @Module({
   // LlmLogWriterModule: the LLM log's rows are written by the service that makes the model calls.
   // GuardrailsModule: the content filter's rules (checked at start) and its alert writer.
-  imports: [CatalogStoreModule, LibraryStoreModule, ToolServersModule, LlmLogWriterModule, GuardrailsModule],
+  imports: [
+    CatalogStoreModule,
+    LibraryStoreModule,
+    ToolServersModule,
+    LlmLogWriterModule,
+    GuardrailsModule,
+    MarketplaceAgentsModule,
+  ],
   providers: [
     { provide: TurnLedger, inject: [DataSource], useFactory: (dataSource: DataSource) => new TurnLedger(dataSource) },
     {
@@ -55,7 +64,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
             apiKey: config.agent.gatewayApiKey,
             clientId: config.agent.clientId,
             clientSecret: config.agent.clientSecret,
-            tokenUrl: `${config.auth.authUrl}/federation/auth/v1/token`,
+            tokenUrl: config.agent.tokenUrl,
           }),
         ),
     },
@@ -78,6 +87,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         ToolServerRepository,
         TOOL_SERVER_SECRETS,
         LlmLogWriter,
+        MarketplaceAgentsRepository,
       ],
       useFactory: (
         dataSource: DataSource,
@@ -88,6 +98,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         toolServers: ToolServerRepository,
         toolServerKey: { secrets?: ToolServerSecrets },
         llmLog: LlmLogWriter,
+        agents: MarketplaceAgentsRepository,
       ) => {
         // The shared memory: the same search as the admin API's (without its quota), and saving from non-private turns.
         const embeddings = memoryEmbeddings(config.memory, config.agent.gatewayApiKey);
@@ -106,6 +117,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
           new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger),
           new SharedMemoryHook(),
           { agentName: config.chat.modelName, models: config.agent.models },
+          agents,
         );
       },
     },
@@ -142,8 +154,9 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
     },
     {
       provide: RunningTurns,
-      inject: [TurnLedger, SIGNALS, LOGGER],
-      useFactory: (ledger: TurnLedger, signals: Signals, logger: Logger) => new RunningTurns(ledger, signals, logger),
+      inject: [TurnLedger, SIGNALS, LOGGER, METRICS],
+      useFactory: (ledger: TurnLedger, signals: Signals, logger: Logger, metrics: Metrics) =>
+        new RunningTurns(ledger, signals, logger, metrics),
     },
     AgentWorker,
   ],

@@ -1,9 +1,9 @@
 import { type ClaimedTurn } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import Ajv from 'ajv';
 import { type AgentTool } from '../runtime/tools/agent-tool';
 import { ToolBox } from '../runtime/tools/tool-box';
+import { toolSchemaValidator } from '../runtime/tools/tool-schema-validators';
 import { type TurnTools } from '../runtime/turn/turn-answerer';
 import { ExternalTool, type ServerSession } from './external-tool';
 import { type ToolServerEndpoint, connectToolServer } from './mcp-connection';
@@ -56,17 +56,11 @@ export class ToolServerTurnTools implements TurnTools {
     };
   }
 
-  /**
-   * The tools whose input schema compiles, checked as the ToolBox will compile them (one Ajv, built-ins
-   * first, in order: a second schema of one `$id` fails there too), so a bad stored schema skips its
-   * tool instead of failing every turn.
-   */
+  /** The tools whose input schema compiles, so that a bad stored schema skips its tool instead of failing every turn. */
   private compiling(tools: readonly ExternalTool[]): AgentTool<never>[] {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    for (const tool of this.builtIn) ajv.compile(tool.parameters);
     return tools.flatMap((tool) => {
       try {
-        ajv.compile(tool.parameters);
+        toolSchemaValidator(tool.parameters);
         return [tool as unknown as AgentTool<never>];
       } catch (error) {
         this.logger.warn({ tool: tool.name, err: error }, 'external tool skipped: its input schema does not compile');

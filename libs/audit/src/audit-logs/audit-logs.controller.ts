@@ -1,4 +1,4 @@
-import { Scopes } from '@fed/auth';
+import { Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
 import { Controller, Get, Query } from '@nestjs/common';
@@ -6,6 +6,7 @@ import { type AuditLogList, toAuditLogResponse } from './audit-logs.dto';
 import { AuditLogsRepository } from './audit-logs.repository';
 
 @Scopes('logs:read')
+@SaasOnly()
 @Controller('api/v1/admin')
 export class AuditLogsController {
   constructor(private readonly auditLogs: AuditLogsRepository) {}

@@ -1,10 +1,11 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { Controller, Get, Query } from '@nestjs/common';
 import { type GuardrailAlertList, GuardrailAlertsQuery, toGuardrailAlertResponse } from './guardrail-alerts.dto';
 import { GuardrailAlertsRepository } from './guardrail-alerts.repository';
 
 @Scopes('logs:read')
+@SaasOnly()
 @Controller('api/v1/admin')
 export class GuardrailAlertsController {
   constructor(private readonly alerts: GuardrailAlertsRepository) {}

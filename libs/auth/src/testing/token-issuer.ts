@@ -18,6 +18,8 @@ export interface MintOptions {
 }
 
 export const TEST_ISSUER = 'http://127.0.0.1:8080/realms/federation';
+/** The `tenant.id` of the default claims (tenants are keyed by UUID; the verifier refuses any other id). */
+export const TEST_TENANT_ID = '00000000-0000-4000-8000-00000000000a';
 
 /**
  * Plays the auth service in tests: real RSA keys and tokens signed by jose, and the JWKS they
@@ -78,7 +80,7 @@ export class TestTokenIssuer {
       sid: randomUUID(),
       auth_time: now,
       realm_access: { roles: ['user'] },
-      tenant: { id: 'tenant-1', type: 'saas', endpoint: 'https://tenant-1.example.test' },
+      tenant: { id: TEST_TENANT_ID, type: 'saas', endpoint: 'https://tenant-1.example.test' },
     };
   }
 

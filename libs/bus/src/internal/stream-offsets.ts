@@ -30,11 +30,12 @@ export interface ResolvedReadOptions {
   blockMs: number;
   count: number;
   signal: AbortSignal | undefined;
+  follower: object | undefined;
 }
 
 export function resolveReadOptions(options: ReadOptions = {}): ResolvedReadOptions {
-  const { blockMs = 0, count = DEFAULT_READ_COUNT, signal } = options;
+  const { blockMs = 0, count = DEFAULT_READ_COUNT, signal, follower } = options;
   if (!Number.isFinite(blockMs) || blockMs < 0) throw new RangeError('blockMs must be a finite number >= 0');
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be an integer >= 1');
-  return { blockMs, count, signal };
+  return { blockMs, count, signal, follower };
 }

@@ -1,18 +1,30 @@
-import { monotonicNow, within } from './within';
+import { monotonicNow } from './within';
+
+const ONCE = { once: true } as const;
+const NO_SIGNALS: readonly AbortSignal[] = [];
+
+/** The timer's callback: one function for every wakeup, which it is given as an argument. */
+function expire(wakeup: Wakeup): void {
+  wakeup.settle(false);
+}
 
 /**
  * A latch a blocking reader waits on. A notification that arrives while the reader is busy
  * (e.g. fetching) is kept, so the reader's next wait returns at once instead of missing it.
+ *
+ * A reader of an idle stream waits on one for as long as the stream is quiet, so a wait holds little:
+ * one promise, its timer and the abort listeners (no helper promises or closures per wait).
  */
 export class Wakeup {
   private pending = false;
-  private wake: (() => void) | undefined;
+  private resolve: ((woke: boolean) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private signals: readonly (AbortSignal | undefined)[] = NO_SIGNALS;
+  private onAbort: (() => void) | undefined;
 
   notify(): void {
     this.pending = true;
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    this.settle(true);
   }
 
   /** Forgets notifications so far: call right before looking for new data. */
@@ -21,15 +33,32 @@ export class Wakeup {
   }
 
   /** True when notified (now or before the deadline), false at the deadline or on abort. */
-  async next(deadline: number, signals: readonly (AbortSignal | undefined)[]): Promise<boolean> {
+  next(deadline: number, signals: readonly (AbortSignal | undefined)[]): Promise<boolean> {
     if (this.pending) {
       this.pending = false;
-      return true;
+      return Promise.resolve(true);
     }
-    const notified = new Promise<void>((resolve) => (this.wake = resolve));
-    const woke = await within(notified, deadline - monotonicNow(), signals);
-    this.wake = undefined;
+    const timeoutMs = deadline - monotonicNow();
+    if (timeoutMs <= 0 || signals.some((signal) => signal?.aborted)) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.resolve = resolve;
+      this.timer = setTimeout(expire, timeoutMs, this);
+      this.onAbort ??= () => this.settle(false);
+      this.signals = signals;
+      for (const signal of signals) signal?.addEventListener('abort', this.onAbort, ONCE);
+    });
+  }
+
+  /** Ends the wait in progress, if any: woken (the notification is then taken) or not. */
+  settle(woke: boolean): void {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    this.resolve = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const signal of this.signals) signal?.removeEventListener('abort', this.onAbort as () => void);
+    this.signals = NO_SIGNALS;
     if (woke) this.pending = false;
-    return woke;
+    resolve(woke);
   }
 }

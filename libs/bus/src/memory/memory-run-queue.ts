@@ -3,8 +3,10 @@ import {
   type ConsumeOptions,
   type EnqueueOptions,
   type RunConsumer,
+  type RunJobContext,
   type RunJobHandler,
   type RunQueue,
+  type RunQueueStats,
 } from '../ports';
 import { assertRunId, resolveAttempts, resolveConcurrency, wireCopy } from '../internal/run-ids';
 import { nonNegativeMs, positiveSeconds } from '../internal/validate-settings';
@@ -16,6 +18,8 @@ interface PendingRun {
   /** Failed attempts so far (an attempt cut short by closing its consumer does not count). */
   failures: number;
   retryTimer: NodeJS.Timeout | undefined;
+  /** When it was first queued (ms since the epoch), as BullMQ's job timestamp. */
+  queuedAt: number;
 }
 
 /** In-process RunQueue for all-in-one mode, with the Redis queue's dedupe, retry and close semantics. */
@@ -44,7 +48,7 @@ export class MemoryRunQueue implements RunQueue {
     this.assertOpen();
     this.forgetExpired();
     if (this.pending.has(job.runId) || this.finished.has(job.runId)) return;
-    const run: PendingRun = { job: wireCopy(job), attempts, failures: 0, retryTimer: undefined };
+    const run: PendingRun = { job: wireCopy(job), attempts, failures: 0, retryTimer: undefined, queuedAt: Date.now() };
     this.pending.set(job.runId, run);
     this.waiting.push(run);
     this.dispatch();
@@ -62,6 +66,18 @@ export class MemoryRunQueue implements RunQueue {
   async pendingCount(): Promise<number> {
     this.assertOpen();
     return this.pending.size;
+  }
+
+  async stats(): Promise<RunQueueStats> {
+    this.assertOpen();
+    let delayed = 0;
+    for (const run of this.pending.values()) if (run.retryTimer) delayed++;
+    const next = this.waiting[0];
+    return {
+      jobs: { waiting: this.waiting.length, active: this.pending.size - this.waiting.length - delayed, delayed },
+      oldestWaitingSeconds: next ? Math.max(0, (Date.now() - next.queuedAt) / 1000) : 0,
+      consumers: this.consumers.length,
+    };
   }
 
   async close(): Promise<void> {
@@ -146,6 +162,7 @@ export class MemoryRunQueue implements RunQueue {
 class MemoryRunConsumer implements RunConsumer {
   private readonly running = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  private draining = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -155,11 +172,17 @@ class MemoryRunConsumer implements RunConsumer {
   ) {}
 
   hasCapacity(): boolean {
-    return !this.closing && this.running.size < this.concurrency;
+    return !this.draining && !this.closing && this.running.size < this.concurrency;
   }
 
   start(run: PendingRun): void {
-    const context = { attempt: run.failures + 1, signal: this.stopping.signal };
+    // In-process a job is never lost to another consumer: it is held until its handler ends.
+    const context: RunJobContext = {
+      attempt: run.failures + 1,
+      signal: this.stopping.signal,
+      hold: () => 'held',
+      holdsJob: () => Promise.resolve(true),
+    };
     // Called on a later tick and with its own copy, as a Redis worker would be.
     const attempt = Promise.resolve()
       .then(() => this.handler(wireCopy(run.job), context))
@@ -172,6 +195,11 @@ class MemoryRunConsumer implements RunConsumer {
         this.queue.dispatch();
       });
     this.running.add(attempt);
+  }
+
+  async drain(): Promise<void> {
+    this.draining = true;
+    while (this.running.size > 0) await Promise.all(this.running);
   }
 
   close(): Promise<void> {

@@ -1,5 +1,15 @@
+import { type TraceContext } from '@fed/contracts';
 import { setMaxListeners } from 'node:events';
-import { type ReadOptions, type RunStream, type StreamEntry, StreamEndedError, type StreamRead } from '../ports';
+import {
+  type ReadOptions,
+  type RunStream,
+  STREAM_START,
+  type StreamEntry,
+  StreamEndedError,
+  StreamLostError,
+  type StreamRead,
+  type WriteOptions,
+} from '../ports';
 import { compareOffsets, type ParsedOffset, parseOffset, resolveReadOptions } from '../internal/stream-offsets';
 import { Wakeup } from '../internal/wakeup';
 import { monotonicNow } from '../internal/within';
@@ -38,17 +48,19 @@ export class MemoryRunStream implements RunStream {
     this.endTtlSeconds = positiveSeconds(settings.endTtlSeconds ?? runStreamDefaults.endTtlSeconds, 'endTtlSeconds');
   }
 
-  async append(streamId: string, data: string): Promise<string> {
+  async append(streamId: string, data: string, trace?: TraceContext, options: WriteOptions = {}): Promise<string> {
     this.assertOpen();
     let stream = this.streams.get(streamId);
     if (stream?.ended) throw new StreamEndedError(streamId);
+    if (!stream && options.existing) throw new StreamLostError(streamId);
     if (!stream) {
       stream = { entries: [], ended: false, last: { ms: 0, seq: 0 }, expiresAt: 0, timer: undefined };
       this.streams.set(streamId, stream);
     }
     const parsed = this.nextOffset(stream);
     const offset = `${parsed.ms}-${parsed.seq}`;
-    stream.entries.push({ offset, data, parsed });
+    const first = stream.entries.length === 0;
+    stream.entries.push(first && trace ? { offset, data, trace: { ...trace }, parsed } : { offset, data, parsed });
     stream.last = parsed;
     this.expireIn(streamId, stream, this.maxLifetimeMs, false);
     this.notify(streamId);
@@ -59,8 +71,11 @@ export class MemoryRunStream implements RunStream {
     const after = parseOffset(afterOffset);
     const { blockMs, count, signal } = resolveReadOptions(options);
     this.assertOpen();
+    // A stream read after one of its offsets that is not there is gone: nothing will come to wait for.
+    const settled = (read: StreamRead) =>
+      read.entries.length > 0 || read.ended || (read.absent === true && afterOffset !== STREAM_START);
     const first = this.fetch(streamId, after, count);
-    if (first.entries.length > 0 || first.ended || blockMs === 0) return first;
+    if (settled(first) || blockMs === 0) return first;
 
     const deadline = monotonicNow() + blockMs;
     const wakeup = new Wakeup();
@@ -70,21 +85,22 @@ export class MemoryRunStream implements RunStream {
     try {
       while (await wakeup.next(deadline, [signal, this.closing.signal])) {
         const result = this.fetch(streamId, after, count);
-        if (result.entries.length > 0 || result.ended) return result;
+        if (settled(result)) return result;
       }
-      return { entries: [], ended: false };
+      return this.streams.has(streamId) ? { entries: [], ended: false } : { entries: [], ended: false, absent: true };
     } finally {
       waiting.delete(wakeup);
       if (waiting.size === 0 && this.waiters.get(streamId) === waiting) this.waiters.delete(streamId);
     }
   }
 
-  async end(streamId: string, options: { ttlSeconds?: number } = {}): Promise<void> {
+  async end(streamId: string, options: { ttlSeconds?: number } & WriteOptions = {}): Promise<void> {
     const ttlSeconds = positiveSeconds(options.ttlSeconds ?? this.endTtlSeconds, 'ttlSeconds');
     this.assertOpen();
     let stream = this.streams.get(streamId);
     // Ending twice is harmless; the first end's expiry stands, as in Redis.
     if (stream?.ended) return;
+    if (!stream && options.existing) throw new StreamLostError(streamId);
     if (!stream) {
       stream = { entries: [], ended: false, last: { ms: 0, seq: 0 }, expiresAt: 0, timer: undefined };
       this.streams.set(streamId, stream);
@@ -100,6 +116,12 @@ export class MemoryRunStream implements RunStream {
     return !stream ? 'absent' : stream.ended ? 'ended' : 'open';
   }
 
+  async traceOf(streamId: string): Promise<TraceContext | undefined> {
+    this.assertOpen();
+    const trace = this.streams.get(streamId)?.entries[0]?.trace;
+    return trace ? { ...trace } : undefined;
+  }
+
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
     // Waiting reads see the abort and return what they have (nothing).
@@ -110,11 +132,16 @@ export class MemoryRunStream implements RunStream {
 
   private fetch(streamId: string, after: ParsedOffset, count: number): StreamRead {
     const stream = this.streams.get(streamId);
-    if (!stream) return { entries: [], ended: false };
+    if (!stream) return { entries: [], ended: false, absent: true };
     const start = this.firstAfter(stream.entries, after);
     const page = stream.entries.slice(start, start + count);
     const reachedEnd = start + page.length === stream.entries.length;
-    return { entries: page.map(({ offset, data }) => ({ offset, data })), ended: stream.ended && reachedEnd };
+    return {
+      entries: page.map(({ offset, data, trace }) =>
+        trace ? { offset, data, trace: { ...trace } } : { offset, data },
+      ),
+      ended: stream.ended && reachedEnd,
+    };
   }
 
   /** Index of the first entry strictly after `after` (entries are sorted by offset). */

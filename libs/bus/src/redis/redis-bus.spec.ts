@@ -2,7 +2,7 @@ import { testServiceUrls } from '@fed/config';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { type Bus, createBus, type CreateBusOptions } from '../create-bus';
-import { STREAM_START } from '../ports';
+import { type RunJobContext, RunJobLostError, STREAM_START } from '../ports';
 import { deferred, eventually, resolvesWithin, runJob, sleep } from '../testing/async-helpers';
 import { describeBusContract } from '../testing/bus-contract';
 import { TcpProxy } from '@fed/testing';
@@ -206,7 +206,135 @@ describe('Redis bus', () => {
     await resolvesWithin('close', bus.close(), 5000);
     expect(Date.now() - closingAt).toBeLessThan(3000);
     expect(handlerDone).toBe(true);
-    expect(await resolvesWithin('the blocking read', reading, 1000)).toEqual({ entries: [], ended: false });
+    // The stream was never written: the read ends empty (and says the stream is absent).
+    expect(await resolvesWithin('the blocking read', reading, 1000)).toMatchObject({ entries: [], ended: false });
+  });
+
+  it('renews the lock of a job that runs longer than the stall time, so no other consumer gets it', async () => {
+    const keyPrefix = uniquePrefix();
+    const first = await open({ keyPrefix });
+    const second = await open({ keyPrefix });
+    const runs: string[] = [];
+    const finished = deferred<boolean>();
+    first.runQueue.consume(
+      async (_job, { holdsJob }) => {
+        runs.push('first');
+        // Longer than the stall time and a check: unrenewed, the lock would have lapsed and the job gone to the other.
+        await sleep(4000);
+        finished.resolve(await holdsJob());
+      },
+      { stallMs: 3000 },
+    );
+    await first.runQueue.enqueue(runJob());
+    await eventually('the first consumer to take the job', () => runs.length === 1);
+    second.runQueue.consume(async () => void runs.push('second'), { stallMs: 3000 });
+    expect(await resolvesWithin('the long job', finished.promise, 30_000)).toBe(true);
+    await eventually('nothing pending', async () => (await first.runQueue.pendingCount()) === 0);
+    expect(runs).toEqual(['first']);
+  });
+
+  it('pauses the writes of a job whose lock renewals go unanswered for less than the stall time, then lets it finish: nobody else runs it', async () => {
+    const proxy = await startProxy();
+    const keyPrefix = uniquePrefix();
+    const slowed = createBus({ redisUrl: proxy.url, keyPrefix, onError: () => undefined });
+    buses.push(slowed);
+    const direct = await open({ keyPrefix });
+    await slowed.ping();
+    const runs: string[] = [];
+    const changes: string[] = [];
+    let context: RunJobContext | undefined;
+    const release = deferred();
+    const finished = deferred();
+    slowed.runQueue.consume(
+      async (_job, taken) => {
+        runs.push('slowed');
+        context = taken;
+        await release.promise;
+        finished.resolve();
+      },
+      { stallMs: 6000, onHoldChange: (_runId, hold) => void changes.push(hold) },
+    );
+    await direct.runQueue.enqueue(runJob());
+    await eventually('the job on the consumer about to be slowed', () => context !== undefined);
+    direct.runQueue.consume(async () => void runs.push('direct'), { stallMs: 6000 });
+
+    // Redis gets nothing of this consumer (renewals included) and answers nothing; its lock still runs.
+    proxy.pause();
+    await eventually('the hold to be unconfirmed', () => context?.hold() === 'unconfirmed', 30_000);
+    let answer: boolean | undefined;
+    const asked = context?.holdsJob().then((held) => (answer = held));
+    await sleep(50);
+    // A write waits: it is neither allowed nor refused while the hold is unconfirmed.
+    expect(answer).toBeUndefined();
+
+    // Resumed within the stall time (the lock surely has half of it left when the hold goes unconfirmed): the
+    // renewals sent after it confirm the hold again.
+    proxy.resume();
+    expect(await resolvesWithin('the hold to be confirmed', asked as Promise<boolean>, 30_000)).toBe(true);
+    expect(context?.hold()).toBe('held');
+    expect(context?.signal.aborted).toBe(false);
+    expect(changes).toEqual(['unconfirmed', 'held']);
+    release.resolve();
+    await finished.promise;
+    await eventually('nothing pending', async () => (await direct.runQueue.pendingCount()) === 0, 30_000);
+    expect(runs).toEqual(['slowed']);
+  });
+
+  it('hands the job of a consumer cut off from Redis to another once its lock lapsed, and tells the cut-off one it lost the job: its writes are refused', async () => {
+    const proxy = await startProxy();
+    const keyPrefix = uniquePrefix();
+    const cutOff = createBus({ redisUrl: proxy.url, keyPrefix, onError: () => undefined });
+    buses.push(cutOff);
+    const direct = await open({ keyPrefix });
+    await cutOff.ping();
+    let context: RunJobContext | undefined;
+    const handlerEnded = deferred();
+    cutOff.runQueue.consume(
+      async (_job, taken) => {
+        context = taken;
+        await new Promise((resolve) => taken.signal.addEventListener('abort', resolve, { once: true }));
+        handlerEnded.resolve();
+        throw new Error('stopped');
+      },
+      { stallMs: 1000 },
+    );
+    const job = runJob();
+    await direct.runQueue.enqueue(job);
+    await eventually('the job on the consumer about to be cut off', () => context !== undefined);
+    const takenAgain = deferred<number>();
+    direct.runQueue.consume(async (_job, { attempt }) => takenAgain.resolve(attempt), { stallMs: 1000 });
+
+    await proxy.cut();
+    // The lock lapses, the next check hands the job out (BullMQ counts it as attempt 1 again).
+    expect(await resolvesWithin('the job on the other consumer', takenAgain.promise, 30_000)).toBe(1);
+    // The cut-off consumer knows by its own clock that its lock may have lapsed: no renewal was answered.
+    await resolvesWithin('the cut-off handler to learn it lost the job', handlerEnded.promise, 30_000);
+    expect(context?.signal.reason).toBeInstanceOf(RunJobLostError);
+    expect(context?.hold()).toBe('lost');
+    expect(await context?.holdsJob()).toBe(false);
+
+    await proxy.restore();
+    await eventually('nothing pending', async () => (await direct.runQueue.pendingCount()) === 0, 30_000);
+  });
+
+  it('counts consumers without CLIENT LIST, for a Redis user denied the CLIENT command', async () => {
+    const user = `test-${randomUUID()}`;
+    const password = randomUUID();
+    await raw.acl('SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-client');
+    try {
+      const url = new URL(redisUrl);
+      url.username = user;
+      url.password = password;
+      const keyPrefix = uniquePrefix();
+      const limited = await open({ redisUrl: url.toString(), keyPrefix });
+      const consumer = limited.runQueue.consume(async () => undefined);
+      await eventually('the consumer to be counted', async () => (await limited.runQueue.stats()).consumers === 1);
+      expect((await limited.runQueue.stats()).jobs).toEqual({ waiting: 0, active: 0, delayed: 0 });
+      await consumer.close();
+      expect((await limited.runQueue.stats()).consumers).toBe(0);
+    } finally {
+      await raw.acl('DELUSER', user);
+    }
   });
 
   it('delivers signals and wakes waiting reads again once Redis is back', async () => {

@@ -20,7 +20,22 @@ interface Channel {
   ready: Promise<void>;
   confirmed: boolean;
   linger: NodeJS.Timeout | undefined;
+  /** Messages (and reconnects) seen on the channel since it was subscribed, listened to or not. */
+  generation: number;
 }
+
+/**
+ * What a reader knew of a channel before it read the data behind it: while `unchanged` says so, no
+ * message came since, so the data has not changed (every write publishes on the channel).
+ */
+export interface ChannelMark {
+  readonly channel: string;
+  readonly entry: object;
+  readonly generation: number;
+}
+
+/** How often the subscriber connection is checked while channels are subscribed. */
+const LIVENESS_INTERVAL_MS = 5000;
 
 /**
  * Many listeners over ONE subscriber connection: a channel is subscribed while it has listeners
@@ -30,6 +45,10 @@ export class RedisChannelMux {
   private readonly channels = new Map<string, Channel>();
   private connectedBefore = false;
   private closed = false;
+  /** `performance.now()` when the subscriber last answered (or connected): messages were flowing then. */
+  private aliveAt = -Infinity;
+  private readonly liveness: NodeJS.Timeout;
+  private pinging = false;
 
   constructor(
     private readonly subscriber: Redis,
@@ -39,17 +58,62 @@ export class RedisChannelMux {
     subscriber.on('message', (channel: string, payload: string) => {
       const entry = this.channels.get(channel);
       if (!entry) return;
+      entry.generation++;
       for (const listener of [...entry.listeners]) this.call(() => listener.message(payload));
     });
     subscriber.on('ready', () => {
-      // ioredis re-subscribes by itself after a reconnect; listeners only need to know about the gap.
-      if (this.connectedBefore) {
-        for (const entry of this.channels.values()) {
-          for (const listener of [...entry.listeners]) this.call(() => listener.resync?.());
-        }
+      if (!this.connectedBefore) {
+        this.connectedBefore = true;
+        this.aliveAt = performance.now();
+        return;
       }
-      this.connectedBefore = true;
+      // ioredis re-subscribes by itself after a reconnect, but 'ready' comes before Redis has taken those
+      // SUBSCRIBEs: a PING sent now is answered after them. Until then the channels count as unconfirmed
+      // (no reader trusts a mark), then every listener learns of the gap and reads again.
+      this.subscriber.ping().then(
+        () => {
+          for (const entry of this.channels.values()) {
+            entry.confirmed = true;
+            entry.generation++;
+            for (const listener of [...entry.listeners]) this.call(() => listener.resync?.());
+          }
+          this.aliveAt = performance.now();
+        },
+        () => undefined,
+      );
     });
+    subscriber.on('close', () => {
+      this.aliveAt = -Infinity;
+      // Messages may be lost from now on until the re-subscriptions are confirmed.
+      for (const entry of this.channels.values()) {
+        entry.confirmed = false;
+        entry.generation++;
+      }
+    });
+    // A connection that died without a word (no reconnect, no message) must not leave marks trusted: a
+    // PING through it every interval keeps them valid, one round trip per process, not per channel.
+    this.liveness = setInterval(() => void this.checkLiveness(), LIVENESS_INTERVAL_MS);
+    this.liveness.unref();
+  }
+
+  /** The channel's state now, for `unchanged` later; undefined while it is not subscribed for sure. */
+  mark(channel: string): ChannelMark | undefined {
+    const entry = this.channels.get(channel);
+    return entry?.confirmed ? { channel, entry, generation: entry.generation } : undefined;
+  }
+
+  /**
+   * True while no message came on the mark's channel since it was taken, and none can have been missed:
+   * the channel stayed subscribed, the connection did not drop, and it answered within two intervals.
+   */
+  unchanged(mark: ChannelMark): boolean {
+    const entry = this.channels.get(mark.channel);
+    return (
+      entry === mark.entry &&
+      entry.confirmed &&
+      entry.generation === mark.generation &&
+      performance.now() - this.aliveAt < 2 * LIVENESS_INTERVAL_MS
+    );
   }
 
   /** Number of channels subscribed (or lingering) right now. */
@@ -89,6 +153,7 @@ export class RedisChannelMux {
 
   close(): void {
     this.closed = true;
+    clearInterval(this.liveness);
     for (const entry of this.channels.values()) {
       clearTimeout(entry.linger);
       entry.listeners.clear();
@@ -97,7 +162,13 @@ export class RedisChannelMux {
   }
 
   private subscribe(channel: string): Channel {
-    const entry: Channel = { listeners: new Set(), ready: Promise.resolve(), confirmed: false, linger: undefined };
+    const entry: Channel = {
+      listeners: new Set(),
+      ready: Promise.resolve(),
+      confirmed: false,
+      linger: undefined,
+      generation: 0,
+    };
     entry.ready = this.subscriber.subscribe(channel).then(
       () => {
         entry.confirmed = true;
@@ -131,6 +202,19 @@ export class RedisChannelMux {
       await this.subscriber.unsubscribe(channel);
     } catch (error) {
       if (!this.closed) this.onError(error as Error);
+    }
+  }
+
+  private async checkLiveness(): Promise<void> {
+    if (this.closed || this.pinging || this.channels.size === 0 || this.subscriber.status !== 'ready') return;
+    this.pinging = true;
+    try {
+      await this.subscriber.ping();
+      this.aliveAt = performance.now();
+    } catch {
+      // Out of reach: marks go stale by themselves, and a reconnect bumps every channel.
+    } finally {
+      this.pinging = false;
     }
   }
 

@@ -1,12 +1,16 @@
 import { type RunJob } from '@fed/contracts';
 import { type Job, type Processor, Queue, type RedisOptions, WaitingError, Worker } from 'bullmq';
 import { type Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import {
   type ConsumeOptions,
   type EnqueueOptions,
+  type JobHold,
   type RunConsumer,
   type RunJobHandler,
+  RunJobLostError,
   type RunQueue,
+  type RunQueueStats,
 } from '../ports';
 import { assertRunId, resolveAttempts, resolveConcurrency } from '../internal/run-ids';
 import { within } from '../internal/within';
@@ -22,21 +26,28 @@ import {
   reconnectDelay,
   type RedisEndpoint,
 } from './redis-connection';
+import { RedisConsumerPresence } from './redis-consumer-presence';
+import { RunJobHolds } from './run-job-holds';
 
 export interface RedisRunQueueOptions extends RedisEndpoint, RunQueueSettings {
   /** BullMQ queue name under the key prefix (default `runs`). */
   queueName?: string;
 }
 
+/** A consumer's lock on a running job; BullMQ renews it every eighth to quarter of this and checks every quarter for lapsed ones. */
+const DEFAULT_STALL_MS = 10_000;
+
 /**
  * RunQueue on BullMQ. The job id is the run id; finished jobs are kept for the dedupe window (and
  * at most 10,000 of each kind), which is what refuses a second enqueue of a finished run.
- * BullMQ's stalled-job check stays on: a job whose worker died is handed out again.
+ * BullMQ's stalled-job check stays on: a job whose worker died is handed out again once its lock
+ * lapsed (docs/reliability.md, "Rollouts and crashes").
  */
 export class RedisRunQueue implements RunQueue {
   private readonly client: Redis;
   private readonly queue: Queue<RunJob>;
   private readonly consumers = new Set<RedisRunConsumer>();
+  private readonly presence: RedisConsumerPresence;
   private readonly queueName: string;
   private readonly bullPrefix: string;
   private readonly backoffMs: number;
@@ -57,6 +68,11 @@ export class RedisRunQueue implements RunQueue {
     this.client = createRedisClient(options, 'queue');
     this.queue = new Queue<RunJob>(this.queueName, { connection: this.client, prefix: this.bullPrefix });
     this.queue.on('error', (error: Error) => options.onError?.(error));
+    // Not under BullMQ's `<prefix>runs:` keys, where a job id could name the same key.
+    this.presence = new RedisConsumerPresence(
+      this.client,
+      `${keyspace(options.keyPrefix)}run-queue-consumers:${this.queueName}`,
+    );
   }
 
   async enqueue(job: RunJob, options?: EnqueueOptions): Promise<void> {
@@ -75,6 +91,8 @@ export class RedisRunQueue implements RunQueue {
 
   consume(handler: RunJobHandler, options: ConsumeOptions = {}): RunConsumer {
     const concurrency = resolveConcurrency(options.concurrency);
+    const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    if (!Number.isFinite(stallMs) || stallMs < 1000) throw new RangeError('stallMs must be at least 1000');
     this.assertOpen();
     const consumer = new RedisRunConsumer(
       (processor) =>
@@ -83,12 +101,18 @@ export class RedisRunQueue implements RunQueue {
           connection: this.workerConnection(),
           prefix: this.bullPrefix,
           concurrency,
-          ...(options.stallMs === undefined
-            ? {}
-            : { lockDuration: options.stallMs, stalledInterval: Math.max(1000, Math.floor(options.stallMs / 2)) }),
+          lockDuration: stallMs,
+          // BullMQ looks every eighth of the lock and renews those it renewed more than an eighth ago: every
+          // eighth to quarter of it, so the lock outlives a pause or a slow Redis of most of it (writes wait
+          // once less than half may be left: RunJobHolds). Lapsed locks are looked for every quarter (a key
+          // in Redis lets one worker of all run each check).
+          lockRenewTime: Math.floor(stallMs / 4),
+          stalledInterval: Math.floor(stallMs / 4),
         }),
       handler,
+      { stallMs, onHoldChange: options.onHoldChange },
       (error) => this.options.onError?.(error),
+      this.presence.join(randomUUID()),
       () => this.consumers.delete(consumer),
     );
     this.consumers.add(consumer);
@@ -110,6 +134,27 @@ export class RedisRunQueue implements RunQueue {
   async pendingCount(): Promise<number> {
     this.assertOpen();
     return this.queue.getJobCountByTypes('waiting', 'delayed', 'prioritized', 'active');
+  }
+
+  async stats(): Promise<RunQueueStats> {
+    this.assertOpen();
+    const [counts, head, consumers] = await Promise.allSettled([
+      this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed'),
+      // Ascending: the job at the head of the line, the next to be taken.
+      this.queue.getJobs(['wait'], 0, 0, true),
+      this.presence.count(),
+    ]);
+    const stats: RunQueueStats = {};
+    if (counts.status === 'fulfilled') {
+      const { waiting = 0, prioritized = 0, active = 0, delayed = 0 } = counts.value;
+      stats.jobs = { waiting: waiting + prioritized, active, delayed };
+    }
+    if (head.status === 'fulfilled') {
+      const [next] = head.value;
+      stats.oldestWaitingSeconds = next ? Math.max(0, (Date.now() - next.timestamp) / 1000) : 0;
+    }
+    if (consumers.status === 'fulfilled') stats.consumers = consumers.value;
+    return stats;
   }
 
   async ping(): Promise<void> {
@@ -134,23 +179,42 @@ export class RedisRunQueue implements RunQueue {
 
 const CLOSE_GRACE_MS = 3000;
 
+interface RunningJob {
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+interface ConsumerSettings {
+  stallMs: number;
+  onHoldChange?: ConsumeOptions['onHoldChange'];
+}
+
 class RedisRunConsumer implements RunConsumer {
-  /** Running handlers: aborted on close (or when BullMQ cancels the job, e.g. its lock was lost). */
-  private readonly running = new Map<AbortController, Promise<unknown>>();
+  /** Running handlers by job id: aborted on close, or when their job is lost. */
+  private readonly running = new Map<string, RunningJob>();
+  private readonly holds: RunJobHolds;
   private readonly worker: Worker<RunJob>;
   private clients: ClosableRedis[] = [];
+  private draining = false;
   private stopping = false;
   private closing: Promise<void> | undefined;
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
     createWorker: (processor: Processor<RunJob, void>) => Worker<RunJob>,
     private readonly handler: RunJobHandler,
+    private readonly settings: ConsumerSettings,
     private readonly onError: (error: Error) => void,
+    private readonly presence: { leave(): Promise<void> },
     private readonly onClosed: () => void,
   ) {
+    this.holds = new RunJobHolds(settings.stallMs, (jobId, hold) => this.holdChanged(jobId, hold));
     // Three parameters, so BullMQ hands over its per-job cancellation signal.
     this.worker = createWorker((job, token, signal) => this.process(job, token, signal));
     this.worker.on('error', onError);
+    this.worker.on('locksRenewed', ({ jobIds }) => this.holds.renewed(jobIds));
+    // The lock lapsed (or another consumer holds it): the job may be handed out again, so its handler stops.
+    this.worker.on('lockRenewalFailed', (jobIds) => this.holds.refused(jobIds));
     const backend = this.worker.getBackend();
     this.worker
       .waitUntilReady()
@@ -161,16 +225,37 @@ class RedisRunConsumer implements RunConsumer {
       );
   }
 
+  async drain(): Promise<void> {
+    if (!this.draining) {
+      this.draining = true;
+      // Not waiting for the active jobs here: they are ours to wait for, and close may come first.
+      await this.worker.pause(true).catch((error: unknown) => this.onError(asError(error)));
+    }
+    while (this.running.size > 0) {
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    }
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.stopping = true;
-      for (const controller of this.running.keys()) controller.abort(new Error('run consumer closed'));
+      for (const { controller } of this.running.values()) controller.abort(new Error('run consumer closed'));
       // The port's promise: close returns only after the running handlers did.
-      await Promise.all(this.running.values());
+      await Promise.all([...this.running.values()].map((running) => running.done));
+      await this.presence.leave();
       await this.closeWorker();
       this.onClosed();
     })();
     return this.closing;
+  }
+
+  private holdChanged(jobId: string, hold: JobHold): void {
+    if (hold === 'lost') this.running.get(jobId)?.controller.abort(new RunJobLostError(jobId));
+    try {
+      this.settings.onHoldChange?.(jobId, hold);
+    } catch (error) {
+      this.onError(asError(error));
+    }
   }
 
   /**
@@ -191,30 +276,60 @@ class RedisRunConsumer implements RunConsumer {
   }
 
   private async process(job: Job<RunJob>, token: string | undefined, bullSignal: AbortSignal | undefined) {
+    const jobId = job.id as string;
+    if ((this.draining || this.stopping) && token) {
+      // Fetched just as the consumer began to drain or close (BullMQ's blocking fetch was under way):
+      // back to waiting at once for another consumer, attempt unused.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
     const controller = new AbortController();
     const cancel = () => controller.abort(bullSignal?.reason);
     bullSignal?.addEventListener('abort', cancel, { once: true });
-    // A job fetched just as close began still sees an aborted signal.
-    if (this.stopping) controller.abort(new Error('run consumer closed'));
+    const running: RunningJob = { controller, done: Promise.resolve() };
+    this.running.set(jobId, running);
+    const hold = this.holds.track(jobId);
     const handled = Promise.resolve().then(() =>
-      this.handler(job.data, { attempt: job.attemptsMade + 1, signal: controller.signal }),
+      this.handler(job.data, {
+        attempt: job.attemptsMade + 1,
+        signal: controller.signal,
+        hold: hold.current,
+        holdsJob: hold.confirmed,
+      }),
     );
-    this.running.set(
-      controller,
-      handled.catch(() => undefined),
-    );
+    running.done = handled.catch(() => undefined);
     try {
-      await handled;
-    } catch (error) {
+      const failure = await handled.then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      if (hold.current() === 'lost') await this.giveUp(job, token);
+      if (!failure) return;
       if (this.stopping && token) {
         // Cut short by our own shutdown: back to waiting for another consumer, attempt unused.
         await job.moveToWait(token);
         throw new WaitingError();
       }
-      throw error instanceof Error ? error : new Error(String(error));
+      throw asError(failure.error);
     } finally {
-      this.running.delete(controller);
+      hold.release();
+      this.running.delete(jobId);
       bullSignal?.removeEventListener('abort', cancel);
+      if (this.running.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
+
+  /**
+   * A lost job's outcome is not ours to record: whoever holds it now decides. If its lock is in fact still
+   * ours (lost by our own reckoning, e.g. after a long pause), it goes back to waiting at once rather than
+   * once the lock lapsed; the move checks the token, so it changes nothing when another consumer has it.
+   */
+  private async giveUp(job: Job<RunJob>, token: string | undefined): Promise<never> {
+    if (token) await within(job.moveToWait(token), this.settings.stallMs).catch(() => false);
+    throw new WaitingError();
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,3 +1,4 @@
+import { type TraceContext } from '@fed/contracts';
 import { setMaxListeners } from 'node:events';
 import { type Redis } from 'ioredis';
 import {
@@ -6,31 +7,84 @@ import {
   STREAM_START,
   type StreamEntry,
   StreamEndedError,
+  StreamLostError,
   type StreamRead,
+  type WriteOptions,
 } from '../ports';
 import { parseOffset, resolveReadOptions } from '../internal/stream-offsets';
 import { Wakeup } from '../internal/wakeup';
 import { monotonicNow, within } from '../internal/within';
 import { positiveSeconds } from '../internal/validate-settings';
 import { type RunStreamSettings, runStreamDefaults } from '../settings';
-import { RedisChannelMux } from './redis-channel-mux';
+import { type ChannelListener, type ChannelMark, RedisChannelMux } from './redis-channel-mux';
 import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } from './redis-connection';
-import { appendScript, endScript, readScript, STREAM_ENDED_REPLY } from './redis-run-stream.scripts';
+import { appendScript, endScript, readScript, STREAM_ENDED_REPLY, STREAM_LOST_REPLY } from './redis-run-stream.scripts';
 
 export interface RedisRunStreamOptions extends RedisEndpoint, RunStreamSettings {
   /** How long a stream's nudge channel stays subscribed after its last reader left (default 5000 ms). */
   subscriptionLingerMs?: number;
+  /** Longest a follower waits on an idle stream without reading it (default QUIET_READ_MAX_MS). */
+  quietReadMaxMs?: number;
 }
 
 type RawEntry = [offset: string, fields: string[]];
 
 interface StreamCommands {
-  fedRunStreamAppend(key: string, data: string, lifetimeMs: number, channel: string): Promise<string>;
-  fedRunStreamEnd(key: string, ttlMs: number, channel: string): Promise<number>;
-  fedRunStreamRead(key: string, start: string, count: number): Promise<[RawEntry[], number]>;
+  fedRunStreamAppend(
+    key: string,
+    data: string,
+    lifetimeMs: number,
+    channel: string,
+    traceparent: string,
+    tracestate: string,
+    existing: string,
+  ): Promise<string>;
+  fedRunStreamEnd(key: string, ttlMs: number, channel: string, existing: string): Promise<number>;
+  fedRunStreamRead(key: string, start: string, count: number): Promise<[RawEntry[], number, number]>;
 }
 
 const NOTHING: StreamRead = { entries: [], ended: false };
+
+/**
+ * Longest a follower waits on an idle stream without reading it: a safety net for a stream lost without a
+ * word on its channel (evicted under memory pressure, flushed by hand), which only a read can see.
+ */
+const QUIET_READ_MAX_MS = 60_000;
+
+/** Where a follower's last read left off: the offset it read up to, and its channel's state before that read. */
+interface FollowerPosition {
+  streamId: string;
+  after: string;
+  mark: ChannelMark;
+  /** `monotonicNow()` of that read. */
+  readAt: number;
+}
+
+/** Whether a read has something to return: a stream read after one of its offsets that is not there is gone, so nothing will come to wait for. */
+function settled(read: StreamRead, afterOffset: string): boolean {
+  return read.entries.length > 0 || read.ended || (read.absent === true && afterOffset !== STREAM_START);
+}
+
+/** A data entry's fields: `d` first, then (the stream's first entry only) `t` and `s` when it was appended in a trace. */
+function entryOf(offset: string, fields: string[]): StreamEntry {
+  const entry: StreamEntry = { offset, data: fields[1] ?? '' };
+  if (fields[2] === 't' && fields[3]) {
+    entry.trace =
+      fields[4] === 's' && fields[5] ? { traceparent: fields[3], tracestate: fields[5] } : { traceparent: fields[3] };
+  }
+  return entry;
+}
+
+/** A reader's wakeup that listens on its stream's channel itself: a nudge, or a reconnect (which may have lost one). */
+class ChannelWakeup extends Wakeup implements ChannelListener {
+  message(): void {
+    this.notify();
+  }
+
+  resync(): void {
+    this.notify();
+  }
+}
 
 /**
  * RunStream on Redis Streams. A blocking read does not hold a Redis connection: `append` publishes
@@ -45,6 +99,8 @@ export class RedisRunStream implements RunStream {
   private readonly prefix: string;
   private readonly maxLifetimeMs: number;
   private readonly endTtlSeconds: number;
+  private readonly followers = new WeakMap<object, FollowerPosition>();
+  private readonly quietReadMaxMs: number;
 
   constructor(options: RedisRunStreamOptions) {
     // Every waiting read listens for close: thousands of listeners here are expected, not a leak.
@@ -53,6 +109,7 @@ export class RedisRunStream implements RunStream {
     this.maxLifetimeMs = Math.ceil(
       positiveSeconds(options.maxLifetimeSeconds ?? runStreamDefaults.maxLifetimeSeconds, 'maxLifetimeSeconds') * 1000,
     );
+    this.quietReadMaxMs = options.quietReadMaxMs ?? QUIET_READ_MAX_MS;
     this.endTtlSeconds = positiveSeconds(options.endTtlSeconds ?? runStreamDefaults.endTtlSeconds, 'endTtlSeconds');
     this.commands = createRedisClient(options, 'stream') as Redis & StreamCommands;
     this.commands.defineCommand('fedRunStreamAppend', { numberOfKeys: 1, lua: appendScript });
@@ -62,7 +119,7 @@ export class RedisRunStream implements RunStream {
     this.mux = new RedisChannelMux(this.subscriber, options.subscriptionLingerMs ?? 5000, options.onError);
   }
 
-  async append(streamId: string, data: string): Promise<string> {
+  async append(streamId: string, data: string, trace?: TraceContext, options: WriteOptions = {}): Promise<string> {
     if (typeof data !== 'string') throw new TypeError('data must be a string');
     this.assertOpen();
     try {
@@ -71,16 +128,18 @@ export class RedisRunStream implements RunStream {
         data,
         this.maxLifetimeMs,
         this.channel(streamId),
+        trace?.traceparent ?? '',
+        trace?.tracestate ?? '',
+        options.existing ? '1' : '',
       );
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith(STREAM_ENDED_REPLY)) throw new StreamEndedError(streamId);
-      throw error;
+      throw refusalOf(error, streamId);
     }
   }
 
   async read(streamId: string, afterOffset: string, options?: ReadOptions): Promise<StreamRead> {
     parseOffset(afterOffset);
-    const { blockMs, count, signal } = resolveReadOptions(options);
+    const { blockMs, count, signal, follower } = resolveReadOptions(options);
     this.assertOpen();
     const key = this.key(streamId);
     const start = afterOffset === STREAM_START ? '-' : `(${afterOffset}`;
@@ -89,32 +148,76 @@ export class RedisRunStream implements RunStream {
     const channel = this.channel(streamId);
     const deadline = monotonicNow() + blockMs;
     const signals = [signal, this.closing.signal];
+    // The follower's previous read ended here and nothing was published on the channel since: the stream
+    // is as that read left it, so wait for a nudge before reading it again.
+    const position = follower ? this.followers.get(follower) : undefined;
+    const quiet =
+      position !== undefined &&
+      position.streamId === streamId &&
+      position.after === afterOffset &&
+      monotonicNow() - position.readAt < this.quietReadMaxMs &&
+      this.mux.unchanged(position.mark);
     // Not subscribed yet: try once without subscribing, the common case of a reader catching up.
-    if (!this.mux.isLive(channel)) {
+    if (!quiet && !this.mux.isLive(channel)) {
       const first = await this.fetch(key, start, count);
-      if (first.entries.length > 0 || first.ended) return first;
+      if (settled(first, afterOffset)) return first;
     }
-    const wakeup = new Wakeup();
-    const nudge = () => wakeup.notify();
-    const lease = this.mux.listen(channel, { message: nudge, resync: nudge });
+    const wakeup = new ChannelWakeup();
+    const lease = this.mux.listen(channel, wakeup);
     try {
       // Entries appended before the SUBSCRIBE took effect were nudged to no one: read again after it.
       if (!lease.live && !(await within(lease.ready, deadline - monotonicNow(), signals))) return NOTHING;
       wakeup.clear();
+      // Checked again now that the lease listens: a nudge in between changed the mark.
+      if (quiet && this.mux.unchanged(position.mark) && !(await wakeup.next(deadline, signals))) return NOTHING;
+      let result: StreamRead;
       do {
-        const result = await this.fetch(key, start, count);
-        if (result.entries.length > 0 || result.ended) return result;
+        // Taken before the read: a nudge for anything the read may miss comes after it.
+        const mark = this.mux.mark(channel);
+        result = await this.fetch(key, start, count);
+        if (follower) this.follow(follower, streamId, afterOffset, result, count, mark);
+        if (settled(result, afterOffset)) return result;
       } while (await wakeup.next(deadline, signals));
-      return NOTHING;
+      return result;
     } finally {
       void lease.release();
     }
   }
 
-  async end(streamId: string, options: { ttlSeconds?: number } = {}): Promise<void> {
+  /** Remembers where the follower's read left off, when it read the stream to its present end. */
+  private follow(
+    follower: object,
+    streamId: string,
+    after: string,
+    read: StreamRead,
+    count: number,
+    mark: ChannelMark | undefined,
+  ): void {
+    if (!mark || read.ended || read.absent || read.entries.length >= count) {
+      this.followers.delete(follower);
+      return;
+    }
+    this.followers.set(follower, {
+      streamId,
+      after: read.entries.at(-1)?.offset ?? after,
+      mark,
+      readAt: monotonicNow(),
+    });
+  }
+
+  async end(streamId: string, options: { ttlSeconds?: number } & WriteOptions = {}): Promise<void> {
     const ttlSeconds = positiveSeconds(options.ttlSeconds ?? this.endTtlSeconds, 'ttlSeconds');
     this.assertOpen();
-    await this.commands.fedRunStreamEnd(this.key(streamId), Math.ceil(ttlSeconds * 1000), this.channel(streamId));
+    try {
+      await this.commands.fedRunStreamEnd(
+        this.key(streamId),
+        Math.ceil(ttlSeconds * 1000),
+        this.channel(streamId),
+        options.existing ? '1' : '',
+      );
+    } catch (error) {
+      throw refusalOf(error, streamId);
+    }
   }
 
   async state(streamId: string): Promise<'absent' | 'open' | 'ended'> {
@@ -122,6 +225,12 @@ export class RedisRunStream implements RunStream {
     const last = (await this.commands.xrevrange(this.key(streamId), '+', '-', 'COUNT', 1)) as RawEntry[];
     if (last.length === 0) return 'absent';
     return last[0][1][0] === 'e' ? 'ended' : 'open';
+  }
+
+  async traceOf(streamId: string): Promise<TraceContext | undefined> {
+    this.assertOpen();
+    const [first] = (await this.commands.xrange(this.key(streamId), '-', '+', 'COUNT', 1)) as RawEntry[];
+    return first && first[1][0] === 'd' ? entryOf(first[0], first[1]).trace : undefined;
   }
 
   /** Round trip on both connections; rejects when either cannot reach Redis. */
@@ -140,12 +249,13 @@ export class RedisRunStream implements RunStream {
 
   /** Fetches count + 1 so that an end marker right after a full page is still reported. */
   private async fetch(key: string, start: string, count: number): Promise<StreamRead> {
-    const [raw, endedBefore] = await this.commands.fedRunStreamRead(key, start, count + 1);
+    const [raw, endedBefore, absent] = await this.commands.fedRunStreamRead(key, start, count + 1);
+    if (absent === 1) return { entries: [], ended: false, absent: true };
     const entries: StreamEntry[] = [];
     for (const [offset, fields] of raw) {
       if (fields[0] === 'e') return { entries, ended: true };
       if (entries.length === count) return { entries, ended: false };
-      entries.push({ offset, data: fields[1] ?? '' });
+      entries.push(entryOf(offset, fields));
     }
     return { entries, ended: endedBefore === 1 };
   }
@@ -161,4 +271,12 @@ export class RedisRunStream implements RunStream {
   private assertOpen(): void {
     if (this.closing.signal.aborted) throw new Error('run stream is closed');
   }
+}
+
+/** The scripts' refusals as the port's errors; anything else (Redis out of reach) as it came. */
+function refusalOf(error: unknown, streamId: string): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.message.startsWith(STREAM_ENDED_REPLY)) return new StreamEndedError(streamId);
+  if (error.message.startsWith(STREAM_LOST_REPLY)) return new StreamLostError(streamId);
+  return error;
 }

@@ -1,7 +1,7 @@
 import { type RunCancelledV1, type RunJob } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 import { type Bus, type CreateBusOptions } from '../create-bus';
-import { type RunConsumer, STREAM_START, StreamEndedError } from '../ports';
+import { type RunConsumer, STREAM_START, StreamEndedError, StreamLostError } from '../ports';
 import { deferred, eventually, offsetKey, resolvesWithin, runJob, sleep } from './async-helpers';
 
 export type BusSettings = Pick<CreateBusOptions, 'runQueue' | 'runStream'>;
@@ -266,6 +266,115 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         await expect(bus.runQueue.enqueue(runJob({ runId: '' }))).rejects.toThrow(RangeError);
         expect(await bus.runQueue.pendingCount()).toBe(0);
       });
+
+      it('gives a running job a hold on it for as long as it runs (hold, holdsJob)', async () => {
+        const held = deferred<[string, boolean]>();
+        consume(async (_job, { hold, holdsJob }) => held.resolve([hold(), await holdsJob()]));
+        await bus.runQueue.enqueue(runJob());
+        expect(await resolvesWithin('the job', held.promise)).toEqual(['held', true]);
+      });
+
+      it('drains: takes no more jobs, lets the running one finish with its signal untouched, then resolves', async () => {
+        const running = runJob();
+        const started = deferred<AbortSignal>();
+        const release = deferred();
+        const ran: string[] = [];
+        const draining = consume(async (job, { signal }) => {
+          ran.push(job.runId);
+          if (job.runId !== running.runId) return;
+          started.resolve(signal);
+          await release.promise;
+        });
+        await bus.runQueue.enqueue(running);
+        const signal = await resolvesWithin('the job to start', started.promise);
+        let drained = false;
+        const drain = draining.drain().then(() => (drained = true));
+        const later = runJob();
+        await bus.runQueue.enqueue(later);
+        await sleep(150);
+        expect(drained).toBe(false);
+        expect(signal.aborted).toBe(false);
+
+        release.resolve();
+        await resolvesWithin('the drain', drain);
+        await sleep(100);
+        expect(ran).toEqual([running.runId]);
+        // The running job completed; the later one still waits, for another consumer.
+        expect(await bus.runQueue.pendingCount()).toBe(1);
+        const taken = deferred<string>();
+        consume(async (job) => taken.resolve(job.runId));
+        expect(await resolvesWithin('the later job on another consumer', taken.promise)).toBe(later.runId);
+      });
+
+      it('resolves a drain at once when nothing runs', async () => {
+        const idle = consume(async () => undefined);
+        await resolvesWithin('the drain', idle.drain());
+      });
+
+      it('hands a job still running when a draining consumer closes to the next consumer, without using an attempt', async () => {
+        const job = runJob();
+        const started = deferred();
+        const first = consume(async (_job, { signal }) => {
+          started.resolve();
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          throw new Error('interrupted by shutdown');
+        });
+        await bus.runQueue.enqueue(job);
+        await resolvesWithin('the job to start', started.promise);
+        const drain = first.drain();
+        await sleep(50);
+        await first.close();
+        await resolvesWithin('the drain, once the job was handed back', drain);
+        const redelivered = deferred<{ runId: string; attempt: number }>();
+        consume(async (received, { attempt }) => redelivered.resolve({ runId: received.runId, attempt }));
+        expect(await resolvesWithin('redelivery', redelivered.promise)).toEqual({ runId: job.runId, attempt: 1 });
+      });
+
+      it('tells how many jobs wait, run and wait for a retry, how old the next in line is, and how many consumers there are', async () => {
+        const slow = await makeBus({ runQueue: { backoffMs: 60_000 } });
+        extraBuses.push(slow);
+        expect(await slow.runQueue.stats()).toEqual({
+          jobs: { waiting: 0, active: 0, delayed: 0 },
+          oldestWaitingSeconds: 0,
+          consumers: 0,
+        });
+        const failing = runJob();
+        const blocking = runJob();
+        const waiting = runJob();
+        const queuedFrom = Date.now();
+        for (const job of [failing, blocking, waiting]) await slow.runQueue.enqueue(job);
+        const queuedBy = Date.now();
+        expect((await slow.runQueue.stats()).jobs?.waiting).toBe(3);
+
+        const release = deferred();
+        let blocked = false;
+        const consumer = slow.runQueue.consume(async (job) => {
+          if (job.runId === failing.runId) throw new Error('model unavailable');
+          blocked = true;
+          await release.promise;
+        });
+        await eventually('the second job to run', () => blocked);
+        await eventually('the consumer to be connected', async () => (await slow.runQueue.stats()).consumers === 1);
+        const askedFrom = Date.now();
+        const stats = await slow.runQueue.stats();
+        const askedBy = Date.now();
+        expect(stats).toEqual({
+          jobs: { waiting: 1, active: 1, delayed: 1 },
+          oldestWaitingSeconds: expect.any(Number),
+          consumers: 1,
+        });
+        // Whichever job waits was queued between queuedFrom and queuedBy: its age at the question lies between these.
+        expect(stats.oldestWaitingSeconds).toBeGreaterThanOrEqual((askedFrom - queuedBy) / 1000);
+        expect(stats.oldestWaitingSeconds).toBeLessThanOrEqual((askedBy - queuedFrom) / 1000);
+
+        const drain = consumer.drain();
+        expect((await slow.runQueue.stats()).consumers).toBe(1);
+        release.resolve();
+        await resolvesWithin('the drain', drain);
+        await consumer.close();
+        await eventually('no consumer', async () => (await slow.runQueue.stats()).consumers === 0);
+        expect((await slow.runQueue.stats()).jobs).toEqual({ waiting: 1, active: 0, delayed: 1 });
+      });
     });
 
     describe('RunStream', () => {
@@ -305,6 +414,40 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         const values = ['', '{"delta":"héllo 👋"}', 'line1\nline2', ' '.repeat(3)];
         for (const value of values) await bus.runStream.append(id, value);
         expect((await bus.runStream.read(id, STREAM_START)).entries.map((e) => e.data)).toEqual(values);
+      });
+
+      it("keeps the trace context the stream's first entry was appended with, beside its data, and only there", async () => {
+        const id = streamId();
+        const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+        const first = await bus.runStream.append(id, 'a', { traceparent, tracestate: 'vendor=x' });
+        const second = await bus.runStream.append(id, 'b', { traceparent: `${traceparent.slice(0, -2)}00` });
+        const third = await bus.runStream.append(id, 'c');
+        const { entries } = await bus.runStream.read(id, STREAM_START);
+        expect(entries).toEqual([
+          { offset: first, data: 'a', trace: { traceparent, tracestate: 'vendor=x' } },
+          { offset: second, data: 'b' },
+          { offset: third, data: 'c' },
+        ]);
+        // A reader that starts after the first entry asks for it once.
+        expect((await bus.runStream.read(id, first)).entries[0]).not.toHaveProperty('trace');
+        expect(await bus.runStream.traceOf(id)).toEqual({ traceparent, tracestate: 'vendor=x' });
+      });
+
+      it('has no trace context for a stream whose first entry had none, nor for an unknown or ended-empty one', async () => {
+        const untraced = streamId();
+        await bus.runStream.append(untraced, 'a');
+        await bus.runStream.append(untraced, 'b', {
+          traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        });
+        expect(await bus.runStream.traceOf(untraced)).toBeUndefined();
+        expect((await bus.runStream.read(untraced, STREAM_START)).entries.map((entry) => 'trace' in entry)).toEqual([
+          false,
+          false,
+        ]);
+        expect(await bus.runStream.traceOf(streamId())).toBeUndefined();
+        const endedEmpty = streamId();
+        await bus.runStream.end(endedEmpty);
+        expect(await bus.runStream.traceOf(endedEmpty)).toBeUndefined();
       });
 
       it('returns at most `count` entries per read, and 100 by default', async () => {
@@ -370,7 +513,7 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
 
       it('returns at once when blockMs is 0 and nothing is there', async () => {
         const started = Date.now();
-        expect(await bus.runStream.read(streamId(), STREAM_START)).toEqual({ entries: [], ended: false });
+        expect(await bus.runStream.read(streamId(), STREAM_START)).toEqual({ entries: [], ended: false, absent: true });
         expect(Date.now() - started).toBeLessThan(500);
       });
 
@@ -379,14 +522,14 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         const started = Date.now();
         setTimeout(() => controller.abort(), 50);
         const read = await bus.runStream.read(streamId(), STREAM_START, { blockMs: 5000, signal: controller.signal });
-        expect(read).toEqual({ entries: [], ended: false });
+        expect(read).toMatchObject({ entries: [], ended: false });
         expect(Date.now() - started).toBeLessThan(1000);
       });
 
       it('does not wait at all when the signal is already aborted', async () => {
         const started = Date.now();
         const read = await bus.runStream.read(streamId(), STREAM_START, { blockMs: 5000, signal: AbortSignal.abort() });
-        expect(read).toEqual({ entries: [], ended: false });
+        expect(read).toMatchObject({ entries: [], ended: false });
         expect(Date.now() - started).toBeLessThan(500);
       });
 
@@ -486,8 +629,45 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
 
       it('reads an unknown stream as empty and reports it absent', async () => {
         const id = streamId();
-        expect(await bus.runStream.read(id, STREAM_START)).toEqual({ entries: [], ended: false });
+        expect(await bus.runStream.read(id, STREAM_START)).toEqual({ entries: [], ended: false, absent: true });
         expect(await bus.runStream.state(id)).toBe('absent');
+      });
+
+      it('reports a stream read after one of its offsets that is gone as absent at once, even when asked to block', async () => {
+        const short = await makeBus({ runStream: { maxLifetimeSeconds: 1 } });
+        extraBuses.push(short);
+        const id = streamId();
+        const offset = await short.runStream.append(id, 'a');
+        await eventually('the stream to expire', async () => (await short.runStream.state(id)) === 'absent', 3000);
+        const started = Date.now();
+        const read = await short.runStream.read(id, offset, { blockMs: 5000 });
+        expect(read).toEqual({ entries: [], ended: false, absent: true });
+        expect(Date.now() - started).toBeLessThan(1000);
+      });
+
+      it('waits on an unknown stream read from the start, and reports it absent when nothing came', async () => {
+        const read = await bus.runStream.read(streamId(), STREAM_START, { blockMs: 200 });
+        expect(read).toEqual({ entries: [], ended: false, absent: true });
+      });
+
+      it('refuses an append or an end with `existing` to a stream that is not there, and creates nothing', async () => {
+        const id = streamId();
+        await expect(bus.runStream.append(id, 'late', undefined, { existing: true })).rejects.toBeInstanceOf(
+          StreamLostError,
+        );
+        await expect(bus.runStream.end(id, { existing: true })).rejects.toBeInstanceOf(StreamLostError);
+        expect(await bus.runStream.state(id)).toBe('absent');
+      });
+
+      it('appends and ends with `existing` as usual when the stream is there', async () => {
+        const id = streamId();
+        await bus.runStream.append(id, 'first');
+        const offset = await bus.runStream.append(id, 'second', undefined, { existing: true });
+        await bus.runStream.end(id, { existing: true });
+        expect(await bus.runStream.read(id, STREAM_START)).toMatchObject({
+          entries: [{ data: 'first' }, { offset, data: 'second' }],
+          ended: true,
+        });
       });
 
       it('reports an appended-to stream as open', async () => {
@@ -504,7 +684,7 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         await sleep(400);
         expect(await bus.runStream.state(id)).toBe('ended');
         await eventually('the stream to expire', async () => (await bus.runStream.state(id)) === 'absent', 2000);
-        expect(await bus.runStream.read(id, STREAM_START)).toEqual({ entries: [], ended: false });
+        expect(await bus.runStream.read(id, STREAM_START)).toEqual({ entries: [], ended: false, absent: true });
       });
 
       it('forgets an open stream maxLifetimeSeconds after its last append', async () => {
@@ -531,7 +711,7 @@ export function describeBusContract(name: string, makeBus: MakeBus): void {
         const reading = bus.runStream.read(streamId(), STREAM_START, { blockMs: 10_000 });
         await sleep(50);
         await bus.close();
-        expect(await resolvesWithin('the blocking read', reading, 1000)).toEqual({ entries: [], ended: false });
+        expect(await resolvesWithin('the blocking read', reading, 1000)).toMatchObject({ entries: [], ended: false });
       });
     });
 

@@ -60,6 +60,15 @@ export interface ChatCompletionRequest {
   playbookId?: string;
   skillIds?: string[];
   outputFormat?: OutputFormat;
+  /** Marketplace edition only: the agent (also `X-Agent-Id`); the SaaS-only fields above are ignored there. */
+  agentId?: string;
+}
+
+const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The shape of a Marketplace `agentId`: 1-64 characters of A-Z, a-z, 0-9, `_` and `-`. */
+export function isAgentId(value: unknown): value is string {
+  return typeof value === 'string' && AGENT_ID.test(value);
 }
 
 /** The optional body of `POST /v1/chat/completions/:conversationId/cancel`; omitted cancels every turn. */

@@ -13,6 +13,8 @@ export interface ChatTurnOptions {
   personaKey?: string;
   playbookId?: string;
   skillIds?: string[];
+  /** Marketplace edition: the agent that answers (its instructions and model configuration). */
+  agentId?: string;
 }
 
 export const CHAT_TURN_DEFAULTS: Readonly<

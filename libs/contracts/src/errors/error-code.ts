@@ -7,8 +7,15 @@ export const errorCodes = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_conversation_id: { status: 400, type: 'invalid_request_error' },
   conversation_archived: { status: 400, type: 'invalid_request_error' },
+  // Marketplace edition: the agent a request names (`agentId`, `X-Agent-Id`).
+  agent_id_required: { status: 400, type: 'invalid_request_error' },
+  agent_id_mismatch: { status: 400, type: 'invalid_request_error' },
+  agent_not_found: { status: 400, type: 'invalid_request_error' },
+  agent_disabled: { status: 400, type: 'invalid_request_error' },
   invalid_token: { status: 401, type: 'authentication_error' },
   insufficient_scope: { status: 403, type: 'permission_error' },
+  // Marketplace edition: document 2 is served to service accounts only.
+  service_account_required: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   conversation_not_found: { status: 404, type: 'not_found_error' },
   file_too_large: { status: 404, type: 'not_found_error' },

@@ -140,3 +140,27 @@ export function finalChunk(
 export function errorChunk(model: string, code: string, message: string, at = new Date()): ChatCompletionChunk {
   return { ...finalChunk(model, 'error', { status: 'unfinished' }, at), error: { code, message } };
 }
+
+/**
+ * The error chunk's code when a turn's chunk log broke under it (its store lost it, or stayed out of
+ * reach): the rest of the answer will never be streamed. The stored message is the answer of record.
+ */
+export const STREAM_LOST = {
+  code: 'stream_lost',
+  message: 'The live stream of this answer was lost; the conversation history has what the agent wrote.',
+} as const;
+
+/** Item 4 of a stream whose chunk log broke under its reader (or its writer): `STREAM_LOST`. */
+export function streamLostChunk(model: string, at = new Date()): ChatCompletionChunk {
+  return errorChunk(model, STREAM_LOST.code, STREAM_LOST.message, at);
+}
+
+/** Whether a serialized chunk (a run-stream entry's data) is item 4: it has a `finishReason`. */
+export function isFinalChunkData(data: string): boolean {
+  try {
+    const chunk = JSON.parse(data) as { choices?: { finishReason?: unknown }[] } | null;
+    return typeof chunk?.choices?.[0]?.finishReason === 'string';
+  } catch {
+    return false;
+  }
+}

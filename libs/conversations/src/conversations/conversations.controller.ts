@@ -1,8 +1,8 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { Scopes } from '@fed/auth';
 import { OrderedCursorPageQuery } from '@fed/server';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ConversationIdParams, ListConversationsQuery, RenameConversationBody } from './conversations.dto';
-import { ownerOf } from '../conversation-owner';
+import { type ConversationOwner, Owner } from '../conversation-owner';
 import { ConversationsService } from './conversations.service';
 
 // Requests are validated by the application's pipe from the DTO classes of the parameters.
@@ -14,36 +14,36 @@ export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
-  list(@CurrentPrincipal() principal: AccessTokenPrincipal, @Query() query: ListConversationsQuery) {
-    return this.conversations.list(ownerOf(principal), query);
+  list(@Owner() owner: ConversationOwner, @Query() query: ListConversationsQuery) {
+    return this.conversations.list(owner, query);
   }
 
   @Get(':conversationId/messages')
   messages(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { conversationId }: ConversationIdParams,
     @Query() query: OrderedCursorPageQuery,
   ) {
-    return this.conversations.messages(ownerOf(principal), conversationId, query);
+    return this.conversations.messages(owner, conversationId, query);
   }
 
   @Patch(':conversationId')
   rename(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { conversationId }: ConversationIdParams,
     @Body() { title }: RenameConversationBody,
   ) {
-    return this.conversations.rename(ownerOf(principal), conversationId, title);
+    return this.conversations.rename(owner, conversationId, title);
   }
 
   @Delete(':conversationId')
-  delete(@CurrentPrincipal() principal: AccessTokenPrincipal, @Param() { conversationId }: ConversationIdParams) {
-    return this.conversations.delete(ownerOf(principal), conversationId);
+  delete(@Owner() owner: ConversationOwner, @Param() { conversationId }: ConversationIdParams) {
+    return this.conversations.delete(owner, conversationId);
   }
 
   @Post(':conversationId/restore')
   @HttpCode(200)
-  restore(@CurrentPrincipal() principal: AccessTokenPrincipal, @Param() { conversationId }: ConversationIdParams) {
-    return this.conversations.restore(ownerOf(principal), conversationId);
+  restore(@Owner() owner: ConversationOwner, @Param() { conversationId }: ConversationIdParams) {
+    return this.conversations.restore(owner, conversationId);
   }
 }

@@ -91,14 +91,14 @@ function invalidCursor(): never {
   throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
 }
 
-function isTimestampKey(value: unknown): value is string {
+export function isTimestampKey(value: unknown): value is string {
   if (typeof value !== 'string' || !TIMESTAMP_KEY.test(value)) return false;
   // The pattern admits impossible dates (2024-02-30); the database would fail on them.
   const parsed = new Date(value);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === value.slice(0, 19);
 }
 
-function isSeqKey(value: unknown): value is string {
+export function isSeqKey(value: unknown): value is string {
   return typeof value === 'string' && /^[1-9][0-9]{0,17}$/.test(value);
 }
 

@@ -29,7 +29,7 @@ function ownedBy(owner: ConversationOwner | undefined, parameters: unknown[]): s
 }
 
 /** Escapes `%`, `_` and the escape character itself, so a title filter matches literally. */
-function likePattern(text: string): string {
+export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 

@@ -1,7 +1,7 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { Scopes } from '@fed/auth';
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { ownerOf } from '../conversation-owner';
+import { type ConversationOwner, Owner } from '../conversation-owner';
 import { ConversationIdParams } from '../conversations/conversations.dto';
 import { DeliverableContentQuery } from './deliverables.dto';
 import { DeliverablesService } from './deliverables.service';
@@ -15,12 +15,12 @@ export class DeliverablesController {
 
   @Get(':conversationId/deliverables/content')
   content(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { conversationId }: ConversationIdParams,
     @Query() query: DeliverableContentQuery,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    return this.deliverables.send(ownerOf(principal), conversationId, query, request, response);
+    return this.deliverables.send(owner, conversationId, query, request, response);
   }
 }

@@ -1,7 +1,7 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { Scopes } from '@fed/auth';
 import { Controller, Delete, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { ownerOf } from '../conversation-owner';
+import { type ConversationOwner, Owner } from '../conversation-owner';
 import { FileIdParams, ListFilesQuery } from './files.dto';
 import { FilesService } from './files.service';
 
@@ -15,27 +15,27 @@ export class FilesController {
   constructor(private readonly files: FilesService) {}
 
   @Post()
-  upload(@CurrentPrincipal() principal: AccessTokenPrincipal, @Req() request: Request) {
-    return this.files.upload(ownerOf(principal), request);
+  upload(@Owner() owner: ConversationOwner, @Req() request: Request) {
+    return this.files.upload(owner, request);
   }
 
   @Get()
-  list(@CurrentPrincipal() principal: AccessTokenPrincipal, @Query() query: ListFilesQuery) {
-    return this.files.list(ownerOf(principal), query);
+  list(@Owner() owner: ConversationOwner, @Query() query: ListFilesQuery) {
+    return this.files.list(owner, query);
   }
 
   @Get(':fileId/content')
   content(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { fileId }: FileIdParams,
     @Req() request: Request,
     @Res() response: Response,
   ) {
-    return this.files.sendContent(ownerOf(principal), fileId, request, response);
+    return this.files.sendContent(owner, fileId, request, response);
   }
 
   @Delete(':fileId')
-  delete(@CurrentPrincipal() principal: AccessTokenPrincipal, @Param() { fileId }: FileIdParams) {
-    return this.files.delete(ownerOf(principal), fileId);
+  delete(@Owner() owner: ConversationOwner, @Param() { fileId }: FileIdParams) {
+    return this.files.delete(owner, fileId);
   }
 }

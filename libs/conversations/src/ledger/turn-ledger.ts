@@ -2,6 +2,7 @@ import { CHAT_TURN_DEFAULTS, type Deliverable } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import type { DataSource } from 'typeorm';
 import type { PendingInteraction, Sender, StoredMessageFile, TurnOptions } from '../storage';
+import { searchConfigOf } from '../search/search-language';
 import type { UiResourceRecord } from '../ui-resources/ui-resource-record';
 import type {
   ClaimedTurn,
@@ -207,11 +208,14 @@ export class TurnLedger {
    * conversation, in one statement and only while it is processing. False: someone else ended it.
    */
   async finish(runId: string, end: TurnEnd): Promise<boolean> {
+    // Without a final text, the stored one (the last heartbeat's) keeps its configuration: `simple`.
+    const searchConfig = end.text === undefined ? null : searchConfigOf(end.text);
     const rows = (await this.dataSource.query(
       `WITH "ended" AS (
          UPDATE "conversations"."messages"
          SET "processing" = false, "unfinished" = $2, "text" = COALESCE($3, "text"), "pending_interaction" = $4,
-             "deliverables" = $5, "error" = $6, "heartbeat_at" = now(), "updated_at" = now()
+             "deliverables" = $5, "error" = $6, "search_config" = COALESCE($7, "search_config"),
+             "heartbeat_at" = now(), "updated_at" = now()
          WHERE "id" = $1 AND "processing"
          RETURNING "conversation_id", "updated_at"
        ), "touched" AS (
@@ -226,6 +230,7 @@ export class TurnLedger {
         end.pendingInteraction ? JSON.stringify(end.pendingInteraction) : null,
         end.deliverables && end.deliverables.length > 0 ? JSON.stringify(end.deliverables) : null,
         end.error ? JSON.stringify(end.error) : null,
+        searchConfig,
       ],
     )) as { ended: number }[];
     return rows[0]?.ended === 1;

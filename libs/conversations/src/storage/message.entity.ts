@@ -48,6 +48,11 @@ export interface PendingInteraction {
 // At most one turn in progress per conversation, enforced by the database (409 otherwise).
 @Index('messages_one_processing_idx', ['conversationId'], { unique: true, where: '"processing"' })
 @Index('messages_processing_heartbeat_idx', ['heartbeatAt'], { where: '"processing"' })
+// Search's GIN indexes and its newest-first walk (user_id, created_at DESC, seq DESC), which TypeORM cannot
+// describe (migration AddMessageSearch1795400000000 creates them).
+@Index('messages_search_idx', { synchronize: false })
+@Index('messages_text_trgm_idx', { synchronize: false })
+@Index('messages_owner_newest_idx', { synchronize: false })
 export class MessageEntity {
   /** `messageId`; for an assistant message also the run id (queue job and chunk stream). */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'messages_pkey' })
@@ -72,6 +77,14 @@ export class MessageEntity {
 
   @Column({ type: 'text' })
   text!: string;
+
+  /** The text-search configuration of the text's language (`english`, `simple`, ...), set by the text's writer. */
+  @Column({ type: 'text', default: 'simple', select: false })
+  searchConfig!: string;
+
+  /** Set by a trigger from `searchConfig` and the text once the turn has ended (docs/chat.md, Message search). */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector!: string | null;
 
   @Column({ type: 'boolean', default: false })
   processing!: boolean;

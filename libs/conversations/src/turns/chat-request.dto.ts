@@ -182,8 +182,8 @@ const firstNonObject = ({ value }: ValidationArguments) =>
     ? `messages[${value.findIndex((message) => !isJsonObject(message))}] must be an object`
     : 'messages must be a non-empty array';
 
-/** The body of `POST /v1/chat/completions`. The model's name is the service's: checked where config is known. */
-export class ChatCompletionRequestDto implements ChatCompletionRequest {
+/** What both editions' chat requests hold. The model's name is the service's: checked where config is known. */
+class ChatRequestCoreDto {
   @IsString(invalid('model is required and must be a string'))
   model!: string;
 
@@ -204,6 +204,13 @@ export class ChatCompletionRequestDto implements ChatCompletionRequest {
   @IsChatTurn()
   messages!: ChatMessageDto[];
 
+  @IfPresent()
+  @IsIn(OUTPUT_FORMATS, invalidParameter(`outputFormat must be one of ${OUTPUT_FORMATS.join(', ')}`))
+  outputFormat?: OutputFormat;
+}
+
+/** The body of `POST /v1/chat/completions` in the SaaS edition. */
+export class ChatCompletionRequestDto extends ChatRequestCoreDto implements ChatCompletionRequest {
   @IfPresent()
   @IsArray(invalidParameter('skillIds must be an array of strings'))
   @ArrayMaxSize(CHAT_LIMITS.skillIds, invalidParameter(`skillIds may hold at most ${CHAT_LIMITS.skillIds} entries`))
@@ -227,16 +234,34 @@ export class ChatCompletionRequestDto implements ChatCompletionRequest {
   reportMode?: ReportMode;
 
   @IfPresent()
-  @IsIn(OUTPUT_FORMATS, invalidParameter(`outputFormat must be one of ${OUTPUT_FORMATS.join(', ')}`))
-  outputFormat?: OutputFormat;
-
-  @IfPresent()
   @CatalogId(`personaKey must be a non-empty string of at most ${CHAT_LIMITS.catalogIdCharacters} characters`)
   personaKey?: string;
 
   @IfPresent()
   @CatalogId(`playbookId must be a non-empty string of at most ${CHAT_LIMITS.catalogIdCharacters} characters`)
   playbookId?: string;
+}
+
+/**
+ * The body in the Marketplace edition: the SaaS-only fields are not declared, so the pipe drops them
+ * unread (document 2: they are ignored there). The agent (`agentId` here or `X-Agent-Id`) is checked by
+ * ConversationOwners against the agents that exist.
+ */
+export class MarketplaceChatRequestDto extends ChatRequestCoreDto implements ChatCompletionRequest {
+  @IfPresent()
+  @IsString(invalid('agentId must be a string'))
+  agentId?: string;
+}
+
+/** The Marketplace turn: the defaults of every SaaS-only option, the request's outputFormat, the agent. */
+export function toMarketplaceTurnRequest(body: MarketplaceChatRequestDto, agentId: string): ChatTurnRequest {
+  const turn = userTurnOf(body.messages) as UserTurn;
+  return {
+    ...(body.conversationId !== undefined ? { conversationId: body.conversationId } : {}),
+    text: turn.text,
+    files: turn.files,
+    options: { ...CHAT_TURN_DEFAULTS, outputFormat: body.outputFormat ?? CHAT_TURN_DEFAULTS.outputFormat, agentId },
+  };
 }
 
 /** The turn a validated chat request asks for: its last user message, the options with their defaults. */

@@ -1,9 +1,40 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Scopes } from '@fed/auth';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { RequestValidationPipe } from '@fed/server';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Injectable,
+  Param,
+  type PipeTransform,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { type Response } from 'express';
+import { type ConversationOwner, Owner } from '../conversation-owner';
 import { ConversationIdParams } from '../conversations/conversations.dto';
-import { ChatCancelRequestDto, ChatCompletionRequestDto } from './chat-request.dto';
+import { ChatCancelRequestDto, ChatCompletionRequestDto, MarketplaceChatRequestDto } from './chat-request.dto';
 import { TurnsService } from './turns.service';
+
+/** The chat request body of the edition: the SaaS fields, or the Marketplace ones (`agentId`). */
+@Injectable()
+class ChatBodyPipe implements PipeTransform {
+  private readonly dto: typeof ChatCompletionRequestDto | typeof MarketplaceChatRequestDto;
+  private readonly validation = new RequestValidationPipe();
+
+  constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
+    this.dto = config.edition === 'marketplace' ? MarketplaceChatRequestDto : ChatCompletionRequestDto;
+  }
+
+  transform(value: unknown): Promise<unknown> {
+    return this.validation.transform(value, { type: 'body', metatype: this.dto });
+  }
+}
 
 /**
  * The chat endpoints of document 2: a turn as a server-sent-event stream, its reconnect and cancel.
@@ -16,33 +47,34 @@ export class ChatController {
   @Post()
   @Scopes('chat:exec')
   start(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
-    @Body() body: ChatCompletionRequestDto,
+    @Owner({ startsTurn: true }) owner: ConversationOwner,
+    // Declared as an interface: the application's pipe leaves it to ChatBodyPipe, which picks the DTO.
+    @Body(ChatBodyPipe) body: ChatCompletionRequestDto | MarketplaceChatRequestDto,
     @Res() response: Response,
   ) {
-    return this.turns.start(principal, body, response);
+    return this.turns.start(owner, body, response);
   }
 
   @Get(':conversationId')
   @Scopes('chat:exec')
   rejoin(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { conversationId }: ConversationIdParams,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,
     @Query('lastEventId') lastEventIdQuery: unknown,
     @Res() response: Response,
   ) {
-    return this.turns.rejoin(principal, conversationId, lastEventIdHeader ?? lastEventIdQuery, response);
+    return this.turns.rejoin(owner, conversationId, lastEventIdHeader ?? lastEventIdQuery, response);
   }
 
   @Post(':conversationId/cancel')
   @Scopes('chat:exec')
   @HttpCode(200)
   cancel(
-    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Owner() owner: ConversationOwner,
     @Param() { conversationId }: ConversationIdParams,
     @Body() body: ChatCancelRequestDto,
   ) {
-    return this.turns.cancel(principal, conversationId, body.messageId);
+    return this.turns.cancel(owner, conversationId, body.messageId);
   }
 }

@@ -1,6 +1,34 @@
-import { type RunStream } from '@fed/bus';
-import { CHAT_STREAM_HEADERS, SSE_CONNECTED, SSE_DONE, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
+import { type RunStream, STREAM_START, type StreamRead } from '@fed/bus';
+import {
+  CHAT_STREAM_HEADERS,
+  SSE_CONNECTED,
+  SSE_DONE,
+  SSE_HEADERS,
+  SSE_HEARTBEAT,
+  isFinalChunkData,
+  streamLostChunk,
+} from '@fed/contracts';
+import { RunStreamTrace } from '@fed/observability';
 import { type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * How long a run stream may stay out of reach (reads failing: Redis down) under a reader before the
+ * reader ends its client's stream with a `stream_lost` error chunk. A Redis that comes back with its data
+ * within it loses nothing; the runtime stops a turn whose chunks cannot be appended well before it.
+ */
+export const RUN_STREAM_UNREACHABLE_LIMIT_MS = 10_000;
+/** Pause between two reads of a run stream out of reach. */
+export const RUN_STREAM_RETRY_MS = 250;
+
+/**
+ * Whether a reader that read up to the end of a run stream missed its final chunk: the last entry it saw
+ * is not one, or it read the whole stream and saw none. A reader that started after an offset and saw
+ * nothing cannot tell (the final chunk may lie before its offset), and is given the benefit of the doubt.
+ */
+export function endedWithoutFinalChunk(lastData: string | undefined, after: string): boolean {
+  return lastData === undefined ? after === STREAM_START : !isFinalChunkData(lastData);
+}
 
 export interface RelayOptions {
   runStream: RunStream;
@@ -10,6 +38,10 @@ export interface RelayOptions {
   heartbeatMs: number;
   /** Aborted when the instance shuts down: the stream then closes without `[DONE]`, to be rejoined elsewhere. */
   shutdown: AbortSignal;
+  /** The `model` of the `stream_lost` error chunk sent when the run stream breaks (the chat API's model name). */
+  model: string;
+  /** Default RUN_STREAM_UNREACHABLE_LIMIT_MS. */
+  unreachableLimitMs?: number;
 }
 
 /** The response headers of a chat stream (POST and reconnect alike). */
@@ -27,37 +59,81 @@ export function writeStreamHead(response: ServerResponse, conversationId: string
  * `: heartbeat` after `heartbeatMs` of silence, `data: [DONE]` once the log has ended. Ends early,
  * without `[DONE]`, when the client goes away or the instance shuts down; the turn goes on either way.
  * A slow client is waited for (`drain`), so memory does not grow with its backlog.
+ *
+ * A log that breaks under the reader never ends in a bare `[DONE]`: gone (Redis restarted empty, or it
+ * expired), out of reach for `unreachableLimitMs`, or ended without a final chunk, the client gets a
+ * final `stream_lost` error chunk (no `id:`, so a `Last-Event-ID` stays on the last real entry), then
+ * `[DONE]`. The stored message is then the answer of record (docs/chat.md, "When the stream breaks").
  */
 export async function relayRun(response: ServerResponse, options: RelayOptions): Promise<void> {
   const { runStream, runId, heartbeatMs } = options;
   const stop = new AbortController();
-  const onClose = () => stop.abort();
-  const onShutdown = () => stop.abort();
-  response.once('close', onClose);
-  options.shutdown.addEventListener('abort', onShutdown, { once: true });
+  // The client going away and the instance shutting down end the relay alike.
+  const onEnd = () => stop.abort();
+  response.once('close', onEnd);
+  options.shutdown.addEventListener('abort', onEnd, { once: true });
   if (options.shutdown.aborted) stop.abort();
   let cursor = options.after;
   let lastWrite = Date.now();
+  // This reader's identity across reads: an idle stream is then waited on without a read per wait.
+  const follower = {};
+  // A reconnect's relay joins the turn's trace (stored with the stream's first entry); the first request's is in it already.
+  const trace = new RunStreamTrace('chat.stream.relay', { 'fed.run_id': runId });
   try {
+    if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));
+    const unreachableLimitMs = options.unreachableLimitMs ?? RUN_STREAM_UNREACHABLE_LIMIT_MS;
+    let unreachableSince: number | undefined;
+    let lastData: string | undefined;
     while (!stop.signal.aborted) {
       const quietFor = Date.now() - lastWrite;
-      const read = await runStream.read(runId, cursor, {
-        blockMs: Math.max(1, heartbeatMs - quietFor),
-        count: 100,
-        signal: stop.signal,
-      });
+      let read: StreamRead;
+      try {
+        read = await trace.within(() =>
+          runStream.read(runId, cursor, {
+            blockMs: Math.max(1, heartbeatMs - quietFor),
+            follower,
+            count: 100,
+            signal: stop.signal,
+          }),
+        );
+        unreachableSince = undefined;
+      } catch {
+        // Redis out of reach: keep the client (heartbeats) while it may come back with the log intact.
+        unreachableSince ??= Date.now();
+        if (Date.now() - unreachableSince >= unreachableLimitMs) {
+          await writeOrWait(response, brokenEnd(options.model), stop.signal);
+          break;
+        }
+        if (Date.now() - lastWrite >= heartbeatMs) {
+          await writeOrWait(response, SSE_HEARTBEAT, stop.signal);
+          lastWrite = Date.now();
+        }
+        await sleep(RUN_STREAM_RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+        continue;
+      }
       if (stop.signal.aborted) break;
+      if (read.absent) {
+        // The log is gone: what was not relayed yet will never come.
+        await writeOrWait(response, brokenEnd(options.model), stop.signal);
+        break;
+      }
       if (read.entries.length > 0) {
+        trace.see(read.entries[0].trace);
         let text = '';
         for (const entry of read.entries) {
           text += `id: ${entry.offset}\ndata: ${entry.data}\n\n`;
           cursor = entry.offset;
         }
-        if (read.ended) text += SSE_DONE;
+        lastData = read.entries[read.entries.length - 1]?.data;
+        if (read.ended) text += endedWithoutFinalChunk(lastData, options.after) ? brokenEnd(options.model) : SSE_DONE;
         await writeOrWait(response, text, stop.signal);
         lastWrite = Date.now();
       } else if (read.ended) {
-        await writeOrWait(response, SSE_DONE, stop.signal);
+        await writeOrWait(
+          response,
+          endedWithoutFinalChunk(lastData, options.after) ? brokenEnd(options.model) : SSE_DONE,
+          stop.signal,
+        );
       } else if (Date.now() - lastWrite >= heartbeatMs) {
         await writeOrWait(response, SSE_HEARTBEAT, stop.signal);
         lastWrite = Date.now();
@@ -65,10 +141,16 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
       if (read.ended) break;
     }
   } finally {
-    response.off('close', onClose);
-    options.shutdown.removeEventListener('abort', onShutdown);
+    trace.end();
+    response.off('close', onEnd);
+    options.shutdown.removeEventListener('abort', onEnd);
     if (!response.writableEnded) response.end();
   }
+}
+
+/** The end of a stream that broke: built when it is needed, so an open stream does not hold its text. */
+function brokenEnd(model: string): string {
+  return `data: ${JSON.stringify(streamLostChunk(model))}\n\n${SSE_DONE}`;
 }
 
 /** Writes, and waits for a slow client to take it (`drain`) or to go away (`signal`). */

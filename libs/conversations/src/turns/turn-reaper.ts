@@ -4,10 +4,17 @@ import { type TurnsRepository } from './turns.repository';
 import { type TurnStarter } from './turn-starter';
 
 /**
+ * Turns whose runtime has not reported for this many stall intervals are ended here. The queue hands a
+ * dead runtime's job to another within about 1¼ stall intervals of its last lock renewal, and the last
+ * heartbeat may be ⅓ older: 3 leaves the new runtime well over a stall interval to claim the turn first.
+ */
+export const REAP_AFTER_STALLS = 3;
+
+/**
  * Ends turns whose runtime is gone, so no `processing` flag outlives its turn and no client waits
- * forever: a heartbeat older than twice the stall interval (BullMQ has had its chance to hand the job
- * to another runtime), or a turn never taken within the turn timeout. Safe on several instances at
- * once (rows are taken with SKIP LOCKED and ended atomically).
+ * forever: a heartbeat older than REAP_AFTER_STALLS stall intervals (the queue has had its chance to
+ * hand the job to another runtime, none took it), or a turn never taken within the turn timeout. Safe
+ * on several instances at once (rows are taken with SKIP LOCKED and ended atomically).
  */
 export class TurnReaper {
   private timer: NodeJS.Timeout | undefined;
@@ -25,7 +32,7 @@ export class TurnReaper {
     if (inProcessBus) await this.sweep(0, 0);
     const every = Math.max(1000, Math.floor(this.config.agent.stallMs / 2));
     this.timer = setInterval(() => {
-      this.running ??= this.sweep(2 * this.config.agent.stallMs, this.config.agent.turnTimeoutMs)
+      this.running ??= this.sweep(REAP_AFTER_STALLS * this.config.agent.stallMs, this.config.agent.turnTimeoutMs)
         .then(() => undefined)
         .finally(() => {
           this.running = undefined;

@@ -8,7 +8,8 @@ import {
   type RunJob,
   type RunCancelledV1,
 } from '@fed/contracts';
-import { createLogger } from '@fed/observability';
+import { contextFrom, createLogger, startTracing, stopTracing } from '@fed/observability';
+import { context } from '@opentelemetry/api';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
 import { type ConversationOwner } from '../conversation-owner';
@@ -165,6 +166,29 @@ describe('turn starter', () => {
       await consumer.close();
     });
 
+    it('carries the trace of the request that started the turn in its job and beside its role chunk', async () => {
+      // Tracing on in this process (nothing exported): a request's trace can then be the active context.
+      startTracing('chat-service', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, { spanProcessors: [] });
+      try {
+        const jobs: RunJob[] = [];
+        const consumer = runQueue.consume(async (job) => {
+          jobs.push(job);
+        });
+        const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+        const requestTrace = contextFrom({ traceparent, tracestate: 'vendor=x' });
+        const started = await context.with(requestTrace, () => starterWith().start(owner(), request()));
+        await waitUntil(async () => jobs.length === 1);
+        expect(jobs[0]).toMatchObject({ runId: started.runId, traceparent, tracestate: 'vendor=x' });
+        const [role] = (await runStream.read(started.runId, STREAM_START)).entries;
+        expect(role?.trace).toEqual({ traceparent, tracestate: 'vendor=x' });
+        expect(role?.data).not.toContain('4bf92f3577b34da6a3ce929d0e0e4736');
+        await consumer.close();
+      } finally {
+        await stopTracing();
+        context.disable();
+      }
+    });
+
     it('refuses a second turn while the conversation is processing (409), and continues it afterwards', async () => {
       const starter = starterWith();
       const alice = owner();
@@ -220,6 +244,7 @@ describe('turn starter', () => {
         enqueue: () => Promise.reject(new Error('queue unreachable')),
         consume: (handler, options) => runQueue.consume(handler, options),
         pendingCount: () => runQueue.pendingCount(),
+        stats: () => runQueue.stats(),
         close: () => runQueue.close(),
       };
       const alice = owner();

@@ -8,7 +8,7 @@ import {
   finalChunk,
   roleChunk,
 } from '@fed/contracts';
-import { type Logger } from '@fed/observability';
+import { type Logger, captureTraceContext } from '@fed/observability';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationsRepository } from '../conversations/conversations.repository';
 import { type TurnCatalog } from './turn-catalog.port';
@@ -90,10 +90,13 @@ export class TurnStarter {
       options: skillIds.length > 0 ? { ...options, skillIds } : options,
     });
     if (!admitted) throw await this.missingConversation(owner, request.conversationId as string);
+    // The turn continues the request's trace: in the runtime, and for readers that come back later.
+    const trace = captureTraceContext();
     try {
       await this.deps.runStream.append(
         admitted.runId,
         JSON.stringify(roleChunk(this.model, admitted.conversationId, admitted.runId)),
+        trace,
       );
       await this.deps.runQueue.enqueue({
         version: 1,
@@ -102,6 +105,7 @@ export class TurnStarter {
         userId: owner.userId,
         ...(owner.tenantId ? { tenantId: owner.tenantId } : {}),
         requestedAt: new Date().toISOString(),
+        ...trace,
       });
     } catch (error) {
       // The turn cannot run: it must not stay processing (the next request would get 409).

@@ -1,6 +1,6 @@
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { LOGGER, type Logger } from '@fed/observability';
+import { LOGGER, type Logger, METRICS, type Metrics, OpenStreams } from '@fed/observability';
 import { SHUTDOWN_SIGNAL } from '@fed/server';
 import {
   type DynamicModule,
@@ -30,14 +30,16 @@ import { TurnsService } from './turns.service';
   providers: [
     {
       provide: TurnsService,
-      inject: [TurnStarter, RUN_STREAM, SERVICE_CONFIG, LOGGER, SHUTDOWN_SIGNAL],
+      inject: [TurnStarter, RUN_STREAM, SERVICE_CONFIG, LOGGER, SHUTDOWN_SIGNAL, METRICS],
       useFactory: (
         starter: TurnStarter,
         runStream: RunStream,
         config: ServiceConfig,
         logger: Logger,
         shutdown: AbortSignal,
-      ) => new TurnsService({ starter, runStream, config, logger, shutdown }),
+        metrics: Metrics,
+      ) =>
+        new TurnsService({ starter, runStream, config, logger, shutdown, streams: new OpenStreams(metrics, 'chat') }),
     },
     {
       provide: TurnReaper,

@@ -1,13 +1,17 @@
-import { type AccessTokenPrincipal } from '@fed/auth';
 import { type RunStream, STREAM_START } from '@fed/bus';
 import { type ServiceConfig } from '@fed/config';
 import { ApiError, type ChatCancelResponse } from '@fed/contracts';
-import { type Logger } from '@fed/observability';
+import { type Logger, type OpenStreams } from '@fed/observability';
 import { type ServerResponse } from 'node:http';
-import { type ChatCompletionRequestDto, toChatTurnRequest } from './chat-request.dto';
+import {
+  ChatCompletionRequestDto,
+  type MarketplaceChatRequestDto,
+  toChatTurnRequest,
+  toMarketplaceTurnRequest,
+} from './chat-request.dto';
 import { relayRun, writeStreamHead } from './sse-relay';
-import { ownerOf } from '../conversation-owner';
-import { type TurnStarter } from './turn-starter';
+import { type ConversationOwner } from '../conversation-owner';
+import { type StartedTurn, type TurnStarter } from './turn-starter';
 
 /** An SSE `id:` we wrote: a run-stream offset (`<ms>-<seq>`). */
 const STREAM_OFFSET = /^[0-9]{1,20}-[0-9]{1,20}$/;
@@ -18,6 +22,8 @@ export interface TurnsDependencies {
   config: Pick<ServiceConfig, 'chat'>;
   logger: Logger;
   shutdown: AbortSignal;
+  /** `sse_streams_active{kind="chat"}`. */
+  streams: OpenStreams;
 }
 
 /**
@@ -27,21 +33,24 @@ export interface TurnsDependencies {
 export class TurnsService {
   constructor(private readonly deps: TurnsDependencies) {}
 
-  /** `body` has passed its DTO's checks; only the model's name, which is configuration, is left. */
-  async start(
-    principal: AccessTokenPrincipal,
-    body: ChatCompletionRequestDto,
+  /**
+   * `body` has passed its DTO's checks; only the model's name, which is configuration, is left.
+   * The relay is chained, not awaited in a frame that holds the body and the turn's request for as long as the stream
+   * is open (Nest's own handler frame still holds its arguments).
+   */
+  start(
+    owner: ConversationOwner,
+    body: ChatCompletionRequestDto | MarketplaceChatRequestDto,
     response: ServerResponse,
   ): Promise<void> {
-    const model = this.deps.config.chat.modelName;
-    if (body.model !== model) throw new ApiError('invalid_parameter', `model must be "${model}"`);
-    const started = await this.deps.starter.start(ownerOf(principal), toChatTurnRequest(body));
-    writeStreamHead(response, started.conversationId, started.runId);
-    await this.relay(response, started.runId, STREAM_START);
+    return this.startTurn(owner, body).then((started) => {
+      writeStreamHead(response, started.conversationId, started.runId);
+      return this.relay(response, started.runId, STREAM_START);
+    });
   }
 
   async rejoin(
-    principal: AccessTokenPrincipal,
+    owner: ConversationOwner,
     conversationId: string,
     lastEventId: unknown,
     response: ServerResponse,
@@ -53,16 +62,30 @@ export class TurnsService {
       }
       after = lastEventId;
     }
-    const turn = await this.deps.starter.current(ownerOf(principal), conversationId);
+    const turn = await this.deps.starter.current(owner, conversationId);
     writeStreamHead(response, turn.conversationId, turn.runId);
     await this.relay(response, turn.runId, after);
   }
 
-  cancel(principal: AccessTokenPrincipal, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {
-    return this.deps.starter.cancel(ownerOf(principal), conversationId, messageId);
+  cancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {
+    return this.deps.starter.cancel(owner, conversationId, messageId);
+  }
+
+  private async startTurn(
+    owner: ConversationOwner,
+    body: ChatCompletionRequestDto | MarketplaceChatRequestDto,
+  ): Promise<StartedTurn> {
+    const model = this.deps.config.chat.modelName;
+    if (body.model !== model) throw new ApiError('invalid_parameter', `model must be "${model}"`);
+    const request =
+      body instanceof ChatCompletionRequestDto
+        ? toChatTurnRequest(body)
+        : toMarketplaceTurnRequest(body, owner.agentId as string);
+    return this.deps.starter.start(owner, request);
   }
 
   private async relay(response: ServerResponse, runId: string, after: string): Promise<void> {
+    this.deps.streams.track(response);
     try {
       await relayRun(response, {
         runStream: this.deps.runStream,
@@ -70,6 +93,7 @@ export class TurnsService {
         after,
         heartbeatMs: this.deps.config.chat.heartbeatMs,
         shutdown: this.deps.shutdown,
+        model: this.deps.config.chat.modelName,
       });
     } catch (error) {
       // The stream has begun: no JSON error can follow. The client reconnects with its last id.

@@ -1,6 +1,6 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { Scopes } from '@fed/auth';
 import { Controller, Get, Header, Param } from '@nestjs/common';
-import { ownerOf } from '../conversation-owner';
+import { type ConversationOwner, Owner } from '../conversation-owner';
 import { UiResourceParams } from './ui-resources.dto';
 import { UiResourcesService } from './ui-resources.service';
 
@@ -15,7 +15,7 @@ export class UiResourcesController {
   @Get(':conversationId/ui-resources/:toolCallId')
   @Scopes('chat:exec', 'a2a:all', 'mcp:all')
   @Header('Cache-Control', 'no-store')
-  html(@CurrentPrincipal() principal: AccessTokenPrincipal, @Param() { conversationId, toolCallId }: UiResourceParams) {
-    return this.resources.html(ownerOf(principal), conversationId, toolCallId);
+  html(@Owner() owner: ConversationOwner, @Param() { conversationId, toolCallId }: UiResourceParams) {
+    return this.resources.html(owner, conversationId, toolCallId);
   }
 }

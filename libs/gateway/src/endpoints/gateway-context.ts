@@ -1,6 +1,7 @@
 import { type GatewayLogWriter, type GuardrailAlertWriter, type GuardrailEngine } from '@fed/audit';
 import { type Logger } from '@fed/observability';
 import { type UsageLimits } from '../limits/usage-limits';
+import { type GatewayMetrics } from '../metrics/gateway-metrics';
 import { type RoutingTable } from '../routing/routing-table';
 import { type UpstreamClient } from '../upstream/upstream-client';
 import { type TokenCounter } from '../usage/token-counter';
@@ -13,6 +14,7 @@ export interface GatewayContext {
   readonly log: GatewayLogWriter;
   readonly logger: Logger;
   readonly tokens: TokenCounter;
+  readonly metrics: GatewayMetrics;
   /** The content filter's rules of stage `gateway`; absent when there are none (nothing to check). */
   readonly guardrails?: GatewayGuardrails;
 }

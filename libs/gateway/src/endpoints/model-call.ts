@@ -8,6 +8,7 @@ import { TranslationError } from '../translate';
 import { costOf } from '../usage/cost';
 import { listPrice } from '../usage/price-table';
 import { type TokenUsage, ZERO_USAGE } from '../usage/token-usage';
+import { UpstreamBusyError } from '../upstream/connection-slots';
 import { type DispatchResult, UpstreamUnreachableError, dispatch } from '../upstream/dispatch';
 import {
   type ForwardedHeaders,
@@ -16,6 +17,9 @@ import {
   headerOf,
 } from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
+
+/** `retry-after` of a 503 `upstream_busy`: streams free their connections as they end. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /** The routed model of a request's `model`, or the spec's 400 (missing, unavailable) or 403 (not this key's). */
 export function routeModel(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>): RoutedModel {
@@ -112,6 +116,11 @@ export async function callProvider(
     if (error instanceof UpstreamUnreachableError) {
       exchange.attempts = error.attempts;
       exchange.deployment = error.lastDeployment ?? null;
+      if (error.cause instanceof UpstreamBusyError) {
+        throw new GatewayError('overloaded', 'upstream_busy', `${error.cause.message}; try again shortly`, {
+          'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+        });
+      }
       throw new GatewayError('upstream', 'upstream_unreachable', 'no provider of this model could be reached');
     }
     throw error;

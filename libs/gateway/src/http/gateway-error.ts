@@ -14,6 +14,7 @@ export type GatewayErrorKind =
   | 'quota'
   | 'not_implemented'
   | 'upstream'
+  | 'overloaded'
   | 'internal';
 
 interface KindRendering {
@@ -39,6 +40,8 @@ const renderings: Record<GatewayErrorKind, KindRendering> = {
     retry: false,
   },
   upstream: { status: 502, chatType: 'api_error', messagesType: 'api_error', retry: true },
+  // Every connection of a capped provider stayed busy (`queueTimeoutSeconds`): try again shortly.
+  overloaded: { status: 503, chatType: 'api_error', messagesType: 'overloaded_error', retry: true },
   internal: { status: 500, chatType: 'api_error', messagesType: 'api_error', retry: true },
 };
 

@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, REVOKED_TOKEN } from '@fed/auth';
-import { ApiError } from '@fed/contracts';
+import { ApiError, errorEnvelope } from '@fed/contracts';
 import { noteAuthz } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type BlockList } from 'node:net';
@@ -38,6 +38,12 @@ export interface GatewayHandlerSettings {
   networks: BlockList | null;
   /** The caller's address (behind trusted proxies). */
   clientAddress(req: IncomingMessage): string;
+  /**
+   * The Marketplace edition: the gateway is the agent's own path to its models. Only a virtual key
+   * (which operators create, for agent-runtime) is served; every other request gets the 404 of a
+   * path that does not exist, so to the edition's callers there is no gateway (document 3).
+   */
+  virtualKeysOnly?: boolean;
 }
 
 /**
@@ -62,6 +68,18 @@ export class GatewayHandler {
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
+    if (this.settings.virtualKeysOnly && !(await this.presentsVirtualKey(req))) {
+      // The host's answer to a path it does not know, in its envelope, and no gateway log row: nothing
+      // tells a caller of this edition that a gateway is there.
+      noteAuthz(req, 'deny', 'not_in_edition');
+      const body = JSON.stringify(errorEnvelope('not_found', `Cannot ${req.method} ${url.slice(0, 2000)}`));
+      res.writeHead(404, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+      return;
+    }
     const family: ApiFamily = path.startsWith('/llm/v1/messages') ? 'messages' : 'chat';
     const exchange = new Exchange(req, res, family);
     try {
@@ -135,11 +153,18 @@ export class GatewayHandler {
     return true;
   }
 
+  private async presentsVirtualKey(req: IncomingMessage): Promise<boolean> {
+    const presented = presentedCredential(req);
+    return (
+      presented !== undefined &&
+      presented.startsWith(this.settings.keyPrefix) &&
+      presented.length <= 200 &&
+      (await this.keys.find(presented)) !== null
+    );
+  }
+
   private async authenticate(req: IncomingMessage, family: ApiFamily): Promise<GatewayPrincipal> {
-    const header = req.headers.authorization;
-    const bearer = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
-    const apiKeyHeader = req.headers['x-api-key'];
-    const presented = bearer ?? (typeof apiKeyHeader === 'string' ? apiKeyHeader.trim() : undefined);
+    const presented = presentedCredential(req);
     const missing = family === 'messages' ? 'an API key in x-api-key' : 'an API key in Authorization: Bearer';
     if (!presented) {
       noteAuthz(req, 'deny', 'missing_api_key');
@@ -202,6 +227,11 @@ export class GatewayHandler {
     if (principal && (usage || exchange.costUsd)) {
       const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
       this.context.limits.record(principal, tokens, exchange.costUsd);
+      // Usage exists only for a routed model: the name the client used is a configured one or its alias.
+      if (exchange.model && exchange.modelName) {
+        const key = principal.virtualKeyId ?? principal.label;
+        this.context.metrics.billed(exchange.modelName, key, usage, exchange.costUsd);
+      }
     }
   }
 }
@@ -222,4 +252,12 @@ function tokenPrincipal(clientId: string): GatewayPrincipal {
     networks: null,
     expiresAt: null,
   };
+}
+
+/** The key or token of a request: `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic's). */
+function presentedCredential(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  const bearer = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
+  const apiKeyHeader = req.headers['x-api-key'];
+  return bearer ?? (typeof apiKeyHeader === 'string' ? apiKeyHeader.trim() : undefined);
 }

@@ -52,8 +52,9 @@ export function startEventStream(res: ServerResponse): void {
 }
 
 /** A provider's stream that broke (not the client's doing) ends with an error event in the client's family. */
-async function reportBrokenStream(exchange: Exchange, error: unknown): Promise<boolean> {
+async function reportBrokenStream(exchange: Exchange, answer: UpstreamAnswer, error: unknown): Promise<boolean> {
   if (exchange.clientAborted) return false;
+  answer.brokeOff?.(error);
   await write(
     exchange.res,
     streamErrorEvent(exchange.family, `the provider's stream broke: ${(error as Error).message}`),
@@ -104,7 +105,7 @@ export async function relaySameFamilyStream(
     }
     if (pending.length > 0) await write(res, pending);
   } catch (error) {
-    broken = await reportBrokenStream(exchange, error);
+    broken = await reportBrokenStream(exchange, answer, error);
   }
   if (!res.destroyed) res.end();
   return {
@@ -168,7 +169,7 @@ export async function relayTranslatedStream<E>(
     }
     await write(res, translator.end());
   } catch (error) {
-    broken = await reportBrokenStream(exchange, error);
+    broken = await reportBrokenStream(exchange, answer, error);
   }
   if (!res.destroyed) res.end();
   return {

@@ -24,7 +24,10 @@ export interface Provider {
   readonly responses: boolean;
   readonly embeddings: boolean;
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  readonly connections: number;
+  /** Most calls in flight at once (a stream holds its connection to its end); null: no cap. */
+  readonly connections: number | null;
+  /** With a cap: longest wait for a free connection before the call fails as busy. */
+  readonly queueTimeoutMs: number;
   readonly timeoutMs: number;
 }
 
@@ -200,7 +203,9 @@ function providerOf(
       settings.embeddings ??
       (settings.type === 'openai' || settings.type === 'azure-openai' || settings.type === 'demo'),
     maxTokensField: settings.maxTokensField ?? 'max_tokens',
-    connections: settings.connections ?? 128,
+    // No cap by default: streams last minutes, and a fixed pool would queue every other call behind them.
+    connections: settings.connections ?? null,
+    queueTimeoutMs: (settings.queueTimeoutSeconds ?? 30) * 1000,
     timeoutMs: (settings.timeoutSeconds ?? 600) * 1000,
   });
 }

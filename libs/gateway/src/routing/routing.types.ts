@@ -29,8 +29,13 @@ export interface ProviderSettings {
   embeddings?: boolean;
   /** Field that carries the output limit in chat-completions requests translated from the messages family. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /** Connections kept to the provider (default 128). */
+  /**
+   * Most calls in flight to the provider at once, streams included for their whole length (default: no
+   * cap; undici opens connections as calls need them and closes idle ones after 30 s).
+   */
   connections?: number;
+  /** With `connections`: how long a call waits for a free connection before it fails as busy (default 30). */
+  queueTimeoutSeconds?: number;
   /** Longest wait for the answer's first byte, and between two bytes of it (default 600). */
   timeoutSeconds?: number;
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { demoAnswer } from '../demo/demo-model';
+import { UpstreamBusyError } from './connection-slots';
 import { type Deployment, type RetryPolicy } from '../routing/routing-table';
 import {
   type ForwardedHeaders,
@@ -76,7 +77,8 @@ export async function dispatch(
       } catch (error) {
         if (signal.aborted) throw error;
         lastError = error;
-        if (isLastTry) break;
+        // Its connections stayed busy for the whole queue timeout: another try there would wait as long.
+        if (isLastTry || error instanceof UpstreamBusyError) break;
         if (attempt < policy.attempts) await pause(policy, attempt, undefined, signal);
         continue;
       }

@@ -1,5 +1,7 @@
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
+import { type GatewayMetrics } from '../metrics/gateway-metrics';
 import { type Deployment, type Provider } from '../routing/routing-table';
+import { ConnectionSlots } from './connection-slots';
 
 /** What the gateway asks of a provider. */
 export type UpstreamEndpoint = 'chat' | 'messages' | 'count_tokens' | 'embeddings' | 'responses';
@@ -16,6 +18,8 @@ export interface UpstreamAnswer {
   body: AsyncIterable<Buffer>;
   /** Reads and drops the rest of the body, so the connection can be reused. */
   discard(): Promise<void>;
+  /** The body broke off (not the client's doing): counted against the provider. */
+  brokeOff?(error: unknown): void;
 }
 
 /** The first value of one of the answer's headers. */
@@ -25,6 +29,9 @@ export function headerOf(answer: Pick<UpstreamAnswer, 'headers'>, name: string):
 }
 
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+/** The release of a call to a provider without a cap: nothing to give back. */
+const NO_SLOT = () => undefined;
 
 function pathOf(provider: Provider, deployment: Deployment, endpoint: UpstreamEndpoint): string {
   const base = provider.basePath;
@@ -61,10 +68,16 @@ function headersOf(provider: Provider, forwarded: ForwardedHeaders, bodyLength: 
 
 /**
  * HTTP to providers through undici pools (one per origin and size), kept alive between calls:
- * `request` hands back the body as a stream, read as it arrives, never buffered here.
+ * `request` hands back the body as a stream, read as it arrives, never buffered here. A provider with
+ * a `connections` cap has its calls counted in ConnectionSlots, which fails a call that waits past
+ * `queueTimeoutSeconds` (UpstreamBusyError) instead of queueing it behind long streams.
  */
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
+  private readonly slots = new Map<string, ConnectionSlots>();
+
+  /** Without `metrics` (tools, tests), attempts are not counted. */
+  constructor(private readonly metrics?: GatewayMetrics) {}
 
   async send(
     deployment: Deployment,
@@ -75,31 +88,60 @@ export class UpstreamClient {
   ): Promise<UpstreamAnswer> {
     const provider = deployment.provider;
     const payload = Buffer.from(body, 'utf8');
-    const answer = await this.poolFor(provider).request({
-      method: 'POST',
-      path: pathOf(provider, deployment, endpoint),
-      headers: headersOf(provider, forwarded, payload.length),
-      body: payload,
-      signal,
-      headersTimeout: provider.timeoutMs,
-      bodyTimeout: provider.timeoutMs,
-    });
+    const release =
+      provider.connections === null ? NO_SLOT : await this.slotFor(provider, provider.connections, signal);
+    const started = performance.now();
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await this.poolFor(provider).request({
+        method: 'POST',
+        path: pathOf(provider, deployment, endpoint),
+        headers: headersOf(provider, forwarded, payload.length),
+        body: payload,
+        signal,
+        headersTimeout: provider.timeoutMs,
+        bodyTimeout: provider.timeoutMs,
+      });
+    } catch (error) {
+      release();
+      // A client that went away is not the provider's failure.
+      if (!signal.aborted) this.metrics?.unanswered(provider.name, error, (performance.now() - started) / 1000);
+      throw error;
+    }
+    // The connection is the call's until its body is over: read to the end, dumped or destroyed.
+    answer.body.once('close', release);
+    const metrics = this.metrics;
+    metrics?.answered(provider.name, answer.statusCode, (performance.now() - started) / 1000);
     return {
       status: answer.statusCode,
       headers: answer.headers,
       body: answer.body,
       discard: () => answer.body.dump().then(() => undefined),
+      ...(metrics ? { brokeOff: (error: unknown) => metrics.brokeOff(provider.name, error) } : {}),
     };
   }
 
   async close(): Promise<void> {
     const pools = [...this.pools.values()];
     this.pools.clear();
+    this.slots.clear();
     await Promise.all(pools.map((pool) => pool.close().catch(() => pool.destroy())));
   }
 
+  /** A slot of the provider's cap: resolves with its release. */
+  private slotFor(provider: Provider, cap: number, signal: AbortSignal): Promise<() => void> {
+    // Keyed like the pools: providers sharing an origin and a cap share its connections.
+    const key = `${provider.origin} ${cap}`;
+    let slots = this.slots.get(key);
+    if (!slots) {
+      slots = new ConnectionSlots(provider.name, cap);
+      this.slots.set(key, slots);
+    }
+    return slots.acquire(provider.queueTimeoutMs, signal);
+  }
+
   private poolFor(provider: Provider): Pool {
-    const key = `${provider.origin} ${provider.connections}`;
+    const key = `${provider.origin} ${provider.connections ?? 'uncapped'}`;
     let pool = this.pools.get(key);
     if (!pool) {
       pool = new Pool(provider.origin, {

@@ -1,4 +1,5 @@
 import { type Counters } from '@fed/bus';
+import { IGNORED_SIGN_IN_EVENTS, type SignInEvents } from './sign-in-events';
 import { throttleKey } from './throttle-key';
 
 export interface ClientThrottlePolicy {
@@ -24,6 +25,7 @@ export class ClientThrottle {
   /** Pairs found clean with a right secret, until when: see `rememberCleanMs`. */
   private readonly clean = new Map<string, number>();
   private readonly now: () => number;
+  private readonly events: SignInEvents;
 
   constructor(
     private readonly counters: Counters,
@@ -36,9 +38,12 @@ export class ClientThrottle {
        */
       rememberCleanMs?: number;
       now?: () => number;
+      /** Refusals (`invalid_client`, `throttled`) and the locks of pairs. */
+      events?: SignInEvents;
     } = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.events = options.events ?? IGNORED_SIGN_IN_EVENTS;
   }
 
   /** Whether the client authentication stands, given whether the secret matched; a refusal looks like a wrong secret. */
@@ -49,11 +54,16 @@ export class ClientThrottle {
     const key = throttleKey('client', 'pair', clientId, source);
     if (!secretMatches) {
       this.clean.delete(pair);
-      await this.counters.hit(key, this.policy.windowSeconds);
+      this.events.failed('invalid_client');
+      const failures = await this.counters.hit(key, this.policy.windowSeconds);
+      if (failures.count === this.policy.lockAfterPerSource) this.events.lockedOut();
       return false;
     }
     const failures = await this.counters.peek(key);
-    if (failures.count >= this.policy.lockAfterPerSource) return false;
+    if (failures.count >= this.policy.lockAfterPerSource) {
+      this.events.failed('throttled');
+      return false;
+    }
     // A success clears the source's failures; a clean pair (the steady state) costs no second round trip.
     if (failures.count > 0) await this.counters.reset(key);
     else if (remember > 0) {

@@ -107,6 +107,22 @@ describe('login throttle', () => {
     expect(await refusedFor(ALICE, HOME)).toBe(1);
   });
 
+  it('reports each failure by reason and each lock it arms: a locked source, and each hold of an account', async () => {
+    const events: string[] = [];
+    throttle = new LoginThrottle(counters, undefined, {
+      failed: (reason) => events.push(reason),
+      lockedOut: () => events.push('lockout'),
+    });
+    await fail(5, ALICE, ATTACKER);
+    expect(events).toEqual([...Array(5).fill('invalid_credentials'), 'lockout']);
+    await attempt(ALICE, ATTACKER, true);
+    expect(events.at(-1)).toBe('throttled');
+    events.length = 0;
+    // Five more from other sources: the tenth failure of the account arms its first hold.
+    for (let i = 0; i < 5; i++) await attempt(ALICE, { address: `192.0.2.${i}` });
+    expect(events).toEqual([...Array(5).fill('invalid_credentials'), 'lockout']);
+  });
+
   it('never holds a trusted device back, and counts its attempts by device, not by address', async () => {
     // An attacker behind the real user's address (same NAT) locks that address, not the device.
     await fail(5, ALICE, HOME);

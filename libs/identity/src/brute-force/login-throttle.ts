@@ -1,4 +1,5 @@
 import { type Counters } from '@fed/bus';
+import { IGNORED_SIGN_IN_EVENTS, type SignInEvents } from './sign-in-events';
 import { throttleKey } from './throttle-key';
 
 export interface LoginThrottlePolicy {
@@ -45,6 +46,7 @@ export class LoginThrottle {
   constructor(
     private readonly counters: Counters,
     private readonly policy: LoginThrottlePolicy = defaultLoginThrottlePolicy,
+    private readonly events: SignInEvents = IGNORED_SIGN_IN_EVENTS,
   ) {}
 
   /** Runs `checkPassword` (the user, or null for a wrong password) unless the attempt is refused. */
@@ -60,11 +62,11 @@ export class LoginThrottle {
       : throttleKey('login', 'pair', ...accountValues, 'address', source.address);
     if (!trusted) {
       const hold = await this.counters.peek(throttleKey('login', 'hold', ...accountValues));
-      if (hold.count > 0) return refused(hold.resetInSeconds);
+      if (hold.count > 0) return this.refused(hold.resetInSeconds);
     }
     const { lockAfterPerSource, windowSeconds } = this.policy;
     const reservation = await this.counters.take(pairKey, lockAfterPerSource, windowSeconds);
-    if (!reservation.taken) return refused(reservation.resetInSeconds);
+    if (!reservation.taken) return this.refused(reservation.resetInSeconds);
     let user: T | null;
     try {
       user = await checkPassword();
@@ -74,9 +76,18 @@ export class LoginThrottle {
       throw error;
     }
     // A wrong password keeps its reservation as the failure; a right one clears this source's.
-    if (user === null) await this.failedOn(accountValues);
-    else await this.counters.reset(pairKey);
+    if (user === null) {
+      this.events.failed('invalid_credentials');
+      // The last attempt this source had on the account: the pair is locked for the rest of the window.
+      if (reservation.count >= lockAfterPerSource) this.events.lockedOut();
+      await this.failedOn(accountValues);
+    } else await this.counters.reset(pairKey);
     return { refused: false, user };
+  }
+
+  private refused(retryAfterSeconds: number): LoginAttempt<never> {
+    this.events.failed('throttled');
+    return { refused: true, retryAfterSeconds: Math.max(1, retryAfterSeconds) };
   }
 
   private async failedOn(accountValues: string[]): Promise<void> {
@@ -89,11 +100,8 @@ export class LoginThrottle {
       windowSeconds,
     );
     if (!holds.taken) return;
+    this.events.lockedOut();
     const holdSeconds = Math.min(2 ** (holds.count - 1), maxHoldSeconds);
     await this.counters.extend(throttleKey('login', 'hold', ...accountValues), holdSeconds);
   }
-}
-
-function refused(retryAfterSeconds: number): LoginAttempt<never> {
-  return { refused: true, retryAfterSeconds: Math.max(1, retryAfterSeconds) };
 }

@@ -1,5 +1,5 @@
 import { AuditAction, AuditDetails } from '@fed/audit';
-import { Scopes } from '@fed/auth';
+import { Scopes, SaasOnly } from '@fed/auth';
 import { Body, Controller, Delete, Get, Inject, Param, Patch, Post } from '@nestjs/common';
 import {
   CreateMasterRecordBody,
@@ -61,6 +61,7 @@ abstract class MasterDataController {
 }
 
 /** `{base_url}/api/v1/admin/organizations`. */
+@SaasOnly()
 @Controller('api/v1/admin/organizations')
 @Scopes('master:manage')
 export class OrganizationsController extends MasterDataController {
@@ -70,6 +71,7 @@ export class OrganizationsController extends MasterDataController {
 }
 
 /** `{base_url}/api/v1/admin/job-types`. */
+@SaasOnly()
 @Controller('api/v1/admin/job-types')
 @Scopes('master:manage')
 export class JobTypesController extends MasterDataController {

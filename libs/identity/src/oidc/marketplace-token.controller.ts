@@ -15,11 +15,11 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Public } from '@fed/auth';
-import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type Request, type Response } from 'express';
-import { ClientThrottle } from '../brute-force/client-throttle';
+import { BruteForceProtection } from '../brute-force/brute-force-protection';
+import { type ClientThrottle } from '../brute-force/client-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
 import { MarketplaceTokenRequest, type MarketplaceTokenResponse } from './marketplace-token.dto';
@@ -67,9 +67,9 @@ export class MarketplaceTokenController {
     private readonly clientsService: ClientsService,
     private readonly clients: ClientRepository,
     private readonly issuer: TokenIssuer,
-    @Inject(COUNTERS) counters: Counters,
+    bruteForce: BruteForceProtection,
   ) {
-    this.throttle = new ClientThrottle(counters);
+    this.throttle = bruteForce.clientThrottle();
   }
 
   @Public()

@@ -17,6 +17,7 @@ import { ClientCache } from './client-cache';
 import { DiscoveryController } from './discovery.controller';
 import { InteractionController } from './interactions/interaction.controller';
 import { PasswordSignIn } from './interactions/password-sign-in';
+import { BruteForceProtection } from '../brute-force/brute-force-protection';
 import { LocalTokenVerifier } from './local-token-verifier';
 import { MarketplaceTokenController } from './marketplace-token.controller';
 import { OIDC_PROVIDER } from './oidc.tokens';
@@ -90,6 +91,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     SignOutController,
   ],
   providers: [
+    BruteForceProtection,
     ConsentRepository,
     ArtifactStore,
     RefreshTokenRepository,

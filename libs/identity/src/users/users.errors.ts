@@ -17,6 +17,10 @@ export class UsersError extends domainErrors({
   invalid_status: 'invalid_request',
   // An admin removing their own account would lock the tenant out of its admin API by mistake.
   cannot_delete_self: 'invalid_request',
+  // PATCH /v1/users/me without displayName or bio.
+  nothing_to_change: 'invalid_request',
+  // A user of a tenant's identity provider: their name and bio are the provider's, rewritten at each sign-in.
+  profile_managed_by_idp: 'invalid_request',
 }) {}
 
 export type UsersErrorCode = UsersError['code'];

@@ -1,4 +1,4 @@
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { type Response } from 'express';
 import { quotaHeaders } from '../memory-quota';
@@ -6,6 +6,7 @@ import { MemoryQueryBody, type MemoryQueryResponse, toMemoryItemResponse } from 
 import { MemoryQueryService } from './memory-query.service';
 
 @Scopes('sharedmemory:query')
+@SaasOnly()
 @Controller('api/v1/admin/memory')
 export class MemoryQueryController {
   constructor(private readonly memory: MemoryQueryService) {}

@@ -17,7 +17,9 @@ export type AuthzReason =
   | 'invalid_client'
   | 'missing_api_key'
   | 'invalid_api_key'
-  | 'network_not_allowed';
+  | 'network_not_allowed'
+  // the Marketplace edition's gateway: a request without a virtual key (answered 404)
+  | 'not_in_edition';
 
 export interface AuthzNote {
   result: AuthzResult;

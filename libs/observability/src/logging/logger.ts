@@ -1,4 +1,5 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
+import { activeTraceIds } from '../tracing/trace-context';
 import { currentRequestId } from './request-context';
 
 export type { Logger } from 'pino';
@@ -32,7 +33,9 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: redactPaths, censor: '[redacted]' },
       mixin: () => {
         const requestId = currentRequestId();
-        return requestId ? { requestId } : {};
+        const traced = activeTraceIds();
+        if (!traced) return requestId ? { requestId } : {};
+        return requestId ? { requestId, ...traced } : traced;
       },
     },
     options.destination ?? pino.destination({ sync: false }),

@@ -1,11 +1,13 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type MetricDefinition } from './operational-metrics';
 
 /** One Prometheus registry per app instance (never the global one, so apps in one process never clash). */
 export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   readonly httpRequests: Counter<'method' | 'route' | 'status_code'>;
+  private readonly defined = new Map<string, unknown>();
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -23,6 +25,16 @@ export class Metrics {
       labelNames: ['method', 'route', 'status_code'],
       registers: [this.registry],
     });
+  }
+
+  /** The metric of `definition` in this registry, made on first use (features of one app share it). */
+  metric<T>(definition: MetricDefinition<T>): T {
+    let metric = this.defined.get(definition.name) as T | undefined;
+    if (metric === undefined) {
+      metric = definition.create(this.registry);
+      this.defined.set(definition.name, metric);
+    }
+    return metric;
   }
 
   /** Connect-style middleware recording every request against its route template (bounded cardinality). */

@@ -24,13 +24,16 @@ const { createRequire } = require('node:module');
 const load = createRequire(workerData.resolveFrom);
 const { PGlite } = load('@electric-sql/pglite');
 const { PGLiteSocketServer } = load('@electric-sql/pglite-socket');
+// Contrib extensions the migrations create (CREATE EXTENSION finds only those loaded here): message search.
+const { pg_trgm } = load('@electric-sql/pglite/contrib/pg_trgm');
+const { btree_gin } = load('@electric-sql/pglite/contrib/btree_gin');
 
 let db;
 let server;
 const fail = (error) => parentPort.postMessage({ type: 'failed', message: String(error && error.message), stack: error && error.stack });
 
 async function start() {
-  db = await PGlite.create({ dataDir: workerData.pgDataDir });
+  db = await PGlite.create({ dataDir: workerData.pgDataDir, extensions: { pg_trgm, btree_gin } });
   server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
   await server.start();
   parentPort.postMessage({ type: 'listening', address: server.getServerConn() });

@@ -24,6 +24,8 @@ import { AddPostLogoutRedirectUris1795396000000 } from './1795396000000-add-post
 import { CreateAccountTokens1795397000000 } from './1795397000000-create-account-tokens';
 import { CreateTenantIdentityProviders1795398000000 } from './1795398000000-create-tenant-identity-providers';
 import { AddMessageError1795399000000 } from './1795399000000-add-message-error';
+import { AddMessageSearch1795400000000 } from './1795400000000-add-message-search';
+import { CreateMarketplaceAgents1795401000000 } from './1795401000000-create-marketplace-agents';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -55,4 +57,6 @@ export const migrations: readonly MigrationClass[] = [
   CreateAccountTokens1795397000000,
   CreateTenantIdentityProviders1795398000000,
   AddMessageError1795399000000,
+  AddMessageSearch1795400000000,
+  CreateMarketplaceAgents1795401000000,
 ];

@@ -5,6 +5,7 @@ import { type A2ARequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/ser
 import { type AccessTokenVerifier, authenticateRequest } from '@fed/auth';
 import { ApiError, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
 import { type ConversationOwner, ownerOf, writeOrWait } from '@fed/conversations';
+import { type OpenStreams } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { headerValue, readJsonBody, sendJson } from '../turns';
 import { type A2aCall, callContext, parseEventId } from './a2a-call';
@@ -63,6 +64,8 @@ export class A2aEndpoint {
     private readonly verifier: AccessTokenVerifier,
     private readonly settings: A2aEndpointSettings,
     private readonly shutdown: AbortSignal,
+    /** `sse_streams_active{kind="a2a"}`: a stream counts from its head until the response closes. */
+    private readonly streams: OpenStreams,
   ) {
     this.current = new JsonRpcTransportHandler(handler);
     this.legacy = new LegacyJsonRpcTransportHandler(handler);
@@ -195,7 +198,9 @@ export class A2aEndpoint {
   ): Promise<void> {
     const iterator = events[Symbol.asyncIterator]();
     const open = () => {
-      if (!res.headersSent) res.writeHead(200, SSE_HEADERS);
+      if (res.headersSent) return;
+      res.writeHead(200, SSE_HEADERS);
+      this.streams.track(res);
     };
     try {
       for (;;) {

@@ -3,7 +3,7 @@ import { AccessTokenVerifier } from '@fed/auth';
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { FilesService, TurnStarter } from '@fed/conversations';
-import { LOGGER, type Logger } from '@fed/observability';
+import { LOGGER, type Logger, METRICS, type Metrics, OpenStreams } from '@fed/observability';
 import { FAST_ROUTES, type FastRoutes, SHUTDOWN_SIGNAL } from '@fed/server';
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -53,13 +53,14 @@ const CANCEL_WAIT_MS = 10_000;
     },
     {
       provide: A2aEndpoint,
-      inject: [A2aRequestHandler, A2A_AGENT_CARD, AccessTokenVerifier, SERVICE_CONFIG, SHUTDOWN_SIGNAL],
+      inject: [A2aRequestHandler, A2A_AGENT_CARD, AccessTokenVerifier, SERVICE_CONFIG, SHUTDOWN_SIGNAL, METRICS],
       useFactory: (
         handler: A2aRequestHandler,
         card: AgentCard,
         verifier: AccessTokenVerifier,
         config: ServiceConfig,
         shutdown: AbortSignal,
+        metrics: Metrics,
       ) =>
         new A2aEndpoint(
           handler,
@@ -70,6 +71,7 @@ const CANCEL_WAIT_MS = 10_000;
             heartbeatMs: config.chat.heartbeatMs,
           },
           shutdown,
+          new OpenStreams(metrics, 'a2a'),
         ),
     },
   ],

@@ -2,6 +2,7 @@ import { AccessTokenVerifier, authenticateRequest } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type ConversationOwner, ownerOf } from '@fed/conversations';
+import { METRICS, type Metrics, OpenStreams } from '@fed/observability';
 import { FAST_ROUTES, type FastRoutes } from '@fed/server';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -23,15 +24,18 @@ import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl } from './mcp-urls';
 export class McpEndpoint implements OnModuleInit {
   private readonly resourceMetadataUrl: string;
   private readonly publicOrigin: string;
+  private readonly streams: OpenStreams;
 
   constructor(
     private readonly verifier: AccessTokenVerifier,
     private readonly servers: McpServerFactory,
     @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(METRICS) metrics: Metrics,
   ) {
     this.resourceMetadataUrl = mcpResourceMetadataUrl(config);
     this.publicOrigin = new URL(config.http.publicUrl).origin;
+    this.streams = new OpenStreams(metrics, 'mcp');
   }
 
   onModuleInit(): void {
@@ -82,6 +86,8 @@ export class McpEndpoint implements OnModuleInit {
     });
     // Closing the server aborts its handlers' signals: a turn's follower stops when the client leaves.
     res.once('close', () => void server.close());
+    // Only a request is answered with a stream; notifications and responses get 202 and no body.
+    if (eventStream && 'method' in message && 'id' in message) this.streams.track(res);
     await server.connect(transport);
     await transport.handleRequest(req, res, message);
   }

@@ -1,4 +1,4 @@
-import { Public } from '@fed/auth';
+import { Public, SaasOnly } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { All, Controller, Get, Header, Inject } from '@nestjs/common';
@@ -12,12 +12,12 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: string[];
 }
 
-const marketplaceHasNoMcp = () => new ApiError('not_found', 'MCP is not available in this edition');
-
 /**
  * What the MCP path answers besides its POST (a fast route): the resource metadata a 401's challenge
  * points to, and 405 for every other method (stateless: no standalone SSE stream, no session to delete).
+ * The Marketplace edition has no MCP (document 3): unknown paths there.
  */
+@SaasOnly()
 @Controller()
 export class McpMetadataController {
   constructor(@Inject(SERVICE_CONFIG) private readonly config: ServiceConfig) {}
@@ -26,7 +26,6 @@ export class McpMetadataController {
   @Public()
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): ProtectedResourceMetadata {
-    if (this.config.edition === 'marketplace') throw marketplaceHasNoMcp();
     return {
       resource: `${this.config.http.publicUrl}${MCP_PATH}`,
       authorization_servers: [this.config.auth.issuer],
@@ -38,7 +37,6 @@ export class McpMetadataController {
   @All(MCP_PATH.slice(1))
   @Public()
   notAllowed(): never {
-    if (this.config.edition === 'marketplace') throw marketplaceHasNoMcp();
     throw new ApiError('method_not_allowed', 'the MCP endpoint takes POST only (stateless streamable HTTP)', {
       Allow: 'POST',
     });

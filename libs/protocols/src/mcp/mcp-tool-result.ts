@@ -74,8 +74,14 @@ function toolCodeOf(code: ErrorCode): McpToolErrorCode {
     case 'unsupported_media_type':
     case 'range_not_satisfiable':
     case 'method_not_allowed':
+    // The Marketplace edition's (which has no MCP); listed so that the table stays whole.
+    case 'agent_id_required':
+    case 'agent_id_mismatch':
+    case 'agent_not_found':
+    case 'agent_disabled':
       return McpToolErrorCode.InvalidParams;
     case 'insufficient_scope':
+    case 'service_account_required':
       return McpToolErrorCode.InsufficientScope;
     case 'conflict':
     case 'conversation_processing':

@@ -1,5 +1,8 @@
-import { type RunStream } from '@fed/bus';
-import { type ChatCompletionChunk } from '@fed/contracts';
+import { type RunStream, STREAM_START, type StreamRead } from '@fed/bus';
+import { type ChatCompletionChunk, streamLostChunk } from '@fed/contracts';
+import { RUN_STREAM_RETRY_MS, RUN_STREAM_UNREACHABLE_LIMIT_MS, endedWithoutFinalChunk } from '@fed/conversations';
+import { RunStreamTrace } from '@fed/observability';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What following a run yields: its chunks in order, each with its offset, and a tick after a quiet spell. */
 export type RunEvent = { kind: 'chunk'; offset: string; chunk: ChatCompletionChunk } | { kind: 'quiet' };
@@ -11,6 +14,8 @@ export interface FollowOptions {
   quietMs: number;
   /** Ends the following early (client gone, instance shutting down); the turn goes on. */
   signal: AbortSignal;
+  /** Default RUN_STREAM_UNREACHABLE_LIMIT_MS. */
+  unreachableLimitMs?: number;
 }
 
 /**
@@ -18,6 +23,10 @@ export interface FollowOptions {
  * chat stream's chunks (docs/chat.md "Stream entries") into their own events. Returns when the log has
  * ended and everything in it was yielded, or when `signal` aborts (then without the rest). An entry that
  * is not a chunk (it cannot be: the runtime and the starter write them) is skipped, not thrown.
+ *
+ * A log that breaks under it (gone, out of reach for `unreachableLimitMs`, or ended without a final chunk)
+ * ends with a `stream_lost` error chunk of its own, at an offset just after the last one read, as the
+ * chat relay does: every front door then reports a failed turn, never an answer that silently stops.
  */
 export async function* followRun(
   runStream: RunStream,
@@ -27,25 +36,75 @@ export async function* followRun(
   const { signal, quietMs } = options;
   let cursor = options.after;
   let lastEvent = Date.now();
-  while (!signal.aborted) {
-    const read = await runStream.read(runId, cursor, {
-      blockMs: Math.max(1, quietMs - (Date.now() - lastEvent)),
-      count: 100,
-      signal,
-    });
-    if (signal.aborted) return;
-    for (const entry of read.entries) {
-      cursor = entry.offset;
-      const chunk = parseChunk(entry.data);
-      if (chunk) yield { kind: 'chunk', offset: entry.offset, chunk };
+  // This reader's identity across reads: an idle stream is then waited on without a read per wait.
+  const follower = {};
+  // A resubscribe joins the turn's trace (stored with the stream's first entry); the request that started the turn is in it already.
+  const trace = new RunStreamTrace('protocols.stream.follow', { 'fed.run_id': runId });
+  try {
+    if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));
+    const unreachableLimitMs = options.unreachableLimitMs ?? RUN_STREAM_UNREACHABLE_LIMIT_MS;
+    let unreachableSince: number | undefined;
+    let lastData: string | undefined;
+    let model = '';
+    const lost = (): RunEvent => ({ kind: 'chunk', offset: offsetAfter(cursor), chunk: streamLostChunk(model) });
+    while (!signal.aborted) {
+      let read: StreamRead;
+      try {
+        read = await trace.within(() =>
+          runStream.read(runId, cursor, {
+            blockMs: Math.max(1, quietMs - (Date.now() - lastEvent)),
+            follower,
+            count: 100,
+            signal,
+          }),
+        );
+        unreachableSince = undefined;
+      } catch {
+        // Redis out of reach: keep following (with quiet ticks) while it may come back with the log intact.
+        unreachableSince ??= Date.now();
+        if (Date.now() - unreachableSince >= unreachableLimitMs) {
+          yield lost();
+          return;
+        }
+        if (Date.now() - lastEvent >= quietMs) {
+          lastEvent = Date.now();
+          yield { kind: 'quiet' };
+        }
+        await sleep(RUN_STREAM_RETRY_MS, undefined, { signal }).catch(() => undefined);
+        continue;
+      }
+      if (signal.aborted) return;
+      if (read.absent) {
+        yield lost();
+        return;
+      }
+      if (read.entries.length > 0) trace.see(read.entries[0].trace);
+      for (const entry of read.entries) {
+        cursor = entry.offset;
+        lastData = entry.data;
+        const chunk = parseChunk(entry.data);
+        if (chunk) model = chunk.model;
+        if (chunk) yield { kind: 'chunk', offset: entry.offset, chunk };
+      }
+      if (read.entries.length > 0) lastEvent = Date.now();
+      if (read.ended) {
+        if (endedWithoutFinalChunk(lastData, options.after)) yield lost();
+        return;
+      }
+      if (Date.now() - lastEvent >= quietMs) {
+        lastEvent = Date.now();
+        yield { kind: 'quiet' };
+      }
     }
-    if (read.entries.length > 0) lastEvent = Date.now();
-    if (read.ended) return;
-    if (Date.now() - lastEvent >= quietMs) {
-      lastEvent = Date.now();
-      yield { kind: 'quiet' };
-    }
+  } finally {
+    trace.end();
   }
+}
+
+/** An offset right after `offset` that no entry of the (gone) log has: the id of the lost chunk's events. */
+function offsetAfter(offset: string): string {
+  const [ms = '0', seq = '0'] = offset.split('-');
+  return `${ms}-${BigInt(seq) + 1n}`;
 }
 
 function parseChunk(data: string): ChatCompletionChunk | undefined {

@@ -4,6 +4,10 @@ import { type Logger } from '@fed/observability';
 import { randomUUID } from 'node:crypto';
 import { type Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import { isDependencyUnavailable } from './dependency-unavailable';
+
+/** `Retry-After` of every 503: long enough for a database restart or a Redis failover to begin to pass. */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** Nest's own HTTP exceptions (unknown route, body parser) by status, in our vocabulary. */
 const codeByStatus: Record<number, ErrorCode> = {
@@ -26,10 +30,20 @@ export interface RenderedError {
 }
 
 /**
- * The one place an exception becomes a response: known errors get the spec's status and envelope;
- * anything else is a 500 whose `errorId` points to the logged stack, with no internals leaked.
+ * The one place an exception becomes a response: known errors get the spec's status and envelope; a
+ * database or Redis out of reach is a 503 `service_unavailable` (every 503 carries `Retry-After`), so
+ * that clients retry; anything else is a 500 whose `errorId` points to the logged stack, with no
+ * internals leaked.
  */
 export function renderError(thrown: unknown, logger: Logger): RenderedError {
+  const rendered = renderKnownOrNot(thrown, logger);
+  if (rendered.status === 503 && !Object.keys(rendered.headers).some((name) => /^retry-after$/i.test(name))) {
+    rendered.headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  }
+  return rendered;
+}
+
+function renderKnownOrNot(thrown: unknown, logger: Logger): RenderedError {
   // A domain lib's refusal answers through that lib's table of codes.
   const error = thrown instanceof DomainError ? thrown.toApiError() : thrown;
   if (error instanceof ApiError)
@@ -46,6 +60,18 @@ export function renderError(thrown: unknown, logger: Logger): RenderedError {
     return { status, headers: {}, body: errorEnvelope(code, messageOf(error)) };
   }
   const errorId = randomUUID();
+  if (isDependencyUnavailable(error)) {
+    logger.warn({ err: error, errorId }, 'a dependency is out of reach: answered 503');
+    return {
+      status: 503,
+      headers: {},
+      body: errorEnvelope(
+        'service_unavailable',
+        'a service this request needs is unavailable; try again shortly',
+        errorId,
+      ),
+    };
+  }
   logger.error({ err: error, errorId }, 'unhandled error');
   return { status: 500, headers: {}, body: errorEnvelope('internal_error', 'internal error', errorId) };
 }

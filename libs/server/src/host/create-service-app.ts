@@ -1,7 +1,7 @@
 import { type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { type Bus, createBus } from '@fed/bus';
+import { type Bus, createBus, runQueueMetrics } from '@fed/bus';
 import { type AppConfig, type HostConfig, type HostedApp, type ServiceConfig, loadConfig } from '@fed/config';
 import {
   Health,
@@ -11,6 +11,7 @@ import {
   createLogger,
   operationalEndpoints,
   requestLogging,
+  stopTracing,
 } from '@fed/observability';
 import { openBlobStore } from '@fed/storage';
 import express from 'express';
@@ -22,6 +23,7 @@ import { FastRoutes, serveFast } from '../http/fast-routes';
 import { InFlightTracker } from '../http/in-flight-tracker';
 import { securityHeaders } from '../http/security-headers';
 import { ServiceHostModule } from './service-host.module';
+import { ShutdownDrains } from './shutdown-drains';
 
 /** Work done before the Nest app exists (platform: start the embedded database, migrate). */
 export type PrepareHook<C = ServiceConfig> = (
@@ -46,11 +48,17 @@ export interface RunningService<C = HostConfig> {
   bus: Bus;
   /** The address actually listened on (the port may have been 0). */
   url: string;
-  /** Stops taking requests, drains open ones up to the configured timeout, then releases everything. */
+  /**
+   * Readiness fails, the features' drains run (the agent's running turns), then it stops taking requests,
+   * drains open ones up to the configured timeout, and releases everything.
+   */
   shutdown(reason?: string): Promise<void>;
+  /** A second signal: the drains of running work end now. False when none is running any more. */
+  hurry(): boolean;
 }
 
 const JSON_BODY_LIMIT = '2mb';
+const RUN_QUEUE_APPS: ReadonlySet<string> = new Set(['chat-service', 'agent-runtime', 'platform']);
 // Redis clients retry on their own; while Redis is down one line per interval says so.
 const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
 
@@ -132,10 +140,13 @@ export async function createServiceApp<A extends HostedApp>(
       bus.kind === 'redis' ? { name: 'redis', check: () => bus.ping() } : { name: 'bus', check: () => bus.ping() },
     );
     const metrics = new Metrics(options.app);
+    // The apps that queue turns or run them show the run queue (platform, running both, once).
+    if (RUN_QUEUE_APPS.has(options.app)) metrics.metric(runQueueMetrics).measure(bus.runQueue);
     const tracker = new InFlightTracker();
     const fastRoutes = new FastRoutes();
     const accessLog = config.http.accessLogEnabled ? new AccessLog(options.app, config.http.trustProxyHops) : undefined;
     const shutdownController = new AbortController();
+    const shutdownDrains = new ShutdownDrains();
 
     const http = express();
     http.disable('x-powered-by');
@@ -157,6 +168,7 @@ export async function createServiceApp<A extends HostedApp>(
         bus,
         blobStore: blobs?.store,
         shutdownSignal: shutdownController.signal,
+        shutdownDrains,
         fastRoutes,
         accessLog,
         features: options.features,
@@ -186,6 +198,8 @@ export async function createServiceApp<A extends HostedApp>(
         const started = Date.now();
         logger.info({ reason, inFlight: tracker.inFlight }, 'shutting down: draining open requests');
         health.markShuttingDown();
+        // Before the listener closes: in platform a draining agent turn calls the model through it.
+        await shutdownDrains.run((error) => logger.error({ err: error }, 'shutdown drain failed'));
         shutdownController.abort();
         server.close();
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
@@ -198,11 +212,13 @@ export async function createServiceApp<A extends HostedApp>(
         server.closeAllConnections();
         await nest.close();
         await releaseAll();
+        // Last: the spans of everything above are exported before the process exits.
+        await stopTracing();
         logger.info({ durationMs: Date.now() - started }, 'stopped');
         logger.flush();
       })());
 
-    return { nest, config, logger, bus, url, shutdown };
+    return { nest, config, logger, bus, url, shutdown, hurry: () => shutdownDrains.hurry() };
   } catch (error) {
     await releaseAll();
     throw error;

@@ -3,7 +3,8 @@ import { type RunningService, type ServiceAppOptions, createServiceApp } from '.
 
 /**
  * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
- * A second signal exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
+ * A second signal while running work drains (agent turns) hands that work back and goes on stopping;
+ * otherwise, or a third, exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
  */
 export async function runService<A extends HostedApp>(
   options: ServiceAppOptions<A> & { onReady?: (service: RunningService<AppConfig<A>>) => void },
@@ -30,6 +31,10 @@ export async function runService<A extends HostedApp>(
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;
     if (signals > 1) {
+      if (service.hurry()) {
+        logger.warn({ signal }, 'second signal: handing running work back now; another one exits at once');
+        return;
+      }
       logger.warn({ signal }, 'second signal: exiting without draining');
       logger.flush();
       process.exit(130);

@@ -13,6 +13,7 @@ import { ApiExceptionFilter } from '../errors/api-exception.filter';
 import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
 import { RequestValidationPipe } from '../validation/request-validation.pipe';
 import { PostgresReadiness } from './postgres-readiness';
+import { SHUTDOWN_DRAINS, type ShutdownDrains } from './shutdown-drains';
 import { SHUTDOWN_SIGNAL } from './shutdown-signal';
 
 export interface ServiceHostOptions {
@@ -24,6 +25,8 @@ export interface ServiceHostOptions {
   /** The file bytes of apps whose configuration has a `storage` section; BLOB_STORE is provided only then. */
   blobStore?: BlobStore;
   shutdownSignal: AbortSignal;
+  /** Work finished before the HTTP drain (features add theirs). */
+  shutdownDrains: ShutdownDrains;
   /** Routes served ahead of the framework; features add theirs while the app initialises. */
   fastRoutes: FastRoutes;
   /** The access log the host records every request in; its rows are written from here (with the database). */
@@ -40,7 +43,8 @@ export interface ServiceHostOptions {
 @Module({})
 export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {
-    const { config, logger, metrics, health, bus, blobStore, shutdownSignal, fastRoutes, accessLog } = options;
+    const { config, logger, metrics, health, bus, blobStore, shutdownSignal, shutdownDrains, fastRoutes, accessLog } =
+      options;
     const shared = [
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
@@ -51,6 +55,7 @@ export class ServiceHostModule {
       { provide: SIGNALS, useValue: bus.signals },
       { provide: COUNTERS, useValue: bus.counters },
       { provide: SHUTDOWN_SIGNAL, useValue: shutdownSignal },
+      { provide: SHUTDOWN_DRAINS, useValue: shutdownDrains },
       { provide: FAST_ROUTES, useValue: fastRoutes },
       ...(blobStore ? [{ provide: BLOB_STORE, useValue: blobStore }] : []),
       ...(accessLog ? [{ provide: AccessLog, useValue: accessLog }] : []),

@@ -1,5 +1,5 @@
 import { errorEnvelope } from '@fed/contracts';
-import { type Logger, type Metrics, requestContext, requestIdOf } from '@fed/observability';
+import { type Logger, type Metrics, nameRequestSpan, requestContext, requestIdOf } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type InFlightTracker } from './in-flight-tracker';
 import { loggedPath } from '../access-log/logged-request';
@@ -78,6 +78,7 @@ export function serveFast(
   host: { tracker: InFlightTracker; metrics: Metrics; logger: Logger },
 ): void {
   const started = process.hrtime.bigint();
+  nameRequestSpan(req.method ?? 'GET', route.path);
   host.tracker.track(res);
   setSecurityHeaders(res);
   const requestId = requestIdOf(req);

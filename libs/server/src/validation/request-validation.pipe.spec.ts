@@ -5,7 +5,12 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Checks } from './checks';
 import { CursorPageQuery, OrderedCursorPageQuery } from './page-query.dto';
-import { RenderValidationFailure, RequestValidationPipe, type ValidationFailure } from './request-validation.pipe';
+import {
+  RefuseUnknownFields,
+  RenderValidationFailure,
+  RequestValidationPipe,
+  type ValidationFailure,
+} from './request-validation.pipe';
 import { IsNotBlank, IsStorableText, MaxCharacters } from './text.validators';
 import { withCode } from './with-code';
 
@@ -74,6 +79,19 @@ class Ordered {
     IsStorableText(withCode('invalid_parameter', 'label is not storable')),
   )
   label!: string;
+}
+
+class Named {
+  @IsOptional()
+  @IsString()
+  name?: string;
+}
+
+@RefuseUnknownFields()
+class Profile extends Named {
+  @IsOptional()
+  @MaxLength(3, withCode('invalid_parameter', 'bio is too long'))
+  bio?: string | null;
 }
 
 const pipe = new RequestValidationPipe();
@@ -165,6 +183,29 @@ describe('the request validation pipe', () => {
     const dto = await pipe.transform({ title: 'hi', extra: { deep: true } }, body(Conversation));
     expect(dto).toBeInstanceOf(Conversation);
     expect(dto).toEqual({ title: 'hi' });
+  });
+
+  it('refuses the first field a RefuseUnknownFields DTO does not declare, naming it, before any value', async () => {
+    expect(await refusal({ bio: 'far too long', role: 'admin' }, body(Profile))).toEqual({
+      status: 400,
+      code: 'invalid_parameter',
+      message: 'unknown field "role"; the fields are bio, name',
+    });
+    // Inherited fields are declared; an absent body and an empty one have no unknown field.
+    await expect(pipe.transform({ name: 'Ada', bio: null }, body(Profile))).resolves.toEqual({
+      name: 'Ada',
+      bio: null,
+    });
+    await expect(pipe.transform(undefined, body(Profile))).resolves.toEqual({});
+    // A hostile name is cut short and escaped.
+    const long = await refusal({ [`a\u0000${'x'.repeat(5000)}`]: 1 }, body(Profile));
+    expect(long.message).toMatch(/^unknown field "a\\u0000x{62}\.\.\.";/);
+    expect(await refusal(JSON.parse('{"__proto__":{"polluted":true}}'), body(Profile))).toMatchObject({
+      message: expect.stringContaining('"__proto__"'),
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // Other DTOs keep dropping unknown fields.
+    await expect(pipe.transform({ name: 'Ada', role: 'admin' }, body(Named))).resolves.toEqual({ name: 'Ada' });
   });
 
   it('neither pollutes prototypes nor lets __proto__ or constructor keys through', async () => {

@@ -40,6 +40,19 @@ function rendererOf(metatype: unknown): Renderer | undefined {
   return typeof metatype === 'function' ? (Reflect.getMetadata(RENDERER, metatype) as Renderer | undefined) : undefined;
 }
 
+const REFUSES_UNKNOWN_FIELDS = Symbol('fed.validation.refusesUnknownFields');
+
+/**
+ * A body DTO whose endpoint refuses the fields it does not declare, where dropping one silently would
+ * let a client believe it changed something (`PATCH /v1/users/me` with `role`): the first unknown field
+ * is a 400 with `code`, naming it, before any value is checked. Every other DTO keeps the default.
+ */
+export function RefuseUnknownFields(code: ErrorCode = 'invalid_parameter'): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(REFUSES_UNKNOWN_FIELDS, code, target);
+  };
+}
+
 // Carries class-validator's errors from the parent pipe's exception factory back to transform(),
 // which knows the request part they belong to.
 class RefusedInput extends Error {
@@ -52,7 +65,8 @@ class RefusedInput extends Error {
  * The application-wide pipe (registered once, as APP_PIPE). A `@Body()`, `@Query()` or `@Param()`
  * declared as a DTO class is turned into that class and validated; any other parameter (typed
  * `unknown`, an interface, a primitive) reaches the handler untouched. Properties the DTO does not
- * declare are dropped, never refused (the spec: clients and servers ignore unknown fields);
+ * declare are dropped, not refused (the spec: clients and servers ignore unknown fields), except for
+ * a DTO marked @RefuseUnknownFields();
  * `__proto__`, `constructor` and `prototype` keys are removed before anything reads the value.
  * There is no implicit conversion: a query `limit` stays a string unless its DTO converts it.
  *
@@ -97,6 +111,8 @@ export class RequestValidationPipe extends ValidationPipe {
         path: '',
       });
     }
+    const unknown = unknownFieldFailure(metadata.metatype, value, part);
+    if (unknown) throw this.render(metadata.metatype, unknown);
     try {
       return await super.transform(value, metadata);
     } catch (error) {
@@ -118,6 +134,26 @@ export class RequestValidationPipe extends ValidationPipe {
 
 function isJsonObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// An unknown field is named in the message; a hostile one is cut short (JSON.stringify escapes the rest).
+const MAX_NAMED_FIELD = 64;
+
+function unknownFieldFailure(metatype: unknown, value: unknown, part: RequestPart): ValidationFailure | undefined {
+  if (typeof metatype !== 'function' || !isJsonObject(value)) return undefined;
+  const code = Reflect.getMetadata(REFUSES_UNKNOWN_FIELDS, metatype) as ErrorCode | undefined;
+  if (code === undefined) return undefined;
+  const declared = [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(metatype as new () => unknown, '', false, false)
+        .map((metadata) => metadata.propertyName),
+    ),
+  ];
+  const field = Object.keys(value as object).find((key) => !declared.includes(key));
+  if (field === undefined) return undefined;
+  const named = JSON.stringify(field.length > MAX_NAMED_FIELD ? `${field.slice(0, MAX_NAMED_FIELD)}...` : field);
+  return { part, code, message: `unknown field ${named}; the fields are ${declared.join(', ')}`, path: field };
 }
 
 /** Depth first through the properties in class-validator's order (the class's own, then inherited). */

@@ -26,6 +26,9 @@ export interface ModelRequest {
   messages: ChatMessage[];
   /** Absent: a call without tools. */
   tools?: ToolDefinition[];
+  /** A Marketplace agent's model configuration; absent: the provider's defaults. */
+  temperature?: number;
+  maxTokens?: number;
   /** `none`: the model must answer in text (the last step of a turn). */
   toolChoice?: 'auto' | 'none';
   /** Sent as `x-federation-private: true`. */

@@ -7,7 +7,7 @@ export interface CredentialSettings {
   /** A client of the auth service whose client-credentials token the gateway accepts. */
   clientId?: string;
   clientSecret?: string;
-  /** `{auth_url}/federation/auth/v1/token`. */
+  /** auth-service's token endpoint (AGENT_TOKEN_URL). */
   tokenUrl: string;
 }
 

@@ -53,6 +53,8 @@ export class ModelClient {
       model: request.model,
       messages: request.messages,
       stream: true,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
       ...(request.tools && request.tools.length > 0
         ? { tools: request.tools, ...(request.toolChoice ? { tool_choice: request.toolChoice } : {}) }
         : {}),

@@ -1,5 +1,5 @@
 /** Error chunk codes (docs/chat.md, "Stream entries") a failed model call ends the turn with. */
-export type ModelErrorCode = 'model_unavailable' | 'agent_failed';
+export type ModelErrorCode = 'model_unavailable' | 'agent_failed' | 'agent_unavailable';
 
 /** The model gateway could not be reached or refused the call; `message` may be shown to the user. */
 export class ModelError extends Error {

@@ -1,4 +1,5 @@
-import { type RunStream, StreamEndedError } from '@fed/bus';
+import { type RunStream, StreamEndedError, StreamLostError } from '@fed/bus';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChatCompletionChunk, type ChunkDelta, contentChunk } from '@fed/contracts';
 
 export interface ChunkWriterOptions {
@@ -8,18 +9,40 @@ export interface ChunkWriterOptions {
   coalesceMs: number;
   /** The stream was ended by someone else (the reaper): nothing more may be written. */
   onEnded(): void;
-  /** An append failed (the bus is unreachable): the turn cannot be shown any more. */
+  /** An append failed (the bus is unreachable, or lost the stream): the turn cannot be shown any more. */
   onFailed(error: unknown): void;
+  /**
+   * How long the final chunk is retried after a failed append, while Redis may come back with the stream
+   * (default 10 s); never once the stream is lost or ended.
+   */
+  finalRetryMs?: number;
+  /**
+   * Awaited before each append (appends wait while the runtime's hold on the job is unconfirmed): false
+   * once the queue may have handed the job to another runtime, whose chunks must not be mixed with ours.
+   * Nothing more is written, and `onJobLost` is called once.
+   */
+  holdsJob?(): boolean | Promise<boolean>;
+  onJobLost?(): void;
 }
 
 /**
  * Appends one turn's chunks to its run stream, strictly in order (one append at a time), coalescing
  * text: pieces arriving within `coalesceMs` become one content chunk, never reordered or altered. Any
  * other chunk first sends the text waiting before it.
+ *
+ * The window opens on the leading edge: a piece that comes when no text was sent for `coalesceMs` (the
+ * first of a turn, the first after a pause) goes out at once, with whatever arrives in the same turn of
+ * the event loop (pieces parsed from one read of the model's stream); pieces after it wait for the
+ * window, which starts at the first of them, as before. A fast model's turn thus gets at most one chunk
+ * more than with a trailing window alone, and the first piece a user sees is not held back.
  */
 export class ChunkWriter {
   private pending = '';
   private timer: NodeJS.Timeout | undefined;
+  /** A leading-edge send waiting for the end of this turn of the event loop. */
+  private immediate: NodeJS.Immediate | undefined;
+  /** `performance.now()` of the last text chunk sent (-Infinity: none yet). */
+  private lastTextAt = -Infinity;
   private tail: Promise<void> = Promise.resolve();
   private shown = '';
   private ended = false;
@@ -36,15 +59,23 @@ export class ChunkWriter {
     return this.shown;
   }
 
+  /** An append failed: readers may have missed chunks, and the end they see says the stream broke. */
+  get broken(): boolean {
+    return this.failed;
+  }
+
   write(piece: string): void {
     if (piece.length === 0) return;
     this.pending += piece;
     this.shown += piece;
     if (this.options.coalesceMs === 0) return this.sendText();
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.sendText(), this.options.coalesceMs);
-      this.timer.unref();
+    if (this.timer || this.immediate) return;
+    if (performance.now() - this.lastTextAt >= this.options.coalesceMs) {
+      this.immediate = setImmediate(() => this.sendText());
+      return;
     }
+    this.timer = setTimeout(() => this.sendText(), this.options.coalesceMs);
+    this.timer.unref();
   }
 
   /** A chunk other than text (tasks, an interaction): waiting text goes first. */
@@ -69,6 +100,13 @@ export class ChunkWriter {
     this.enqueue(chunk, true);
   }
 
+  /** Drops waiting text and writes nothing more (the job is no longer this runtime's). */
+  discard(): void {
+    this.cancelWaits();
+    this.pending = '';
+    this.ended = true;
+  }
+
   /** Sends waiting text and resolves once every chunk given so far has been appended (or dropped). */
   async drain(): Promise<void> {
     this.sendText();
@@ -76,14 +114,19 @@ export class ChunkWriter {
   }
 
   private sendText(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.cancelWaits();
     if (this.pending.length === 0) return;
     const chunk = contentChunk(this.options.model, { content: this.pending });
     this.pending = '';
+    this.lastTextAt = performance.now();
     this.enqueue(chunk, false);
+  }
+
+  private cancelWaits(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
   }
 
   private enqueue(chunk: ChatCompletionChunk, final: boolean): void {
@@ -93,15 +136,33 @@ export class ChunkWriter {
 
   private async append(data: string, final: boolean): Promise<void> {
     if (this.ended || (this.failed && !final)) return;
-    try {
-      await this.stream.append(this.streamId, data);
-    } catch (error) {
-      if (error instanceof StreamEndedError) {
-        this.ended = true;
-        this.options.onEnded();
-      } else if (!this.failed) {
-        this.failed = true;
-        this.options.onFailed(error);
+    if (this.options.holdsJob && !(await this.options.holdsJob())) {
+      if (!this.ended) this.options.onJobLost?.();
+      this.discard();
+      return;
+    }
+    // Discarded while it waited for the hold.
+    if (this.ended) return;
+    // The final chunk is retried while the store may come back with the stream: readers need the end.
+    const retryUntil = final ? Date.now() + (this.options.finalRetryMs ?? 10_000) : 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // `existing`: a stream lost with Redis is never created anew, its start missing, for readers to take as whole.
+        await this.stream.append(this.streamId, data, undefined, { existing: true });
+        return;
+      } catch (error) {
+        if (error instanceof StreamEndedError) {
+          this.ended = true;
+          this.options.onEnded();
+          return;
+        }
+        if (error instanceof StreamLostError) this.ended = true;
+        if (!this.failed) {
+          this.failed = true;
+          this.options.onFailed(error);
+        }
+        if (this.ended || Date.now() >= retryUntil) return;
+        await sleep(Math.min(2000, 250 * attempt));
       }
     }
   }

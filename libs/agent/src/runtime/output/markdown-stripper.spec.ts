@@ -177,19 +177,86 @@ describe('Markdown stripping for outputFormat plain', () => {
       }
     });
 
+    it('gives the same text as stripping it whole, for documents mixing prose and every construct', () => {
+      const documents = [
+        SAMPLE,
+        'Plain prose, with commas; and more words.\nSecond line **bold** and _it_ here\r\nThird `code` end',
+        '   indented prose line \n    four spaces\n\ttab start *x* y\nword_with_underscores and snake_case\n',
+        'A line ending in a star *\n* bullet\n+ plus\n1. one\nText [link](http://x.example/a_(b)) after\n',
+        'Heading\n===\nNot ~~struck~~ but \\*escaped\\* text <https://a.example/q?a=1_2> done\n',
+        'Mixed 会議 text ** not bold ** and *a*b and __x__y __z__ end\nhttp://bare.example/a*b*c tail',
+        'x\uE000 y *b* and more\nplain words then \uE001 and _it_ here\n',
+      ];
+      for (const text of documents) {
+        // Every line complete: the whole document is stripped line by line, the streamed one also in parts.
+        const document = text.endsWith('\n') ? text : `${text}\n`;
+        const whole = stripMarkdown(document);
+        const everyCharacter = Array.from({ length: document.length - 1 }, (_, i) => i + 1);
+        expect(streamed(document, everyCharacter)).toBe(whole);
+        for (let seed = 1; seed <= 40; seed++) {
+          const cuts: number[] = [];
+          let at = 0;
+          while ((at += 1 + ((seed * 7919 + at * 31) % 11)) < document.length) cuts.push(at);
+          expect(streamed(document, cuts)).toBe(whole);
+        }
+      }
+    });
+
     it('handles a marker split across deltas', () => {
       expect(streamed('**bo', [2])).toBe('**bo');
       expect(streamed('before **bold** after\n', [8, 9, 13, 14])).toBe('before bold after\n');
       expect(streamed('```mermaid\ngraph\n```\nx\n', [1, 2, 5, 12])).toBe('x\n');
     });
 
-    it('releases complete lines at once and holds an unfinished line', () => {
+    it('releases complete lines at once, and of an unfinished line the words before any Markdown', () => {
       const stripper = new MarkdownStripper();
       expect(stripper.push('# Head')).toBe('');
-      expect(stripper.push('ing\nA **b')).toBe('Heading\n');
+      expect(stripper.push('ing\nA **b')).toBe('Heading\nA ');
       expect(stripper.push('old** c')).toBe('');
-      expect(stripper.flush()).toBe('A bold c');
+      expect(stripper.flush()).toBe('bold c');
       expect(stripper.flush()).toBe('');
+    });
+
+    it('streams a prose line word by word, holding only an unfinished word', () => {
+      const stripper = new MarkdownStripper();
+      expect(stripper.push('The plan')).toBe('The ');
+      expect(stripper.push(' for Tues')).toBe('plan for ');
+      expect(stripper.push('day is set.')).toBe('Tuesday is ');
+      expect(stripper.push('\nNext')).toBe('set.\n');
+      expect(stripper.flush()).toBe('Next');
+    });
+
+    it('holds a line that may be a block construct until it ends', () => {
+      for (const start of [
+        '# Title here ',
+        '- item one ',
+        '* item one ',
+        '> quoted text ',
+        '``` ts ',
+        '--- ',
+        '=== ',
+      ]) {
+        const stripper = new MarkdownStripper();
+        expect(stripper.push(start)).toBe('');
+      }
+      const indented = new MarkdownStripper();
+      expect(indented.push('   ')).toBe('');
+      expect(indented.push('# Title ')).toBe('');
+    });
+
+    it('holds the rest of a line from the word where inline Markdown may start', () => {
+      const stripper = new MarkdownStripper();
+      expect(stripper.push('see https://a.example/x_y_z and ')).toBe('see ');
+      expect(stripper.push('more\n')).toBe('https://a.example/x_y_z and more\n');
+      expect(stripper.push('a `co')).toBe('a ');
+      expect(stripper.push('de` b ')).toBe('');
+      expect(stripper.flush()).toBe('code b ');
+    });
+
+    it('releases nothing of a code block line before it ends', () => {
+      const stripper = new MarkdownStripper();
+      expect(stripper.push('```\nconst a = 1; ')).toBe('');
+      expect(stripper.push('\n```\n')).toBe('const a = 1; \n');
     });
 
     it('keeps a fence open across a flush (text between two model calls)', () => {

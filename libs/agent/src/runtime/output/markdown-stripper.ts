@@ -1,7 +1,8 @@
 // `outputFormat: plain` (document 2: "strips Markdown (diagrams removed, code block bodies kept)").
-// Markdown is line-structured, so streamed text is buffered only up to the next line end: complete
+// Markdown is line-structured, so streamed text is buffered at most up to the next line end: complete
 // lines are released as they arrive, and the unfinished rest when the writer asks (before a task,
-// between model calls, at the end).
+// between model calls, at the end). Within an unfinished line, the words no Markdown can touch go out
+// at once (`safePrefix`), so plain prose streams word by word as the model writes it.
 
 /** Fenced blocks with these info strings are diagrams: removed whole. */
 const DIAGRAM_LANGUAGES = new Set(['mermaid', 'plantuml', 'puml', 'dot', 'graphviz', 'd2']);
@@ -14,6 +15,14 @@ const BLOCKQUOTE = /^ {0,3}>[ \t]?/;
 const ATX_HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
 const ATX_CLOSING = /[ \t]+#+[ \t]*$/;
 const STAR_BULLET = /^(\s*)[*+](?=[ \t])/;
+/** A line whose first visible character is one of these may be a block construct: it is held whole. */
+const BLOCK_START = /[`~\-*_=>#+]/;
+/**
+ * Characters that may open an inline construct (code span, image, link, autolink, emphasis,
+ * strikethrough, escape), and the private-use delimiters `inline` keeps a line untouched for: text before
+ * the first of them that ends in whitespace is plain as it stands, whatever the rest of the line holds.
+ */
+const INLINE_START = /[`[<*_~\\\uE000\uE001]/;
 
 // Private-use characters delimit protected pieces (code spans, URLs) while emphasis is removed.
 const OPEN = '\uE000';
@@ -30,29 +39,64 @@ interface Fence {
 export class MarkdownStripper {
   private pending = '';
   private fence: Fence | undefined;
+  /** The start of the line in `pending` was released already (as plain prose): the rest is inline only. */
+  private continued = false;
 
-  /** Adds streamed text; returns the plain text of the lines it completed. */
+  /** Adds streamed text; returns the plain text of the lines it completed, and of the words it can already tell. */
   push(text: string): string {
     this.pending += text;
-    const end = this.pending.lastIndexOf('\n');
-    if (end < 0) return '';
-    const complete = this.pending.slice(0, end + 1);
-    this.pending = this.pending.slice(end + 1);
     let out = '';
-    let start = 0;
-    while (start < complete.length) {
-      const next = complete.indexOf('\n', start) + 1;
-      out += this.line(complete.slice(start, next));
-      start = next;
+    const end = this.pending.lastIndexOf('\n');
+    if (end >= 0) {
+      const complete = this.pending.slice(0, end + 1);
+      this.pending = this.pending.slice(end + 1);
+      let start = 0;
+      while (start < complete.length) {
+        const next = complete.indexOf('\n', start) + 1;
+        out += this.lineOrRest(complete.slice(start, next));
+        start = next;
+      }
     }
-    return out;
+    return out + this.safePrefix();
   }
 
   /** Releases the unfinished last line as it stands (a fence left open stays open). */
   flush(): string {
     const rest = this.pending;
     this.pending = '';
-    return rest.length > 0 ? this.line(rest) : '';
+    const out = rest.length > 0 ? this.lineOrRest(rest) : '';
+    this.continued = false;
+    return out;
+  }
+
+  private lineOrRest(raw: string): string {
+    if (!this.continued) return this.line(raw);
+    this.continued = false;
+    const ending = raw.endsWith('\r\n') ? '\r\n' : raw.endsWith('\n') ? '\n' : '';
+    return inline(raw.slice(0, raw.length - ending.length)) + ending;
+  }
+
+  /**
+   * Takes from the unfinished line the words that come out of stripping unchanged, and returns them: up to
+   * the last whitespace before anything that may open an inline construct, on a line that is not a block
+   * construct (its first visible character tells) and outside fences. Such text is its own plain form,
+   * and no construct can reach back into it, so the line's rest is stripped alike later, alone.
+   */
+  private safePrefix(): string {
+    if (this.fence || this.pending.length === 0) return '';
+    if (!this.continued) {
+      const first = this.pending.search(/\S/);
+      if (first < 0 || BLOCK_START.test(this.pending[first] as string)) return '';
+    }
+    const marker = this.pending.search(INLINE_START);
+    const scope = marker < 0 ? this.pending : this.pending.slice(0, marker);
+    let cut = scope.length - 1;
+    while (cut >= 0 && !/\s/.test(scope[cut] as string)) cut--;
+    if (cut < 0) return '';
+    const released = this.pending.slice(0, cut + 1);
+    this.pending = this.pending.slice(cut + 1);
+    this.continued = true;
+    return released;
   }
 
   /** One line, with its line end when it has one. */

@@ -1,4 +1,4 @@
-import { MemoryRunStream, STREAM_START } from '@fed/bus';
+import { MemoryRunStream } from '@fed/bus';
 import type { ChatCompletionChunk, DataUiResource, HtmlUiResource } from '@fed/contracts';
 import { ChunkWriter } from './chunk-writer';
 import { TurnOutput } from './turn-output';
@@ -37,9 +37,12 @@ const card: HtmlUiResource = {
 describe('UI resources in the turn output', () => {
   let stream: MemoryRunStream;
   let writer: ChunkWriter;
+  /** The offset of the role chunk the chat service opened the stream with (the writer only appends to it). */
+  let opened: string;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     stream = new MemoryRunStream();
+    opened = await stream.append('run', '{"role":"assistant"}');
     writer = new ChunkWriter(stream, 'run', {
       model: 'federation-agent',
       coalesceMs: 0,
@@ -51,7 +54,7 @@ describe('UI resources in the turn output', () => {
 
   async function written(): Promise<ChatCompletionChunk[]> {
     await writer.drain();
-    const read = await stream.read('run', STREAM_START, { count: 1000 });
+    const read = await stream.read('run', opened, { count: 1000 });
     return read.entries.map((entry) => JSON.parse(entry.data) as ChatCompletionChunk);
   }
 

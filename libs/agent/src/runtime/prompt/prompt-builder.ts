@@ -13,8 +13,10 @@ export const HISTORY_CHARACTERS = 200_000;
 export interface PromptInput {
   turn: ClaimedTurn;
   catalog: ResolvedCatalog;
-  /** The chat API's model name: what the agent calls itself. */
+  /** The chat API's model name, or the Marketplace agent's name: what the agent calls itself. */
   agentName: string;
+  /** A Marketplace agent's instructions. */
+  agentInstructions?: string;
   /** Agent mode: the model gets tools. */
   withTools: boolean;
   now: Date;
@@ -82,7 +84,7 @@ export function buildPrompt(input: PromptInput): ChatMessage[] {
   return messages;
 }
 
-function systemPrompt({ catalog, agentName, withTools, turn, now }: PromptInput): string {
+function systemPrompt({ catalog, agentName, agentInstructions, withTools, turn, now }: PromptInput): string {
   const parts = [
     `You are ${agentName}, the autonomous agent of this service. You answer the user's messages in a ` +
       'conversation and keep working until their request is done.',
@@ -97,6 +99,7 @@ function systemPrompt({ catalog, agentName, withTools, turn, now }: PromptInput)
         `has, call ${ASK_USER}: your turn then ends, and the user's next message is the answer.`,
     );
   }
+  if (agentInstructions) parts.push(`# Instructions\n\n${agentInstructions}`);
   if (catalog.persona) parts.push(`# Persona: ${catalog.persona.name}\n\n${catalog.persona.instructions}`);
   if (catalog.playbook) parts.push(`# Playbook: ${catalog.playbook.name}\n\n${catalog.playbook.instructions}`);
   for (const skill of catalog.skills) parts.push(`# Skill: ${skill.name}\n\n${skill.instructions}`);

@@ -12,7 +12,12 @@ export class TurnPrompt {
   ) {}
 
   /** In agent mode and without it alike, the files of the user message reach the model. */
-  async build(turn: ClaimedTurn, agentName: string, signal: AbortSignal): Promise<ChatMessage[]> {
+  /** `agent`: who the model is (the chat API's model name, or a Marketplace agent with its instructions). */
+  async build(
+    turn: ClaimedTurn,
+    agent: { name: string; instructions?: string },
+    signal: AbortSignal,
+  ): Promise<ChatMessage[]> {
     const [catalog, attachments] = await Promise.all([
       this.catalog.instructionsFor(turn.options),
       this.attachments.read(turn.userMessage.files, signal),
@@ -20,7 +25,8 @@ export class TurnPrompt {
     return buildPrompt({
       turn,
       catalog,
-      agentName,
+      agentName: agent.name,
+      ...(agent.instructions ? { agentInstructions: agent.instructions } : {}),
       withTools: turn.options.agentMode,
       now: new Date(),
       attachments,

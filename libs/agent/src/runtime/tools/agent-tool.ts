@@ -74,7 +74,7 @@ export interface AgentTool<Args = Record<string, unknown>> {
   /** JSON Schema of the arguments object. */
   readonly parameters: Record<string, unknown>;
   /** Whether the tool is offered in a turn of these options; absent: always. */
-  offered?(turn: { privateMode: boolean }): boolean;
+  offered?(turn: { privateMode: boolean; agentId?: string }): boolean;
   /** The `tool_start` task's words for a call with these (valid) arguments. */
   describe(args: Args): ToolLabel;
   run(args: Args, context: ToolContext): Promise<ToolOutcome>;

@@ -31,8 +31,13 @@ export class SaveMemoryTool implements AgentTool<SaveMemoryArgs> {
     private readonly profiles: MemberProfiles,
   ) {}
 
-  offered(turn: { privateMode: boolean }): boolean {
-    return !turn.privateMode;
+  /**
+   * Not in a private turn; not for a Marketplace agent either: the shared memory is the SaaS tenant's
+   * (administered through document 3's API, which that edition lacks), and one agent's conversations
+   * must not reach another's.
+   */
+  offered(turn: { privateMode: boolean; agentId?: string }): boolean {
+    return !turn.privateMode && turn.agentId === undefined;
   }
 
   describe(args: SaveMemoryArgs): { title: string; description: string } {

@@ -31,6 +31,11 @@ export class SearchMemoryTool implements AgentTool<SearchMemoryArgs> {
     private readonly profiles: MemberProfiles,
   ) {}
 
+  /** Not for a Marketplace agent: the shared memory is the SaaS tenant's (see SaveMemoryTool). */
+  offered(turn: { agentId?: string }): boolean {
+    return turn.agentId === undefined;
+  }
+
   describe(args: SearchMemoryArgs): { title: string; description: string } {
     return { title: 'Searching shared memory', description: `Looking for ${quoted(args.query)}` };
   }

@@ -1,6 +1,7 @@
-import Ajv, { type ValidateFunction } from 'ajv';
+import { type ValidateFunction } from 'ajv';
 import type { ToolCall, ToolDefinition } from '../model/chat-wire';
 import { type AgentTool, type ToolLabel, quoted } from './agent-tool';
+import { toolSchemaValidator } from './tool-schema-validators';
 
 export type PreparedCall =
   { ok: true; tool: AgentTool; args: Record<string, unknown> } | { ok: false; error: string; label: ToolLabel };
@@ -16,10 +17,9 @@ export class ToolBox {
 
   // `never`: each tool takes its own argument type, checked against its schema before it runs.
   constructor(tools: readonly AgentTool<never>[]) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
     for (const tool of tools) {
       if (this.tools.has(tool.name)) throw new Error(`two agent tools are named ${tool.name}`);
-      this.tools.set(tool.name, { tool: tool as unknown as AgentTool, validate: ajv.compile(tool.parameters) });
+      this.tools.set(tool.name, { tool: tool as unknown as AgentTool, validate: toolSchemaValidator(tool.parameters) });
     }
   }
 

@@ -1,7 +1,7 @@
 import type { ClaimedTurn, PendingInteraction } from '@fed/conversations';
 import type { Interaction, TaskFile } from '@fed/contracts';
 import type { LlmLogWriter } from '@fed/audit';
-import type { Logger } from '@fed/observability';
+import { type Logger, inSpan } from '@fed/observability';
 import type { ChatMessage, ModelReply, ModelRequest, ToolCall } from '../model/chat-wire';
 import type { ModelClient } from '../model/model-client';
 import { stripMarkdown } from '../output/markdown-stripper';
@@ -35,8 +35,10 @@ export type LoopOutcome =
 
 export interface LoopInput {
   turn: ClaimedTurn;
-  /** The gateway model of the turn's agent level. */
+  /** The gateway model of the turn's agent level, or of its Marketplace agent. */
   model: string;
+  /** A Marketplace agent's sampling settings. */
+  parameters?: { temperature?: number; maxTokens?: number };
   messages: ChatMessage[];
   output: TurnOutput;
   tasks: TaskReporter;
@@ -63,7 +65,12 @@ export class AgentLoop {
   async run(input: LoopInput): Promise<LoopOutcome> {
     const { turn, output, signal } = input;
     const write = (piece: string) => output.write(piece);
-    const request = { model: input.model, privateMode: turn.options.privateMode, sessionId: turn.conversationId };
+    const request = {
+      model: input.model,
+      ...input.parameters,
+      privateMode: turn.options.privateMode,
+      sessionId: turn.conversationId,
+    };
     if (!turn.options.agentMode) {
       await this.call(input, 'direct_answer', 1, { ...request, messages: input.messages }, write);
       return { kind: 'completed', steps: 1, toolRuns: [] };
@@ -121,7 +128,24 @@ export class AgentLoop {
     let reply: ModelReply | undefined;
     let failure: string | undefined;
     try {
-      reply = await this.model.stream(request, write, signal);
+      // A span per model call (its HTTP call to the gateway is a child: the gateway continues the trace).
+      reply = await inSpan(
+        `chat ${input.model}`,
+        {
+          attributes: {
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.request.model': input.model,
+            'fed.conversation_id': turn.conversationId,
+            'fed.run_id': turn.runId,
+            'fed.step': step,
+          },
+        },
+        async (span) => {
+          const answer = await this.model.stream(request, write, signal);
+          span.setAttribute('fed.tool_calls', answer.toolCalls.length);
+          return answer;
+        },
+      );
       return reply;
     } catch (error) {
       failure = signal.aborted ? 'cancelled' : ((error as { code?: string }).code ?? 'internal_error');
@@ -177,16 +201,33 @@ export class AgentLoop {
       outcome = { status: 'failed', error: prepared.error, label: prepared.label };
     } else {
       try {
-        outcome = await prepared.tool.run(prepared.args, {
-          tenantId: turn.tenantId,
-          userId: turn.userId,
-          conversationId: turn.conversationId,
-          messageId: turn.runId,
-          privateMode: turn.options.privateMode,
-          signal,
-          callId: call.id,
-          deliverables: input.deliverables,
-        });
+        const tool = prepared.tool;
+        // A span per tool call: its name and id, never its arguments or result.
+        outcome = await inSpan(
+          `execute_tool ${toolName.slice(0, 100)}`,
+          {
+            attributes: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': toolName.slice(0, 100),
+              'gen_ai.tool.call.id': call.id.slice(0, 100),
+              'fed.run_id': turn.runId,
+            },
+          },
+          async (span) => {
+            const ran = await tool.run(prepared.args, {
+              tenantId: turn.tenantId,
+              userId: turn.userId,
+              conversationId: turn.conversationId,
+              messageId: turn.runId,
+              privateMode: turn.options.privateMode,
+              signal,
+              callId: call.id,
+              deliverables: input.deliverables,
+            });
+            span.setAttribute('fed.tool.status', ran.status);
+            return ran;
+          },
+        );
       } catch (error) {
         if (signal.aborted) throw error;
         this.logger.error({ err: error, runId: turn.runId, tool: toolName }, 'agent tool failed');

@@ -1,24 +1,31 @@
-import type { Signals, Subscription } from '@fed/bus';
+import type { JobHold, Signals, Subscription } from '@fed/bus';
+import type { Counter, Histogram } from 'prom-client';
 import type { RunCancelledV1 } from '@fed/contracts';
 import type { TurnLedger } from '@fed/conversations';
-import type { Logger } from '@fed/observability';
+import { type Logger, type Metrics, type TurnOutcome, agentTurnDuration, agentTurns } from '@fed/observability';
 import { TurnControl } from './turn-control';
 
 /**
  * The turns this runtime is running: stopped by `run.cancelled` signals, and kept alive in the
  * ledger by heartbeats (which also stop turns that were cancelled while a signal was lost, or that
- * someone else ended).
+ * someone else ended); each one that ends is counted by outcome, with its duration.
  */
 export class RunningTurns {
   private readonly turns = new Map<string, TurnControl>();
   private subscription: Subscription | undefined;
   private heartbeats: NodeJS.Timeout | undefined;
+  private readonly turnsEnded: Counter<'outcome'>;
+  private readonly turnDuration: Histogram<'outcome'>;
 
   constructor(
     private readonly ledger: TurnLedger,
     private readonly signals: Signals,
     private readonly logger: Logger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.turnsEnded = metrics.metric(agentTurns);
+    this.turnDuration = metrics.metric(agentTurnDuration);
+  }
 
   /** Subscribes to cancels and starts the heartbeats (every `heartbeatMs`). */
   async open(heartbeatMs: number): Promise<void> {
@@ -39,8 +46,42 @@ export class RunningTurns {
     return control;
   }
 
-  end(control: TurnControl): void {
+  /** `outcome` undefined: no turn ended (none was claimed, or it was handed back to the queue). */
+  end(control: TurnControl, outcome: TurnOutcome | undefined): void {
     if (this.turns.get(control.runId) === control) this.turns.delete(control.runId);
+    if (outcome === undefined) return;
+    this.turnsEnded.inc({ outcome });
+    this.turnDuration.observe({ outcome }, (performance.now() - control.startedAt) / 1000);
+  }
+
+  /**
+   * Shutdown: waits until `finished` (the consumer runs no job any more), `drainMs` passed or `hurry`
+   * aborted, and says which; what still runs is then the caller's to hand back. Cancels and heartbeats
+   * go on meanwhile.
+   */
+  async drain(finished: Promise<void>, drainMs: number, hurry: AbortSignal): Promise<void> {
+    if (this.turns.size > 0) {
+      this.logger.info(
+        { turns: this.turns.size, drainSeconds: drainMs / 1000 },
+        'agent runtime draining: no new turns, the running ones may finish (a second signal hands them back now)',
+      );
+    }
+    let timer: NodeJS.Timeout | undefined;
+    let onHurry: (() => void) | undefined;
+    const ended = await Promise.race([
+      finished.then(() => 'finished' as const),
+      new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), drainMs))),
+      new Promise<'hurried'>((resolve) => {
+        onHurry = () => resolve('hurried');
+        if (hurry.aborted) onHurry();
+        else hurry.addEventListener('abort', onHurry, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onHurry) hurry.removeEventListener('abort', onHurry);
+    if (ended !== 'finished' && this.turns.size > 0) {
+      this.logger.warn({ turns: this.turns.size, reason: ended }, 'agent runtime handing its running turns back');
+    }
   }
 
   /** `run.cancelled`: the one run, or every running turn of the conversation when no run is named. */
@@ -51,9 +92,37 @@ export class RunningTurns {
     }
   }
 
-  /** One ledger statement for every turn that has started showing output. */
+  /**
+   * The queue's word on a running turn's job (RunJobContext.hold): logged, since a turn whose hold is
+   * unconfirmed writes nothing until it is confirmed again (Redis slow or out of reach, or this process
+   * paused), and one that lost it is left to the runtime that may have it now (its signal says so).
+   */
+  holdChanged(runId: string, hold: JobHold): void {
+    switch (hold) {
+      case 'unconfirmed':
+        this.logger.warn(
+          { runId },
+          'agent turn paused: the run queue has not confirmed its hold on the job for a while (Redis slow or out of reach, or this process paused); it writes again once it does',
+        );
+        break;
+      case 'held':
+        this.logger.info({ runId }, 'agent turn resumed: the run queue confirmed its hold on the job again');
+        break;
+      case 'lost':
+        this.logger.warn({ runId }, 'agent turn lost its hold on the job: another runtime may run it now');
+        break;
+    }
+  }
+
+  /**
+   * One ledger statement for every turn that has started showing output and surely still holds its job
+   * (a paused one beats again once its hold is confirmed; a lost one is the ledger of the runtime that
+   * may hold it now).
+   */
   async heartbeat(): Promise<void> {
-    const beating = [...this.turns.values()].filter((control) => control.shownText && !control.reason);
+    const beating = [...this.turns.values()].filter(
+      (control) => control.shownText && !control.reason && control.hold() === 'held',
+    );
     if (beating.length === 0) return;
     try {
       const live = await this.ledger.heartbeat(

@@ -1,4 +1,6 @@
 import type { ClaimedTurn } from '@fed/conversations';
+import type { MarketplaceAgentEntity } from '../../agents/marketplace-agent.entity';
+import { ModelError } from '../model/model-error';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
 import type { DeliverableSink } from '../tools/agent-tool';
@@ -20,6 +22,11 @@ export interface TurnTools {
   open(turn: ClaimedTurn, signal: AbortSignal): Promise<{ toolbox: ToolBox; close(): Promise<void> }>;
 }
 
+/** Where a Marketplace turn's agent is read (its name, instructions and model configuration). */
+export interface TurnAgents {
+  find(agentId: string): Promise<MarketplaceAgentEntity | null>;
+}
+
 /** Answers a claimed turn: its prompt, the agent loop, then the work report. */
 export class TurnAnswerer {
   constructor(
@@ -28,6 +35,7 @@ export class TurnAnswerer {
     private readonly tools: TurnTools,
     private readonly memory: SharedMemoryHook,
     private readonly settings: AnswerSettings,
+    private readonly agents?: TurnAgents,
   ) {}
 
   async answer(
@@ -37,12 +45,32 @@ export class TurnAnswerer {
     deliverables: DeliverableSink,
     signal: AbortSignal,
   ): Promise<LoopOutcome> {
-    const messages = await this.prompt.build(turn, this.settings.agentName, signal);
-    const model = this.settings.models[turn.options.agentLevel] ?? this.settings.models.default;
+    const agent = turn.options.agentId === undefined ? undefined : await this.agentOf(turn.options.agentId);
+    const messages = await this.prompt.build(
+      turn,
+      agent ? { name: agent.name, instructions: agent.instructions } : { name: this.settings.agentName },
+      signal,
+    );
+    const model =
+      agent?.modelConfig.model ?? this.settings.models[turn.options.agentLevel] ?? this.settings.models.default;
     const { toolbox, close } = await this.tools.open(turn, signal);
     let outcome: LoopOutcome;
     try {
-      outcome = await this.loop.run({ turn, model, messages, output, tasks, toolbox, deliverables, signal });
+      const parameters = agent && {
+        ...(agent.modelConfig.temperature !== undefined ? { temperature: agent.modelConfig.temperature } : {}),
+        ...(agent.modelConfig.maxOutputTokens !== undefined ? { maxTokens: agent.modelConfig.maxOutputTokens } : {}),
+      };
+      outcome = await this.loop.run({
+        turn,
+        model,
+        ...(parameters ? { parameters } : {}),
+        messages,
+        output,
+        tasks,
+        toolbox,
+        deliverables,
+        signal,
+      });
     } finally {
       await close();
     }
@@ -53,5 +81,18 @@ export class TurnAnswerer {
     }
     if (outcome.kind !== 'interaction') await this.memory.afterTurn(turn, output.text);
     return outcome;
+  }
+
+  /**
+   * The Marketplace agent, read when the turn runs (a change of its instructions applies from the next
+   * turn). Disabled or removed since the turn was admitted: the turn ends with `agent_unavailable`
+   * rather than being answered by the platform's generic agent.
+   */
+  private async agentOf(agentId: string): Promise<MarketplaceAgentEntity> {
+    const agent = await this.agents?.find(agentId);
+    if (!agent?.enabled) {
+      throw new ModelError('agent_unavailable', 'The agent of this conversation is disabled or no longer exists.');
+    }
+    return agent;
   }
 }

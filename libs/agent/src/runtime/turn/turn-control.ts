@@ -1,9 +1,12 @@
+import type { JobHold, RunJobContext } from '@fed/bus';
+
 /**
  * Why a running turn was stopped before it ended on its own: `cancelled` (cancel), `timeout` (the
  * turn timeout), `shutdown` (its runtime stops: the job is handed back), `lost` (someone else ended
- * the turn, the reaper), `stream_failed` (its chunks can no longer be appended).
+ * the turn, the reaper), `stream_failed` (its chunks can no longer be appended), `job_lost` (the
+ * queue may have handed the job to another runtime: this one writes nothing more).
  */
-export type StopReason = 'cancelled' | 'timeout' | 'shutdown' | 'lost' | 'stream_failed';
+export type StopReason = 'cancelled' | 'timeout' | 'shutdown' | 'lost' | 'stream_failed' | 'job_lost';
 
 export class TurnStoppedError extends Error {
   constructor(readonly reason: StopReason) {
@@ -12,12 +15,22 @@ export class TurnStoppedError extends Error {
   }
 }
 
+/** Without a queue that can lose jobs (tests that run a turn directly). */
+const ALWAYS_HELD: Pick<RunJobContext, 'hold' | 'holdsJob'> = {
+  hold: () => 'held',
+  holdsJob: () => Promise.resolve(true),
+};
+
 /** One running turn as its runtime knows it: its abort signal, why it stopped, and the text it has shown. */
 export class TurnControl {
   private readonly controller = new AbortController();
   private stopReason: StopReason | undefined;
+  /** `performance.now()` when the runtime took the turn. */
+  readonly startedAt = performance.now();
   /** Set once the turn has an output; read by heartbeats. */
   shownText: (() => string) | undefined;
+  /** The runtime's hold on the turn's job (`RunJobContext`): writes wait while it is unconfirmed, end once it is lost. */
+  jobHold: Pick<RunJobContext, 'hold' | 'holdsJob'> = ALWAYS_HELD;
 
   constructor(
     readonly runId: string,
@@ -30,6 +43,15 @@ export class TurnControl {
 
   get reason(): StopReason | undefined {
     return this.stopReason;
+  }
+
+  hold(): JobHold {
+    return this.jobHold.hold();
+  }
+
+  /** Resolves once the hold is known: true held, false lost (RunJobContext.holdsJob). */
+  holdsJob(): Promise<boolean> {
+    return this.jobHold.holdsJob();
   }
 
   /** The first reason wins: a turn cancelled and then timed out was cancelled. */

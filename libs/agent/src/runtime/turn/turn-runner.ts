@@ -1,14 +1,15 @@
-import { type RunStream, STREAM_START, StreamEndedError } from '@fed/bus';
+import { type RunStream, STREAM_START, StreamEndedError, StreamLostError } from '@fed/bus';
 import {
   type ChatCompletionChunk,
   type Deliverable,
+  STREAM_LOST,
   errorChunk,
   finalChunk,
   isUuid,
   type RunJob,
 } from '@fed/contracts';
 import type { ClaimedTurn, PendingInteraction, TurnLedger } from '@fed/conversations';
-import type { Logger } from '@fed/observability';
+import { type Logger, type TurnOutcome } from '@fed/observability';
 import { ModelError } from '../model/model-error';
 import { ChunkWriter } from '../output/chunk-writer';
 import { TaskReporter } from '../output/task-reporter';
@@ -33,6 +34,8 @@ type TurnEnding =
   | { kind: 'stopped'; reason: 'cancelled' | 'lost' }
   /** Its runtime is stopping: the turn stays processing and the job goes back to the queue. */
   | { kind: 'handed_back' }
+  /** The queue may have handed the job to another runtime: nothing more is written, that one decides. */
+  | { kind: 'abandoned' }
   | { kind: 'failed'; code: string; message: string };
 
 /** The job is handed back to the queue (its runtime is stopping); another runtime decides what to do. */
@@ -43,7 +46,17 @@ export class TurnHandedBackError extends Error {
   }
 }
 
+/** The runtime lost its hold on the job (its lock lapsed or was refused): the turn is left to whoever has it now. */
+export class TurnAbandonedError extends Error {
+  constructor(runId: string) {
+    super(`agent runtime lost the job of turn ${runId}: left to the runtime that holds it now`);
+    this.name = 'TurnAbandonedError';
+  }
+}
+
 const FINISH_ATTEMPTS = 3;
+/** How long the end of a stream is retried while Redis is out of reach. */
+const END_RETRY_MS = 10_000;
 
 /**
  * One job of the run queue: claims the turn, answers it, and ends it: always the ledger first (so
@@ -59,14 +72,18 @@ export class TurnRunner {
     private readonly logger: Logger,
   ) {}
 
-  async run(job: RunJob, control: TurnControl): Promise<void> {
+  /** How the turn ended (`agent_turns_total`); undefined when there was no turn to run. */
+  async run(job: RunJob, control: TurnControl): Promise<TurnOutcome | undefined> {
     if (!isUuid(job.runId)) {
       this.logger.warn({ runId: job.runId }, 'agent job with a run id that is not a message id: dropped');
-      return;
+      return undefined;
     }
     const turn = await this.ledger.claim(job.runId);
-    if (!turn) return;
-    if (await this.shownBefore(turn.runId)) return this.endLostAttempt(turn);
+    if (!turn) return undefined;
+    if (await this.shownBefore(turn.runId)) {
+      await this.endLostAttempt(turn);
+      return 'error';
+    }
 
     const writer = new ChunkWriter(this.stream, turn.runId, {
       model: this.settings.chunkModel,
@@ -76,6 +93,8 @@ export class TurnRunner {
         this.logger.error({ err: error, runId: turn.runId }, 'agent turn chunks could not be appended');
         control.stop('stream_failed');
       },
+      holdsJob: () => control.holdsJob(),
+      onJobLost: () => control.stop('job_lost'),
     });
     const output = new TurnOutput(writer, turn.options.outputFormat);
     control.shownText = () => output.text;
@@ -101,13 +120,25 @@ export class TurnRunner {
       clearTimeout(timeout);
     }
 
+    // Waits while the hold is unconfirmed: the end is written only by a runtime that surely holds the job.
+    if (ending.kind === 'abandoned' || !(await control.holdsJob())) {
+      // Another runtime may be answering it now: its chunks and its end are not to be mixed with ours.
+      writer.discard();
+      this.logger.warn({ runId: turn.runId }, 'agent turn left to another runtime: this one lost its hold on the job');
+      throw new TurnAbandonedError(turn.runId);
+    }
     if (ending.kind === 'handed_back') {
       // Keep what was shown, leave the turn processing: the next attempt decides (docs/chat.md, Runtime loss).
       await output.end();
       await this.ledger.heartbeat([{ runId: turn.runId, text: output.text }]).catch(() => undefined);
       throw new TurnHandedBackError(turn.runId);
     }
-    await this.end(turn, output, writer, ending);
+    await output.end();
+    // Chunks were lost on the way (the bus failed under the turn): whatever else ended it, readers saw a
+    // broken stream, and the stored message says so (docs/chat.md, "When the stream breaks").
+    if (writer.broken && ending.kind !== 'stopped') ending = { kind: 'failed', ...STREAM_LOST };
+    const finished = await this.end(turn, output, writer, ending);
+    return finished === 'failed' ? 'error' : outcomeOf(ending);
   }
 
   /** More than the role chunk in the stream: an earlier attempt died after showing output. */
@@ -140,6 +171,8 @@ export class TurnRunner {
         return { kind: 'stopped', reason: control.reason };
       case 'shutdown':
         return { kind: 'handed_back' };
+      case 'job_lost':
+        return { kind: 'abandoned' };
       case 'timeout':
         return {
           kind: 'failed',
@@ -147,7 +180,7 @@ export class TurnRunner {
           message: `The answer took longer than ${Math.round(this.settings.turnTimeoutMs / 1000)} seconds and was stopped.`,
         };
       case 'stream_failed':
-        return { kind: 'failed', code: 'agent_failed', message: 'The answer could not be streamed.' };
+        return { kind: 'failed', ...STREAM_LOST };
       case undefined:
         break;
     }
@@ -160,7 +193,12 @@ export class TurnRunner {
     return { kind: 'failed', code: 'agent_failed', message: 'The agent failed while answering.' };
   }
 
-  private async end(turn: ClaimedTurn, output: TurnOutput, writer: ChunkWriter, ending: TurnEnding): Promise<void> {
+  private async end(
+    turn: ClaimedTurn,
+    output: TurnOutput,
+    writer: ChunkWriter,
+    ending: TurnEnding,
+  ): Promise<'finished' | 'not_processing' | 'failed'> {
     await output.end();
     // Every ending keeps the files written before it, failures included (docs/chat.md, Deliverables).
     const deliverables = await this.deliverablesOf(turn.runId);
@@ -172,7 +210,10 @@ export class TurnRunner {
       deliverables,
       ...(ending.kind === 'failed' ? { error: { code: ending.code, message: ending.message } } : {}),
     });
-    if (finished === 'not_processing') return this.endStream(turn.runId);
+    if (finished === 'not_processing') {
+      await this.endStream(turn.runId);
+      return finished;
+    }
     const chunk =
       finished === 'failed'
         ? errorChunk(this.settings.chunkModel, 'agent_failed', 'The answer could not be saved.')
@@ -182,6 +223,7 @@ export class TurnRunner {
       await writer.drain();
     }
     await this.endStream(turn.runId);
+    return finished;
   }
 
   private finalChunkOf(ending: TurnEnding): ChatCompletionChunk | undefined {
@@ -195,6 +237,7 @@ export class TurnRunner {
       case 'failed':
         return errorChunk(model, ending.code, ending.message);
       case 'handed_back':
+      case 'abandoned':
         return undefined;
     }
   }
@@ -228,10 +271,38 @@ export class TurnRunner {
     }
   }
 
+  /**
+   * Ends the stream so that its readers finish, retried for a while when Redis is out of reach (it may
+   * come back with the stream). A stream lost with Redis is left absent, never recreated ended and empty:
+   * its readers already end it themselves (`stream_lost`).
+   */
   private async endStream(runId: string): Promise<void> {
-    await this.stream
-      .end(runId, { ttlSeconds: this.settings.streamTtlSeconds })
-      .catch((error: unknown) => this.logger.error({ err: error, runId }, 'agent turn stream could not be ended'));
+    const retryUntil = Date.now() + END_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.stream.end(runId, { ttlSeconds: this.settings.streamTtlSeconds, existing: true });
+        return;
+      } catch (error) {
+        if (error instanceof StreamLostError) return;
+        if (Date.now() >= retryUntil) {
+          this.logger.error({ err: error, runId }, 'agent turn stream could not be ended');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 250 * attempt)));
+      }
+    }
+  }
+}
+
+function outcomeOf(ending: Exclude<TurnEnding, { kind: 'handed_back' | 'abandoned' }>): TurnOutcome {
+  switch (ending.kind) {
+    case 'answered':
+      return ending.unfinished ? 'unfinished' : 'completed';
+    case 'stopped':
+      // Lost: the reaper (or another runtime) ended it; this runtime did not finish it.
+      return ending.reason === 'cancelled' ? 'cancelled' : 'unfinished';
+    case 'failed':
+      return 'error';
   }
 }
 

@@ -8,6 +8,9 @@ export interface RunJobV1 {
   tenantId?: string;
   /** ISO 8601. */
   requestedAt: string;
+  /** The trace of the request that started the turn (W3C `traceparent`), when tracing is on. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 export type RunJob = RunJobV1;

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { BruteForceProtection } from '../../brute-force/brute-force-protection';
 import { DeviceCookies } from '../../brute-force/device-cookie';
-import { type LoginAccount, type LoginSource, LoginThrottle } from '../../brute-force/login-throttle';
+import { type LoginAccount, type LoginSource, type LoginThrottle } from '../../brute-force/login-throttle';
+import { type SignInEvents } from '../../brute-force/sign-in-events';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
 import { type UserView, UsersService } from '../../users/users.service';
 import { INTERACTION_PATH } from '../oidc-provider.factory';
@@ -20,15 +21,17 @@ export type SignInOutcome =
 @Injectable()
 export class PasswordSignIn {
   private readonly throttle: LoginThrottle;
+  private readonly events: SignInEvents;
   private readonly deviceCookies: DeviceCookies;
 
   constructor(
     private readonly users: UsersService,
     encryption: KeyEncryption,
-    @Inject(COUNTERS) counters: Counters,
+    bruteForce: BruteForceProtection,
     @Inject(SERVICE_CONFIG) config: ServiceConfig,
   ) {
-    this.throttle = new LoginThrottle(counters);
+    this.throttle = bruteForce.loginThrottle();
+    this.events = bruteForce.events;
     this.deviceCookies = new DeviceCookies({
       key: encryption.derive('device-cookie'),
       path: INTERACTION_PATH,
@@ -48,7 +51,11 @@ export class PasswordSignIn {
     const attempt = await this.throttle.attempt(account, source, () =>
       this.users.checkLoginPassword(candidate, password),
     );
-    if (attempt.refused || !attempt.user || attempt.user.status !== 'approved') return attempt;
+    if (attempt.refused || !attempt.user) return attempt;
+    if (attempt.user.status !== 'approved') {
+      this.events.failed('not_approved');
+      return attempt;
+    }
     await this.users.recordLogin(attempt.user.id);
     return { ...attempt, deviceCookie: this.deviceCookies.issue(attempt.user.id) };
   }

@@ -1,10 +1,10 @@
 import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
-import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
-import { ClientThrottle } from '../../brute-force/client-throttle';
+import { BruteForceProtection } from '../../brute-force/brute-force-protection';
+import { type ClientThrottle } from '../../brute-force/client-throttle';
 import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
 import { OAuthError, isUnreachable, readOAuthForm, sendOAuthError } from '../oauth-http';
@@ -27,11 +27,11 @@ export class RevocationController {
     private readonly verifier: LocalTokenVerifier,
     private readonly refreshTokens: RefreshTokenRepository,
     private readonly revocations: TokenRevocations,
-    @Inject(COUNTERS) counters: Counters,
+    bruteForce: BruteForceProtection,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.throttle = new ClientThrottle(counters);
+    this.throttle = bruteForce.clientThrottle();
   }
 
   @Public()

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { COUNTERS, type Counters } from '@fed/bus';
 import { LOGGER, type Logger, noteAuthz } from '@fed/observability';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { ClientThrottle } from '../../brute-force/client-throttle';
+import { BruteForceProtection } from '../../brute-force/brute-force-protection';
+import { type ClientThrottle } from '../../brute-force/client-throttle';
 import { type ClientEntity } from '../../clients/client.entity';
 import { clientSecretMatches } from '../../clients/clients.service';
 import { ClientCache } from '../client-cache';
@@ -31,12 +31,12 @@ export class TokenEndpoint implements OnModuleInit {
   constructor(
     private readonly clients: ClientCache,
     @Inject(TOKEN_GRANTS) private readonly grants: TokenGrants,
-    @Inject(COUNTERS) counters: Counters,
+    bruteForce: BruteForceProtection,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(FAST_ROUTES) private readonly fastRoutes: FastRoutes,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {
-    this.throttle = new ClientThrottle(counters, undefined, { rememberCleanMs: 1000 });
+    this.throttle = bruteForce.clientThrottle(1000);
   }
 
   onModuleInit(): void {

@@ -1,10 +1,11 @@
 import { AuditAction, AuditDetails } from '@fed/audit';
-import { type AccessTokenPrincipal, CurrentPrincipal, Scopes } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ChangeRoleBody, ListUsersQuery, UserIdParams } from './admin-users.dto';
 import { AdminUsersService } from './admin-users.service';
 
 /** `{base_url}/api/v1/admin/users` (document 3, "Admin API"); requests are validated by the app's pipe. */
+@SaasOnly()
 @Controller('api/v1/admin/users')
 @Scopes('users:manage')
 export class AdminUsersController {

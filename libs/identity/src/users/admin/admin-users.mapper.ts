@@ -3,8 +3,24 @@ import { type AdminUserResponse } from './admin-users.dto';
 
 const toValueLabel = (stored: Labelled) => ({ value: stored.id, label: stored.label });
 
+/** The user fields the admin User object shows (also what `GET /v1/users/me` shows of the user). */
+export type AdminUserFields = Pick<
+  UserEntity,
+  | 'id'
+  | 'email'
+  | 'username'
+  | 'emailVerified'
+  | 'role'
+  | 'status'
+  | 'organization'
+  | 'job'
+  | 'bio'
+  | 'createdAt'
+  | 'lastLoginAt'
+>;
+
 /** A user as the admin API shows it: never the entity (no password hash, no session cut-off). */
-export function toAdminUserResponse(user: UserEntity): AdminUserResponse {
+export function toAdminUserResponse(user: AdminUserFields): AdminUserResponse {
   return {
     userId: user.id,
     email: user.email,

@@ -1,0 +1,243 @@
+import { catalogEntities, seedCatalog } from '@fed/agent';
+import { type AppConfig } from '@fed/config';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, hashApiKey } from '@fed/gateway';
+import { type RealmFile, clientsServiceFor, identityEntities, realmServiceFor, usersServiceFor } from '@fed/identity';
+import { type Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type DataSource } from 'typeorm';
+import { withEntities } from './database';
+
+// `platformctl bootstrap`: what a fresh distributed stack (docker-compose.yml's one-shot `bootstrap`
+// service) needs before its first chat turn, done once: the demo realm of the all-in-one mode (a user,
+// a browser application, a service account, the starting catalog) and the agent's model-gateway key,
+// kept in --dir and --agent-key-dir (files of mode 0600). agent-runtime is given the key's directory
+// only: the demo admin's credentials are not its business. Running it again changes nothing.
+// Decisions: deploy/README.md, "docker compose from zero".
+
+export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
+export const AGENT_GATEWAY_KEY_FILE = 'agent-gateway-key';
+const AGENT_KEY_NAME = 'agent-runtime';
+const REDIRECT_URI = 'http://localhost:3000/callback';
+// Bootstraps of one database run one at a time (a session lock, released when the command ends).
+const BOOTSTRAP_LOCK = "hashtext('platformctl.bootstrap')";
+
+interface DemoCredentials {
+  user: { login: string; password: string };
+  app: { clientId: string; clientSecret: string; redirectUri: string };
+  service: { clientId: string; clientSecret: string };
+}
+
+type DemoRealmOutcome =
+  | { state: 'created'; credentials: DemoCredentials }
+  | { state: 'kept' }
+  /** The realm had users or clients of its own, and no credentials of this command's. */
+  | { state: 'not-created' };
+
+const secret = () => randomBytes(32).toString('base64url');
+
+function newCredentials(): DemoCredentials {
+  return {
+    user: { login: 'demo', password: randomBytes(18).toString('base64url') },
+    app: { clientId: 'demo-app', clientSecret: secret(), redirectUri: REDIRECT_URI },
+    service: { clientId: 'demo-service', clientSecret: secret() },
+  };
+}
+
+/** The demo realm of the all-in-one mode (apps/platform demo-realm.ts), as a realm file with these secrets. */
+function demoRealm(credentials: DemoCredentials): RealmFile {
+  return {
+    realm: 'federation',
+    clients: [
+      {
+        clientId: credentials.app.clientId,
+        name: 'Demo application',
+        secret: credentials.app.clientSecret,
+        grantTypes: ['authorization_code', 'refresh_token'],
+        scopes: ['openid', 'profile', 'email', 'chat:exec', 'chat:history', 'chat:file', 'mcp:all', 'a2a:all'],
+        redirectUris: [credentials.app.redirectUri],
+        consentRequired: true,
+      },
+      {
+        clientId: credentials.service.clientId,
+        name: 'Demo system integration',
+        secret: credentials.service.clientSecret,
+        grantTypes: ['client_credentials'],
+        scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query'],
+      },
+    ],
+    users: [
+      {
+        email: 'demo@example.com',
+        username: credentials.user.login,
+        displayName: 'Demo User',
+        password: credentials.user.password,
+        role: 'admin',
+        developer: true,
+        status: 'approved',
+      },
+    ],
+  };
+}
+
+/** Credentials this command wrote earlier; anything else is refused rather than overwritten. */
+function parseCredentials(text: string, file: string): DemoCredentials {
+  const refuse = (why: string): never => {
+    throw new Error(
+      `${file} is not a demo credentials file of platformctl bootstrap (${why}): move it away and run again`,
+    );
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return refuse('not JSON');
+  }
+  const field = (object: unknown, key: string, pattern: RegExp): string => {
+    const found = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
+    return typeof found === 'string' && pattern.test(found) ? found : refuse(`bad or missing ${key}`);
+  };
+  const record = value as Record<string, unknown>;
+  const secretPattern = /^[A-Za-z0-9_-]{32,256}$/;
+  return {
+    user: {
+      login: field(record.user, 'login', /^demo$/),
+      password: field(record.user, 'password', /^[A-Za-z0-9_-]{16,256}$/),
+    },
+    app: {
+      clientId: field(record.app, 'clientId', /^demo-app$/),
+      clientSecret: field(record.app, 'clientSecret', secretPattern),
+      redirectUri: field(record.app, 'redirectUri', /^http:\/\/localhost:3000\/callback$/),
+    },
+    service: {
+      clientId: field(record.service, 'clientId', /^demo-service$/),
+      clientSecret: field(record.service, 'clientSecret', secretPattern),
+    },
+  };
+}
+
+async function readIfPresent(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Readable by its owner only; replaced in one step, so a crash leaves the old file or the new one. */
+async function writePrivate(file: string, content: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, content, { mode: 0o600 });
+    await rename(temporary, file);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/**
+ * Only into a realm without users and clients, as the all-in-one mode does. The credentials are written
+ * first and the realm imported last: a run cut off before the end does it all again next time, with the
+ * same credentials (the catalog is seeded only while it is empty).
+ */
+async function ensureDemoRealm(
+  dataSource: DataSource,
+  config: AppConfig<'platformctl'>,
+  file: string,
+): Promise<DemoRealmOutcome> {
+  const kept = await readIfPresent(file);
+  const occupied =
+    (await clientsServiceFor(dataSource, config).any()) || (await usersServiceFor(dataSource, config).any());
+  if (occupied) return kept === undefined ? { state: 'not-created' } : { state: 'kept' };
+  const credentials = kept === undefined ? newCredentials() : parseCredentials(kept, file);
+  if (kept === undefined) await writePrivate(file, `${JSON.stringify(credentials, null, 2)}\n`);
+  await seedCatalog(dataSource);
+  await realmServiceFor(dataSource, config).import(demoRealm(credentials));
+  return { state: 'created', credentials };
+}
+
+/** The key kept in `file` while it is live; otherwise a new one (kept there). */
+async function ensureAgentKey(
+  dataSource: DataSource,
+  config: AppConfig<'platformctl'>,
+  file: string,
+): Promise<'kept' | 'created' | 'replaced'> {
+  const repository = new ApiKeyRepository(dataSource);
+  const kept = (await readIfPresent(file))?.trim();
+  if (kept) {
+    const row =
+      kept.startsWith(config.gateway.keyPrefix) && kept.length <= 200
+        ? await repository.findByHash(hashApiKey(kept))
+        : null;
+    if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) return 'kept';
+  }
+  const { apiKey } = await new ApiKeysService(repository, { keyPrefix: config.gateway.keyPrefix }).create({
+    name: AGENT_KEY_NAME,
+  });
+  await writePrivate(file, `${apiKey}\n`);
+  return kept === undefined ? 'created' : 'replaced';
+}
+
+async function bootstrap(dir: string, agentKeyDir: string): Promise<void> {
+  for (const directory of new Set([dir, agentKeyDir])) await mkdir(directory, { recursive: true, mode: 0o700 });
+  const credentialsFile = path.join(dir, DEMO_CREDENTIALS_FILE);
+  const keyFile = path.join(agentKeyDir, AGENT_GATEWAY_KEY_FILE);
+  const entities = [...identityEntities, ApiKeyEntity, ...catalogEntities];
+  const { realm, key, tokenUrl } = await withEntities(entities, async (dataSource, config) => {
+    const lock = dataSource.createQueryRunner();
+    await lock.connect();
+    try {
+      await lock.query(`SELECT pg_advisory_lock(${BOOTSTRAP_LOCK})`);
+      return {
+        realm: await ensureDemoRealm(dataSource, config, credentialsFile),
+        key: await ensureAgentKey(dataSource, config, keyFile),
+        tokenUrl: `${config.http.publicUrl}/federation/auth/v1/token`,
+      };
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(${BOOTSTRAP_LOCK})`).catch(() => undefined);
+      await lock.release();
+    }
+  });
+  const lines: string[] = [];
+  if (realm.state === 'created') {
+    const { user, app, service } = realm.credentials;
+    lines.push(
+      `demo realm created (for a local stack only; kept in ${credentialsFile}):`,
+      `  user            ${user.login} / ${user.password}  (admin, developer)`,
+      `  application     ${app.clientId} / ${app.clientSecret}  (redirect ${app.redirectUri})`,
+      `  service account ${service.clientId} / ${service.clientSecret}`,
+      'get a token:',
+      `  curl -u ${service.clientId}:${service.clientSecret} -d grant_type=client_credentials ${tokenUrl}`,
+    );
+  } else if (realm.state === 'kept') {
+    lines.push(`demo realm: in place, nothing changed; credentials in ${credentialsFile}`);
+  } else {
+    lines.push('demo realm: not created, the realm already has users or clients of its own');
+  }
+  lines.push(
+    {
+      kept: `agent gateway key: live, nothing changed (${keyFile})`,
+      created: `agent gateway key: created, kept in ${keyFile} for agent-runtime`,
+      replaced: `agent gateway key: the kept one was no longer live; a new one is in ${keyFile} (restart agent-runtime)`,
+    }[key],
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function registerBootstrap(program: Command): void {
+  program
+    .command('bootstrap')
+    .description(
+      "prepare a fresh distributed stack, once: the demo realm (into a realm without users and clients) and the agent's model-gateway key; running it again changes nothing",
+    )
+    .requiredOption('--dir <dir>', 'where the demo credentials are kept (a file of mode 0600)')
+    .option(
+      '--agent-key-dir <dir>',
+      "where the agent's gateway key is kept (a file of mode 0600), for agent-runtime to read; default: --dir",
+    )
+    .action((options: { dir: string; agentKeyDir?: string }) =>
+      bootstrap(path.resolve(options.dir), path.resolve(options.agentKeyDir ?? options.dir)),
+    );
+}

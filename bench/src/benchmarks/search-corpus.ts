@@ -1,0 +1,148 @@
+// Sentences the search benchmark builds messages from: several languages, with the words the
+// benchmark searches for (report, meeting, deployment, Bericht, 会議, ...) in many of them, so that a
+// common query matches a large share of every user's messages, not only the caller's.
+
+export interface CorpusLanguage {
+  /** The configuration the writers would choose for text in this language. */
+  config: string;
+  /** Share of messages, in percent. */
+  share: number;
+  sentences: string[];
+}
+
+export const SEARCH_CORPUS: CorpusLanguage[] = [
+  {
+    config: 'english',
+    share: 45,
+    sentences: [
+      'Can you summarize the quarterly report for the board meeting on Thursday?',
+      'The deployment failed again last night because the database migration timed out.',
+      'Please draft an email to the customer explaining the delay in the shipment.',
+      'What are the main risks in the budget for the next fiscal year?',
+      'The tests are running on the new build server and most of them pass.',
+      'I need a short report on the status of every open support ticket.',
+      'Schedule a meeting with the design team to review the new onboarding flow.',
+      'Our deployment pipeline runs the integration tests before every release.',
+      'The customer asked whether the invoice includes the maintenance contract.',
+      'Write a summary of the meeting notes and list the action items with owners.',
+      'Compare the Q3 report with last year and highlight the biggest changes.',
+      'How do I reset the password of a user who lost access to the account?',
+      'The marketing budget was cut by ten percent, so we need to prioritise campaigns.',
+      'Translate the product description into plain language for the website.',
+      'Explain why the search index grew so quickly after the last release.',
+      'Which of the running experiments should we stop before the holidays?',
+      'The report shows that customer satisfaction improved after the redesign.',
+      'Draft a polite reply declining the invitation to the partner conference.',
+      'List the steps to roll back a deployment when the health checks fail.',
+      'The team is running late on the migration because of the holiday season.',
+      'Create a checklist for onboarding new engineers in their first week.',
+      'Summarize the legal review of the data processing agreement.',
+      'We climbed Kilimanjaro during the company retreat last spring.',
+      'Prepare talking points for the quarterly meeting with the investors.',
+      'The analytics dashboard reports fewer active users than the billing system.',
+    ],
+  },
+  {
+    config: 'german',
+    share: 15,
+    sentences: [
+      'Kannst du den Bericht für die Besprechung am Donnerstag zusammenfassen?',
+      'Die Bereitstellung ist heute Nacht wieder fehlgeschlagen, weil die Migration zu lange lief.',
+      'Bitte schreibe eine E-Mail an den Kunden und erkläre die Verzögerung der Lieferung.',
+      'Welche Risiken enthält das Budget für das nächste Geschäftsjahr?',
+      'Die Tests laufen auf dem neuen Server und die meisten sind erfolgreich.',
+      'Ich brauche einen kurzen Bericht über alle offenen Supportanfragen.',
+      'Plane eine Besprechung mit dem Designteam, um den neuen Ablauf zu prüfen.',
+      'Der Kunde fragt, ob die Rechnung den Wartungsvertrag enthält.',
+      'Fasse die Notizen der Besprechung zusammen und nenne die nächsten Schritte.',
+      'Vergleiche den Quartalsbericht mit dem Vorjahr und zeige die größten Änderungen.',
+      'Die Häuser in der Innenstadt sind im letzten Jahr deutlich teurer geworden.',
+      'Erstelle eine Checkliste für die Einarbeitung neuer Mitarbeiter.',
+      'Der Bericht zeigt, dass die Kundenzufriedenheit nach der Umgestaltung gestiegen ist.',
+      'Übersetze die Produktbeschreibung in einfache Sprache für die Webseite.',
+      'Wie setze ich das Passwort eines Benutzers zurück, der keinen Zugang mehr hat?',
+    ],
+  },
+  {
+    config: 'french',
+    share: 10,
+    sentences: [
+      'Peux-tu résumer le rapport trimestriel pour la réunion du conseil jeudi ?',
+      'Le déploiement a encore échoué cette nuit parce que la migration a pris trop de temps.',
+      'Merci de rédiger un courriel au client pour expliquer le retard de livraison.',
+      'Quels sont les principaux risques du budget pour le prochain exercice ?',
+      'Les tests tournent sur le nouveau serveur et la plupart réussissent.',
+      "J'ai besoin d'un court rapport sur l'état de chaque ticket ouvert.",
+      "Organise une réunion avec l'équipe de design pour revoir le nouveau parcours.",
+      'Le client demande si la facture comprend le contrat de maintenance.',
+      'Résume les notes de la réunion et liste les actions avec leurs responsables.',
+      "Le rapport montre que la satisfaction des clients s'est améliorée.",
+      'Traduis la description du produit en langage simple pour le site web.',
+      'Prépare une liste de contrôle pour accueillir les nouveaux ingénieurs.',
+    ],
+  },
+  {
+    config: 'spanish',
+    share: 10,
+    sentences: [
+      '¿Puedes resumir el informe trimestral para la reunión del jueves?',
+      'El despliegue volvió a fallar anoche porque la migración tardó demasiado.',
+      'Por favor, escribe un correo al cliente explicando el retraso del envío.',
+      '¿Cuáles son los principales riesgos del presupuesto para el próximo año?',
+      'Las pruebas se están ejecutando en el nuevo servidor y casi todas pasan.',
+      'Necesito un informe breve sobre el estado de cada incidencia abierta.',
+      'Organiza una reunión con el equipo de diseño para revisar el nuevo flujo.',
+      'El cliente pregunta si la factura incluye el contrato de mantenimiento.',
+      'Resume las notas de la reunión y enumera las tareas con sus responsables.',
+      'El informe muestra que la satisfacción de los clientes mejoró.',
+      'Traduce la descripción del producto a un lenguaje sencillo para la web.',
+      'Prepara una lista de comprobación para los nuevos ingenieros.',
+    ],
+  },
+  {
+    config: 'russian',
+    share: 7,
+    sentences: [
+      'Можешь кратко изложить квартальный отчёт для совещания в четверг?',
+      'Развёртывание снова не удалось ночью, потому что миграция заняла слишком много времени.',
+      'Пожалуйста, напиши письмо клиенту и объясни задержку поставки.',
+      'Какие основные риски в бюджете на следующий год?',
+      'Тесты запускаются на новом сервере, и большинство из них проходит.',
+      'Мне нужен короткий отчёт о состоянии всех открытых заявок.',
+      'Назначь встречу с командой дизайна, чтобы обсудить новый процесс.',
+      'Клиент спрашивает, входит ли договор обслуживания в счёт.',
+      'Отчёт показывает, что удовлетворённость клиентов выросла после редизайна.',
+      'Подготовь список шагов для адаптации новых инженеров.',
+    ],
+  },
+  {
+    config: 'simple',
+    share: 8,
+    sentences: [
+      '木曜日の取締役会議のために四半期報告書を要約してください。',
+      'データベースの移行に時間がかかったため、昨夜のデプロイが再び失敗しました。',
+      '配送の遅れについて顧客に説明するメールを作成してください。',
+      '来年度の予算の主なリスクは何ですか？',
+      '新しいビルドサーバーでテストが実行されており、ほとんどが成功しています。',
+      'すべての未解決のサポートチケットの状況について短い報告書が必要です。',
+      '新しいオンボーディングの流れを確認するために、デザインチームとの会議を設定してください。',
+      '顧客は請求書に保守契約が含まれているかどうかを尋ねています。',
+      '会議のメモを要約し、担当者ごとにアクション項目を挙げてください。',
+      '報告書によると、リデザイン後に顧客満足度が向上しました。',
+    ],
+  },
+  {
+    config: 'simple',
+    share: 5,
+    sentences: [
+      '请为周四的董事会会议总结一下季度报告。',
+      '由于数据库迁移超时，昨晚的部署再次失败了。',
+      '请给客户写一封邮件，解释发货延迟的原因。',
+      '下一财年预算的主要风险是什么？',
+      '测试正在新的构建服务器上运行，大部分都通过了。',
+      '我需要一份关于所有未解决工单状态的简短报告。',
+      '请安排与设计团队的会议，审查新的入职流程。',
+      '报告显示，重新设计后客户满意度有所提高。',
+    ],
+  },
+];

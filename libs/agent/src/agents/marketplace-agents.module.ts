@@ -1,0 +1,30 @@
+import { MARKETPLACE_AGENTS, type MarketplaceAgentLookup } from '@fed/conversations';
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { marketplaceAgentEntities } from './marketplace-agent.entity';
+import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
+
+/**
+ * The Marketplace agents for whoever needs them: chat-service's owner of a request (`agentId`,
+ * `X-Agent-Id`; a primary-key read per request, so a disabled agent takes no turn from the next
+ * request on) and agent-runtime's turns. Global: every conversations module resolves owners.
+ */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature(marketplaceAgentEntities)],
+  providers: [
+    MarketplaceAgentsRepository,
+    {
+      provide: MARKETPLACE_AGENTS,
+      inject: [MarketplaceAgentsRepository],
+      useFactory: (agents: MarketplaceAgentsRepository): MarketplaceAgentLookup => ({
+        async find(agentId) {
+          const agent = await agents.find(agentId);
+          return agent && { id: agent.id, enabled: agent.enabled, tenantId: agent.tenantId };
+        },
+      }),
+    },
+  ],
+  exports: [MarketplaceAgentsRepository, MARKETPLACE_AGENTS],
+})
+export class MarketplaceAgentsModule {}

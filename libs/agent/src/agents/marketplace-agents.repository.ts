@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { type AgentModelConfig, MarketplaceAgentEntity } from './marketplace-agent.entity';
+
+export type AgentChanges = Partial<
+  Pick<MarketplaceAgentEntity, 'name' | 'instructions' | 'modelConfig' | 'enabled' | 'tenantId'>
+>;
+
+/** The only place that queries `agent.marketplace_agents`. */
+@Injectable()
+export class MarketplaceAgentsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** An agent that has not been deleted. */
+  find(id: string): Promise<MarketplaceAgentEntity | null> {
+    return this.dataSource.manager.findOne(MarketplaceAgentEntity, { where: { id, deletedAt: IsNull() } });
+  }
+
+  all(): Promise<MarketplaceAgentEntity[]> {
+    return this.dataSource.manager.find(MarketplaceAgentEntity, {
+      where: { deletedAt: IsNull() },
+      order: { name: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /**
+   * False when the id is taken, by a live or a deleted agent (one statement: two creations of one id
+   * cannot both succeed).
+   */
+  async insert(agent: MarketplaceAgentEntity): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO agent.marketplace_agents
+         (id, name, instructions, model_config, enabled, tenant_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [agent.id, agent.name, agent.instructions, agent.modelConfig, agent.enabled, agent.tenantId, agent.createdAt],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * One UPDATE of the given fields; a model configuration is merged into the stored one (a `null`
+   * member removes that member). Null when there is no such agent.
+   */
+  async update(id: string, changes: AgentChanges & { modelPatch?: Record<string, unknown> }, now: Date) {
+    const sets: string[] = ['updated_at = $2'];
+    const values: unknown[] = [id, now];
+    const set = (column: string, value: unknown) => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    };
+    if (changes.name !== undefined) set('name', changes.name);
+    if (changes.instructions !== undefined) set('instructions', changes.instructions);
+    if (changes.enabled !== undefined) set('enabled', changes.enabled);
+    if (changes.tenantId !== undefined) set('tenant_id', changes.tenantId);
+    if (changes.modelPatch !== undefined) {
+      values.push(changes.modelPatch);
+      sets.push(`model_config = jsonb_strip_nulls(model_config || $${values.length}::jsonb)`);
+    }
+    const [rows] = (await this.dataSource.query(
+      `UPDATE agent.marketplace_agents SET ${sets.join(', ')} WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+      values,
+    )) as [unknown[], number];
+    return rows.length === 1 ? this.find(id) : null;
+  }
+
+  /** Marks the agent deleted (and disabled); the row stays, so that its id is never given again. */
+  async delete(id: string, at: Date): Promise<boolean> {
+    const [, count] = (await this.dataSource.query(
+      `UPDATE agent.marketplace_agents SET deleted_at = $2, enabled = false, updated_at = $2
+        WHERE id = $1 AND deleted_at IS NULL`,
+      [id, at],
+    )) as [unknown, number];
+    return count === 1;
+  }
+}
+
+export type { AgentModelConfig };

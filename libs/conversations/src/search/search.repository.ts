@@ -1,0 +1,245 @@
+import { type CursorKey, type PageParams } from '@fed/contracts';
+import { type DataSource } from 'typeorm';
+import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationMode } from '../conversations/conversations.dto';
+import { likePattern } from '../conversations/conversations.repository';
+import { type FoundMessage } from './search.dto';
+import { SEARCH_CONFIGS } from './search-language';
+import { MARK_END, MARK_START, type SnippetWindow } from './search-snippet';
+
+const CONVERSATIONS: Record<ConversationMode, string> = {
+  active: '"conversations"."conversations"',
+  archive: '"conversations"."archived_conversations"',
+};
+
+/** The trigger stems this much of a message; the snippet looks for its first match there too. */
+const STEMMED_CHARACTERS = 100_000;
+/** The window ts_headline marks (it costs about 0.2 ms per 1,000 characters) and what of it precedes the match. */
+const WINDOW_CHARACTERS = 240;
+const WINDOW_LEAD = 60;
+const HEADLINE_OPTIONS = `'HighlightAll=true, StartSel=' || chr(${MARK_START.codePointAt(0)}) || ', StopSel=' || chr(${MARK_END.codePointAt(0)})`;
+const MARKS = `chr(${MARK_START.codePointAt(0)}) || chr(${MARK_END.codePointAt(0)})`;
+
+/** Trigrams the index is asked for at most (a trigram posting list costs about 2 ms per 2,000 of the owner's rows). */
+const PROBE_CHARACTERS = 5;
+/**
+ * The owner's newest rows a search reads first, in order, checking each: where matches are dense (a common
+ * word, a query every row holds) the page is found there, and the GIN indexes, whose candidates grow with
+ * everything the owner has, are not asked.
+ */
+export const WALK_ROWS = 2_000;
+/**
+ * A query without a trigram looks for its substring in this many of the owner's newest rows only (read in
+ * order like the walk); its words (vector) are found in older rows too.
+ */
+export const WINDOW_ROWS = 20_000;
+
+/**
+ * A piece of the query every text holding the query holds: the middle PROBE_CHARACTERS of its longest
+ * word (three trigrams, none padded), or the longest word when shorter. A word of fewer than three
+ * characters has no trigram (see narrowsByTrigram).
+ */
+export function substringProbe(q: string): string {
+  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [q];
+  const longest = words.map((word) => Array.from(word)).reduce((a, b) => (b.length > a.length ? b : a));
+  const from = Math.max(0, Math.floor((longest.length - PROBE_CHARACTERS) / 2));
+  return longest.slice(from, from + PROBE_CHARACTERS).join('');
+}
+
+/** Whether the trigram index can narrow a search for `probe`: pg_trgm takes trigrams of letters and digits only. */
+export function narrowsByTrigram(probe: string): boolean {
+  return /[\p{L}\p{N}]{3}/u.test(probe);
+}
+
+/** A row as SQL returns it: the message, its window's fields flat. */
+type FoundRow = Omit<FoundMessage, 'window'> & SnippetWindow;
+
+/** The parameters of one statement, `$n` handed out in order as its SQL is written. */
+class Statement {
+  readonly values: unknown[] = [];
+
+  bind(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** A piece of a statement's SQL that binds its values to that statement. */
+type Fragment = (statement: Statement) => string;
+
+const MESSAGE_KEYS = `m."id", m."conversation_id", m."sender", m."created_at", m."seq", m."search_config"`;
+const NEWEST_FIRST = `m."created_at" DESC, m."seq" DESC`;
+
+/** A message's place in the order: `createdAt` to the microsecond (text) and `seq`, as a cursor holds them. */
+interface MessageKey {
+  createdAtKey: CursorKey;
+  seq: CursorKey;
+}
+
+/** `(created_at, seq)` of the row `alias` compared with a message's key. */
+const keyed =
+  (alias: 'm' | 'w', operator: '<' | '>=', key: MessageKey): Fragment =>
+  (statement) =>
+    `(${alias}."created_at", ${alias}."seq") ${operator} (${statement.bind(key.createdAtKey)}::timestamptz, ${statement.bind(key.seq)}::bigint)`;
+
+/** The only place search queries: the owner's messages of one mode's conversations that match. */
+export class SearchRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * One page (`limit + 1` messages), newest first (`createdAt`, then `seq`): messages of ended turns whose
+   * vector matches the query or whose text holds it (any case), each with the window its snippet is cut from.
+   * First the owner's newest WALK_ROWS rows from the cursor on are read in order (index
+   * `messages_owner_newest_idx`): a full page there is the answer. Otherwise the GIN indexes give every
+   * match (keys only; the text is read for the page's rows). A query without a trigram looks for its
+   * substring in the owner's newest WINDOW_ROWS rows only, read in order the same way, and for its words
+   * (vector) in older rows through the GIN index.
+   */
+  async find(owner: ConversationOwner, mode: ConversationMode, q: string, page: PageParams): Promise<FoundMessage[]> {
+    const words = await this.anyLanguageQuery(q);
+    const probe = substringProbe(q);
+    const byTrigram = narrowsByTrigram(probe);
+    const after = page.after ? keyed('m', '<', { createdAtKey: page.after[0], seq: page.after[1] }) : null;
+    const owned: Fragment = (s) =>
+      `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
+    // The trigram index is asked for the probe; the whole query is then looked for in the candidates.
+    const literal: Fragment = (s) =>
+      `m."text" ILIKE ${s.bind(likePattern(probe))} ESCAPE '\\'` +
+      (probe !== q ? ` AND strpos(lower(m."text"), lower(${s.bind(q)})) > 0` : '');
+    const vector: Fragment | null = words === null ? null : (s) => `m."search_vector" @@ ${s.bind(words)}::tsquery`;
+    const matches: Fragment = (s) => (vector ? `(${vector(s)} OR ${literal(s)})` : literal(s));
+    // The owner's newest rows from the cursor on, read in order through the btree index, `rows` at most
+    // (a bound on them would be planned as a read of all of them, sorted: it is checked on what is read).
+    const walk = (s: Statement, rows: number, bound = '') =>
+      `SELECT w."id", w."conversation_id", w."sender", w."created_at", w."seq", w."search_config"
+         FROM (SELECT ${MESSAGE_KEYS}, ${matches(s)} AS "matched"
+                 FROM "conversations"."messages" AS m
+                WHERE ${owned(s)}
+                ORDER BY ${NEWEST_FIRST}
+                LIMIT ${rows}) AS w
+        WHERE w."matched"${bound}`;
+    const pageOf = (candidates: Fragment, gathered: boolean) =>
+      this.page(owner, mode, q, page.limit + 1, candidates, gathered);
+
+    if (!byTrigram) {
+      // The window, walked until the page is full; then, when the query has words, older rows by their vector.
+      const floor = await this.windowFloor(owner);
+      const windowed = await pageOf(
+        (s) => walk(s, WINDOW_ROWS, floor ? ` AND ${keyed('w', '>=', floor)(s)}` : ''),
+        false,
+      );
+      if (windowed.length > page.limit || vector === null || floor === null) return windowed;
+      const older = await pageOf(
+        (s) =>
+          `SELECT ${MESSAGE_KEYS} FROM "conversations"."messages" AS m
+            WHERE ${owned(s)} AND ${keyed('m', '<', floor)(s)} AND ${vector(s)}`,
+        true,
+      );
+      return [...windowed, ...older].slice(0, page.limit + 1);
+    }
+    const walked = await pageOf((s) => walk(s, WALK_ROWS), false);
+    if (walked.length > page.limit) return walked;
+    // Sparse matches: every one of the owner's, through the two GIN indexes (user_id first in both).
+    return pageOf(
+      (s) => `SELECT ${MESSAGE_KEYS} FROM "conversations"."messages" AS m WHERE ${owned(s)} AND ${matches(s)}`,
+      true,
+    );
+  }
+
+  /**
+   * The page of `candidates` (keys of the owner's matching messages) in the mode's conversations of the
+   * same owner, with each message's window. `gathered`: the candidates are gathered first and planned on
+   * their own (a join with the conversations misleads the planner into a loop per conversation); else they
+   * stream in order and the reading stops with the page.
+   */
+  private async page(
+    owner: ConversationOwner,
+    mode: ConversationMode,
+    q: string,
+    limit: number,
+    candidates: Fragment,
+    gathered: boolean,
+  ): Promise<FoundMessage[]> {
+    const statement = new Statement();
+    const found = candidates(statement);
+    const user = statement.bind(owner.userId);
+    const tenant = statement.bind(owner.tenantId);
+    const query = statement.bind(q);
+    const ofOwner = `c."id" = f."conversation_id" AND c."user_id" = ${user} AND c."tenant_id" IS NOT DISTINCT FROM ${tenant}`;
+    // Streamed candidates look their conversation up one by one (by its key), which keeps their order.
+    const conversation = gathered
+      ? `JOIN ${CONVERSATIONS[mode]} AS c ON ${ofOwner}`
+      : `CROSS JOIN LATERAL (SELECT c."title" FROM ${CONVERSATIONS[mode]} AS c WHERE ${ofOwner} LIMIT 1) AS c`;
+    const rows: FoundRow[] = await this.dataSource.query(
+      `WITH "found" AS ${gathered ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (${found})
+       SELECT p."id", p."conversationId", p."conversationTitle", p."sender", p."createdAt", p."createdAtKey", p."seq",
+              ts_headline(p."config", translate(substr(t."text", w."start", ${WINDOW_CHARACTERS}), ${MARKS}, ''),
+                          websearch_to_tsquery(p."config", ${query}), ${HEADLINE_OPTIONS}) AS "marked",
+              w."start" > 1 AS "cutBefore",
+              char_length(substr(t."text", w."start", ${WINDOW_CHARACTERS + 1})) > ${WINDOW_CHARACTERS} AS "cutAfter"
+         FROM (
+           SELECT f."id", f."conversation_id" AS "conversationId", c."title" AS "conversationTitle", f."sender",
+                  f."created_at" AS "createdAt",
+                  to_char(f."created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAtKey",
+                  f."seq", f."search_config"::regconfig AS "config"
+             FROM "found" AS f
+             ${conversation}
+            ORDER BY f."created_at" DESC, f."seq" DESC
+            LIMIT ${statement.bind(limit)}
+         ) AS p
+         -- The text is read for the page's rows only.
+         JOIN "conversations"."messages" AS t ON t."id" = p."id"
+         -- The window starts a little before the first literal occurrence of the query or of one of its
+         -- stems (words of three letters or more), else at the start.
+         CROSS JOIN LATERAL (
+           SELECT greatest(1, coalesce(min(o."at"), 1) - ${WINDOW_LEAD}) AS "start"
+             FROM (SELECT lower(left(t."text", ${STEMMED_CHARACTERS})) AS "lowered" OFFSET 0) AS l
+             CROSS JOIN LATERAL (
+               SELECT strpos(l."lowered", lower(${query})) AS "at"
+               UNION ALL
+               SELECT strpos(l."lowered", "lexeme")
+                 FROM unnest(tsvector_to_array(to_tsvector(p."config", ${query}))) AS "lexeme"
+                WHERE char_length("lexeme") >= 3
+             ) AS o
+            WHERE o."at" > 0
+         ) AS w
+        ORDER BY p."createdAt" DESC, p."seq" DESC`,
+      statement.values,
+    );
+    return rows.map(({ marked, cutBefore, cutAfter, ...message }) => ({
+      ...message,
+      window: { marked, cutBefore, cutAfter },
+    }));
+  }
+
+  /** The key of the owner's WINDOW_ROWS-th newest searchable message; null when it has fewer. */
+  private async windowFloor(owner: ConversationOwner): Promise<MessageKey | null> {
+    const [row] = (await this.dataSource.query(
+      `SELECT to_char(f."created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAtKey", f."seq"
+         FROM (SELECT m."created_at", m."seq"
+                 FROM "conversations"."messages" AS m
+                WHERE m."user_id" = $1 AND NOT m."processing"
+                ORDER BY ${NEWEST_FIRST}
+               OFFSET ${WINDOW_ROWS - 1} LIMIT 1) AS f`,
+      [owner.userId],
+    )) as MessageKey[];
+    return row ?? null;
+  }
+
+  /**
+   * The query in every configuration a message may have, OR-ed, each distinct form once (as text, for a
+   * `tsquery` parameter): a constant the planner sees, so it weighs the GIN index by the real lexemes (19
+   * copies of one word made it refuse the index). Null when no configuration finds a lexeme (punctuation).
+   * A form that an empty text matches is left out: where stemming drops the words to find (`the -foo` in
+   * english, whose `the` is a stop word) only exclusions remain, which match everything.
+   */
+  private async anyLanguageQuery(q: string): Promise<string | null> {
+    const [row] = (await this.dataSource.query(
+      `SELECT string_agg(DISTINCT '(' || "query"::text || ')', ' | ') AS "query"
+         FROM unnest($1::regconfig[]) AS "config", websearch_to_tsquery("config", $2) AS "query"
+        WHERE numnode("query") > 0 AND NOT (''::tsvector @@ "query")`,
+      [SEARCH_CONFIGS, q],
+    )) as { query: string | null }[];
+    return row?.query ?? null;
+  }
+}

@@ -1,0 +1,88 @@
+/** No free connection to a provider with a `connections` cap within its `queueTimeoutSeconds`. */
+export class UpstreamBusyError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly waitedMs: number,
+  ) {
+    super(`every connection to provider ${provider} stayed busy for ${Math.round(waitedMs / 1000)} s`);
+    this.name = 'UpstreamBusyError';
+  }
+}
+
+interface Waiter {
+  grant(): void;
+  settled: boolean;
+}
+
+/**
+ * The calls a provider with a `connections` cap may have in flight: a call holds its slot from the
+ * request until its answer's body is over (a stream holds it for its whole length), and calls beyond
+ * the cap wait in arrival order, each for at most `timeoutMs`, then fail with UpstreamBusyError
+ * instead of waiting behind long streams for ever (undici's own pool queue has no such limit).
+ */
+export class ConnectionSlots {
+  private inFlight = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    private readonly provider: string,
+    readonly capacity: number,
+  ) {}
+
+  /** Calls holding a slot now. */
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  /** Calls waiting for one. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves with the slot's release (safe to call more than once) once a slot is free. */
+  acquire(timeoutMs: number, signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted();
+    if (this.inFlight < this.capacity && this.waiting.length === 0) {
+      this.inFlight++;
+      return Promise.resolve(this.releaser());
+    }
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        settled: false,
+        grant: () => {
+          settle();
+          this.inFlight++;
+          resolve(this.releaser());
+        },
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(new UpstreamBusyError(this.provider, performance.now() - started));
+      }, timeoutMs);
+      const onAbort = () => {
+        settle();
+        reject(signal.reason);
+      };
+      const settle = () => {
+        waiter.settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      this.waiting.find((waiter) => !waiter.settled)?.grant();
+    };
+  }
+}

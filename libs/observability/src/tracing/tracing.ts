@@ -1,0 +1,43 @@
+import { type HostedApp, loadTracingConfig } from '@fed/config';
+import { type RunningSdk, type SdkOptions } from './sdk';
+
+let running: RunningSdk | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK of this process when a collector is configured
+ * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); otherwise does nothing at all:
+ * the SDK is not loaded, nothing is patched, spans are the API's no-ops. The instrumentations patch
+ * http, express, pg, ioredis and undici as they are required, so this runs before anything else is
+ * loaded (each app's preload.ts, main.ts's first import). A bad tracing variable leaves tracing
+ * off here: loadConfig then stops the app and names it. Returns whether tracing is on.
+ */
+export function startTracing(
+  app: HostedApp,
+  env?: Record<string, string | undefined>,
+  options: Pick<SdkOptions, 'spanProcessors'> = {},
+): boolean {
+  if (running) return true;
+  let config;
+  try {
+    config = loadTracingConfig(app, env);
+  } catch {
+    return false;
+  }
+  if (!config.endpoint && !config.tracesEndpoint) return false;
+  // Required here, not imported: without a collector the SDK is never loaded.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startSdk } = require('./sdk') as typeof import('./sdk');
+  running = startSdk({ serviceName: config.serviceName ?? app, ...options });
+  return true;
+}
+
+export function tracingStarted(): boolean {
+  return running !== undefined;
+}
+
+/** Exports the spans still buffered, then stops the SDK (the last step of the service host's shutdown). */
+export async function stopTracing(): Promise<void> {
+  const sdk = running;
+  running = undefined;
+  await sdk?.shutdown().catch(() => undefined);
+}

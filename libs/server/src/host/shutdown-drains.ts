@@ -1,0 +1,36 @@
+/**
+ * Work an instance finishes when it stops, before it stops serving HTTP: the agent's running turns,
+ * whose model calls go through this very server in `platform`. Each drain bounds its own time; `hurry`
+ * (a second signal) asks them to end now.
+ */
+export type ShutdownDrain = (hurry: AbortSignal) => Promise<void>;
+
+export class ShutdownDrains {
+  private readonly drains: ShutdownDrain[] = [];
+  private readonly hurried = new AbortController();
+  private running = false;
+
+  add(drain: ShutdownDrain): void {
+    this.drains.push(drain);
+  }
+
+  /** Runs every drain at once; a failing one is reported to `onError` and does not stop the others. */
+  async run(onError: (error: unknown) => void): Promise<void> {
+    this.running = true;
+    try {
+      await Promise.all(this.drains.map((drain) => drain(this.hurried.signal).catch(onError)));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Cuts the running drains short; false when none is running, or they were already told. */
+  hurry(): boolean {
+    if (!this.running || this.hurried.signal.aborted) return false;
+    this.hurried.abort();
+    return true;
+  }
+}
+
+/** The instance's ShutdownDrains, for features to add theirs to. */
+export const SHUTDOWN_DRAINS = Symbol.for('fed.server.ShutdownDrains');
