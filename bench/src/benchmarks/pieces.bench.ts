@@ -1,12 +1,11 @@
 import { testServiceUrls } from '@fed/config';
-import { deleteRedisKeys, signIn } from '@fed/testing';
+import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, startChildServer } from '../harness/child-server';
+import { startAllInOnePlatform } from '../harness/all-in-one';
 import { type LatencyResult, microsecondHistogram, summarize } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { withScratchDatabase } from '../harness/scratch-database';
@@ -28,11 +27,6 @@ const stampedAt = (text: string) => parseInt(text, 36) / 1000;
 interface AnswerShape {
   pieces: number;
   pauseMs: number;
-}
-
-interface DemoCredentials {
-  user: { login: string; password: string };
-  app: { clientId: string; clientSecret: string; redirectUri: string };
 }
 
 const sseFrame = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
@@ -203,81 +197,71 @@ async function runTurns(
 async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUrl: string): Promise<void> {
   let shape: AnswerShape = { pieces: 1, pauseMs: 0 };
   const upstream = await startUpstream(() => shape);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-bench-pieces-'));
-  const routingFile = path.join(dataDir, 'routing.json');
-  writeFileSync(
-    routingFile,
-    JSON.stringify({
-      providers: [{ name: 'bench', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-bench' }],
-      models: [{ name: AGENT_MODEL, deployments: [{ provider: 'bench', model: 'upstream' }] }],
-    }),
-  );
   const { redisUrl } = testServiceUrls();
   const redisKeyPrefix = `bench:pieces:${randomUUID().slice(0, 8)}:`;
-  const port = await freePort();
-  const server = await startChildServer({
-    script: path.join(distRoot, 'apps/platform/src/main.js'),
-    env: {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: redisKeyPrefix,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-      ACCESS_LOG_ENABLED: 'false',
-      LLM_GATEWAY_ROUTING_FILE: routingFile,
-      AGENT_MODEL,
-      AGENT_MODEL_HIGH_PERFORMANCE: AGENT_MODEL,
-      AGENT_CONCURRENCY: '1000',
-      // BENCH_PIECES_CPU_PROFILE=<file>: the platform writes a V8 CPU profile of the whole run there.
-      ...(process.env.BENCH_PIECES_CPU_PROFILE
-        ? {
-            NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
-            FED_BENCH_CPU_PROFILE: path.resolve(process.env.BENCH_PIECES_CPU_PROFILE),
-          }
-        : {}),
+  const server = await startAllInOnePlatform({
+    distRoot,
+    databaseUrl,
+    name: 'pieces',
+    env: (dataDir) => {
+      const routingFile = path.join(dataDir, 'routing.json');
+      writeFileSync(
+        routingFile,
+        JSON.stringify({
+          providers: [{ name: 'bench', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-bench' }],
+          models: [{ name: AGENT_MODEL, deployments: [{ provider: 'bench', model: 'upstream' }] }],
+        }),
+      );
+      return {
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: redisKeyPrefix,
+        LLM_GATEWAY_ROUTING_FILE: routingFile,
+        AGENT_MODEL,
+        AGENT_MODEL_HIGH_PERFORMANCE: AGENT_MODEL,
+        AGENT_CONCURRENCY: '1000',
+        // BENCH_PIECES_CPU_PROFILE=<file>: the platform writes a V8 CPU profile of the whole run there.
+        ...(process.env.BENCH_PIECES_CPU_PROFILE
+          ? {
+              NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
+              FED_BENCH_CPU_PROFILE: path.resolve(process.env.BENCH_PIECES_CPU_PROFILE),
+            }
+          : {}),
+      };
     },
-    port,
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
   });
   try {
-    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const { access_token: token } = await signIn({
-      serviceUrl: server.url,
-      issuer: `${server.url}/realms/federation`,
-      clientId: demo.app.clientId,
-      clientSecret: demo.app.clientSecret,
-      redirectUri: demo.app.redirectUri,
-      login: demo.user.login,
-      password: demo.user.password,
-      scope: 'openid chat:exec',
-    });
+    const token = await server.signInDemoUser('openid chat:exec');
     const phase = (text: string) => process.stdout.write(`${text}\n`);
 
     // Warm-up: the first turns compile the path.
     shape = { pieces: 5, pauseMs: 5 };
     await runTurns(server.url, token, { streams: 1, turnsPerStream: 10, spreadMs: 0, piecesPerTurn: 5 });
 
+    /** One stream's turns of the current shape, in the default plain output and in Markdown (nothing held for it). */
+    const inBothFormats = async (step: number, what: string, turns: number, pieces: number) => {
+      const results: Partial<Record<'plain' | 'markdown', TurnsResult>> = {};
+      for (const outputFormat of ['plain', 'markdown'] as const) {
+        phase(outputFormat === 'plain' ? `${step}: ${what}` : `${step}b: the same with outputFormat markdown`);
+        results[outputFormat] = await runTurns(server.url, token, {
+          streams: 1,
+          turnsPerStream: turns,
+          spreadMs: 0,
+          piecesPerTurn: pieces,
+          ...(outputFormat === 'markdown' ? { outputFormat } : {}),
+        });
+      }
+      return results as Record<'plain' | 'markdown', TurnsResult>;
+    };
+
     // A model that pauses between pieces longer than the coalescing window (the piece after a pause).
     const oneStream = { pieces: 20, pauseMs: 50, turns: quick ? 5 : 30 };
-    phase(`1: one stream, ${oneStream.turns} turns of ${oneStream.pieces} pieces ${oneStream.pauseMs} ms apart`);
     shape = oneStream;
-    const one = await runTurns(server.url, token, {
-      streams: 1,
-      turnsPerStream: oneStream.turns,
-      spreadMs: 0,
-      piecesPerTurn: oneStream.pieces,
-    });
-    phase(`1b: the same with outputFormat markdown (nothing stripped, nothing held for it)`);
-    const oneMarkdown = await runTurns(server.url, token, {
-      streams: 1,
-      turnsPerStream: oneStream.turns,
-      spreadMs: 0,
-      piecesPerTurn: oneStream.pieces,
-      outputFormat: 'markdown',
-    });
+    const { plain: one, markdown: oneMarkdown } = await inBothFormats(
+      1,
+      `one stream, ${oneStream.turns} turns of ${oneStream.pieces} pieces ${oneStream.pauseMs} ms apart`,
+      oneStream.turns,
+      oneStream.pieces,
+    );
 
     // Steady state: the clients join over one turn's length (as in the soak), so about as many turns start
     // each second as end, and pieces flow at `streams` a second; only pieces after the last join count.
@@ -293,23 +277,13 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
 
     // A fast model: pieces far closer than the window, where coalescing keeps the events few.
     const fast = { pieces: 200, pauseMs: 2, turns: quick ? 5 : 20 };
-    phase(`3: one stream, ${fast.turns} turns of ${fast.pieces} pieces ${fast.pauseMs} ms apart (a fast model)`);
     shape = fast;
-    const quickModel = await runTurns(server.url, token, {
-      streams: 1,
-      turnsPerStream: fast.turns,
-      spreadMs: 0,
-      piecesPerTurn: fast.pieces,
-    });
-
-    phase(`3b: the same with outputFormat markdown`);
-    const quickModelMarkdown = await runTurns(server.url, token, {
-      streams: 1,
-      turnsPerStream: fast.turns,
-      spreadMs: 0,
-      piecesPerTurn: fast.pieces,
-      outputFormat: 'markdown',
-    });
+    const { plain: quickModel, markdown: quickModelMarkdown } = await inBothFormats(
+      3,
+      `one stream, ${fast.turns} turns of ${fast.pieces} pieces ${fast.pauseMs} ms apart (a fast model)`,
+      fast.turns,
+      fast.pieces,
+    );
 
     const ms = (microseconds: number) => (microseconds / 1000).toFixed(2);
     const row = (label: string, result: TurnsResult, goalMs?: number): Row => ({
@@ -347,9 +321,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       shapes: { oneStream, many, fast },
     });
   } finally {
-    await server.stop();
+    await server.close();
     await upstream.close();
-    rmSync(dataDir, { recursive: true, force: true });
     await deleteRedisKeys(redisUrl, redisKeyPrefix).catch(() => 0);
   }
 }

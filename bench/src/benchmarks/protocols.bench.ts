@@ -1,10 +1,6 @@
-import { signIn } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { freePort, startChildServer } from '../harness/child-server';
+import { startAllInOnePlatform } from '../harness/all-in-one';
 import { type LatencyResult, microsecondHistogram, microsecondsSince, summarize } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { withScratchDatabase } from '../harness/scratch-database';
@@ -17,11 +13,6 @@ const MODEL = 'federation-agent';
 
 type Door = 'chat' | 'a2a' | 'mcp';
 const DOORS: readonly Door[] = ['chat', 'a2a', 'mcp'];
-
-interface DemoCredentials {
-  user: { login: string; password: string };
-  app: { clientId: string; clientSecret: string; redirectUri: string };
-}
 
 /** One whole turn through a door, answered in full: the response read to its end and checked. */
 type TurnCall = () => Promise<void>;
@@ -121,37 +112,11 @@ async function measure(calls: Record<Door, TurnCall>, rounds: number): Promise<R
 async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUrl: string): Promise<void> {
   const rounds = quick ? 30 : 300;
   const warmup = quick ? 5 : 30;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-bench-protocols-'));
-  const port = await freePort();
-  const server = await startChildServer({
-    script: path.join(distRoot, 'apps/platform/src/main.js'),
-    env: {
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      // The issuer the sign-in checks is the public URL's.
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-      ACCESS_LOG_ENABLED: 'false',
-    },
-    port,
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
-  });
+  const server = await startAllInOnePlatform({ distRoot, databaseUrl, name: 'protocols' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const tokens = await signIn({
-      serviceUrl: server.url,
-      issuer: `${server.url}/realms/federation`,
-      clientId: demo.app.clientId,
-      clientSecret: demo.app.clientSecret,
-      redirectUri: demo.app.redirectUri,
-      login: demo.user.login,
-      password: demo.user.password,
-      scope: 'openid chat:exec a2a:all mcp:all',
-    });
-    const calls = doors(server.url, tokens.access_token, agent);
+    const token = await server.signInDemoUser('openid chat:exec a2a:all mcp:all');
+    const calls = doors(server.url, token, agent);
     await measure(calls, warmup);
     const latency = await measure(calls, rounds);
 
@@ -175,8 +140,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     writeResult(resultsDir, 'protocols', { rounds, latencyMicroseconds: latency });
   } finally {
     agent.destroy();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 

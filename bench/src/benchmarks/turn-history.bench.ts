@@ -1,12 +1,8 @@
 import { testServiceUrls } from '@fed/config';
-import { signIn } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
-import { freePort, startChildServer } from '../harness/child-server';
+import { startAllInOnePlatform } from '../harness/all-in-one';
 import { type LatencyResult, microsecondHistogram, microsecondsSince, summarize } from '../harness/latency';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { runSql, withScratchDatabase } from '../harness/scratch-database';
@@ -39,11 +35,6 @@ interface Case {
 }
 const CASES: Case[] = (Object.keys(MODES) as Mode[]).flatMap((mode) => HISTORY_SIZES.map((size) => ({ mode, size })));
 const caseName = ({ mode, size }: Case) => `${mode}, ${size} earlier messages`;
-
-interface DemoCredentials {
-  user: { login: string; password: string };
-  app: { clientId: string; clientSecret: string; redirectUri: string };
-}
 
 /** A conversation seeded with `size` earlier messages, and the seq of its last one (later rows are a turn's). */
 interface Seeded {
@@ -203,40 +194,20 @@ async function loggedInputTokens(databaseUrl: string, since: Date, waitMs: numbe
 async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUrl: string): Promise<void> {
   const rounds = quick ? 30 : 300;
   const warmup = quick ? 5 : 30;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-bench-turn-history-'));
-  const port = await freePort();
-  const server = await startChildServer({
-    script: path.join(distRoot, 'apps/platform/src/main.js'),
+  const server = await startAllInOnePlatform({
+    distRoot,
+    databaseUrl,
+    name: 'turn-history',
     env: {
-      DATABASE_URL: databaseUrl,
       REDIS_URL: testServiceUrls().redisUrl,
       REDIS_KEY_PREFIX: `bench:turn-history:${randomUUID().slice(0, 8)}:`,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      // The issuer the sign-in checks is the public URL's.
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-      ACCESS_LOG_ENABLED: 'false',
     },
-    port,
-    readyPath: '/readyz',
-    readyTimeoutMs: 60_000,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const database = new Client({ connectionString: databaseUrl });
   await database.connect();
   try {
-    const demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const { access_token: token } = await signIn({
-      serviceUrl: server.url,
-      issuer: `${server.url}/realms/federation`,
-      clientId: demo.app.clientId,
-      clientSecret: demo.app.clientSecret,
-      redirectUri: demo.app.redirectUri,
-      login: demo.user.login,
-      password: demo.user.password,
-      scope: 'openid chat:exec',
-    });
+    const token = await server.signInDemoUser('openid chat:exec');
 
     // A first turn makes the demo user's conversation: its row says whose the seeded ones must be.
     const first = await streamTurn(agent, server.url, token, {});
@@ -325,8 +296,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
   } finally {
     await database.end();
     agent.destroy();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 
