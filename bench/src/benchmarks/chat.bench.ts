@@ -5,7 +5,7 @@ import { contentChunk } from '@fed/contracts';
 import { runMigrations } from '@fed/persistence';
 import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -159,6 +159,20 @@ async function measureRelay(streams: ChatStreams, bus: Bus, seconds: number) {
   };
 }
 
+/**
+ * With chat-service started under bench/src/harness/heap-snapshot-preload (NODE_OPTIONS=--require it, and
+ * FED_BENCH_MEMORY_SPLIT or FED_BENCH_HEAP_SNAPSHOT set to a file prefix), asks it for its memory split while
+ * the idle streams are open and waits until it is written. Nothing otherwise.
+ */
+async function splitMemory(chat: ChildServer): Promise<void> {
+  const prefix = process.env.FED_BENCH_HEAP_SNAPSHOT ?? process.env.FED_BENCH_MEMORY_SPLIT;
+  if (!prefix || !process.env.NODE_OPTIONS?.includes('heap-snapshot-preload')) return;
+  const written = `${prefix}-1.json`;
+  process.kill(chat.pid, 'SIGUSR2');
+  if (!(await waitFor(() => existsSync(written), 600_000))) throw new Error(`no memory split in ${written}`);
+  process.stdout.write(`memory split written to ${written}\n`);
+}
+
 /** Part 2: `count` idle streams, their heartbeats over IDLE_WAIT_SECONDS, chat-service's memory. */
 async function measureIdle(streams: ChatStreams, chat: ChildServer, count: number) {
   const before = processUsage(chat.pid);
@@ -179,6 +193,7 @@ async function measureIdle(streams: ChatStreams, chat: ChildServer, count: numbe
   heartbeats.fill(0);
   await sleep(IDLE_WAIT_SECONDS * 1000);
   const idle = processUsage(chat.pid);
+  await splitMemory(chat);
   const total = heartbeats.reduce((sum, n) => sum + n, 0);
   return {
     streams: count,
