@@ -55,4 +55,5 @@ try {
 }
 rmSync(reportDir, { recursive: true, force: true });
 console.log(`\n${summary}`);
-process.exit(testsOk ? 0 : 1);
+// Not process.exit(): Node 24 can deadlock in it while V8 compiles in the background (libs/server end-process.ts).
+process.exitCode = testsOk ? 0 : 1;

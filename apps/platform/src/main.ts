@@ -1,48 +1,56 @@
 import './preload';
 import 'reflect-metadata';
 import { writeToLogDestination } from '@fed/observability';
-import { runService } from '@fed/server';
-import { ConfigError, loadConfig } from '@fed/config';
+import { type AppConfig, ConfigError, loadConfig } from '@fed/config';
+import { endProcess, runService } from '@fed/server';
 import { prepareAllInOne } from './all-in-one';
 import { banner } from './banner';
 import { DemoRealm, demoBanner } from './demo-realm';
 import { platformFeatures } from './platform-features';
 
-let config;
-try {
-  config = loadConfig('platform');
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(78);
+function platformConfig(): AppConfig<'platform'> | undefined {
+  try {
+    return loadConfig('platform');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return undefined;
+  }
 }
-const embeddedDatabase = !config.database.url;
 
-void runService({
-  app: 'platform',
-  features: platformFeatures,
-  config,
-  prepare: prepareAllInOne,
-  onReady: (service) =>
-    writeToLogDestination(
-      service.logger,
-      banner(
-        service.config,
-        service.url,
-        embeddedDatabase,
-        service.bus.kind,
-        demoBanner(
-          service.nest.get(DemoRealm),
-          `${service.config.auth.authUrl}/federation/auth/v1/token`,
-          { openai: `${service.config.http.publicUrl}/llm/v1`, anthropic: `${service.config.http.publicUrl}/llm` },
-          service.config.edition === 'marketplace'
-            ? {
-                tokenUrl: `${service.config.http.publicUrl}/api/v1/auth/external-service-token`,
-                chatUrl: `${service.config.http.publicUrl}/api/v1/chat/completions`,
-                model: service.config.chat.modelName,
-              }
-            : undefined,
+const config = platformConfig();
+if (config) start(config);
+else endProcess(78);
+
+function start(config: AppConfig<'platform'>): void {
+  const embeddedDatabase = !config.database.url;
+
+  void runService({
+    app: 'platform',
+    features: platformFeatures,
+    config,
+    prepare: prepareAllInOne,
+    onReady: (service) =>
+      writeToLogDestination(
+        service.logger,
+        banner(
+          service.config,
+          service.url,
+          embeddedDatabase,
+          service.bus.kind,
+          demoBanner(
+            service.nest.get(DemoRealm),
+            `${service.config.auth.authUrl}/federation/auth/v1/token`,
+            { openai: `${service.config.http.publicUrl}/llm/v1`, anthropic: `${service.config.http.publicUrl}/llm` },
+            service.config.edition === 'marketplace'
+              ? {
+                  tokenUrl: `${service.config.http.publicUrl}/api/v1/auth/external-service-token`,
+                  chatUrl: `${service.config.http.publicUrl}/api/v1/chat/completions`,
+                  model: service.config.chat.modelName,
+                }
+              : undefined,
+          ),
         ),
       ),
-    ),
-});
+  });
+}

@@ -14,11 +14,6 @@ async function run(args: string[], env: Record<string, string>, input?: string) 
   return { code, output: handle.output() };
 }
 
-// Every test starts platformctl as its own process, some twice or three times: about a second each here, but
-// many times that while CI's other worker runs a browser or a whole platform on the same two cores. Each run
-// has its own limit (60 s), so a run that hangs still fails with its output.
-jest.setTimeout(180_000);
-
 describe('platformctl', () => {
   let database: TestDatabase;
 

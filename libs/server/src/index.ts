@@ -1,6 +1,7 @@
 export * from './errors/api-exception.filter';
 export * from './host/create-service-app';
 export * from './host/run-service';
+export * from './host/end-process';
 export * from './host/service-host.module';
 export * from './host/shutdown-signal';
 export * from './host/shutdown-drains';

@@ -1,5 +1,6 @@
 import { type AppConfig, ConfigError, type HostedApp } from '@fed/config';
 import { type RunningService, type ServiceAppOptions, createServiceApp } from './create-service-app';
+import { endProcess } from './end-process';
 
 /**
  * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
@@ -15,12 +16,12 @@ export async function runService<A extends HostedApp>(
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(78);
+      return endProcess(78);
     }
     process.stderr.write(
       `${options.app} failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    process.exit(1);
+    return endProcess(1);
   }
 
   const { logger } = service;
@@ -37,14 +38,15 @@ export async function runService<A extends HostedApp>(
       }
       logger.warn({ signal }, 'second signal: exiting without draining');
       logger.flush();
-      process.exit(130);
+      endProcess(130);
+      return;
     }
     service.shutdown(signal).then(
-      () => process.exit(0),
+      () => endProcess(0),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         logger.flush();
-        process.exit(1);
+        endProcess(1);
       },
     );
   };
@@ -53,6 +55,6 @@ export async function runService<A extends HostedApp>(
   process.on('unhandledRejection', (reason) => {
     logger.fatal({ err: reason }, 'unhandled promise rejection');
     logger.flush();
-    process.exit(1);
+    endProcess(1);
   });
 }
