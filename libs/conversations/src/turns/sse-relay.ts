@@ -25,9 +25,11 @@ export const RUN_STREAM_RETRY_MS = 250;
  * Whether a reader that read up to the end of a run stream missed its final chunk: the last entry it saw
  * is not one, or it read the whole stream and saw none. A reader that started after an offset and saw
  * nothing cannot tell (the final chunk may lie before its offset), and is given the benefit of the doubt.
+ * `lastWasFinal`: whether the last entry seen was a final chunk (`isFinalChunkData`); undefined when none was
+ * seen. A reader keeps that, not the entry, while it waits.
  */
-export function endedWithoutFinalChunk(lastData: string | undefined, after: string): boolean {
-  return lastData === undefined ? after === STREAM_START : !isFinalChunkData(lastData);
+export function endedWithoutFinalChunk(lastWasFinal: boolean | undefined, after: string): boolean {
+  return lastWasFinal === undefined ? after === STREAM_START : !lastWasFinal;
 }
 
 export interface RelayOptions {
@@ -83,7 +85,7 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
     if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));
     const unreachableLimitMs = options.unreachableLimitMs ?? RUN_STREAM_UNREACHABLE_LIMIT_MS;
     let unreachableSince: number | undefined;
-    let lastData: string | undefined;
+    let lastWasFinal: boolean | undefined;
     while (!stop.signal.aborted) {
       const quietFor = Date.now() - lastWrite;
       let read: StreamRead;
@@ -124,14 +126,15 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
           text += `id: ${entry.offset}\ndata: ${entry.data}\n\n`;
           cursor = entry.offset;
         }
-        lastData = read.entries[read.entries.length - 1]?.data;
-        if (read.ended) text += endedWithoutFinalChunk(lastData, options.after) ? brokenEnd(options.model) : SSE_DONE;
+        lastWasFinal = isFinalChunkData(read.entries[read.entries.length - 1].data);
+        if (read.ended)
+          text += endedWithoutFinalChunk(lastWasFinal, options.after) ? brokenEnd(options.model) : SSE_DONE;
         await writeOrWait(response, text, stop.signal);
         lastWrite = Date.now();
       } else if (read.ended) {
         await writeOrWait(
           response,
-          endedWithoutFinalChunk(lastData, options.after) ? brokenEnd(options.model) : SSE_DONE,
+          endedWithoutFinalChunk(lastWasFinal, options.after) ? brokenEnd(options.model) : SSE_DONE,
           stop.signal,
         );
       } else if (Date.now() - lastWrite >= heartbeatMs) {

@@ -35,20 +35,21 @@ export class TurnsService {
 
   /**
    * `body` has passed its DTO's checks; only the model's name, which is configuration, is left.
-   * The relay is chained, not awaited in a frame that holds the body and the turn's request for as long as the stream
-   * is open (Nest's own handler frame still holds its arguments).
+   * Resolves once the stream's head is written (errors before it are the handler's, answered as JSON); the
+   * relay then runs on its own, ending the response itself and never throwing, so that neither this frame nor
+   * Nest's handler, its pipes and interceptors hold the body and the request for as long as the stream is open.
    */
-  start(
+  async start(
     owner: ConversationOwner,
     body: ChatCompletionRequestDto | MarketplaceChatRequestDto,
     response: ServerResponse,
   ): Promise<void> {
-    return this.startTurn(owner, body).then((started) => {
-      writeStreamHead(response, started.conversationId, started.runId);
-      return this.relay(response, started.runId, STREAM_START);
-    });
+    const started = await this.startTurn(owner, body);
+    writeStreamHead(response, started.conversationId, started.runId);
+    void this.relay(response, started.runId, STREAM_START);
   }
 
+  /** As `start`: resolves once the head is written, the relay running on its own. */
   async rejoin(
     owner: ConversationOwner,
     conversationId: string,
@@ -64,7 +65,7 @@ export class TurnsService {
     }
     const turn = await this.deps.starter.current(owner, conversationId);
     writeStreamHead(response, turn.conversationId, turn.runId);
-    await this.relay(response, turn.runId, after);
+    void this.relay(response, turn.runId, after);
   }
 
   cancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {

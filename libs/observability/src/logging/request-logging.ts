@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { requestContext } from './request-context';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -15,35 +14,44 @@ export function requestIdOf(req: IncomingMessage): string {
 type Next = (error?: unknown) => void;
 
 /**
- * Connect-style middleware: assigns the request id (echoed in `X-Request-Id`), runs the rest of the
- * request inside its context, and writes one access line per request when it completes.
- */
-/**
- * One log line per request, with its request id in the log context. `loggedUrl` says what of the URL a
- * line may show: query values can be secrets (authorization codes, e-mail link tokens, states).
+ * Connect-style middleware: assigns the request id (kept from a safe `X-Request-Id`, echoed in the response's),
+ * runs the rest of the request inside its log context, and writes one line when the response is over (finished,
+ * or its connection closed): `METHOD url status Nms`, with `req`, `res`, `requestId` and `durationMs`; at error
+ * level for a 5xx or a failed response. `loggedUrl` says what of the URL a line may show: query values can be
+ * secrets (authorization codes, e-mail link tokens, states).
+ *
+ * A request holds one listener and nothing else until its line is written: a chat stream stays open for minutes,
+ * thousands at a time (pino-http kept two child loggers, their serialized bindings and three listeners each).
  */
 export function requestLogging(logger: Logger, loggedUrl: (url: string) => string) {
-  const httpLogger = pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const id = requestIdOf(req);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: loggedUrl(req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customSuccessMessage: (req, res, responseTime) =>
-      `${req.method} ${loggedUrl(req.url ?? '')} ${res.statusCode} ${Math.round(responseTime)}ms`,
-    customErrorMessage: (req, res) => `${req.method} ${loggedUrl(req.url ?? '')} ${res.statusCode}`,
-    customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
-    quietReqLogger: true,
-  });
   return (req: IncomingMessage, res: ServerResponse, next: Next) => {
-    httpLogger(req, res);
-    const requestId = String((req as IncomingMessage & { id: unknown }).id);
+    const startedAt = Date.now();
+    const requestId = requestIdOf(req);
+    res.setHeader('X-Request-Id', requestId);
+    const done = (error?: unknown) => {
+      res.off('close', done);
+      res.off('error', done);
+      const failed = error !== undefined || res.statusCode >= 500;
+      const level = failed ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const url = loggedUrl(req.url ?? '');
+      const line = {
+        requestId,
+        req: { method: req.method, url },
+        res: { statusCode: res.statusCode },
+        durationMs: Date.now() - startedAt,
+      };
+      if (failed) {
+        logger.error(
+          { ...line, err: error ?? new Error(`failed with status code ${res.statusCode}`) },
+          `${req.method} ${url} ${res.statusCode}`,
+        );
+      } else {
+        logger.info(line, `${req.method} ${url} ${res.statusCode} ${line.durationMs}ms`);
+      }
+    };
+    res.on('close', done);
+    res.on('error', done);
     requestContext.run({ requestId }, next);
   };
 }

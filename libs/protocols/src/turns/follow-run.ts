@@ -1,5 +1,5 @@
 import { type RunStream, STREAM_START, type StreamRead } from '@fed/bus';
-import { type ChatCompletionChunk, streamLostChunk } from '@fed/contracts';
+import { type ChatCompletionChunk, isFinalChunkData, streamLostChunk } from '@fed/contracts';
 import { RUN_STREAM_RETRY_MS, RUN_STREAM_UNREACHABLE_LIMIT_MS, endedWithoutFinalChunk } from '@fed/conversations';
 import { RunStreamTrace } from '@fed/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,7 +44,7 @@ export async function* followRun(
     if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));
     const unreachableLimitMs = options.unreachableLimitMs ?? RUN_STREAM_UNREACHABLE_LIMIT_MS;
     let unreachableSince: number | undefined;
-    let lastData: string | undefined;
+    let lastWasFinal: boolean | undefined;
     let model = '';
     const lost = (): RunEvent => ({ kind: 'chunk', offset: offsetAfter(cursor), chunk: streamLostChunk(model) });
     while (!signal.aborted) {
@@ -79,16 +79,16 @@ export async function* followRun(
         return;
       }
       if (read.entries.length > 0) trace.see(read.entries[0].trace);
+      if (read.entries.length > 0) lastWasFinal = isFinalChunkData(read.entries[read.entries.length - 1].data);
       for (const entry of read.entries) {
         cursor = entry.offset;
-        lastData = entry.data;
         const chunk = parseChunk(entry.data);
         if (chunk) model = chunk.model;
         if (chunk) yield { kind: 'chunk', offset: entry.offset, chunk };
       }
       if (read.entries.length > 0) lastEvent = Date.now();
       if (read.ended) {
-        if (endedWithoutFinalChunk(lastData, options.after)) yield lost();
+        if (endedWithoutFinalChunk(lastWasFinal, options.after)) yield lost();
         return;
       }
       if (Date.now() - lastEvent >= quietMs) {
