@@ -52,7 +52,18 @@ export const tokenBenchmark: Benchmark = {
       const port = await freePort();
       const server = await startChildServer({
         script: path.join(distRoot, 'apps/auth-service/src/main.js'),
-        env: { ...serviceEnv, PORT: String(port), HOST: '127.0.0.1' },
+        env: {
+          ...serviceEnv,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          // BENCH_TOKEN_CPU_PROFILE=<file>: auth-service writes a V8 CPU profile of the whole run there.
+          ...(process.env.BENCH_TOKEN_CPU_PROFILE
+            ? {
+                NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
+                FED_BENCH_CPU_PROFILE: path.resolve(process.env.BENCH_TOKEN_CPU_PROFILE),
+              }
+            : {}),
+        },
         port,
         readyPath: '/readyz',
         readyTimeoutMs: 60_000,
