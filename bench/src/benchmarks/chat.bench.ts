@@ -23,6 +23,8 @@ const RELAY_STREAMS = 1000;
 /** Chunks per second over all streams: one per stream per second. */
 const RELAY_RATE = 1000;
 const HEARTBEAT_SECONDS = 5;
+/** chat-service's V8 options as deployed (deploy/k8s/base/chat-service.yaml, docker-compose.yml). */
+export const CHAT_NODE_OPTIONS = process.env.BENCH_CHAT_NODE_OPTIONS ?? '--max-semi-space-size=16';
 const IDLE_WAIT_SECONDS = 12;
 /** Streams opened at once, and users they are spread over (each POST starts a new conversation). */
 const OPEN_CONCURRENCY = 50;
@@ -239,12 +241,14 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         AUTH_JWKS_URL: jwks.url,
         CHAT_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
         LOG_LEVEL: 'warn',
-        ...(profile
-          ? {
-              NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
-              FED_BENCH_CPU_PROFILE: path.resolve(`${profile}-${phase}.cpuprofile`),
-            }
-          : {}),
+        NODE_OPTIONS: [
+          CHAT_NODE_OPTIONS,
+          process.env.NODE_OPTIONS ?? '',
+          profile ? `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}` : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ...(profile ? { FED_BENCH_CPU_PROFILE: path.resolve(`${profile}-${phase}.cpuprofile`) } : {}),
       },
       port,
       readyPath: '/readyz',
