@@ -8,8 +8,13 @@ import { ClientEntity } from './client.entity';
 export class ClientRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** One query (findOne with a relation makes two: a DISTINCT of the ids, then the rows). */
   find(clientId: string): Promise<ClientEntity | null> {
-    return this.dataSource.manager.findOne(ClientEntity, { where: { clientId }, relations: { tenant: true } });
+    return this.dataSource.manager
+      .createQueryBuilder(ClientEntity, 'client')
+      .leftJoinAndSelect('client.tenant', 'tenant')
+      .where('client.clientId = :clientId', { clientId })
+      .getOne();
   }
 
   any(): Promise<boolean> {

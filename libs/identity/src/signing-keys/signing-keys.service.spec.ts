@@ -123,6 +123,42 @@ describe('signing keys (real PostgreSQL)', () => {
     expect((await signer.activeSigningKey()).kid).toBe(immediate.kid);
   });
 
+  it('looks the key up once however many tokens ask at the same moment, the others signing with the key in memory', async () => {
+    const repository = new SigningKeyRepository(database.dataSource);
+    const signer = new SigningKeysService(repository, new KeyEncryption(encryptionKey), {
+      tokenTtlSeconds: ttl,
+      clockSkewSeconds: skew,
+      now: () => clock,
+    });
+    const first = await signer.ensureSigningKey();
+    expect((await signer.activeSigningKey()).kid).toBe(first);
+    const next = await service().rotate(10);
+    const lookups = jest.spyOn(repository, 'signingAt');
+    later(5);
+    // Due for a recheck: 200 calls at once make one query; the first waits for it and sees the key
+    // that still signs, the others are answered from memory at once.
+    const kids = await Promise.all(Array.from({ length: 200 }, () => signer.activeSigningKey()));
+    expect(lookups).toHaveBeenCalledTimes(1);
+    expect(new Set(kids.map((key) => key.kid))).toEqual(new Set([first]));
+    // Past the retirement of the key in memory, nobody signs with it: every call waits for the one lookup.
+    later(5);
+    const afterRetirement = await Promise.all(Array.from({ length: 50 }, () => signer.activeSigningKey()));
+    expect(lookups).toHaveBeenCalledTimes(2);
+    expect(new Set(afterRetirement.map((key) => key.kid))).toEqual(new Set([next.kid]));
+  });
+
+  it('does not keep a lookup begun before its own rotation', async () => {
+    const signer = service();
+    const first = await signer.ensureSigningKey();
+    expect((await signer.activeSigningKey()).kid).toBe(first);
+    later(5);
+    const before = signer.activeSigningKey();
+    const rotated = await signer.rotate(0);
+    // The lookup under way started before the rotation: whatever it found is not kept.
+    await before;
+    expect((await signer.activeSigningKey()).kid).toBe(rotated.kid);
+  });
+
   it('revokes the signing key at once: out of the JWKS, replaced by a key that signs from now', async () => {
     const first = await service().ensureSigningKey();
     const signer = service();
