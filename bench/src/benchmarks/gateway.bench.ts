@@ -11,10 +11,10 @@ import { type ChildServer, freePort, startChildServer } from '../harness/child-s
 
 /** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
 export const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-semi-space-size=64';
-import { type ClosedLoopResult, measureClosedLoops } from '../harness/closed-loop';
+import { type ClosedLoopResult } from '../harness/closed-loop';
+import { inGeneratorProcess } from '../harness/generator-process';
 import { type LatencyResult } from '../harness/latency';
 import { type OpenLoopResult } from '../harness/open-loop';
-import { measureOpenLoops } from '../harness/open-loop-rounds';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { runSql, withScratchDatabase } from '../harness/scratch-database';
 import { type DrainedThroughputResult, measureSaturatedDrained } from '../harness/wrk-drained';
@@ -339,7 +339,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     }
 
     const closedLoop = async (stream: boolean) => {
-      const [direct, proxy, gateway] = (await measureClosedLoops(
+      const [direct, proxy, gateway] = (await inGeneratorProcess(
+        'closedLoops',
         TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], stream) })),
         { ...c1, ...C1_TURN, firstContent: stream },
       )) as [ClosedLoopResult, ClosedLoopResult, ClosedLoopResult];
@@ -358,7 +359,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     phase(
       `C: open loop at ${OPEN_LOOP_RATE}/s, evenly spaced (${openLoopSeconds} s each in ${OPEN_LOOP_SLICE_SECONDS} s turns, ${C1_TURN.settleMs / 1000} s idle after each)`,
     );
-    const [openDirect, openProxy, openGateway] = (await measureOpenLoops(
+    const [openDirect, openProxy, openGateway] = (await inGeneratorProcess(
+      'openLoops',
       TARGETS.map((name) => ({ url: fast[name].url, request: request(fast[name], false) })),
       {
         rate: OPEN_LOOP_RATE,

@@ -2,13 +2,22 @@ import { testServiceUrls } from '@fed/config';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, startChildServer } from '../harness/child-server';
-import { measureLatency } from '../harness/latency';
-import { measureOpenLoop } from '../harness/open-loop';
+import { inGeneratorProcess } from '../harness/generator-process';
 import { type Row, printTable, writeResult } from '../harness/report';
 import { withScratchDatabase } from '../harness/scratch-database';
 import { measureSaturated } from '../harness/wrk';
 import { type Benchmark } from './benchmark';
+
+/** Idle before each open-loop run: the run before it has ended (its log rows are written every second). */
+const SETTLE_MS = 2000;
+
+/** NODE_OPTIONS of the options given, or nothing (the bench's own NODE_OPTIONS passes on). */
+function nodeOptions(...options: (string | undefined | false)[]): { NODE_OPTIONS?: string } {
+  const joined = options.filter(Boolean).join(' ').trim();
+  return joined ? { NODE_OPTIONS: joined } : {};
+}
 
 /**
  * Client-credentials tokens from auth-service as it is deployed: its own process, the machine's
@@ -56,12 +65,15 @@ export const tokenBenchmark: Benchmark = {
           ...serviceEnv,
           PORT: String(port),
           HOST: '127.0.0.1',
+          // BENCH_TOKEN_NODE_OPTIONS: V8 or Node options of auth-service (`--trace-gc`, say).
           // BENCH_TOKEN_CPU_PROFILE=<file>: auth-service writes a V8 CPU profile of the whole run there.
+          ...nodeOptions(
+            process.env.BENCH_TOKEN_NODE_OPTIONS,
+            process.env.BENCH_TOKEN_CPU_PROFILE &&
+              `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
+          ),
           ...(process.env.BENCH_TOKEN_CPU_PROFILE
-            ? {
-                NODE_OPTIONS: `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}`,
-                FED_BENCH_CPU_PROFILE: path.resolve(process.env.BENCH_TOKEN_CPU_PROFILE),
-              }
+            ? { FED_BENCH_CPU_PROFILE: path.resolve(process.env.BENCH_TOKEN_CPU_PROFILE) }
             : {}),
         },
         port,
@@ -78,12 +90,33 @@ export const tokenBenchmark: Benchmark = {
       };
       const url = `${server.url}/federation/auth/v1/token`;
       try {
-        const latency = await measureLatency(url, { durationMs: seconds * 1000, warmupMs: 1000, request });
+        const latency = await inGeneratorProcess('latency', url, {
+          durationMs: seconds * 1000,
+          warmupMs: 1000,
+          request,
+        });
         const saturated = await measureSaturated(url, { connections: 50, durationSeconds: seconds, ...request });
         const halfRate = Math.max(1, Math.round(saturated.requestsPerSecond / 2));
-        // Evenly spaced arrivals at half the saturated rate, and at the budget's 500/s.
-        const half = await measureOpenLoop(url, { rate: halfRate, durationSeconds: seconds, connections: 50, request });
-        const budget = await measureOpenLoop(url, { rate: 500, durationSeconds: seconds, connections: 50, request });
+        // Evenly spaced arrivals at half the saturated rate, and at the budget's 500/s: each after a
+        // pause (the saturated run's last work done: its log rows written, its garbage collected) and
+        // a second at its rate unmeasured, so that a figure is the steady state at that load, not the
+        // way out of the run before it (which had put up to 190 ms into the first second).
+        const openLoop = async (rate: number) => {
+          await sleep(SETTLE_MS);
+          return inGeneratorProcess('openLoop', url, {
+            rate,
+            durationSeconds: seconds,
+            warmupSeconds: 1,
+            connections: 50,
+            request,
+          });
+        };
+        const half = await openLoop(halfRate);
+        const budget = await openLoop(500);
+        for (const run of [half, budget]) {
+          if (run.errorKinds)
+            process.stdout.write(`network errors at ${run.requestsPerSecond}/s: ${JSON.stringify(run.errorKinds)}\n`);
+        }
         const rows: Row[] = [
           {
             load: 'concurrency 1',

@@ -12,7 +12,9 @@ export interface OpenLoopResult extends LatencyResult {
   /** Requests answered per second over the run. */
   requestsPerSecond: number;
   non2xx: number;
+  /** Requests that failed on the network, and their error codes. */
   errors: number;
+  errorKinds?: Record<string, number>;
 }
 
 /**
@@ -23,44 +25,64 @@ export interface OpenLoopResult extends LatencyResult {
  */
 export async function measureOpenLoop(
   url: string,
-  options: { rate: number; durationSeconds: number; connections: number; request?: RequestShape },
+  options: {
+    rate: number;
+    durationSeconds: number;
+    connections: number;
+    request?: RequestShape;
+    /** Sent at the same rate before the measured seconds, not recorded: connections open, the server at this load. */
+    warmupSeconds?: number;
+  },
 ): Promise<OpenLoopResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const target = new URL(url);
   const histogram = microsecondHistogram(120);
   let non2xx = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
   let answered = 0;
-  const total = Math.round(options.rate * options.durationSeconds);
+  const warmup = Math.round(options.rate * (options.warmupSeconds ?? 0));
+  const total = warmup + Math.round(options.rate * options.durationSeconds);
   const intervalMs = 1000 / options.rate;
   const started = performance.now();
+  const measuredFrom = started + warmup * intervalMs;
   const pending: Promise<void>[] = [];
 
-  const send = (due: number) =>
-    sendRequest(agent, target, options.request).then(
+  const send = (due: number, measured: boolean) => {
+    const sent = sendRequest(agent, target, options.request);
+    if (!measured)
+      return sent.then(
+        () => undefined,
+        () => undefined,
+      );
+    return sent.then(
       (status) => {
         if (status >= 300) non2xx++;
         answered++;
         histogram.recordValue(microsecondsSince(due));
       },
-      () => {
+      (error: NodeJS.ErrnoException) => {
         errors++;
+        const kind = error.code ?? error.message;
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
       },
     );
+  };
 
   for (let i = 0; i < total; i++) {
     const due = started + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(send(due));
+    pending.push(send(due, i >= warmup));
   }
   await Promise.all(pending);
-  const elapsedSeconds = (performance.now() - started) / 1000;
+  const elapsedSeconds = (performance.now() - measuredFrom) / 1000;
   agent.destroy();
   return {
     ...summarize(histogram, answered),
     requestsPerSecond: Math.round(answered / elapsedSeconds),
     non2xx,
     errors,
+    ...(errors > 0 ? { errorKinds } : {}),
   };
 }
