@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startAllInOnePlatform } from '../harness/all-in-one';
 import { type ChildServer, freePort, startChildServer } from '../harness/child-server';
 
 /** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
@@ -154,6 +155,78 @@ function addedFigures(results: PerTarget<LatencyResult>) {
       p999: addedRatio(gateway.p999, proxy.p999),
     },
   };
+}
+
+interface AllInOneResult {
+  plain: { direct: LatencyResult; platform: LatencyResult };
+  timeToFirstToken: { direct: LatencyResult; platform: LatencyResult };
+}
+
+/**
+ * Concurrency 1 through the all-in-one platform's gateway (`/llm/v1` of `apps/platform`) against the
+ * mock upstream called directly, in turns as in A and B: plain, then streamed to the first token.
+ */
+async function measureAllInOne(options: {
+  distRoot: string;
+  databaseUrl: string;
+  routingFile: string;
+  direct: Target;
+  c1: { durationMs: number; warmupMs: number };
+  request: (target: Target, stream: boolean) => { method: 'POST'; headers: Record<string, string>; body: string };
+}): Promise<AllInOneResult> {
+  const platform = await startAllInOnePlatform({
+    distRoot: options.distRoot,
+    databaseUrl: options.databaseUrl,
+    name: 'gateway',
+    env: { LLM_GATEWAY_ROUTING_FILE: options.routingFile, LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS) },
+  });
+  try {
+    const platformTarget: Target = { url: `${platform.url}/llm/v1/chat/completions`, model: 'bench-model' };
+    const loops = async (stream: boolean) => {
+      const [direct, through] = (await inGeneratorProcess(
+        'closedLoops',
+        [options.direct, platformTarget].map((target) => ({
+          url: target.url,
+          request: options.request(target, stream),
+        })),
+        { ...options.c1, ...C1_TURN, firstContent: stream },
+      )) as [ClosedLoopResult, ClosedLoopResult];
+      return { direct, through };
+    };
+    const plain = await loops(false);
+    const streamed = await loops(true);
+    return {
+      plain: { direct: plain.direct.latency, platform: plain.through.latency },
+      timeToFirstToken: {
+        direct: streamed.direct.firstContent as LatencyResult,
+        platform: streamed.through.firstContent as LatencyResult,
+      },
+    };
+  } finally {
+    await platform.close();
+  }
+}
+
+/** The all-in-one rows: what the platform's gateway adds to the upstream called directly. */
+function allInOneRows(result: AllInOneResult): Row[] {
+  const row = (measure: string, direct: number, platform: number, budget?: number): Row => ({
+    measure,
+    direct,
+    'bare proxy': '',
+    gateway: platform,
+    'proxy added': '',
+    'gateway added': signed(added(platform, direct)),
+    'gw/proxy added': '',
+    budget: budget === undefined ? '' : `< ${budget} µs`,
+    verdict: budget === undefined ? '' : added(platform, direct) < budget ? 'ok' : 'MISSED',
+  });
+  const { plain, timeToFirstToken: ttft } = result;
+  return [
+    row('E all-in-one c1 plain p50 µs', plain.direct.p50, plain.platform.p50, BUDGET.c1AddedP50),
+    row('E all-in-one c1 plain p99 µs', plain.direct.p99, plain.platform.p99, BUDGET.c1AddedP99),
+    row('E all-in-one stream TTFT p50 µs', ttft.direct.p50, ttft.platform.p50, BUDGET.ttftAddedP50),
+    row('E all-in-one stream TTFT p99 µs', ttft.direct.p99, ttft.platform.p99),
+  ];
 }
 
 async function waitUntilAnswers(url: string, timeoutMs = 10_000): Promise<void> {
@@ -415,6 +488,20 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         afterStop.rows2xxWithoutUsage === 0,
     };
 
+    // The all-in-one platform (`npm start`'s process, as it starts: no V8 options, no Redis) serves
+    // the same gateway beside everything else; measured after the log check, on the same database and key.
+    phase(
+      `E: all-in-one platform, concurrency 1, plain and streamed (${c1.durationMs / 1000} s each in ${turns} after ${c1.warmupMs / 1000} s warm-up)`,
+    );
+    const allInOne = await measureAllInOne({
+      distRoot,
+      databaseUrl,
+      routingFile,
+      direct: fast.direct,
+      c1,
+      request,
+    });
+
     const plainLatency = pick(plain, (r) => r.latency);
     const ttft = pick(streamed, (r) => r.firstContent as LatencyResult);
     const streamEnd = pick(streamed, (r) => r.latency);
@@ -429,6 +516,10 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       ttftAddedP50: ttftAdded.gateway.p50 < BUDGET.ttftAddedP50,
       openLoopAddedP99: openLoopAdded.gateway.p99 < BUDGET.openLoopAddedP99,
       noLogRowLost: logs.pass,
+      allInOneC1AddedP50: allInOne.plain.platform.p50 - allInOne.plain.direct.p50 < BUDGET.c1AddedP50,
+      allInOneC1AddedP99: allInOne.plain.platform.p99 - allInOne.plain.direct.p99 < BUDGET.c1AddedP99,
+      allInOneTtftAddedP50:
+        allInOne.timeToFirstToken.platform.p50 - allInOne.timeToFirstToken.direct.p50 < BUDGET.ttftAddedP50,
     };
 
     const blank = { direct: '', 'bare proxy': '', 'proxy added': '', 'gw/proxy added': '' };
@@ -439,6 +530,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       }),
       ...latencyRows('B c1 stream TTFT', ttft, { p50: below(BUDGET.ttftAddedP50) }),
       ...latencyRows('B c1 stream end', streamEnd, {}, 2),
+      ...allInOneRows(allInOne),
       ...latencyRows(`C open ${OPEN_LOOP_RATE}/s`, openLoop, { p99: below(BUDGET.openLoopAddedP99) }),
       {
         measure: `D ${SATURATED_CONNECTIONS} conns, ${SLOW_UPSTREAM_MS} ms upstream, req/s`,
@@ -515,6 +607,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       },
       plain: { results: plain, added: plainAdded },
       streamed: { results: streamed, addedTimeToFirstToken: ttftAdded, addedStreamEnd: streamEndAdded },
+      allInOne,
       openLoop: { results: openLoop, added: openLoopAdded },
       saturated: {
         results: saturated,

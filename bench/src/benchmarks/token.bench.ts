@@ -115,7 +115,7 @@ export const tokenBenchmark: Benchmark = {
         const budget = await openLoop(500);
         for (const run of [half, budget]) {
           if (run.errorKinds)
-            process.stdout.write(`network errors at ${run.requestsPerSecond}/s: ${JSON.stringify(run.errorKinds)}\n`);
+            process.stdout.write(`not answered 2xx at ${run.requestsPerSecond}/s: ${JSON.stringify(run.errorKinds)}\n`);
         }
         const rows: Row[] = [
           {

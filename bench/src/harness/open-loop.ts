@@ -12,8 +12,9 @@ export interface OpenLoopResult extends LatencyResult {
   /** Requests answered per second over the run. */
   requestsPerSecond: number;
   non2xx: number;
-  /** Requests that failed on the network, and their error codes. */
+  /** Requests that failed on the network. */
   errors: number;
+  /** The network errors by code and the answers other than 2xx by status, when there were any. */
   errorKinds?: Record<string, number>;
 }
 
@@ -57,7 +58,10 @@ export async function measureOpenLoop(
       );
     return sent.then(
       (status) => {
-        if (status >= 300) non2xx++;
+        if (status >= 300) {
+          non2xx++;
+          errorKinds[`status ${status}`] = (errorKinds[`status ${status}`] ?? 0) + 1;
+        }
         answered++;
         histogram.recordValue(microsecondsSince(due));
       },
@@ -83,6 +87,6 @@ export async function measureOpenLoop(
     requestsPerSecond: Math.round(answered / elapsedSeconds),
     non2xx,
     errors,
-    ...(errors > 0 ? { errorKinds } : {}),
+    ...(errors + non2xx > 0 ? { errorKinds } : {}),
   };
 }
