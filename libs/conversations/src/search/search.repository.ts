@@ -100,8 +100,16 @@ export class SearchRepository {
     const probe = substringProbe(q);
     const byTrigram = narrowsByTrigram(probe);
     const after = page.after ? keyed('m', '<', { createdAtKey: page.after[0], seq: page.after[1] }) : null;
+    // In the archive, only the messages of the owner's archived conversations are looked at (a few of
+    // their rows among all of the owner's): the rows of active conversations are passed over before their
+    // text is read, instead of each being matched and then found in no archived conversation.
+    const archived: Fragment = (s) =>
+      mode === 'archive'
+        ? ` AND m."conversation_id" IN (SELECT a."id" FROM ${CONVERSATIONS.archive} AS a
+              WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)})`
+        : '';
     const owned: Fragment = (s) =>
-      `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
+      `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}${archived(s)}`;
     // The trigram index is asked for the probe; the whole query is then looked for in the candidates.
     const literal: Fragment = (s) =>
       `m."text" ILIKE ${s.bind(likePattern(probe))} ESCAPE '\\'` +
