@@ -102,11 +102,14 @@ export class SearchRepository {
     const after = page.after ? keyed('m', '<', { createdAtKey: page.after[0], seq: page.after[1] }) : null;
     // In the archive, only the messages of the owner's archived conversations are looked at (a few of
     // their rows among all of the owner's): the rows of active conversations are passed over before their
-    // text is read, instead of each being matched and then found in no archived conversation.
+    // text is read, instead of each being matched and then found in no archived conversation. An array
+    // computed once (`= ANY (ARRAY(...))`), not `IN (SELECT ...)`: as a semi-join the planner drove the
+    // walk from the conversations and sorted all their rows (an owner of 10^5 messages: 45 ms p50, where
+    // the walk in order reads a few hundred rows).
     const archived: Fragment = (s) =>
       mode === 'archive'
-        ? ` AND m."conversation_id" IN (SELECT a."id" FROM ${CONVERSATIONS.archive} AS a
-              WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)})`
+        ? ` AND m."conversation_id" = ANY (ARRAY(SELECT a."id" FROM ${CONVERSATIONS.archive} AS a
+              WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}))`
         : '';
     const owned: Fragment = (s) =>
       `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}${archived(s)}`;
