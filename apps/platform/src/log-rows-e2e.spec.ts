@@ -51,8 +51,16 @@ describe('every event leaves its log rows, read back through the admin API (all-
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** The rows of one log (first page of 100, newest first) that `match` accepts, waited for. */
-  async function rowsOf(log: string, key: string, match: (row: LogRecord) => boolean): Promise<LogRecord[]> {
+  /**
+   * The rows of one log (first page of 100, newest first) that `match` accepts, waited for. None in time
+   * fails with what the platform printed (a write that failed is logged there) and `context`.
+   */
+  async function rowsOf(
+    log: string,
+    key: string,
+    match: (row: LogRecord) => boolean,
+    context = '',
+  ): Promise<LogRecord[]> {
     const since = Date.now();
     for (;;) {
       const res = await fetch(`${base()}/api/v1/admin/${log}?limit=100`, {
@@ -60,7 +68,13 @@ describe('every event leaves its log rows, read back through the admin API (all-
       });
       expect(res.status).toBe(200);
       const rows = ((await res.json()) as Record<string, LogRecord[]>)[key]?.filter(match) ?? [];
-      if (rows.length > 0 || Date.now() - since > WRITE_DELAY_MS) return rows;
+      if (rows.length > 0) return rows;
+      if (Date.now() - since > WRITE_DELAY_MS) {
+        const printed = platform.output().slice(-6000);
+        throw new Error(
+          `no ${log} row in ${WRITE_DELAY_MS} ms; ${context}\nthe platform printed (its end):\n${printed}`,
+        );
+      }
       await sleep(250);
     }
   }
@@ -110,9 +124,15 @@ describe('every event leaves its log rows, read back through the admin API (all-
     });
     expect(turn.status).toBe(200);
     const conversationId = turn.headers.get('x-conversation-id') as string;
-    expect(await turn.text()).toContain('data: [DONE]');
+    const events = await turn.text();
+    expect(events).toContain('data: [DONE]');
 
-    const llmRows = await rowsOf('llm-logs', 'llmLogs', (row) => row.conversationId === conversationId);
+    const llmRows = await rowsOf(
+      'llm-logs',
+      'llmLogs',
+      (row) => row.conversationId === conversationId,
+      `the turn streamed:\n${events}`,
+    );
     expect(llmRows[0]).toMatchObject({ service: 'agent-runtime', success: true, currentMessage: 'Hello logs' });
     // The runtime names the conversation to the gateway (x-client-session-id).
     const gatewayRows = await rowsOf(

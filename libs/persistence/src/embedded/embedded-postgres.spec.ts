@@ -88,6 +88,75 @@ describe('the embedded PostgreSQL', () => {
     }
   });
 
+  // PGlite is one session: the server must give it to one connection from a query's first message to its
+  // ReadyForQuery, else another connection's Parse replaces the unnamed statement between this one's Parse
+  // and Bind (an error, or another query's rows when the shapes match), or its BEGIN lands mid-query.
+  it('keeps concurrent parameterized queries and transactions of several connections apart', async () => {
+    const pool = new Pool({ connectionString: embedded.url, max: 6 });
+    try {
+      await pool.query('CREATE TABLE interleaving (id int PRIMARY KEY, owner text NOT NULL)');
+      const plain = async (worker: number) => {
+        for (let i = 0; i < 150; i++) {
+          const { rows } = await pool.query<{ a: string; b: number }>(
+            worker % 2 === 0 ? 'SELECT $1::text AS a, $2::int AS b' : 'SELECT $2::int AS b, $1::text AS a',
+            [`w${worker}-${i}`, i],
+          );
+          expect(rows).toEqual([{ a: `w${worker}-${i}`, b: i }]);
+        }
+      };
+      const transactional = async (worker: number) => {
+        for (let i = 0; i < 40; i++) {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            await client.query('INSERT INTO interleaving (id, owner) VALUES ($1, $2)', [
+              worker * 1000 + i,
+              `t${worker}`,
+            ]);
+            // Every other transaction is rolled back: none of its rows may stay, nobody else's may go with it.
+            await client.query(i % 2 === 0 ? 'COMMIT' : 'ROLLBACK');
+          } finally {
+            client.release();
+          }
+        }
+      };
+      await Promise.all([plain(0), plain(1), plain(2), transactional(3), transactional(4)]);
+      const { rows } = await pool.query<{ owner: string; rows: number }>(
+        'SELECT owner, count(*)::int AS rows FROM interleaving GROUP BY owner ORDER BY owner',
+      );
+      expect(rows).toEqual([
+        { owner: 't3', rows: 20 },
+        { owner: 't4', rows: 20 },
+      ]);
+    } finally {
+      await pool.query('DROP TABLE IF EXISTS interleaving');
+      await pool.end();
+    }
+  }, 60_000);
+
+  it('goes on serving the others when a query fails or a connection leaves inside its transaction', async () => {
+    const pool = new Pool({ connectionString: embedded.url, max: 4 });
+    try {
+      await pool.query('CREATE TABLE left_behind (id int PRIMARY KEY)');
+      const leaving = await pool.connect();
+      await leaving.query('BEGIN');
+      await leaving.query('INSERT INTO left_behind (id) VALUES ($1)', [1]);
+      // Its connection closed without COMMIT: the session is not held for it, and its row is not kept.
+      leaving.release(true);
+      const failing = Array.from({ length: 20 }, (_, i) =>
+        pool.query('SELECT 1 / $1::int AS quotient', [i % 2]).then(
+          (result) => result.rows[0].quotient as number,
+          (error: { code?: string }) => error.code,
+        ),
+      );
+      expect(await Promise.all(failing)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? '22012' : 1)));
+      expect((await pool.query('SELECT count(*)::int AS rows FROM left_behind')).rows).toEqual([{ rows: 0 }]);
+    } finally {
+      await pool.query('DROP TABLE IF EXISTS left_behind');
+      await pool.end();
+    }
+  }, 30_000);
+
   it('generates UUIDs with no extension installed', async () => {
     const pool = new Pool({ connectionString: embedded.url, max: 1 });
     try {

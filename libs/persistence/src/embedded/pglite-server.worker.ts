@@ -28,6 +28,98 @@ const { PGLiteSocketServer } = load('@electric-sql/pglite-socket');
 const { pg_trgm } = load('@electric-sql/pglite/contrib/pg_trgm');
 const { btree_gin } = load('@electric-sql/pglite/contrib/btree_gin');
 
+// PGlite is one PostgreSQL session shared by every connection. pglite-socket's own queue runs their protocol
+// messages one at a time but keeps a connection's messages together only inside a transaction block, and
+// stops for good once a message throws (electric-sql/pglite#1046, still open in 0.2.17): one connection's
+// Parse could replace another's unnamed statement between its Parse and Bind (an error, or another query's
+// rows), a BEGIN could land inside another's query. This queue gives the session to one connection from a
+// message until PGlite answers ReadyForQuery with the session idle; in a transaction block, until its end.
+const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
+const READY_FOR_QUERY = 0x5a;
+const IDLE = 0x49;
+
+class SessionQueue {
+  constructor(db) {
+    this.db = db;
+    this.waiting = [];
+    this.owner = null;
+    this.ownerMidQuery = false;
+    this.running = false;
+  }
+
+  enqueue(handlerId, message, onData) {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ handlerId, message, onData, resolve, reject });
+      void this.run();
+    });
+  }
+
+  getQueueLength() {
+    return this.waiting.length;
+  }
+
+  clearQueueForHandler(handlerId) {
+    this.waiting = this.waiting.filter((item) => {
+      if (item.handlerId !== handlerId) return true;
+      item.reject(new Error('Handler disconnected'));
+      return false;
+    });
+  }
+
+  // The owner went away: what it left open is ended (a query without its Sync, a transaction rolled back).
+  async clearTransactionIfNeeded(handlerId) {
+    if (this.owner !== handlerId) return;
+    try {
+      if (this.ownerMidQuery) await this.db.runExclusive(() => this.db.execProtocolRawStream(SYNC, { onRawData() {} }));
+      if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+    } finally {
+      this.owner = null;
+      this.ownerMidQuery = false;
+      void this.run();
+    }
+  }
+
+  async run() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        const index = this.owner === null ? 0 : this.waiting.findIndex((item) => item.handlerId === this.owner);
+        if (index === -1 || index >= this.waiting.length) return;
+        const [item] = this.waiting.splice(index, 1);
+        this.owner = item.handlerId;
+        // The answer's last six bytes: ReadyForQuery is 'Z', length 5, the transaction status.
+        const tail = new Uint8Array(6);
+        let written = 0;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(item.message, {
+              onRawData: (data) => {
+                const keep = Math.min(6, data.length);
+                tail.copyWithin(0, keep);
+                tail.set(data.subarray(data.length - keep), 6 - keep);
+                written += data.length;
+                item.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          this.ownerMidQuery = false;
+          if (!this.db.isInTransaction()) this.owner = null;
+          item.reject(error);
+          continue;
+        }
+        const ready = written >= 6 && tail[0] === READY_FOR_QUERY && tail[4] === 5;
+        this.ownerMidQuery = !ready;
+        if (ready && tail[5] === IDLE) this.owner = null;
+        item.resolve(written);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
 let db;
 let server;
 const fail = (error) => parentPort.postMessage({ type: 'failed', message: String(error && error.message), stack: error && error.stack });
@@ -35,6 +127,8 @@ const fail = (error) => parentPort.postMessage({ type: 'failed', message: String
 async function start() {
   db = await PGlite.create({ dataDir: workerData.pgDataDir, extensions: { pg_trgm, btree_gin } });
   server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
+  // Each connection's handler is given the server's queue when it connects.
+  server.queryQueue = new SessionQueue(db);
   await server.start();
   parentPort.postMessage({ type: 'listening', address: server.getServerConn() });
 }
