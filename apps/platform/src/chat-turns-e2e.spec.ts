@@ -160,8 +160,7 @@ describe('an agent turn through chat-service, agent-runtime and llm-gateway', ()
     expect(before.find('sse_streams_active', { kind: 'chat' })).toEqual([
       { name: 'sse_streams_active', labels: { service: 'platform', kind: 'chat' }, value: 0 },
     ]);
-    // The stream must still be open when /metrics answers: a pause of 500 ms was once over before the
-    // scrape was (CI on a loaded machine, the whole stack in this one process).
+    // The stream stays open between its two pieces, longer than the scrapes below take.
     const pauseMs = 3000;
     upstream.enqueue(textAnswer(['Slow', ' answer'], pauseMs));
     const client = new AbortController();
@@ -174,7 +173,20 @@ describe('an agent turn through chat-service, agent-runtime and llm-gateway', ()
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes('Slow')) text += new TextDecoder().decode((await reader.read()).value);
-    expect((await scrape()).sum('sse_streams_active', { kind: 'chat' })).toBe(1);
+    // Read until it shows, for at most a second: twice in CI runs (of many) a single scrape here read 0, the
+    // cause not found; a stream never counted fails with what was read.
+    let open = await scrape();
+    for (
+      const until = Date.now() + 1000;
+      open.sum('sse_streams_active', { kind: 'chat' }) !== 1 && Date.now() < until;
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      open = await scrape();
+    }
+    expect({ streamed: text, counted: open.find('sse_streams_active', { kind: 'chat' }) }).toEqual({
+      streamed: text,
+      counted: [{ name: 'sse_streams_active', labels: { service: 'platform', kind: 'chat' }, value: 1 }],
+    });
     client.abort();
 
     // The client gone: the stream is no longer counted; the turn goes on to its end.
