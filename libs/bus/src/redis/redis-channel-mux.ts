@@ -2,7 +2,10 @@ import { type Redis } from 'ioredis';
 
 export interface ChannelListener {
   message(payload: string): void;
-  /** Called after a reconnect: messages may have been missed while the connection was down. */
+  /**
+   * Called after a reconnect, and every liveness interval while the connection is out of touch: messages
+   * may have been missed, or may not come.
+   */
   resync?(): void;
 }
 
@@ -206,7 +209,16 @@ export class RedisChannelMux {
   }
 
   private async checkLiveness(): Promise<void> {
-    if (this.closed || this.pinging || this.channels.size === 0 || this.subscriber.status !== 'ready') return;
+    if (this.closed || this.channels.size === 0) return;
+    // Out of touch (down, reconnecting, or silent): a nudge may be missed, so every waiting reader looks
+    // for itself, as often as this runs, until the connection answers again. A reader waits long on a
+    // quiet stream trusting its nudges; this is what bounds its wait when they may not come.
+    if (performance.now() - this.aliveAt >= 2 * LIVENESS_INTERVAL_MS) {
+      for (const entry of this.channels.values()) {
+        for (const listener of [...entry.listeners]) this.call(() => listener.resync?.());
+      }
+    }
+    if (this.pinging || this.subscriber.status !== 'ready') return;
     this.pinging = true;
     try {
       await this.subscriber.ping();

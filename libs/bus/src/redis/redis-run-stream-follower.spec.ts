@@ -132,6 +132,28 @@ describe('Redis run stream: a follower', () => {
     expect(got).toEqual(['during the outage']);
   });
 
+  it('does not wait out a long block on a connection that was lost: it looks again within a liveness interval', async () => {
+    const proxy = await TcpProxy.start(redisUrl);
+    proxies.push(proxy);
+    const reader = await open({ url: proxy.url, onError: () => undefined });
+    const writer = await open();
+    const id = randomUUID();
+    const first = await writer.append(id, 'before');
+    const follower = {};
+    await reader.read(id, first, { blockMs: 30, follower });
+    // A relay waits this long on a quiet stream, trusting its nudges to wake it.
+    const waiting = reader.read(id, first, { blockMs: 60_000, follower }).then(
+      () => 'returned',
+      () => 'failed',
+    );
+    await sleep(100);
+    const cutAt = performance.now();
+    await proxy.cut();
+    // Woken by the subscriber's liveness check (every 5 s), it reads, and the read fails: Redis is out of reach.
+    expect(await waiting).toBe('failed');
+    expect(performance.now() - cutAt).toBeLessThan(7000);
+  }, 15_000);
+
   it('reads an idle stream again after quietReadMaxMs, so a stream lost without a word is seen to be gone', async () => {
     const stream = await open({ quietReadMaxMs: 300 });
     const id = randomUUID();

@@ -5,6 +5,7 @@ import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { heartbeatsEvery } from './heartbeats';
 import { type RelayOptions, relayRun } from './sse-relay';
 
 const MODEL = 'federation-agent';
@@ -160,5 +161,94 @@ describe('the chat relay over Redis when the stream is lost with its data', () =
     expect(received.events.map((event) => event.id !== undefined)).toEqual([true, true, false, false]);
     expectStreamLostEnd(received);
     expect(await stream.state(runId)).toBe('absent');
+  });
+});
+
+describe("the chat relay's heartbeats", () => {
+  const runId = 'run-quiet';
+  let stream: MemoryRunStream;
+
+  beforeEach(async () => {
+    stream = new MemoryRunStream();
+    await stream.append(runId, JSON.stringify(roleChunk(MODEL, 'c', runId)));
+  });
+
+  afterEach(() => stream.close());
+
+  /** Serves one relay over real HTTP and keeps its client `forMs`, then goes away; what came, with arrival times. */
+  async function listened(runStream: RunStream, heartbeatMs: number, forMs: number, meanwhile?: () => Promise<void>) {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      void relayRun(res, {
+        runStream,
+        runId,
+        after: STREAM_START,
+        heartbeatMs,
+        model: MODEL,
+        shutdown: new AbortController().signal,
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const started = performance.now();
+    const blocks: { at: number; text: string }[] = [];
+    const request = http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    request.on('response', (response) => {
+      let buffered = '';
+      response.setEncoding('utf8');
+      response.on('data', (text: string) => {
+        buffered += text;
+        const parts = buffered.split('\n\n');
+        buffered = parts.pop() ?? '';
+        for (const part of parts) blocks.push({ at: performance.now() - started, text: part });
+      });
+    });
+    request.on('error', () => undefined);
+    await meanwhile?.();
+    await new Promise((resolve) => setTimeout(resolve, forMs - (performance.now() - started)));
+    request.destroy();
+    await new Promise((resolve) => server.close(resolve));
+    return blocks;
+  }
+
+  /** The run stream, counting the relay's reads. */
+  function counted(inner: RunStream) {
+    const reads = { count: 0 };
+    return {
+      reads,
+      runStream: scripted(inner, (...args) => {
+        reads.count++;
+        return inner.read(...args);
+      }),
+    };
+  }
+
+  it('sends an idle stream a heartbeat about every interval, without reading the run stream for them', async () => {
+    const { reads, runStream } = counted(stream);
+    const blocks = await listened(runStream, 100, 1050);
+    const beats = blocks.filter((block) => block.text === ': heartbeat').map((block) => block.at);
+    // 100 ms of silence each, seen by a table that looks every 20 ms: 8 to 10 in a second (fewer on a busy machine).
+    expect(beats.length).toBeGreaterThanOrEqual(5);
+    expect(beats.length).toBeLessThanOrEqual(10);
+    // Never more often than the interval (arrivals jitter a little around it).
+    for (let k = 1; k < beats.length; k++) expect(beats[k] - beats[k - 1]).toBeGreaterThanOrEqual(60);
+    // The role chunk's read, then one wait for data: heartbeats are not reads.
+    expect(reads.count).toBeLessThanOrEqual(2);
+    // The client left: the relay's record is gone, and with the last one the table's timer.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heartbeatsEvery(100).size).toBe(0);
+  });
+
+  it('sends none while pieces come more often than the interval, and starts again when they stop', async () => {
+    const blocks = await listened(stream, 150, 900, async () => {
+      for (let n = 0; n < 8; n++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await stream.append(runId, JSON.stringify(contentChunk(MODEL, { content: String(n) })));
+      }
+    });
+    const lastPiece = Math.max(...blocks.filter((block) => block.text.startsWith('id: ')).map((block) => block.at));
+    const beats = blocks.filter((block) => block.text === ': heartbeat').map((block) => block.at);
+    expect(blocks.filter((block) => block.text.startsWith('id: '))).toHaveLength(9);
+    expect(beats.every((at) => at >= lastPiece + 100)).toBe(true);
+    expect(beats.length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -4,13 +4,13 @@ import {
   SSE_CONNECTED,
   SSE_DONE,
   SSE_HEADERS,
-  SSE_HEARTBEAT,
   isFinalChunkData,
   streamLostChunk,
 } from '@fed/contracts';
 import { RunStreamTrace } from '@fed/observability';
 import { type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { heartbeatsEvery } from './heartbeats';
 
 /**
  * How long a run stream may stay out of reach (reads failing: Redis down) under a reader before the
@@ -20,6 +20,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const RUN_STREAM_UNREACHABLE_LIMIT_MS = 10_000;
 /** Pause between two reads of a run stream out of reach. */
 export const RUN_STREAM_RETRY_MS = 250;
+/**
+ * Longest a relay waits on a quiet run stream in one read. Nothing depends on it but the relay's own
+ * loop: data wakes the read, heartbeats come from the process's table, and the run stream looks at a
+ * quiet stream (or one whose nudges may have been missed) by itself.
+ */
+export const RELAY_WAIT_MS = 60_000;
 
 /**
  * Whether a reader that read up to the end of a run stream missed its final chunk: the last entry it saw
@@ -44,6 +50,8 @@ export interface RelayOptions {
   model: string;
   /** Default RUN_STREAM_UNREACHABLE_LIMIT_MS. */
   unreachableLimitMs?: number;
+  /** Longest single wait on the run stream (default RELAY_WAIT_MS); heartbeats do not depend on it. */
+  waitMs?: number;
 }
 
 /** The response headers of a chat stream (POST and reconnect alike). */
@@ -68,15 +76,21 @@ export function writeStreamHead(response: ServerResponse, conversationId: string
  * `[DONE]`. The stored message is then the answer of record (docs/chat.md, "When the stream breaks").
  */
 export async function relayRun(response: ServerResponse, options: RelayOptions): Promise<void> {
-  const { runStream, runId, heartbeatMs } = options;
+  const { runStream, runId } = options;
   const stop = new AbortController();
   // The client going away and the instance shutting down end the relay alike.
   const onEnd = () => stop.abort();
   response.once('close', onEnd);
   options.shutdown.addEventListener('abort', onEnd, { once: true });
   if (options.shutdown.aborted) stop.abort();
+  // The heartbeats are the table's: this relay only wakes for data.
+  const heartbeats = heartbeatsEvery(options.heartbeatMs);
+  const beat = heartbeats.add(response);
+  const write = async (text: string) => {
+    await writeOrWait(response, text, stop.signal);
+    beat.lastWrite = Date.now();
+  };
   let cursor = options.after;
-  let lastWrite = Date.now();
   // This reader's identity across reads: an idle stream is then waited on without a read per wait.
   const follower = {};
   // A reconnect's relay joins the turn's trace (stored with the stream's first entry); the first request's is in it already.
@@ -84,31 +98,22 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
   try {
     if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));
     const unreachableLimitMs = options.unreachableLimitMs ?? RUN_STREAM_UNREACHABLE_LIMIT_MS;
+    const waitMs = options.waitMs ?? RELAY_WAIT_MS;
     let unreachableSince: number | undefined;
     let lastWasFinal: boolean | undefined;
     while (!stop.signal.aborted) {
-      const quietFor = Date.now() - lastWrite;
       let read: StreamRead;
       try {
         read = await trace.within(() =>
-          runStream.read(runId, cursor, {
-            blockMs: Math.max(1, heartbeatMs - quietFor),
-            follower,
-            count: 100,
-            signal: stop.signal,
-          }),
+          runStream.read(runId, cursor, { blockMs: waitMs, follower, count: 100, signal: stop.signal }),
         );
         unreachableSince = undefined;
       } catch {
         // Redis out of reach: keep the client (heartbeats) while it may come back with the log intact.
         unreachableSince ??= Date.now();
         if (Date.now() - unreachableSince >= unreachableLimitMs) {
-          await writeOrWait(response, brokenEnd(options.model), stop.signal);
+          await write(brokenEnd(options.model));
           break;
-        }
-        if (Date.now() - lastWrite >= heartbeatMs) {
-          await writeOrWait(response, SSE_HEARTBEAT, stop.signal);
-          lastWrite = Date.now();
         }
         await sleep(RUN_STREAM_RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
         continue;
@@ -116,7 +121,7 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
       if (stop.signal.aborted) break;
       if (read.absent) {
         // The log is gone: what was not relayed yet will never come.
-        await writeOrWait(response, brokenEnd(options.model), stop.signal);
+        await write(brokenEnd(options.model));
         break;
       }
       if (read.entries.length > 0) {
@@ -129,21 +134,14 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
         lastWasFinal = isFinalChunkData(read.entries[read.entries.length - 1].data);
         if (read.ended)
           text += endedWithoutFinalChunk(lastWasFinal, options.after) ? brokenEnd(options.model) : SSE_DONE;
-        await writeOrWait(response, text, stop.signal);
-        lastWrite = Date.now();
+        await write(text);
       } else if (read.ended) {
-        await writeOrWait(
-          response,
-          endedWithoutFinalChunk(lastWasFinal, options.after) ? brokenEnd(options.model) : SSE_DONE,
-          stop.signal,
-        );
-      } else if (Date.now() - lastWrite >= heartbeatMs) {
-        await writeOrWait(response, SSE_HEARTBEAT, stop.signal);
-        lastWrite = Date.now();
+        await write(endedWithoutFinalChunk(lastWasFinal, options.after) ? brokenEnd(options.model) : SSE_DONE);
       }
       if (read.ended) break;
     }
   } finally {
+    heartbeats.delete(beat);
     trace.end();
     response.off('close', onEnd);
     options.shutdown.removeEventListener('abort', onEnd);
