@@ -1,7 +1,8 @@
 import { MCP_APP_MIME_TYPE } from '@fed/contracts';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type * as SdkHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** Where and how to reach one approved tool server. */
 export interface ToolServerEndpoint {
@@ -16,8 +17,45 @@ const CLIENT_INFO = { name: 'federation-agent', version: '1.0.0' };
 // Pages of `tools/list` read at most: a server that pages forever is not waited for.
 const MAX_TOOL_PAGES = 20;
 
+/** The parts of the MCP SDK a client uses. */
+interface McpClientSdk {
+  Client: typeof Client;
+  StreamableHTTPClientTransport: typeof SdkHttp.StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof SdkHttp.StreamableHTTPError;
+  McpError: typeof SdkTypes.McpError;
+  ErrorCode: typeof SdkTypes.ErrorCode;
+}
+
+// The SDK (its client and the zod schemas of the protocol, some 8 MB of heap) is loaded with the first
+// connection: every process that imports the agent library has this module, few connect to tool servers.
+let loading: Promise<McpClientSdk> | undefined;
+/** Set once loaded: until then no error can be one of the SDK's. */
+let sdk: McpClientSdk | undefined;
+
+function loadSdk(): Promise<McpClientSdk> {
+  // The build turns import() into require(), which loads the SDK's CommonJS build, the one the type
+  // imports above describe; TypeScript would type an import() as its ES module build.
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, http, types]) => {
+    const loaded = {
+      Client: client.Client,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
+      McpError: types.McpError,
+      ErrorCode: types.ErrorCode,
+    } as unknown as McpClientSdk;
+    sdk = loaded;
+    return loaded;
+  });
+  return loading;
+}
+
 /** An initialized MCP client of the server (streamable HTTP), or the reason it could not connect. */
 export async function connectToolServer(endpoint: ToolServerEndpoint, signal?: AbortSignal): Promise<Client> {
+  const { Client, StreamableHTTPClientTransport, McpError, ErrorCode } = await loadSdk();
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: endpoint.authHeader ? { headers: { authorization: endpoint.authHeader } } : undefined,
     // A call is answered within the server's timeout or fails; no background reconnection.
@@ -75,10 +113,11 @@ export async function listAllTools(
  * to an answer that will stay the same (a JSON-RPC error of the server, a 4xx).
  */
 export function isTransientFailure(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) {
+  const { StreamableHTTPError, McpError, ErrorCode } = sdk ?? {};
+  if (StreamableHTTPError && error instanceof StreamableHTTPError) {
     return error.code === undefined || error.code >= 500 || error.code === 408 || error.code === 429;
   }
-  if (error instanceof McpError) {
+  if (McpError && ErrorCode && error instanceof McpError) {
     return error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed;
   }
   // fetch: refused, reset, DNS; timers and aborts.
@@ -87,10 +126,12 @@ export function isTransientFailure(error: unknown): boolean {
 
 /** Why a call to the server failed, in words safe for a task, a log and the model (no secrets, bounded). */
 export function failureText(error: unknown): string {
+  const { StreamableHTTPError, McpError, ErrorCode } = sdk ?? {};
   let text: string;
-  if (error instanceof StreamableHTTPError) text = `HTTP ${error.code ?? 'error'}`;
-  else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) text = 'it did not answer in time';
-  else if (error instanceof McpError) text = error.message;
+  if (StreamableHTTPError && error instanceof StreamableHTTPError) text = `HTTP ${error.code ?? 'error'}`;
+  else if (McpError && error instanceof McpError && error.code === ErrorCode?.RequestTimeout)
+    text = 'it did not answer in time';
+  else if (McpError && error instanceof McpError) text = error.message;
   else if (error instanceof TypeError) {
     const cause = (error as { cause?: { code?: string } }).cause;
     text = `it could not be reached${cause?.code ? ` (${cause.code})` : ''}`;

@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 import { type MailMessage, type Notifier, PermanentDeliveryError } from './notifier.port';
 
 export interface SmtpSettings {
@@ -14,27 +14,37 @@ const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 30_000;
 const DNS_TIMEOUT_MS = 10_000;
 
-/** Sends through an SMTP server with nodemailer: one connection per message, no pool to go stale. */
+/**
+ * Sends through an SMTP server with nodemailer: one connection per message, no pool to go stale.
+ * nodemailer is loaded with the first message: a process that imports this library but never mails
+ * does not carry it.
+ */
 export class SmtpNotifier implements Notifier {
   readonly kind = 'smtp';
-  private readonly transport: ReturnType<typeof createTransport>;
+  private transport: Promise<ReturnType<typeof Nodemailer.createTransport>> | undefined;
 
-  constructor(settings: SmtpSettings) {
-    this.transport = createTransport(
-      {
-        url: settings.url,
-        connectionTimeout: CONNECTION_TIMEOUT_MS,
-        greetingTimeout: GREETING_TIMEOUT_MS,
-        socketTimeout: SOCKET_TIMEOUT_MS,
-        dnsTimeout: DNS_TIMEOUT_MS,
-      },
-      { from: settings.from },
+  constructor(private readonly settings: SmtpSettings) {}
+
+  private transportOf(): Promise<ReturnType<typeof Nodemailer.createTransport>> {
+    this.transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport(
+        {
+          url: this.settings.url,
+          connectionTimeout: CONNECTION_TIMEOUT_MS,
+          greetingTimeout: GREETING_TIMEOUT_MS,
+          socketTimeout: SOCKET_TIMEOUT_MS,
+          dnsTimeout: DNS_TIMEOUT_MS,
+        },
+        { from: this.settings.from },
+      ),
     );
+    return this.transport;
   }
 
   async send(message: MailMessage): Promise<void> {
     try {
-      await this.transport.sendMail({
+      const transport = await this.transportOf();
+      await transport.sendMail({
         to: message.to,
         subject: message.subject,
         text: message.text,
@@ -50,6 +60,6 @@ export class SmtpNotifier implements Notifier {
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    (await this.transport)?.close();
   }
 }

@@ -31,13 +31,17 @@ export function normalizedUsername(value: unknown): string | undefined {
 }
 
 /** The users service's password rules, then zxcvbn's strength check against the account's own words. */
-export function passwordProblem(password: string, email: string, username: string): FormProblem | undefined {
+export async function passwordProblem(
+  password: string,
+  email: string,
+  username: string,
+): Promise<FormProblem | undefined> {
   try {
     checkPassword(password);
   } catch (error) {
     if (error instanceof UsersError) return { field: 'password', problem: 'password_rules' };
     throw error;
   }
-  const verdict = passwordStrength(password, personalWords(email, username));
+  const verdict = await passwordStrength(password, personalWords(email, username));
   return verdict.strong ? undefined : { field: 'password', problem: 'password_weak', strength: verdict.problem };
 }

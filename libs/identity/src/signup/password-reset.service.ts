@@ -49,7 +49,7 @@ export class PasswordResetService {
     const owner = await this.accounts.byId(state.userId);
     if (!owner) return { kind: 'unusable', reason: 'unknown' };
     const newPassword = typeof password === 'string' ? password : '';
-    const problem = passwordProblem(newPassword, owner.email, owner.username);
+    const problem = await passwordProblem(newPassword, owner.email, owner.username);
     if (problem) return { kind: 'refused', problems: [problem] };
 
     const passwordHash = await hashPassword(newPassword);

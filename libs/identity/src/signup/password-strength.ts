@@ -1,6 +1,4 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
-import { dictionary as englishDictionary } from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 /** Why a password is easy to guess, in the words of the pages' catalog. */
 export type StrengthProblem = 'keyboard' | 'repeat' | 'sequence' | 'dates' | 'common' | 'words' | 'personal';
@@ -30,22 +28,30 @@ const problemOf: Record<string, StrengthProblem> = {
   userInputs: 'personal',
 };
 
-let estimator: ZxcvbnFactory | undefined;
+let estimator: Promise<ZxcvbnFactory> | undefined;
 
-// Built on first use (about 150 ms, some 20 MB of dictionaries): only processes that show the pages pay.
+// Loaded and built on first use (about 150 ms, some 20 MB of dictionaries, 35 MB of RSS): only processes
+// that show the pages pay, not every process that imports this library.
 // The Levenshtein matcher is off: it costs 100-450 ms of event loop per check, a gift to a flood of posts.
-function zxcvbn(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({
-    dictionary: { ...commonDictionary, ...englishDictionary },
-    graphs: adjacencyGraphs,
-    maxLength: 128,
-  });
+function zxcvbn(): Promise<ZxcvbnFactory> {
+  estimator ??= (async () => {
+    const [{ ZxcvbnFactory }, common, english] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
+    return new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...english.dictionary },
+      graphs: common.adjacencyGraphs,
+      maxLength: 128,
+    });
+  })();
   return estimator;
 }
 
 /** zxcvbn's verdict on a password that already meets the length rules; `personal`: the user's own words. */
-export function passwordStrength(password: string, personal: readonly string[]): StrengthVerdict {
-  const result = zxcvbn().check(password, [...personal]);
+export async function passwordStrength(password: string, personal: readonly string[]): Promise<StrengthVerdict> {
+  const result = (await zxcvbn()).check(password, [...personal]);
   if (result.score >= MIN_SCORE) return { strong: true };
   const warning = result.feedback.warning;
   return { strong: false, problem: warning ? problemOf[warning] : undefined };

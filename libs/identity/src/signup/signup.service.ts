@@ -39,7 +39,7 @@ export class SignUpService {
     const problems: FormProblem[] = [
       ...(email ? [] : [{ field: 'email', problem: 'invalid_email' } as const]),
       ...(username ? [] : [{ field: 'username', problem: 'invalid_username' } as const]),
-      ...[passwordProblem(password, email ?? '', username ?? '')].filter((problem) => problem !== undefined),
+      ...[await passwordProblem(password, email ?? '', username ?? '')].filter((problem) => problem !== undefined),
     ];
     if (!email || !username || problems.length > 0) return { kind: 'refused', problems };
     // Such an address belongs to its organization's provider: an account made here would take it first and

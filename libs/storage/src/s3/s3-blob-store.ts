@@ -1,12 +1,5 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type * as S3 from '@aws-sdk/client-s3';
+import type * as S3Storage from '@aws-sdk/lib-storage';
 import { Readable, pipeline } from 'node:stream';
 import { assertBlobKey, assertBlobPrefix, assertBlobRange } from '../blob-keys';
 import { ByteLimit, abortReason } from '../byte-limit';
@@ -40,11 +33,37 @@ export interface S3BlobStoreOptions {
 const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 const DEFAULT_QUEUE_SIZE = 2;
 
-const statusOf = (error: unknown) => (error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined);
+interface AwsSdk {
+  s3: typeof S3;
+  storage: typeof S3Storage;
+}
 
-const isNotFound = (error: unknown) =>
-  error instanceof S3ServiceException &&
-  (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
+// The AWS SDK (some 5 MB of heap, 14 MB of RSS) is loaded by a store's first call: every process that
+// imports the storage library has this module, only those configured for S3 use it.
+let loading: Promise<AwsSdk> | undefined;
+/** Set once loaded: until then no error can be one of the SDK's. */
+let loadedSdk: AwsSdk | undefined;
+
+function loadSdk(): Promise<AwsSdk> {
+  loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => {
+    loadedSdk = { s3, storage };
+    return loadedSdk;
+  });
+  return loading;
+}
+
+const serviceError = (error: unknown): S3.S3ServiceException | undefined =>
+  loadedSdk && error instanceof loadedSdk.s3.S3ServiceException ? error : undefined;
+
+const statusOf = (error: unknown) => serviceError(error)?.$metadata.httpStatusCode;
+
+const isNotFound = (error: unknown) => {
+  const refusal = serviceError(error);
+  return (
+    refusal !== undefined &&
+    (refusal.name === 'NoSuchKey' || refusal.name === 'NotFound' || refusal.$metadata.httpStatusCode === 404)
+  );
+};
 
 /**
  * Blobs as objects of one bucket. A write is a multipart upload (`Upload` of lib-storage) fed through
@@ -52,7 +71,8 @@ const isNotFound = (error: unknown) =>
  * before put() rejects, so no object and no multipart upload is left behind.
  */
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
+  private readonly clientConfig: S3.S3ClientConfig;
+  private client: Promise<{ client: S3.S3Client; sdk: AwsSdk }> | undefined;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly partSize: number;
@@ -65,7 +85,7 @@ export class S3BlobStore implements BlobStore {
     this.partSize = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE, DEFAULT_PART_SIZE);
     this.queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
     const { accessKeyId, secretAccessKey } = options;
-    this.client = new S3Client({
+    this.clientConfig = {
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       region: options.region,
       forcePathStyle: options.forcePathStyle,
@@ -74,7 +94,13 @@ export class S3BlobStore implements BlobStore {
       // S3-compatible services refuse; S3 itself needs them only where an operation requires one.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    };
+  }
+
+  /** The client, made with the first call (the SDK loaded then). */
+  private connected(): Promise<{ client: S3.S3Client; sdk: AwsSdk }> {
+    this.client ??= loadSdk().then((sdk) => ({ client: new sdk.s3.S3Client(this.clientConfig), sdk }));
+    return this.client;
   }
 
   async put(key: string, body: Readable, options: BlobWriteOptions = {}): Promise<StoredBlob> {
@@ -99,18 +125,27 @@ export class S3BlobStore implements BlobStore {
     });
     const onAbort = () => fail(abortReason(signal as AbortSignal));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const upload = new Upload({
-      client: this.client,
-      params: {
-        Bucket: this.bucket,
-        Key: this.objectKey(key),
-        Body: limit,
-        ...(contentType ? { ContentType: contentType } : {}),
-      },
-      partSize: this.partSize,
-      queueSize: this.queueSize,
-      leavePartsOnError: false,
-    });
+    let upload: S3Storage.Upload;
+    try {
+      const { client, sdk } = await this.connected();
+      upload = new sdk.storage.Upload({
+        client,
+        params: {
+          Bucket: this.bucket,
+          Key: this.objectKey(key),
+          Body: limit,
+          ...(contentType ? { ContentType: contentType } : {}),
+        },
+        partSize: this.partSize,
+        queueSize: this.queueSize,
+        leavePartsOnError: false,
+      });
+    } catch (error) {
+      // The SDK could not be loaded: nothing was sent.
+      signal?.removeEventListener('abort', onAbort);
+      fail(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
     try {
       await upload.done();
     } catch (error) {
@@ -133,8 +168,9 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key);
     if (range) assertBlobRange(range);
     try {
-      const object = await this.client.send(
-        new GetObjectCommand({
+      const { client, sdk } = await this.connected();
+      const object = await client.send(
+        new sdk.s3.GetObjectCommand({
           Bucket: this.bucket,
           Key: this.objectKey(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -153,7 +189,8 @@ export class S3BlobStore implements BlobStore {
   async stat(key: string): Promise<BlobInfo | null> {
     assertBlobKey(key);
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const { client, sdk } = await this.connected();
+      const head = await client.send(new sdk.s3.HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
       return { key, bytes: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -164,7 +201,8 @@ export class S3BlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const { client, sdk } = await this.connected();
+      await client.send(new sdk.s3.DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -172,10 +210,11 @@ export class S3BlobStore implements BlobStore {
 
   async *list(prefix: string): AsyncIterable<BlobInfo> {
     assertBlobPrefix(prefix);
+    const { client, sdk } = await this.connected();
     let continuationToken: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
+      const page = await client.send(
+        new sdk.s3.ListObjectsV2Command({
           Bucket: this.bucket,
           Prefix: this.objectKey(prefix),
           ...(continuationToken ? { ContinuationToken: continuationToken } : {}),
@@ -195,7 +234,10 @@ export class S3BlobStore implements BlobStore {
 
   /** Closes the client's connections. */
   close(): void {
-    this.client.destroy();
+    void this.client?.then(
+      ({ client }) => client.destroy(),
+      () => undefined,
+    );
   }
 
   private objectKey(key: string): string {

@@ -1,4 +1,3 @@
-import { extractRawText } from 'mammoth';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { definePDFJSModule, extractText, getDocumentProxy } from 'unpdf';
@@ -46,6 +45,9 @@ export async function pdfText(bytes: Buffer, signal?: AbortSignal): Promise<stri
  */
 export async function docxText(bytes: Buffer, maxUnpackedBytes: number): Promise<string> {
   await assertZipInflatesWithin(bytes, maxUnpackedBytes);
+  // Loaded on first use: mammoth and its XML and zip libraries are some 3 MB of heap in every process
+  // that imports the agent library, most of which never read a document.
+  const { extractRawText } = await import('mammoth');
   const { value } = await extractRawText({ buffer: bytes });
   return value;
 }
