@@ -32,6 +32,12 @@ function proxyTo(upstream: string): http.Server {
       })
       .then(
         ({ statusCode, headers: answerHeaders, body }) => {
+          // The client went away meanwhile (a load generator closing its connections at the end of a run):
+          // pipeline() throws at once on a destroyed destination, which would end the process.
+          if (res.destroyed) {
+            body.dump().catch(() => undefined);
+            return;
+          }
           res.statusCode = statusCode;
           const answerType = answerHeaders['content-type'];
           if (answerType) res.setHeader('content-type', answerType);
