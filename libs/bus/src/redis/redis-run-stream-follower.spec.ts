@@ -105,7 +105,8 @@ describe('Redis run stream: a follower', () => {
     expect(seen.map((entry) => entry.data)).toEqual(Array.from({ length: 200 }, (_, n) => String(n)));
   });
 
-  it('reads again after its subscriber reconnected: an append during the outage is not missed', async () => {
+  /** A follower reading through a proxy the test can cut, after the stream's one entry; the writer reaches Redis directly. */
+  const followingThroughProxy = async () => {
     const proxy = await TcpProxy.start(redisUrl);
     proxies.push(proxy);
     const reader = await open({ url: proxy.url, onError: () => undefined });
@@ -114,6 +115,11 @@ describe('Redis run stream: a follower', () => {
     const first = await writer.append(id, 'before');
     const follower = {};
     await reader.read(id, first, { blockMs: 30, follower });
+    return { proxy, reader, writer, id, first, follower };
+  };
+
+  it('reads again after its subscriber reconnected: an append during the outage is not missed', async () => {
+    const { proxy, reader, writer, id, first, follower } = await followingThroughProxy();
     await reader.read(id, first, { blockMs: 30, follower });
 
     await proxy.cut();
@@ -133,14 +139,7 @@ describe('Redis run stream: a follower', () => {
   });
 
   it('does not wait out a long block on a connection that was lost: it looks again within a liveness interval', async () => {
-    const proxy = await TcpProxy.start(redisUrl);
-    proxies.push(proxy);
-    const reader = await open({ url: proxy.url, onError: () => undefined });
-    const writer = await open();
-    const id = randomUUID();
-    const first = await writer.append(id, 'before');
-    const follower = {};
-    await reader.read(id, first, { blockMs: 30, follower });
+    const { proxy, reader, id, first, follower } = await followingThroughProxy();
     // A relay waits this long on a quiet stream, trusting its nudges to wake it.
     const waiting = reader.read(id, first, { blockMs: 60_000, follower }).then(
       () => 'returned',
