@@ -294,13 +294,13 @@ describe('chat-service: message search', () => {
     const mangoes: string[] = [];
 
     /** `count` messages `note <n>`, one a second from `fromSecondsAgo` back, in one statement. */
-    const notes = (count: number, fromSecondsAgo: number) =>
+    const notes = (count: number, fromSecondsAgo: number, owner = user, into = conversationId) =>
       database.dataSource.query(
         `INSERT INTO conversations.messages (id, conversation_id, user_id, tenant_id, sender, text, created_at, updated_at)
          SELECT gen_random_uuid(), $1, $2, $3, 'User', 'note ' || n, $4::timestamptz - n * interval '1 second',
                 $4::timestamptz - n * interval '1 second'
            FROM generate_series(1, $5::int) AS n`,
-        [conversationId, user.userId, TENANT, at(fromSecondsAgo), count],
+        [into, owner.userId, TENANT, at(fromSecondsAgo), count],
       );
 
     beforeAll(async () => {
@@ -320,13 +320,13 @@ describe('chat-service: message search', () => {
       ids.oldMarks = await message(user, conversationId, 'Seriously?! no', { createdAt: at(30_002) });
     });
 
-    const all = async (q: string, limit: number): Promise<string[]> => {
+    const all = async (q: string, limit: number, mode = 'active', owner = user): Promise<string[]> => {
       const listed: string[] = [];
       let cursor: string | undefined;
       do {
         const { status, body } = await search(
-          user,
-          `?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          owner,
+          `?q=${encodeURIComponent(q)}&limit=${limit}&mode=${mode}${cursor ? `&cursor=${cursor}` : ''}`,
         );
         expect(status).toBe(200);
         const page = body as unknown as SearchPage;
@@ -353,6 +353,28 @@ describe('chat-service: message search', () => {
 
     it('finds what has a trigram anywhere, however old', async () => {
       expect(await all('tablet', 50)).toEqual([ids.oldInside]);
+    });
+
+    it('reads a small archive whole and walks the newest rows of an owner with a large one: the same pages', async () => {
+      const owner = stack.user();
+      const active = await conversation(owner);
+      const archives = [
+        await conversation(owner, { archived: true, title: 'old' }),
+        await conversation(owner, { archived: true, title: 'older' }),
+      ];
+      // Archived and active matches interleaved in time, newest first.
+      const archived: string[] = [];
+      for (let i = 0; i < 24; i++) {
+        await message(owner, active, `kumquat ${i}`, { createdAt: at(2 * i) });
+        archived.push(await message(owner, archives[i % 2], `kumquat ${i}`, { createdAt: at(2 * i + 1) }));
+      }
+      expect(await all('kumquat', 5, 'archive', owner)).toEqual(archived);
+      expect(await all('kumquat', 50, 'archive', owner)).toEqual(archived);
+      // Past WALK_ROWS archived messages (older ones): the owner's newest rows are walked, then the indexes asked.
+      await notes(2_001, 1_000, owner, archives[0]);
+      expect(await all('kumquat', 5, 'archive', owner)).toEqual(archived);
+      expect(await all('kumquat', 50, 'archive', owner)).toEqual(archived);
+      expect(await all('kumquat', 50, 'active', owner)).toHaveLength(24);
     });
   });
 

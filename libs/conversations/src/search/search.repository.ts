@@ -93,7 +93,8 @@ export class SearchRepository {
    * `messages_owner_newest_idx`): a full page there is the answer. Otherwise the GIN indexes give every
    * match (keys only; the text is read for the page's rows). A query without a trigram looks for its
    * substring in the owner's newest WINDOW_ROWS rows only, read in order the same way, and for its words
-   * (vector) in older rows through the GIN index.
+   * (vector) in older rows through the GIN index. In the archive, an owner with WALK_ROWS archived messages
+   * or fewer has them all read through their conversations' index instead.
    */
   async find(owner: ConversationOwner, mode: ConversationMode, q: string, page: PageParams): Promise<FoundMessage[]> {
     const words = await this.anyLanguageQuery(q);
@@ -113,6 +114,11 @@ export class SearchRepository {
         : null;
     const owned: Fragment = (s) =>
       `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
+    // The same, for rows found by their conversation: the owner checked on each row rather than through the
+    // GIN indexes led by user_id, which the planner would AND into every conversation's scan (the owner's
+    // whole posting list read once per archived conversation).
+    const ownedRow: Fragment = (s) =>
+      `m."user_id" IS NOT DISTINCT FROM ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
     // The trigram index is asked for the probe; the whole query is then looked for in the candidates.
     const literal: Fragment = (s) =>
       `m."text" ILIKE ${s.bind(likePattern(probe))} ESCAPE '\\'` +
@@ -157,6 +163,23 @@ export class SearchRepository {
         true,
       );
       return [...windowed, ...older].slice(0, page.limit + 1);
+    }
+    if (mode === 'archive' && (await this.archiveFitsWalk(owner))) {
+      // Few archived messages (a user archives some conversations, not most): each archived conversation's
+      // rows are read through its own index and checked, and that is every match, whatever the owner has in
+      // active conversations. Walking the owner's newest rows would read the active ones too (about 1,300
+      // rows for a page when a fifth are archived, each a heap page of its own among many owners).
+      return pageOf(
+        (s) =>
+          `SELECT ${MESSAGE_KEYS}
+             FROM ${CONVERSATIONS.archive} AS a
+             CROSS JOIN LATERAL (
+               SELECT ${MESSAGE_KEYS} FROM "conversations"."messages" AS m
+                WHERE m."conversation_id" = a."id" AND ${ownedRow(s)} AND ${matches(s)}
+             ) AS m
+            WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}`,
+        true,
+      );
     }
     const walked = await pageOf((s) => walk(s, WALK_ROWS), false);
     if (walked.length > page.limit) return walked;
@@ -231,6 +254,24 @@ export class SearchRepository {
       ...message,
       window: { marked, cutBefore, cutAfter },
     }));
+  }
+
+  /**
+   * Whether the owner's archived conversations hold WALK_ROWS messages or fewer: counted up to one more,
+   * through the conversations' index (`messages_conversation_seq_idx`, the index alone where its pages are
+   * all-visible, as an archive's are), so an owner with a large archive costs a bounded look.
+   */
+  private async archiveFitsWalk(owner: ConversationOwner): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS "rows"
+         FROM (SELECT 1
+                 FROM ${CONVERSATIONS.archive} AS a
+                 CROSS JOIN LATERAL (SELECT 1 FROM "conversations"."messages" AS m WHERE m."conversation_id" = a."id") AS m
+                WHERE a."user_id" = $1 AND a."tenant_id" IS NOT DISTINCT FROM $2
+                LIMIT ${WALK_ROWS + 1}) AS r`,
+      [owner.userId, owner.tenantId],
+    )) as { rows: number }[];
+    return (row?.rows ?? 0) <= WALK_ROWS;
   }
 
   /** The key of the owner's WINDOW_ROWS-th newest searchable message; null when it has fewer. */
