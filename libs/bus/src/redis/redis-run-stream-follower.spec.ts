@@ -52,6 +52,10 @@ describe('Redis run stream: a follower', () => {
   });
 
   it('waits on an idle stream without reading it again, where a reader without one reads it on every wait', async () => {
+    // Long enough for the first wait's SUBSCRIBE to be confirmed, and for MONITOR to report every command
+    // sent before a count is taken, on a CI machine busy with another test worker (30 and 50 ms failed once).
+    const WAIT_MS = 150;
+    const MONITOR_LAG_MS = 250;
     const stream = await open();
     const id = randomUUID();
     const first = await stream.append(id, 'a');
@@ -59,20 +63,20 @@ describe('Redis run stream: a follower', () => {
     const follower = {};
     const idleReads = async (options: { follower?: object }) => {
       for (let i = 0; i < 5; i++) {
-        const read = await stream.read(id, first, { blockMs: 30, ...options });
+        const read = await stream.read(id, first, { blockMs: WAIT_MS, ...options });
         expect(read).toEqual({ entries: [], ended: false });
       }
     };
     // The first wait reads the stream (it does not know where it stands), later ones do not.
-    await stream.read(id, first, { blockMs: 30, follower });
-    await sleep(50);
+    await stream.read(id, first, { blockMs: WAIT_MS, follower });
+    await sleep(MONITOR_LAG_MS);
     const settled = counted.count;
     await idleReads({ follower });
-    await sleep(50);
+    await sleep(MONITOR_LAG_MS);
     expect(counted.count).toBe(settled);
 
     await idleReads({});
-    await sleep(50);
+    await sleep(MONITOR_LAG_MS);
     expect(counted.count).toBeGreaterThanOrEqual(settled + 5);
   });
 
