@@ -82,6 +82,11 @@ const keyed =
   (statement) =>
     `(${alias}."created_at", ${alias}."seq") ${operator} (${statement.bind(key.createdAtKey)}::timestamptz, ${statement.bind(key.seq)}::bigint)`;
 
+/** The owner's archived conversations (alias `a`), as the statement binds the owner. */
+const ownersArchive = (s: Statement, owner: ConversationOwner): string =>
+  `${CONVERSATIONS.archive} AS a
+    WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}`;
+
 /** The only place search queries: the owner's messages of one mode's conversations that match. */
 export class SearchRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -108,17 +113,14 @@ export class SearchRepository {
     // rows for an owner with a tenth of them archived: 58 ms p50 for 10^5 messages); the GIN path keeps
     // only the archived conversations' matches.
     const archivedOnly = (s: Statement): string | null =>
-      mode === 'archive'
-        ? `m."conversation_id" = ANY (ARRAY(SELECT a."id" FROM ${CONVERSATIONS.archive} AS a
-              WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}))`
-        : null;
-    const owned: Fragment = (s) =>
-      `m."user_id" = ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
-    // The same, for rows found by their conversation: the owner checked on each row rather than through the
-    // GIN indexes led by user_id, which the planner would AND into every conversation's scan (the owner's
-    // whole posting list read once per archived conversation).
-    const ownedRow: Fragment = (s) =>
-      `m."user_id" IS NOT DISTINCT FROM ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
+      mode === 'archive' ? `m."conversation_id" = ANY (ARRAY(SELECT a."id" FROM ${ownersArchive(s, owner)}))` : null;
+    // `perRow`, for rows found by their conversation: the owner checked on each row (IS NOT DISTINCT FROM, the
+    // same for a user id, never null) rather than through the GIN indexes led by user_id, which the planner
+    // would AND into every conversation's scan (the owner's whole posting list read once per conversation).
+    const owned =
+      (perRow = false): Fragment =>
+      (s) =>
+        `m."user_id" ${perRow ? 'IS NOT DISTINCT FROM' : '='} ${s.bind(owner.userId)} AND NOT m."processing"${after ? ` AND ${after(s)}` : ''}`;
     // The trigram index is asked for the probe; the whole query is then looked for in the candidates.
     const literal: Fragment = (s) =>
       `m."text" ILIKE ${s.bind(likePattern(probe))} ESCAPE '\\'` +
@@ -133,7 +135,7 @@ export class SearchRepository {
     // The GIN paths' rows, of archived conversations only in the archive.
     const gathered: Fragment = (s) => {
       const archived = archivedOnly(s);
-      return archived ? `${owned(s)} AND ${archived}` : owned(s);
+      return archived ? `${owned()(s)} AND ${archived}` : owned()(s);
     };
     // The owner's newest rows from the cursor on, read in order through the btree index, `rows` at most
     // (a bound on them would be planned as a read of all of them, sorted: it is checked on what is read).
@@ -141,7 +143,7 @@ export class SearchRepository {
       `SELECT w."id", w."conversation_id", w."sender", w."created_at", w."seq", w."search_config"
          FROM (SELECT ${MESSAGE_KEYS}, ${walkedMatch(s)} AS "matched"
                  FROM "conversations"."messages" AS m
-                WHERE ${owned(s)}
+                WHERE ${owned()(s)}
                 ORDER BY ${NEWEST_FIRST}
                 LIMIT ${rows}) AS w
         WHERE w."matched"${bound}`;
@@ -172,12 +174,11 @@ export class SearchRepository {
       return pageOf(
         (s) =>
           `SELECT ${MESSAGE_KEYS}
-             FROM ${CONVERSATIONS.archive} AS a
+             FROM (SELECT a."id" FROM ${ownersArchive(s, owner)}) AS a
              CROSS JOIN LATERAL (
                SELECT ${MESSAGE_KEYS} FROM "conversations"."messages" AS m
-                WHERE m."conversation_id" = a."id" AND ${ownedRow(s)} AND ${matches(s)}
-             ) AS m
-            WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}`,
+                WHERE m."conversation_id" = a."id" AND ${owned(true)(s)} AND ${matches(s)}
+             ) AS m`,
         true,
       );
     }
@@ -262,14 +263,14 @@ export class SearchRepository {
    * all-visible, as an archive's are), so an owner with a large archive costs a bounded look.
    */
   private async archiveFitsWalk(owner: ConversationOwner): Promise<boolean> {
+    const statement = new Statement();
     const [row] = (await this.dataSource.query(
       `SELECT count(*)::int AS "rows"
          FROM (SELECT 1
-                 FROM ${CONVERSATIONS.archive} AS a
+                 FROM (SELECT a."id" FROM ${ownersArchive(statement, owner)}) AS a
                  CROSS JOIN LATERAL (SELECT 1 FROM "conversations"."messages" AS m WHERE m."conversation_id" = a."id") AS m
-                WHERE a."user_id" = $1 AND a."tenant_id" IS NOT DISTINCT FROM $2
                 LIMIT ${WALK_ROWS + 1}) AS r`,
-      [owner.userId, owner.tenantId],
+      statement.values,
     )) as { rows: number }[];
     return (row?.rows ?? 0) <= WALK_ROWS;
   }

@@ -109,8 +109,7 @@ class SessionQueue {
           item.reject(error);
           continue;
         }
-        const ready =
-          written >= 6 && tail[0] === READY_FOR_QUERY && tail[1] === 0 && tail[2] === 0 && tail[3] === 0 && tail[4] === 5;
+        const ready = written >= 6 && tail[0] === READY_FOR_QUERY && new DataView(tail.buffer).getUint32(1) === 5;
         this.ownerMidQuery = !ready;
         if (ready && tail[5] === IDLE) this.owner = null;
         item.resolve(written);
