@@ -236,6 +236,13 @@ export class UsageLimits {
   }
 }
 
+// The UTC day of every admitted call, as its counters' keys name it: formatted once a day, not per call.
+let formattedDay = { number: Number.NaN, text: '' };
+
 function dayOf(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
+  const number = Math.floor(now / 86_400_000);
+  if (number !== formattedDay.number) {
+    formattedDay = { number, text: new Date(number * 86_400_000).toISOString().slice(0, 10) };
+  }
+  return formattedDay.text;
 }

@@ -180,19 +180,45 @@ export async function relayTranslatedStream<E>(
   };
 }
 
-/** The whole body of an answer (bounded: an error body or a JSON answer). */
-export async function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of answer.body) {
-    size += chunk.length;
-    if (size > limit) {
-      await answer.discard().catch(() => undefined);
-      break;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole body of an answer (bounded: an error body or a JSON answer). Read through the stream's
+ * events rather than an async iterator, whose iterator, end-of-stream watch and promise per chunk
+ * were a few hundred bytes of garbage and about 1% of the gateway's time on every JSON call.
+ */
+export function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  const body = answer.body;
+  // Destroyed without an error (the connection cut): fail, as an async iterator would, rather than wait.
+  const prematureClose = () =>
+    Object.assign(new Error('the answer ended before its body was complete'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  if (body.destroyed) return Promise.reject(body.errored ?? prematureClose());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: unknown) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error) reject(error as Error);
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        settle(null);
+        answer.discard().catch(() => undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle(null);
+    const onError = (error: unknown) => settle(error);
+    const onClose = () => settle(prematureClose());
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    body.once('close', onClose);
+  });
 }
 
 /** Writes a JSON answer with the provider's content type (JSON when it gave none). */

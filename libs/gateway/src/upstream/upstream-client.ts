@@ -1,4 +1,5 @@
 import { type Dispatcher, Pool } from 'undici';
+import { type Readable } from 'node:stream';
 import { type GatewayMetrics } from '../metrics/gateway-metrics';
 import { type Deployment, type Provider } from '../routing/routing-table';
 import { ConnectionSlots } from './connection-slots';
@@ -15,7 +16,7 @@ export interface ForwardedHeaders {
 export interface UpstreamAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Buffer>;
+  body: Readable;
   /** Reads and drops the rest of the body, so the connection can be reused. */
   discard(): Promise<void>;
   /** The body broke off (not the client's doing): counted against the provider. */
