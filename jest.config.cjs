@@ -22,7 +22,7 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|jose|oidc-provider|openid-client|oauth4webapi|eventsource-parser|range-parser|unpdf|@modelcontextprotocol/ext-apps|franc-min|trigram-utils|n-gram|collapse-white-space)/)',
+    '/node_modules/(?!(@nestjs|jose|oidc-provider|openid-client|oauth4webapi|eventsource-parser|range-parser|@modelcontextprotocol/ext-apps|franc-min|trigram-utils|n-gram|collapse-white-space)/)',
   ],
   moduleNameMapper,
   globalSetup: '<rootDir>/tools/jest/global-setup.ts',

@@ -1,4 +1,4 @@
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 
 // Tiny valid documents made in code, for the extractors' tests and the end-to-end turns: a PDF with one
 // text object (PDF.js rebuilds the missing cross-reference table) and a DOCX zipped without compression.
@@ -21,6 +21,43 @@ export function minimalPdf(text: string): Buffer {
     ].join('\n'),
     'latin1',
   );
+}
+
+/** A one-page PDF whose content stream (the text `hello`, then `padding` spaces) is deflated: a large
+ * `padding` is a PDF whose stream inflates far beyond its size (400 MB of spaces deflate to about 400 KB). */
+export function deflatedPdf(padding: number): Buffer {
+  const content = deflateSync(
+    Buffer.concat([Buffer.from('BT /F1 12 Tf 10 10 Td (hello) Tj ET\n'), Buffer.alloc(padding, 0x20)]),
+  );
+  const objects = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+    Buffer.from(
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    ),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`),
+      content,
+      Buffer.from('\nendstream'),
+    ]),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+  ];
+  const parts = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let length = parts[0]?.length ?? 0;
+  objects.forEach((object, index) => {
+    offsets.push(length);
+    const part = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), object, Buffer.from('\nendobj\n')]);
+    parts.push(part);
+    length += part.length;
+  });
+  const xref = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  parts.push(
+    Buffer.from(
+      `xref\n0 6\n0000000000 65535 f \n${xref}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+    ),
+  );
+  return Buffer.concat(parts);
 }
 
 /** A DOCX with one paragraph per entry of `paragraphs` (XML-escaped here). */

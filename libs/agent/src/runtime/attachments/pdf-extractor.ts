@@ -1,0 +1,158 @@
+import { Worker } from 'node:worker_threads';
+
+// One extraction at a time per worker. The worker loads unpdf (and its bundled PDF.js) through its
+// CommonJS entry: in a worker thread that is plain Node, whatever runs the caller (Jest included).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { extractText, getDocumentProxy } = require(workerData.unpdf);
+parentPort.on('message', async (bytes) => {
+  let document;
+  try {
+    document = await getDocumentProxy(bytes, { verbosity: 0 });
+    const { text } = await extractText(document, { mergePages: false });
+    parentPort.postMessage({ text: text.map((page) => page.trim()).join('\\n\\n') });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  } finally {
+    if (document) await document.loadingTask.destroy().catch(() => undefined);
+  }
+});
+`;
+
+export interface PdfExtractorOptions {
+  /** Extractions running at once; more wait for a worker (their time limit runs meanwhile). */
+  maxWorkers: number;
+  /** How long a worker that finished is kept for the next PDF before it is ended. */
+  idleMs: number;
+  /** V8 old-generation limit of a worker: a PDF that needs more fails, the process does not. */
+  maxHeapMb: number;
+}
+
+/**
+ * The text of PDFs, extracted in worker threads. PDF.js inflates a document's streams synchronously
+ * as it reads them, so a stream that inflates without end (a PDF bomb) held the event loop of the
+ * whole agent runtime (every turn, every lock renewal) for as long as it lasted, whatever the time
+ * limit said: the limit was looked at between steps. In a worker, aborting ends the thread at once
+ * (`terminate` stops even a running loop), and a PDF's memory is bounded by the worker's heap limit.
+ * A worker that finished waits `idleMs` for the next PDF, so a run of PDFs pays the start (about
+ * 0.3 s, PDF.js loading) once.
+ */
+export class PdfExtractor {
+  private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private running = 0;
+
+  constructor(private readonly options: PdfExtractorOptions = { maxWorkers: 2, idleMs: 60_000, maxHeapMb: 512 }) {}
+
+  /** The PDF's text, pages joined by blank lines. Rejects with the signal's reason once it aborts. */
+  async text(bytes: Buffer, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    await this.slot(signal);
+    let worker: Worker | undefined;
+    try {
+      worker = this.takeIdle() ?? this.start();
+      const text = await this.run(worker, bytes, signal);
+      this.keepIdle(worker);
+      worker = undefined;
+      return text;
+    } finally {
+      // Aborted, failed or out of memory: the worker is not trusted with another PDF.
+      if (worker) void worker.terminate();
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** Ends the idle workers (a running extraction ends with its own). */
+  async close(): Promise<void> {
+    const idle = this.idle.splice(0);
+    await Promise.all(
+      idle.map(({ worker, timer }) => {
+        clearTimeout(timer);
+        return worker.terminate();
+      }),
+    );
+  }
+
+  private slot(signal: AbortSignal | undefined): Promise<void> {
+    if (this.running < this.options.maxWorkers) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', give);
+        this.running++;
+        resolve();
+      };
+      const give = () => {
+        this.waiting.splice(this.waiting.indexOf(go), 1);
+        reject(signal?.reason);
+      };
+      this.waiting.push(go);
+      signal?.addEventListener('abort', give, { once: true });
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { unpdf: require.resolve('unpdf') },
+      resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
+    });
+    worker.unref();
+    return worker;
+  }
+
+  private run(worker: Worker, bytes: Buffer, signal: AbortSignal | undefined): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const done = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onMessage = (answer: { text?: string; error?: string }) => {
+        done();
+        if (typeof answer.text === 'string') resolve(answer.text);
+        else reject(new Error(answer.error ?? 'the PDF could not be read'));
+      };
+      const onError = (error: Error) => {
+        done();
+        reject(error);
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new Error(`the PDF worker stopped (exit code ${code})`));
+      };
+      const onAbort = () => {
+        done();
+        reject(signal?.reason);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // PDF.js takes ownership of the array it is given: the worker gets a copy, moved, not copied again.
+      const copy = new Uint8Array(bytes);
+      worker.postMessage(copy, [copy.buffer]);
+    });
+  }
+
+  private takeIdle(): Worker | undefined {
+    const entry = this.idle.pop();
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    return entry.worker;
+  }
+
+  private keepIdle(worker: Worker): void {
+    const timer = setTimeout(() => {
+      const index = this.idle.findIndex((entry) => entry.worker === worker);
+      if (index >= 0) this.idle.splice(index, 1);
+      void worker.terminate();
+    }, this.options.idleMs);
+    timer.unref();
+    this.idle.push({ worker, timer });
+  }
+}
