@@ -24,6 +24,30 @@ export interface BatchedLogWriterOptions {
 // serves the calls: 500 rows (about 350 KB) cost about 0.3 ms there.
 const BATCH_ROWS = 500;
 
+// The writers of a process take turns: a tick's write starts once the write of any other writer of the
+// process has ended, or after one flush interval at most (a database that does not answer holds no one
+// for longer). Every writer ticks on the same second, so the gateway's two logs (its calls' rows and
+// the access log) were inserted at the same instant: two PostgreSQL backends busy at once for 30-60 ms,
+// which on two shared cores left none to the calls (a quarter of the slowest 1% of calls at concurrency
+// 1 fell in those windows, 2.5% of all calls).
+let lane: Promise<unknown> = Promise.resolve();
+
+function inTurn<T>(work: () => Promise<T>, maxWaitMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const turn = Promise.race([
+    lane,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, maxWaitMs);
+      timer.unref();
+    }),
+  ]).then(() => {
+    clearTimeout(timer);
+    return work();
+  });
+  lane = turn.catch(() => undefined);
+  return turn;
+}
+
 /**
  * Log rows written in batches (one multi-row INSERT per flush), off the path of the request that
  * caused them: no call waits for the database, and a slow or absent one never fails it. Rows wait in
@@ -92,7 +116,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
   private write(): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.buffer.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
-    this.flushing = this.writeAll().finally(() => {
+    this.flushing = inTurn(() => this.writeAll(), this.options.flushMs).finally(() => {
       this.flushing = null;
     });
     return this.flushing;
