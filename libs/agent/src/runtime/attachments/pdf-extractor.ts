@@ -29,11 +29,12 @@ export interface PdfExtractorOptions {
 }
 
 /**
- * The text of PDFs, extracted in worker threads. PDF.js inflates a document's streams synchronously
- * as it reads them, so a stream that inflates without end (a PDF bomb) held the event loop of the
- * whole agent runtime (every turn, every lock renewal) for as long as it lasted, whatever the time
- * limit said: the limit was looked at between steps. In a worker, aborting ends the thread at once
- * (`terminate` stops even a running loop), and a PDF's memory is bounded by the worker's heap limit.
+ * The text of PDFs, extracted in worker threads. PDF.js inflates a document's streams on the thread
+ * that reads it, in pieces, and destroying the document did not stop it: a stream that inflates
+ * without end (a PDF bomb) kept the agent runtime's event loop busy (every turn, every lock renewal
+ * sharing it) past the time limit, for as long as it lasted (400 MB: about 3 s with a 1 s limit, the
+ * loop 60% busy). In a worker, aborting ends the thread at once (`terminate` stops even a running
+ * loop), and a PDF's memory is bounded by the worker's heap limit.
  * A worker that finished waits `idleMs` for the next PDF, so a run of PDFs pays the start (about
  * 0.3 s, PDF.js loading) once.
  */
