@@ -102,6 +102,12 @@ export class PdfExtractor {
       resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
     });
     worker.unref();
+    // A worker that ends while idle (it should not) is not handed the next PDF, which would wait for
+    // an answer that cannot come.
+    worker.once('exit', () => {
+      const index = this.idle.findIndex((entry) => entry.worker === worker);
+      if (index >= 0) clearTimeout(this.idle.splice(index, 1)[0]?.timer);
+    });
     return worker;
   }
 
@@ -148,11 +154,8 @@ export class PdfExtractor {
   }
 
   private keepIdle(worker: Worker): void {
-    const timer = setTimeout(() => {
-      const index = this.idle.findIndex((entry) => entry.worker === worker);
-      if (index >= 0) this.idle.splice(index, 1);
-      void worker.terminate();
-    }, this.options.idleMs);
+    // Its 'exit' takes it off the idle list.
+    const timer = setTimeout(() => void worker.terminate(), this.options.idleMs);
     timer.unref();
     this.idle.push({ worker, timer });
   }
