@@ -80,14 +80,13 @@ export class AttachmentReader {
         return note(`The document is larger than ${megabytes(this.limits.documentBytes)}: its text is not extracted.`);
       }
       const timeout = AbortSignal.timeout(this.limits.extractionMs);
+      const stop = signal ? AbortSignal.any([signal, timeout]) : timeout;
       const text =
-        format === 'pdf'
-          ? await pdfText(bytes, signal ? AbortSignal.any([signal, timeout]) : timeout)
-          : await docxText(bytes, this.limits.unpackedDocumentBytes);
+        format === 'pdf' ? await pdfText(bytes, stop) : await docxText(bytes, this.limits.unpackedDocumentBytes, stop);
       if (text.trim().length === 0) return note('The document has no extractable text.');
       return textAttachment(name, mimeType, sanitized(text), budget);
     } catch (error) {
-      if (format === 'pdf' && !signal?.aborted && isTimeout(error)) {
+      if (!signal?.aborted && isTimeout(error)) {
         return note(
           `The document's text took longer than ${this.limits.extractionMs / 1000} s to extract: it is not given.`,
         );

@@ -15,7 +15,7 @@ export interface AttachmentLimits {
   documentBytes: number;
   /** What a DOCX (a ZIP archive) may inflate to in all; a larger one is not extracted (a zip bomb). */
   unpackedDocumentBytes: number;
-  /** How long the text of one PDF may take to extract; a slower one is named, not given. */
+  /** How long the text of one PDF or DOCX may take to extract; a slower one is named, not given. */
   extractionMs: number;
   /** An image larger than this is named, not sent. */
   imageBytes: number;

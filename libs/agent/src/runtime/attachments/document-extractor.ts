@@ -1,63 +1,80 @@
 import { Worker } from 'node:worker_threads';
 
-// One extraction at a time per worker. The worker loads unpdf (and its bundled PDF.js) through its
-// CommonJS entry: in a worker thread that is plain Node, whatever runs the caller (Jest included).
+// One extraction at a time per worker. The worker loads unpdf (and its bundled PDF.js) and mammoth
+// through their CommonJS entries, each on its first document of that kind: in a worker thread that is
+// plain Node, whatever runs the caller (Jest included).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { extractText, getDocumentProxy } = require(workerData.unpdf);
-parentPort.on('message', async (bytes) => {
+async function pdfText(bytes) {
+  const { extractText, getDocumentProxy } = require(workerData.unpdf);
   let document;
   try {
     document = await getDocumentProxy(bytes, { verbosity: 0 });
     const { text } = await extractText(document, { mergePages: false });
-    parentPort.postMessage({ text: text.map((page) => page.trim()).join('\\n\\n') });
-  } catch (error) {
-    parentPort.postMessage({ error: String((error && error.message) || error) });
+    return text.map((page) => page.trim()).join('\\n\\n');
   } finally {
     if (document) await document.loadingTask.destroy().catch(() => undefined);
+  }
+}
+async function docxText(bytes) {
+  const { extractRawText } = require(workerData.mammoth);
+  return (await extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
+}
+parentPort.on('message', async ({ kind, bytes }) => {
+  try {
+    parentPort.postMessage({ text: kind === 'pdf' ? await pdfText(bytes) : await docxText(bytes) });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
   }
 });
 `;
 
-export interface PdfExtractorOptions {
+/** The document formats a worker reads. */
+export type DocumentKind = 'pdf' | 'docx';
+
+export interface DocumentExtractorOptions {
   /** Extractions running at once; more wait for a worker (their time limit runs meanwhile). */
   maxWorkers: number;
-  /** How long a worker that finished is kept for the next PDF before it is ended. */
+  /** How long a worker that finished is kept for the next document before it is ended. */
   idleMs: number;
-  /** V8 old-generation limit of a worker: a PDF that needs more fails, the process does not. */
+  /** V8 old-generation limit of a worker: a document that needs more fails, the process does not. */
   maxHeapMb: number;
 }
 
 /**
- * The text of PDFs, extracted in worker threads. PDF.js inflates a document's streams on the thread
- * that reads it, in pieces, and destroying the document did not stop it: a stream that inflates
- * without end (a PDF bomb) kept the agent runtime's event loop busy (every turn, every lock renewal
- * sharing it) past the time limit, for as long as it lasted (400 MB: about 3 s with a 1 s limit, the
- * loop 60% busy). In a worker, aborting ends the thread at once (`terminate` stops even a running
- * loop), and a PDF's memory is bounded by the worker's heap limit.
- * A worker that finished waits `idleMs` for the next PDF, so a run of PDFs pays the start (about
- * 0.3 s, PDF.js loading) once.
+ * The text of PDF and DOCX documents, extracted in worker threads. Both libraries work on the thread
+ * that reads the document, and neither stopped when asked: PDF.js inflates a document's streams in
+ * pieces and went on after the document was destroyed, so a stream that inflates without end (a PDF
+ * bomb) kept the agent runtime's event loop busy (every turn, every lock renewal sharing it) past the
+ * time limit (400 MB: about 3 s with a 1 s limit, the loop 60% busy); mammoth had no limit at all (a
+ * 0.2 MB DOCX whose XML unpacks to 60 MB, within the archive bound: 15.6 s, the loop 99% busy). In a
+ * worker, aborting ends the thread at once (`terminate` stops even a running loop), and a document's
+ * memory is bounded by the worker's heap limit. A worker that finished waits `idleMs` for the next
+ * document, so a run of them pays the start (about 0.3 s with PDF.js loading) once.
  */
-export class PdfExtractor {
+export class DocumentExtractor {
   private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
   private readonly waiting: (() => void)[] = [];
   private running = 0;
 
-  constructor(private readonly options: PdfExtractorOptions = { maxWorkers: 2, idleMs: 60_000, maxHeapMb: 512 }) {}
+  constructor(private readonly options: DocumentExtractorOptions = { maxWorkers: 2, idleMs: 60_000, maxHeapMb: 512 }) {}
 
-  /** The PDF's text, pages joined by blank lines. Rejects with the signal's reason once it aborts. */
-  async text(bytes: Buffer, signal?: AbortSignal): Promise<string> {
+  /**
+   * The document's text (a PDF's pages joined by blank lines, a DOCX's paragraphs as mammoth's raw
+   * text). Rejects with the signal's reason once it aborts.
+   */
+  async text(kind: DocumentKind, bytes: Buffer, signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
     await this.slot(signal);
     let worker: Worker | undefined;
     try {
       worker = this.takeIdle() ?? this.start();
-      const text = await this.run(worker, bytes, signal);
+      const text = await this.run(worker, kind, bytes, signal);
       this.keepIdle(worker);
       worker = undefined;
       return text;
     } finally {
-      // Aborted, failed or out of memory: the worker is not trusted with another PDF.
+      // Aborted, failed or out of memory: the worker is not trusted with another document.
       if (worker) void worker.terminate();
       this.running--;
       this.waiting.shift()?.();
@@ -98,11 +115,11 @@ export class PdfExtractor {
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { unpdf: require.resolve('unpdf') },
+      workerData: { unpdf: require.resolve('unpdf'), mammoth: require.resolve('mammoth') },
       resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
     });
     worker.unref();
-    // A worker that ends while idle (it should not) is not handed the next PDF, which would wait for
+    // A worker that ends while idle (it should not) is not handed the next document, which would wait for
     // an answer that cannot come.
     worker.once('exit', () => {
       const index = this.idle.findIndex((entry) => entry.worker === worker);
@@ -111,7 +128,7 @@ export class PdfExtractor {
     return worker;
   }
 
-  private run(worker: Worker, bytes: Buffer, signal: AbortSignal | undefined): Promise<string> {
+  private run(worker: Worker, kind: DocumentKind, bytes: Buffer, signal: AbortSignal | undefined): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       const done = () => {
         worker.off('message', onMessage);
@@ -122,7 +139,7 @@ export class PdfExtractor {
       const onMessage = (answer: { text?: string; error?: string }) => {
         done();
         if (typeof answer.text === 'string') resolve(answer.text);
-        else reject(new Error(answer.error ?? 'the PDF could not be read'));
+        else reject(new Error(answer.error ?? 'the document could not be read'));
       };
       const onError = (error: Error) => {
         done();
@@ -130,7 +147,7 @@ export class PdfExtractor {
       };
       const onExit = (code: number) => {
         done();
-        reject(new Error(`the PDF worker stopped (exit code ${code})`));
+        reject(new Error(`the document worker stopped (exit code ${code})`));
       };
       const onAbort = () => {
         done();
@@ -142,7 +159,7 @@ export class PdfExtractor {
       signal?.addEventListener('abort', onAbort, { once: true });
       // PDF.js takes ownership of the array it is given: the worker gets a copy, moved, not copied again.
       const copy = new Uint8Array(bytes);
-      worker.postMessage(copy, [copy.buffer]);
+      worker.postMessage({ kind, bytes: copy }, [copy.buffer]);
     });
   }
 
