@@ -157,7 +157,9 @@ describe('attachment reader', () => {
     const took = performance.now() - started;
     expect(attachment).toMatchObject({ kind: 'note', note: expect.stringContaining('took longer than 1 s') });
     expect(took).toBeLessThan(3000);
-    expect(performance.eventLoopUtilization(before).utilization).toBeLessThan(0.3);
+    // The archive's bound is checked on this thread first (its chunks' callbacks); the XML, in the worker.
+    // Before, mammoth kept this loop 99% busy.
+    expect(performance.eventLoopUtilization(before).utilization).toBeLessThan(0.5);
   });
 
   it('gives an image as a data URL, and names a too large or unsupported image instead', async () => {
