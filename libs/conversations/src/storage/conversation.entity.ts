@@ -3,6 +3,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 /** An active conversation (mode `active`). Archived ones live in their own table. */
 @Entity({ schema: 'conversations', name: 'conversations' })
 @Index('conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
+// The archive retention pass: idle conversations oldest first, across owners.
+@Index('conversations_updated_idx', ['updatedAt', 'id'])
 export class ConversationEntity {
   /** `conversationId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'conversations_pkey' })

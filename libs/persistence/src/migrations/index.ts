@@ -26,6 +26,7 @@ import { CreateTenantIdentityProviders1795398000000 } from './1795398000000-crea
 import { AddMessageError1795399000000 } from './1795399000000-add-message-error';
 import { AddMessageSearch1795400000000 } from './1795400000000-add-message-search';
 import { CreateMarketplaceAgents1795401000000 } from './1795401000000-create-marketplace-agents';
+import { AddConversationRetentionIndex1795402000000 } from './1795402000000-add-conversation-retention-index';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -59,4 +60,5 @@ export const migrations: readonly MigrationClass[] = [
   AddMessageError1795399000000,
   AddMessageSearch1795400000000,
   CreateMarketplaceAgents1795401000000,
+  AddConversationRetentionIndex1795402000000,
 ];
