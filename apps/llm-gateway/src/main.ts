@@ -3,4 +3,4 @@ import 'reflect-metadata';
 import { runService } from '@fed/server';
 import { LlmGatewayModule } from './llm-gateway.module';
 
-void runService({ app: 'llm-gateway', features: [LlmGatewayModule] });
+void runService({ app: 'llm-gateway', features: [LlmGatewayModule], workers: (config) => config.gateway.workers });

@@ -573,6 +573,16 @@ export const variables = [
     apps: ['llm-gateway', 'platform'],
     parse: integer(10, 60_000),
   }),
+  define({
+    name: 'LLM_GATEWAY_WORKERS',
+    key: 'gateway.workers',
+    description:
+      'How many processes of llm-gateway serve its port (node:cluster: a primary starts them, replaces one that exits, and passes signals on; `/metrics` sums them). One process runs its JavaScript on one core: give the gateway as many as the cores it may use (the Kubernetes manifest sets 2, its CPU limit). Each process has its own database and Redis connections and its own tokenizer thread (about 150 MiB).',
+    allowed: 'an integer from 1 to 64',
+    default: '1',
+    apps: ['llm-gateway'],
+    parse: integer(1, 64),
+  }),
   // log retention (libs/audit retention): applied by admin-service.
   define({
     name: 'AUDIT_LOG_RETENTION_DAYS',

@@ -7,6 +7,7 @@ export * from './logging/request-logging';
 export * from './logging/authz-note';
 export * from './logging/redacted-query';
 export * from './metrics/metrics';
+export * from './metrics/worker-metrics';
 export * from './metrics/operational-metrics';
 export * from './health/tokens';
 export * from './tracing';

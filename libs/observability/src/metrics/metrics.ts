@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { type MetricDefinition } from './operational-metrics';
+import { metricsAcrossWorkers } from './worker-metrics';
 
 /** One Prometheus registry per app instance (never the global one, so apps in one process never clash). */
 export class Metrics {
@@ -8,9 +9,15 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   readonly httpRequests: Counter<'method' | 'route' | 'status_code'>;
   private readonly defined = new Map<string, unknown>();
+  private readonly renderAll: (() => Promise<string>) | undefined;
 
-  constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
+  /**
+   * `acrossWorkers`: this process is one of a service's worker processes (node:cluster), and what it
+   * renders is every worker's metrics summed, collected by the primary (worker-metrics.ts).
+   */
+  constructor(service: string, options: { defaultMetrics?: boolean; acrossWorkers?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
+    if (options.acrossWorkers) this.renderAll = metricsAcrossWorkers(this.registry);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.httpDuration = new Histogram({
       name: 'http_request_duration_seconds',
@@ -54,6 +61,7 @@ export class Metrics {
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const body = this.renderAll ? await this.renderAll() : await this.registry.metrics();
+    return { contentType: this.registry.contentType, body };
   }
 }

@@ -39,6 +39,8 @@ export interface ServiceAppOptions<A extends HostedApp = HostedApp> {
   prepare?: PrepareHook<AppConfig<A>>;
   /** Tests pass a logger that writes nowhere or to a buffer. */
   logger?: Logger;
+  /** This process is one of the service's worker processes (runService's `workers`): /metrics shows them all. */
+  inWorker?: boolean;
 }
 
 export interface RunningService<C = HostConfig> {
@@ -139,7 +141,7 @@ export async function createServiceApp<A extends HostedApp>(
     health.register(
       bus.kind === 'redis' ? { name: 'redis', check: () => bus.ping() } : { name: 'bus', check: () => bus.ping() },
     );
-    const metrics = new Metrics(options.app);
+    const metrics = new Metrics(options.app, { acrossWorkers: options.inWorker });
     // The apps that queue turns or run them show the run queue (platform, running both, once).
     if (RUN_QUEUE_APPS.has(options.app)) metrics.metric(runQueueMetrics).measure(bus.runQueue);
     const tracker = new InFlightTracker();

@@ -1,18 +1,33 @@
-import { type AppConfig, ConfigError, type HostedApp } from '@fed/config';
+import cluster from 'node:cluster';
+import { type AppConfig, ConfigError, type HostedApp, loadConfig } from '@fed/config';
+import { createLogger } from '@fed/observability';
 import { type RunningService, type ServiceAppOptions, createServiceApp } from './create-service-app';
 import { endProcess } from './end-process';
+import { followPrimary, superviseWorkers } from './worker-processes';
 
 /**
  * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
  * A second signal while running work drains (agent turns) hands that work back and goes on stopping;
  * otherwise, or a third, exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
+ *
+ * `workers`: how many processes serve the app's port (from its configuration); above 1 this process
+ * becomes their primary (worker-processes.ts) and each worker runs the app as here.
  */
 export async function runService<A extends HostedApp>(
-  options: ServiceAppOptions<A> & { onReady?: (service: RunningService<AppConfig<A>>) => void },
+  options: ServiceAppOptions<A> & {
+    onReady?: (service: RunningService<AppConfig<A>>) => void;
+    workers?: (config: AppConfig<A>) => number;
+  },
 ): Promise<void> {
   let service: RunningService<AppConfig<A>>;
   try {
-    service = await createServiceApp(options);
+    const config = options.config ?? loadConfig(options.app);
+    const workers = options.workers?.(config) ?? 1;
+    if (workers > 1 && cluster.isPrimary) {
+      const logger = options.logger ?? createLogger({ service: options.app, level: config.log.level });
+      return superviseWorkers({ count: workers, logger });
+    }
+    service = await createServiceApp({ ...options, config, inWorker: cluster.isWorker });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -50,8 +65,12 @@ export async function runService<A extends HostedApp>(
       },
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (cluster.isWorker) {
+    followPrimary(onSignal, () => signals === 0);
+  } else {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
   process.on('unhandledRejection', (reason) => {
     logger.fatal({ err: reason }, 'unhandled promise rejection');
     logger.flush();
