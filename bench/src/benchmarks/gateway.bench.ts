@@ -12,6 +12,11 @@ import { type ChildServer, freePort, startChildServer } from '../harness/child-s
 
 /** The V8 options the gateway is deployed with (deploy/k8s/base/llm-gateway.yaml, compose). */
 export const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-semi-space-size=64';
+/**
+ * Worker processes of the gateway, as on a single host with this machine's two cores (compose sets
+ * LLM_GATEWAY_WORKERS=2). D measures one process as well (a Kubernetes pod, which scales by replicas).
+ */
+export const GATEWAY_WORKERS = Number(process.env.BENCH_GATEWAY_WORKERS ?? 2);
 import { type ClosedLoopResult } from '../harness/closed-loop';
 import { inGeneratorProcess } from '../harness/generator-process';
 import { type LatencyResult } from '../harness/latency';
@@ -339,34 +344,38 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         ],
       }),
     );
-    const gatewayPort = await freePort();
     // BENCH_GATEWAY_CPU_PROFILE=<file>: the gateway writes a V8 CPU profile of its whole run there.
     const profile = process.env.BENCH_GATEWAY_CPU_PROFILE;
-    const gateway = await start({
-      script: path.join(distRoot, 'apps/llm-gateway/src/main.js'),
-      env: {
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redisUrl,
-        REDIS_KEY_PREFIX: redisKeyPrefix,
-        HOST: '127.0.0.1',
-        PORT: String(gatewayPort),
-        LLM_GATEWAY_ROUTING_FILE: routingFile,
-        LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
-        LOG_LEVEL: 'warn',
-        AUTH_URL: 'http://127.0.0.1:9',
-        // As deployed (deploy/k8s/base/llm-gateway.yaml): a larger young generation.
-        NODE_OPTIONS: [
-          GATEWAY_NODE_OPTIONS,
-          profile ? `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}` : '',
-        ]
-          .join(' ')
-          .trim(),
-        ...(profile ? { FED_BENCH_CPU_PROFILE: path.resolve(profile) } : {}),
-      },
-      port: gatewayPort,
-      readyPath: '/readyz',
-      readyTimeoutMs: 60_000,
-    });
+    const startGateway = async (workers: number) => {
+      const port = await freePort();
+      return start({
+        script: path.join(distRoot, 'apps/llm-gateway/src/main.js'),
+        env: {
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: redisUrl,
+          REDIS_KEY_PREFIX: redisKeyPrefix,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          LLM_GATEWAY_ROUTING_FILE: routingFile,
+          LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
+          LLM_GATEWAY_WORKERS: String(workers),
+          LOG_LEVEL: 'warn',
+          AUTH_URL: 'http://127.0.0.1:9',
+          // As deployed (deploy/k8s/base/llm-gateway.yaml): a larger young generation.
+          NODE_OPTIONS: [
+            GATEWAY_NODE_OPTIONS,
+            profile ? `--require ${path.join(distRoot, 'bench/src/harness/cpu-profile-preload.js')}` : '',
+          ]
+            .join(' ')
+            .trim(),
+          ...(profile ? { FED_BENCH_CPU_PROFILE: path.resolve(profile) } : {}),
+        },
+        port,
+        readyPath: '/readyz',
+        readyTimeoutMs: 60_000,
+      });
+    };
+    const gateway = await startGateway(GATEWAY_WORKERS);
 
     const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` };
     const fast: PerTarget<Target> = {
@@ -452,22 +461,33 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     phase(
       `D: ${SATURATED_CONNECTIONS} connections, as fast as possible, upstream answering in ${SLOW_UPSTREAM_MS} ms (${saturatedSeconds} s each after ${saturatedWarmupSeconds} s warm-up)`,
     );
-    const saturated = {} as PerTarget<DrainedThroughputResult>;
-    for (const name of TARGETS) {
+    const saturate = async (name: TargetName, target: Target) => {
       // A short run first: the connections to the upstream opened, the code that serves them warm.
-      const warmup = await measureSaturatedDrained(slow[name].url, {
+      const warmup = await measureSaturatedDrained(target.url, {
         connections: SATURATED_CONNECTIONS,
         durationSeconds: saturatedWarmupSeconds,
-        ...request(slow[name], false),
+        ...request(target, false),
       });
       tally(name, warmup.sent, warmup.ok, warmup.sent - warmup.answered);
-      const result = await measureSaturatedDrained(slow[name].url, {
+      const result = await measureSaturatedDrained(target.url, {
         connections: SATURATED_CONNECTIONS,
         durationSeconds: saturatedSeconds,
-        ...request(slow[name], false),
+        ...request(target, false),
       });
-      saturated[name] = result;
       tally(name, result.sent, result.ok, result.sent - result.answered);
+      return result;
+    };
+    const saturated = {} as PerTarget<DrainedThroughputResult>;
+    for (const name of TARGETS) saturated[name] = await saturate(name, slow[name]);
+    // The gateway as one process (workers 1), started for this phase only; its rows join the log check.
+    let saturatedOneProcess: DrainedThroughputResult | undefined;
+    if (GATEWAY_WORKERS > 1) {
+      const single = await startGateway(1);
+      saturatedOneProcess = await saturate('gateway', {
+        url: `${single.url}/llm/v1/chat/completions`,
+        model: slow.gateway.model,
+      });
+      await single.stop();
     }
 
     // The batch writer flushes every LOG_FLUSH_MS; on SIGTERM it writes what is left before exiting.
@@ -543,6 +563,18 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         budget: '',
         verdict: '',
       },
+      ...(saturatedOneProcess
+        ? [
+            {
+              ...blank,
+              measure: `D gateway in one process (workers 1), req/s`,
+              gateway: saturatedOneProcess.requestsPerSecond,
+              'gateway added': `${times(saturatedOneProcess.requestsPerSecond / saturated.direct.requestsPerSecond)} direct`,
+              budget: '',
+              verdict: '',
+            },
+          ]
+        : []),
       {
         measure: `D p50 / p99 ms (${saturated.direct.generator})`,
         direct: `${saturated.direct.p50} / ${saturated.direct.p99}`,
@@ -578,8 +610,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     const elapsedSeconds = Math.round((performance.now() - startedAt) / 100) / 10;
 
     printTable(
-      'gateway: llm-gateway overhead (added = target minus direct; µs unless noted; mock upstream answering at once, ' +
-        `${SLOW_UPSTREAM_MS} ms in D)`,
+      `gateway: llm-gateway overhead (${GATEWAY_WORKERS} worker process${GATEWAY_WORKERS === 1 ? '' : 'es'}; added = target minus direct; ` +
+        `µs unless noted; mock upstream answering at once, ${SLOW_UPSTREAM_MS} ms in D)`,
       rows,
     );
     process.stdout.write(
@@ -604,6 +636,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
           generator: saturated.gateway.generator,
         },
         budgetMicroseconds: BUDGET,
+        gatewayWorkers: GATEWAY_WORKERS,
       },
       plain: { results: plain, added: plainAdded },
       streamed: { results: streamed, addedTimeToFirstToken: ttftAdded, addedStreamEnd: streamEndAdded },
@@ -614,7 +647,11 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
         ratioToDirect: {
           proxy: saturated.proxy.requestsPerSecond / saturated.direct.requestsPerSecond,
           gateway: saturated.gateway.requestsPerSecond / saturated.direct.requestsPerSecond,
+          ...(saturatedOneProcess
+            ? { gatewayOneProcess: saturatedOneProcess.requestsPerSecond / saturated.direct.requestsPerSecond }
+            : {}),
         },
+        gatewayOneProcess: saturatedOneProcess,
       },
       logs,
       errors,

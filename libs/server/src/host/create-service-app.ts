@@ -60,6 +60,12 @@ export interface RunningService<C = HostConfig> {
 }
 
 const JSON_BODY_LIMIT = '2mb';
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) is shorter than the proxies in
+ * front keep theirs (ingress-nginx's upstream keep-alive and AWS load balancers: 60 s): a proxy sending a
+ * request on a connection the service is closing at that moment gets a reset, and answers a POST with 502.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const RUN_QUEUE_APPS: ReadonlySet<string> = new Set(['chat-service', 'agent-runtime', 'platform']);
 // Redis clients retry on their own; while Redis is down one line per interval says so.
 const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
@@ -189,6 +195,9 @@ export async function createServiceApp<A extends HostedApp>(
       },
       accessLog,
     );
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    // Above the keep-alive time, as Node's documentation advises, so neither cuts the other short.
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
     await nest.listen(config.http.port, config.http.host);
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,7 +1,8 @@
+import { type Type } from '@nestjs/common';
 import cluster from 'node:cluster';
 import { type AppConfig, ConfigError, type HostedApp, loadConfig } from '@fed/config';
 import { createLogger } from '@fed/observability';
-import { type RunningService, type ServiceAppOptions, createServiceApp } from './create-service-app';
+import { type RunningService, type ServiceAppOptions } from './create-service-app';
 import { endProcess } from './end-process';
 import { followPrimary, superviseWorkers } from './worker-processes';
 
@@ -11,10 +12,14 @@ import { followPrimary, superviseWorkers } from './worker-processes';
  * otherwise, or a third, exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
  *
  * `workers`: how many processes serve the app's port (from its configuration); above 1 this process
- * becomes their primary (worker-processes.ts) and each worker runs the app as here.
+ * becomes their primary (worker-processes.ts) and each worker runs the app as here. The primary loads
+ * neither the framework (the host is required when the app starts) nor the app's `features` when
+ * they are given as a function: a main.ts that imports this file alone (`@fed/server/run-service`)
+ * keeps its primary at a fifth of a worker's memory.
  */
 export async function runService<A extends HostedApp>(
-  options: ServiceAppOptions<A> & {
+  options: Omit<ServiceAppOptions<A>, 'features'> & {
+    features: Type[] | (() => Promise<Type[]>);
     onReady?: (service: RunningService<AppConfig<A>>) => void;
     workers?: (config: AppConfig<A>) => number;
   },
@@ -27,7 +32,11 @@ export async function runService<A extends HostedApp>(
       const logger = options.logger ?? createLogger({ service: options.app, level: config.log.level });
       return superviseWorkers({ count: workers, logger });
     }
-    service = await createServiceApp({ ...options, config, inWorker: cluster.isWorker });
+    const features = typeof options.features === 'function' ? await options.features() : options.features;
+    // Required here, not imported: a workers' primary never loads the framework.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createServiceApp } = require('./create-service-app') as typeof import('./create-service-app');
+    service = await createServiceApp({ ...options, features, config, inWorker: cluster.isWorker });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

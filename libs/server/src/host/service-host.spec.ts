@@ -212,6 +212,12 @@ describe('the service host (real PostgreSQL and Redis)', () => {
     expect(res.headers.get('x-powered-by')).toBeNull();
   });
 
+  it('keeps an idle keep-alive connection longer than the proxies in front keep theirs (60 s)', async () => {
+    const res = await fetch(`${service.url}/test/archived`);
+    await res.text();
+    expect(res.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('exposes Prometheus metrics labelled by route template', async () => {
     await fetch(`${service.url}/test/archived`);
     const res = await fetch(`${service.url}/metrics`);
