@@ -162,6 +162,19 @@ describe('llm-gateway in worker processes (LLM_GATEWAY_WORKERS)', () => {
     }
   }, 60_000);
 
+  it('stops cleanly when told to while its workers are still starting', async () => {
+    const { gateway } = await startGateway();
+    try {
+      await gateway.waitForOutput(/starting worker processes/, 20_000);
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited(20_000)).toBe(0);
+      expect(count(gateway.output(), /"msg":"stopped"/)).toBe(2);
+    } finally {
+      // Its workers stop by themselves once their primary is gone.
+      if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+    }
+  }, 40_000);
+
   it('stops, with the worker’s exit code, when a worker cannot start', async () => {
     const { gateway } = await startGateway({ DATABASE_URL: `${database.url}_missing` });
     expect(await gateway.exited(30_000)).toBe(1);

@@ -25,6 +25,15 @@ export async function runService<A extends HostedApp>(
   },
 ): Promise<void> {
   let service: RunningService<AppConfig<A>>;
+  // A worker follows its primary from its first moment: a stop asked for while it starts waits for the start.
+  let signals = 0;
+  const asked: NodeJS.Signals[] = [];
+  let onSignal = (signal: NodeJS.Signals) => void asked.push(signal);
+  if (cluster.isWorker)
+    followPrimary(
+      (signal) => onSignal(signal),
+      () => signals === 0 && asked.length === 0,
+    );
   try {
     const config = options.config ?? loadConfig(options.app);
     const workers = options.workers?.(config) ?? 1;
@@ -52,8 +61,7 @@ export async function runService<A extends HostedApp>(
   logger.info({ url: service.url, edition: service.config.edition }, `${options.app} listening`);
   options.onReady?.(service);
 
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
+  onSignal = (signal: NodeJS.Signals) => {
     signals++;
     if (signals > 1) {
       if (service.hurry()) {
@@ -74,12 +82,11 @@ export async function runService<A extends HostedApp>(
       },
     );
   };
-  if (cluster.isWorker) {
-    followPrimary(onSignal, () => signals === 0);
-  } else {
+  if (!cluster.isWorker) {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   }
+  asked.splice(0).forEach(onSignal);
   process.on('unhandledRejection', (reason) => {
     logger.fatal({ err: reason }, 'unhandled promise rejection');
     logger.flush();
