@@ -14,7 +14,7 @@ import { withScratchDatabase } from '../harness/scratch-database';
 import { type Benchmark, type BenchmarkContext } from './benchmark';
 // As the gateway benchmark: its key, its gateway settings, its round robin in turns (each target
 // measured with its log flushes at their steady rate).
-import { C1_TURN, GATEWAY_NODE_OPTIONS, LOG_FLUSH_MS, createKey } from './gateway.bench';
+import { C1_TURN, GATEWAY_NODE_OPTIONS, createKey, gatewayEnv } from './gateway.bench';
 
 /** The gateway's budget of added latency (spec document 3, as in the gateway benchmark), in microseconds. */
 const BUDGET = { c1AddedP50: 500, c1AddedP99: 1500 };
@@ -101,15 +101,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       return start({
         script: path.join(distRoot, 'apps/llm-gateway/src/main.js'),
         env: {
-          DATABASE_URL: databaseUrl,
-          REDIS_URL: redisUrl,
-          REDIS_KEY_PREFIX: redisKeyPrefix,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          LLM_GATEWAY_ROUTING_FILE: routingFile,
-          LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
-          LOG_LEVEL: 'warn',
-          AUTH_URL: 'http://127.0.0.1:9',
+          ...gatewayEnv({ databaseUrl, redisUrl, redisKeyPrefix, port, routingFile }),
           NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
           ...tracing,
         },

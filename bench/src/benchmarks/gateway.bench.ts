@@ -88,6 +88,27 @@ const chatBody = (model: string, stream: boolean) =>
     ...(stream ? { stream: true } : {}),
   });
 
+/** The environment of an llm-gateway process under benchmark (its own settings come on top). */
+export function gatewayEnv(options: {
+  databaseUrl: string;
+  redisUrl: string;
+  redisKeyPrefix: string;
+  port: number;
+  routingFile: string;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    REDIS_KEY_PREFIX: options.redisKeyPrefix,
+    HOST: '127.0.0.1',
+    PORT: String(options.port),
+    LLM_GATEWAY_ROUTING_FILE: options.routingFile,
+    LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
+    LOG_LEVEL: 'warn',
+    AUTH_URL: 'http://127.0.0.1:9',
+  };
+}
+
 const added = (value: number, base: number) => value - base;
 const signed = (value: number) => (value >= 0 ? `+${value}` : String(value));
 const times = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a');
@@ -351,16 +372,8 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
       return start({
         script: path.join(distRoot, 'apps/llm-gateway/src/main.js'),
         env: {
-          DATABASE_URL: databaseUrl,
-          REDIS_URL: redisUrl,
-          REDIS_KEY_PREFIX: redisKeyPrefix,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          LLM_GATEWAY_ROUTING_FILE: routingFile,
-          LLM_GATEWAY_LOG_FLUSH_MS: String(LOG_FLUSH_MS),
+          ...gatewayEnv({ databaseUrl, redisUrl, redisKeyPrefix, port, routingFile }),
           LLM_GATEWAY_WORKERS: String(workers),
-          LOG_LEVEL: 'warn',
-          AUTH_URL: 'http://127.0.0.1:9',
           // As deployed (deploy/k8s/base/llm-gateway.yaml): a larger young generation.
           NODE_OPTIONS: [
             GATEWAY_NODE_OPTIONS,
