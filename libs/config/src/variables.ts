@@ -577,7 +577,7 @@ export const variables = [
     name: 'LLM_GATEWAY_WORKERS',
     key: 'gateway.workers',
     description:
-      'How many processes of llm-gateway serve its port (node:cluster: a primary starts them, replaces one that exits, and passes signals on; `/metrics` sums them). One process runs its JavaScript on one core: give the gateway as many as the cores it may use (the Kubernetes manifest sets 2, its CPU limit). Each process has its own database and Redis connections and its own tokenizer thread (about 150 MiB).',
+      'How many processes of llm-gateway serve its port (node:cluster: a primary starts them, replaces one that exits, and passes signals on; `/metrics` sums them). One process runs the gateway on one core: where a host gives the gateway several, set their number (compose sets 2; the Kubernetes pod keeps 1 and the autoscaler adds pods). Each worker has its own connections, log writers and tokenizer thread, and takes the memory of one process (about 350 MiB at start, up to 550 MiB serving thousands of calls a second); the primary about 70 MiB.',
     allowed: 'an integer from 1 to 64',
     default: '1',
     apps: ['llm-gateway'],
