@@ -22,4 +22,11 @@ export const platformFeatures = [
 ];
 
 // For tests that run two of the deployables side by side, as separate services.
-export { AgentProtocolsModule, AgentRuntimeModule, AuthServiceModule, ChatServiceModule, LlmGatewayModule };
+export {
+  AdminServiceModule,
+  AgentProtocolsModule,
+  AgentRuntimeModule,
+  AuthServiceModule,
+  ChatServiceModule,
+  LlmGatewayModule,
+};

@@ -1,4 +1,5 @@
 export * from './errors/api-exception.filter';
+export * from './errors/body-error-formats';
 export * from './host/create-service-app';
 export * from './host/run-service';
 export * from './host/end-process';
@@ -8,6 +9,7 @@ export * from './host/shutdown-drains';
 export * from './http/in-flight-tracker';
 export * from './http/security-headers';
 export * from './http/fast-routes';
+export * from './http/json-body';
 export * from './http/client-address';
 export * from './validation';
 export * from './jobs/periodic-pass';

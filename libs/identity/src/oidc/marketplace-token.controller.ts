@@ -17,6 +17,7 @@ import {
 import { Public } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
+import { BODY_ERROR_FORMATS, type BodyErrorFormats } from '@fed/server';
 import { type Request, type Response } from 'express';
 import { BruteForceProtection } from '../brute-force/brute-force-protection';
 import { type ClientThrottle } from '../brute-force/client-throttle';
@@ -25,6 +26,8 @@ import { ClientsService } from '../clients/clients.service';
 import { MarketplaceTokenRequest, type MarketplaceTokenResponse } from './marketplace-token.dto';
 import { OAuthError, isUnreachable, oauthErrors } from './oauth-http';
 import { TokenIssuer } from './token-issuer';
+
+const MARKETPLACE_TOKEN_PATH = 'api/v1/auth/external-service-token';
 
 /** Outside the Marketplace edition the route does not exist; checked before the body is. */
 @Injectable()
@@ -68,8 +71,20 @@ export class MarketplaceTokenController {
     private readonly clients: ClientRepository,
     private readonly issuer: TokenIssuer,
     bruteForce: BruteForceProtection,
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
+    @Inject(BODY_ERROR_FORMATS) bodyFormats: BodyErrorFormats,
   ) {
     this.throttle = bruteForce.clientThrottle();
+    // A body the host's parser refuses (not JSON, over its bounds, a repeated member name, too large) is
+    // refused before routing: in this endpoint's format too, 400 invalid_request as RFC 6749 5.2 has it.
+    // Outside the edition the path is unknown, in the REST envelope like every unknown path.
+    if (config.edition === 'marketplace') {
+      bodyFormats.add(`/${MARKETPLACE_TOKEN_PATH}`, ({ message }) => ({
+        status: 400,
+        headers: { 'Cache-Control': 'no-store' },
+        body: { success: false, error: 'invalid_request', error_description: message },
+      }));
+    }
   }
 
   @Public()

@@ -7,7 +7,7 @@ import {
   PingRequestSchema,
   isJSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type JsonBody } from '../turns';
+import { type JsonBody } from '@fed/server';
 
 // What `POST /api/v1/mcp` checks before the SDK sees a message (document 3, "MCP" and "Errors"): the
 // SDK answers most of these itself, but with other codes in places (-32700 for a message that is JSON

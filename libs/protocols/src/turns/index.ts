@@ -2,4 +2,3 @@ export { type FollowOptions, type RunEvent, followRun } from './follow-run';
 export { headerValue, sendJson } from './http-answers';
 export { type InlineFile, type StoredInlineFile, withInlineFiles } from './inline-files';
 export { ProtocolTurnsModule } from './protocol-turns.module';
-export { type JsonBody, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, readJsonBody, readLimitedBody } from './request-body';

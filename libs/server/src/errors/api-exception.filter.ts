@@ -2,8 +2,10 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import { ApiError, DomainError, type ErrorCode, errorEnvelope } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 import { randomUUID } from 'node:crypto';
-import { type Response } from 'express';
+import { type Request, type Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import { JSON_REFUSED_TYPE } from '../http/json-body';
+import { type BodyErrorFormats, type BodyRefusalAnswer } from './body-error-formats';
 import { isDependencyUnavailable } from './dependency-unavailable';
 
 /** `Retry-After` of every 503: long enough for a database restart or a Redis failover to begin to pass. */
@@ -84,11 +86,20 @@ function messageOf(error: HttpException): string {
   return typeof message === 'string' ? message : error.message;
 }
 
-// body-parser (inside Express) signals problems with `type` and `status` on the error.
-function asBodyParserError(error: unknown): RenderedError | undefined {
+/** An error of the host's body parser (body-parser signals problems with `type` and `status`), Nest-wrapped or not. */
+function isBodyParserError(thrown: unknown): boolean {
+  const error = thrown instanceof HttpException ? thrown.cause : thrown;
   const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  return typeof type === 'string' && typeof status === 'number';
+}
+
+function asBodyParserError(error: unknown): RenderedError | undefined {
+  const { type, status, message } = (error ?? {}) as { type?: unknown; status?: unknown; message?: unknown };
   if (typeof type !== 'string' || typeof status !== 'number') return undefined;
   switch (type) {
+    case JSON_REFUSED_TYPE:
+      // Over the depth or container bound, or a repeated member name (json-body.ts): the reason says which.
+      return { status: 400, headers: {}, body: errorEnvelope('invalid_json', String(message)) };
     case 'entity.parse.failed':
       return { status: 400, headers: {}, body: errorEnvelope('invalid_json', 'the request body is not valid JSON') };
     case 'entity.too.large':
@@ -107,7 +118,7 @@ function asBodyParserError(error: unknown): RenderedError | undefined {
   }
 }
 
-export function sendError(res: Response, rendered: RenderedError): void {
+export function sendError(res: Response, rendered: RenderedError | BodyRefusalAnswer): void {
   if (res.headersSent) {
     // A stream already started: the response cannot change shape any more; end it.
     res.end();
@@ -118,9 +129,19 @@ export function sendError(res: Response, rendered: RenderedError): void {
 
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Routes whose body refusals have another format than the REST envelope. */
+    private readonly bodyFormats?: BodyErrorFormats,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    sendError(host.switchToHttp().getResponse<Response>(), renderError(exception, this.logger));
+    const http = host.switchToHttp();
+    const rendered = renderError(exception, this.logger);
+    const format = isBodyParserError(exception) ? this.bodyFormats?.find(http.getRequest<Request>().path) : undefined;
+    sendError(
+      http.getResponse<Response>(),
+      format ? format({ status: rendered.status, message: rendered.body.error.message }) : rendered,
+    );
   }
 }

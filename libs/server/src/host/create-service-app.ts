@@ -20,6 +20,7 @@ import { type AddressInfo } from 'node:net';
 import { AccessLog } from '../access-log/access-log';
 import { loggedPath } from '../access-log/logged-request';
 import { FastRoutes, serveFast } from '../http/fast-routes';
+import { boundedJsonParser } from '../http/json-body';
 import { InFlightTracker } from '../http/in-flight-tracker';
 import { securityHeaders } from '../http/security-headers';
 import { ServiceHostModule } from './service-host.module';
@@ -165,7 +166,8 @@ export async function createServiceApp<A extends HostedApp>(
     http.use(securityHeaders());
     http.use(requestLogging(logger, loggedPath));
     http.use(metrics.httpMiddleware());
-    http.use(express.json({ limit: JSON_BODY_LIMIT }));
+    // Depth, container count and repeated member names checked before parsing (json-body.ts).
+    http.use(boundedJsonParser(JSON_BODY_LIMIT));
 
     const nest = await NestFactory.create(
       ServiceHostModule.forRoot({

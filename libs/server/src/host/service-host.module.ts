@@ -10,6 +10,7 @@ import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { AccessLog } from '../access-log/access-log';
 import { AccessLogFlusher } from '../access-log/access-log.flusher';
 import { ApiExceptionFilter } from '../errors/api-exception.filter';
+import { BODY_ERROR_FORMATS, BodyErrorFormats } from '../errors/body-error-formats';
 import { FAST_ROUTES, type FastRoutes } from '../http/fast-routes';
 import { RequestValidationPipe } from '../validation/request-validation.pipe';
 import { PostgresReadiness } from './postgres-readiness';
@@ -45,7 +46,9 @@ export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {
     const { config, logger, metrics, health, bus, blobStore, shutdownSignal, shutdownDrains, fastRoutes, accessLog } =
       options;
+    const bodyFormats = new BodyErrorFormats();
     const shared = [
+      { provide: BODY_ERROR_FORMATS, useValue: bodyFormats },
       { provide: SERVICE_CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
       { provide: METRICS, useValue: metrics },
@@ -81,7 +84,7 @@ export class ServiceHostModule {
         ...shared,
         PostgresReadiness,
         ...(accessLog ? [AccessLogFlusher] : []),
-        { provide: APP_FILTER, useFactory: () => new ApiExceptionFilter(logger) },
+        { provide: APP_FILTER, useFactory: () => new ApiExceptionFilter(logger, bodyFormats) },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
       exports: shared.map((p) => p.provide),
