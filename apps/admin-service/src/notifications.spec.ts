@@ -116,6 +116,7 @@ describe("approval and rejection e-mails to the user's address", () => {
       scopes: ['users:manage', 'users:read'],
       redirectUris: [REDIRECT_URI],
       consentRequired: false,
+      allowManagementScopes: true,
     });
     await users.create({
       email: 'root@example.com',

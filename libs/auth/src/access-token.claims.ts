@@ -6,6 +6,13 @@ import { type AccessTokenClaims } from './access-token.principal';
 // Credentials tokens have none). ID tokens name the client instead and are refused by it too.
 export const ACCESS_TOKEN_AUDIENCE = 'broker';
 
+/**
+ * `auth_time` to the millisecond (epoch ms), in the Authorization Code flow's access tokens: a session
+ * cut-off (a password reset, a demotion) is compared with it, so a sign-in made just after the cut-off,
+ * in the same second, is told apart from one made just before (`auth_time` and `iat` are whole seconds).
+ */
+export const AUTH_TIME_MS_CLAIM = 'auth_time_ms';
+
 export interface ClaimRules {
   issuer: string;
   clockSkewSeconds: number;
@@ -45,6 +52,7 @@ export function checkAccessTokenClaims(
     if (payload[name] !== undefined && typeof payload[name] !== 'string') throw malformed(name);
   }
   numeric(payload, 'auth_time', false);
+  numeric(payload, AUTH_TIME_MS_CLAIM, false);
   if (payload.realm_access !== undefined && !rolesClaimValid(payload.realm_access)) throw malformed('realm_access');
   if (payload.tenant === undefined) return payload as unknown as AccessTokenClaims;
   if (!tenantClaimValid(payload.tenant)) throw malformed('tenant');

@@ -101,6 +101,8 @@ describe('AccessTokenGuard in a Nest app', () => {
     fetch(`${app.url}${path}`, { headers: authorization === undefined ? {} : { authorization } });
   const errorOf = async (response: Response) => ((await response.json()) as ErrorEnvelope).error;
   const bearer = async (claims: Record<string, unknown> = {}) => `Bearer ${await issuer.mint(claims)}`;
+  // A user's management scope counts only while the user is an admin (the role rule).
+  const admin = { realm_access: { roles: ['admin'] } };
 
   describe('saas edition', () => {
     let app: AuthTestApp;
@@ -203,21 +205,61 @@ describe('AccessTokenGuard in a Nest app', () => {
       ['/users', 'users:manage'],
       ['/users', 'users:read'],
     ])('accepts any one of the listed scopes (%s with %s)', async (path, scope) => {
-      expect((await call(app, path, await bearer({ scope: `openid ${scope}` }))).status).toBe(200);
+      expect((await call(app, path, await bearer({ scope: `openid ${scope}`, ...admin }))).status).toBe(200);
     });
 
     it('applies a method @Scopes over the class @Scopes', async () => {
-      const logsOnly = await bearer({ scope: 'logs:read' });
+      const logsOnly = await bearer({ scope: 'logs:read', ...admin });
       expect((await call(app, '/logs', logsOnly)).status).toBe(200);
       expect((await call(app, '/logs/masters', logsOnly)).status).toBe(403);
-      expect((await call(app, '/logs/masters', await bearer({ scope: 'master:manage' }))).status).toBe(200);
+      expect((await call(app, '/logs/masters', await bearer({ scope: 'master:manage', ...admin }))).status).toBe(200);
     });
 
     it('lets the decorator nearest the route win between @Public and @Scopes', async () => {
       expect((await call(app, '/logs/retention')).status).toBe(200);
       expect((await call(app, '/.well-known/protected')).status).toBe(401);
-      expect((await call(app, '/.well-known/protected', await bearer({ scope: 'logs:read' }))).status).toBe(403);
-      expect((await call(app, '/.well-known/protected', await bearer({ scope: 'master:manage' }))).status).toBe(200);
+      const logs = await bearer({ scope: 'logs:read', ...admin });
+      expect((await call(app, '/.well-known/protected', logs)).status).toBe(403);
+      const masters = await bearer({ scope: 'master:manage', ...admin });
+      expect((await call(app, '/.well-known/protected', masters)).status).toBe(200);
+    });
+
+    it("counts a user's management scope only while the user's role is admin: 403 insufficient_scope otherwise", async () => {
+      const user = await bearer({ scope: 'openid users:manage logs:read' });
+      for (const path of ['/users', '/logs']) {
+        const response = await call(app, path, user);
+        expect(response.status).toBe(403);
+        expect(await errorOf(response)).toMatchObject({ code: 'insufficient_scope', message: expect.stringContaining('admin') });
+      }
+      // A service account (Client Credentials, role M2M) holds its client's scopes whatever its role.
+      const serviceAccount = await bearer({
+        scope: 'users:manage',
+        aud: undefined,
+        preferred_username: 'service-account-etl@example.test',
+        realm_access: { roles: ['M2M'] },
+      });
+      expect((await call(app, '/users', serviceAccount)).status).toBe(200);
+    });
+
+    it('applies a demotion or promotion (auth.role-changed) to admin routes from the next call, keeping other routes', async () => {
+      const subject = issuer.claims().sub as string;
+      const asAdmin = await bearer({ sub: subject, scope: 'openid users:manage chat:exec', ...admin });
+      expect((await call(app, '/users', asAdmin)).status).toBe(200);
+
+      await signals.publish('auth.role-changed', { version: 1, subject, role: 'user', changedAtMs: Date.now() });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await call(app, '/users', asAdmin)).status).toBe(403);
+      expect((await call(app, '/chat', asAdmin)).status).toBe(200);
+
+      // An older change arriving late does not undo the newer one.
+      await signals.publish('auth.role-changed', { version: 1, subject, role: 'admin', changedAtMs: Date.now() - 60_000 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await call(app, '/users', asAdmin)).status).toBe(403);
+
+      const asUser = await bearer({ sub: subject, scope: 'openid users:manage' });
+      await signals.publish('auth.role-changed', { version: 1, subject, role: 'admin', changedAtMs: Date.now() + 1 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await call(app, '/users', asUser)).status).toBe(200);
     });
 
     it('needs no token on a @Public route, on the method or the class', async () => {
@@ -243,6 +285,21 @@ describe('AccessTokenGuard in a Nest app', () => {
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toContain('error_description="the token has been revoked"');
       expect((await call(app, '/me', await bearer({ sub: claims.sub }))).status).toBe(200);
+    });
+
+    it('ends, by auth_time_ms, the logins before a cut-off and not those after it within the same second', async () => {
+      const subject = issuer.claims().sub as string;
+      const cutOffMs = Date.now();
+      const second = Math.floor(cutOffMs / 1000);
+      const before = await bearer({ sub: subject, iat: second, auth_time: second, auth_time_ms: cutOffMs - 1 });
+      const after = await bearer({ sub: subject, iat: second, auth_time: second, auth_time_ms: cutOffMs });
+      // Without the claim (a token signed before it existed), the cut-off's whole second is refused.
+      const legacy = await bearer({ sub: subject, iat: second });
+      await signals.publish('auth.sessions-invalidated', { version: 1, subject, issuedBefore: second + 1, cutOffMs });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await call(app, '/me', before)).status).toBe(401);
+      expect((await call(app, '/me', after)).status).toBe(200);
+      expect((await call(app, '/me', legacy)).status).toBe(401);
     });
 
     it('after sessions-invalidated refuses older tokens of the subject and accepts newer ones', async () => {
@@ -326,7 +383,11 @@ describe('AccessTokenGuard in a Nest app', () => {
 
 describe('AccessTokenGuard notes its decision for the access log', () => {
   const config = testServiceConfig({ issuer: 'https://issuer.example', jwksUrl: 'https://issuer.example/jwks' });
-  const principal = { subject: 'u1', scopes: new Set(['logs:read']) } as unknown as AccessTokenPrincipal;
+  const principal = {
+    subject: 'u1',
+    scopes: new Set(['logs:read']),
+    isServiceAccount: true,
+  } as unknown as AccessTokenPrincipal;
   const guardWith = (verify: () => Promise<AccessTokenPrincipal>) =>
     new AccessTokenGuard({ verify } as unknown as AccessTokenVerifier, new Reflector(), config as ServiceConfig);
   const contextOf = (request: object, handler: () => void) =>

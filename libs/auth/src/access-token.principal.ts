@@ -19,6 +19,7 @@ export interface AccessTokenClaims {
   readonly aud?: string | readonly string[];
   readonly sid?: string;
   readonly auth_time?: number;
+  readonly auth_time_ms?: number;
   readonly preferred_username?: string;
   readonly realm_access?: { readonly roles?: readonly string[] };
   readonly tenant?: TenantClaim;
@@ -40,6 +41,8 @@ export interface AccessTokenPrincipal {
   readonly issuedAt: number;
   /** Unix seconds. */
   readonly expiresAt: number;
+  /** `auth_time_ms`: when the user signed in, epoch milliseconds (Authorization Code tokens that carry it). */
+  readonly authTimeMs?: number;
   /** A Client Credentials token of a service account rather than a user's. */
   readonly isServiceAccount: boolean;
   readonly claims: AccessTokenClaims;
@@ -58,6 +61,7 @@ export function toPrincipal(claims: AccessTokenClaims): AccessTokenPrincipal {
     tokenId: claims.jti,
     issuedAt: claims.iat,
     expiresAt: claims.exp,
+    ...(claims.auth_time_ms !== undefined ? { authTimeMs: claims.auth_time_ms } : {}),
     isServiceAccount:
       (claims.preferred_username?.startsWith(SERVICE_ACCOUNT_PREFIX) ?? false) || roles.includes(M2M_ROLE),
     claims: deepFreeze(claims),

@@ -3,6 +3,7 @@ import { type ClaimRules, checkAccessTokenClaims } from './access-token.claims';
 import { type AccessTokenPrincipal, toPrincipal } from './access-token.principal';
 import { parseCompactJws, verifyRs256 } from './compact-jws';
 import { type JwksKeySet } from './jwks-key-set';
+import { CurrentRoles } from './current-roles';
 import { type RevocationList } from './revocation-list';
 import { VerificationCache } from './verification-cache';
 
@@ -19,7 +20,17 @@ export class AccessTokenVerifier {
     private readonly keys: JwksKeySet,
     private readonly revocations: RevocationList,
     private readonly cache: VerificationCache = new VerificationCache(),
+    /** The users' current roles; without one (a test's verifier) a token's own claim counts. */
+    private readonly roles: CurrentRoles = new CurrentRoles({ clockSkewSeconds: 0, maxTokenAgeSeconds: 0 }),
   ) {}
+
+  /**
+   * Whether the user of a verified token is an admin now (a change of role applies from the next
+   * call, in memory); a service account holds no user role and is not asked.
+   */
+  isAdminNow(principal: AccessTokenPrincipal): boolean {
+    return this.roles.isAdmin(principal);
+  }
 
   async verify(token: string): Promise<AccessTokenPrincipal> {
     const now = Date.now();

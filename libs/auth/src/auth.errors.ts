@@ -33,3 +33,11 @@ export function insufficientScope(anyOf: readonly string[]): ApiError {
     'WWW-Authenticate': challenge('insufficient_scope', reason),
   });
 }
+
+/** 403 for a user's token on an admin route when the user is not an admin (any more). */
+export function adminRoleRequired(): ApiError {
+  const reason = "this endpoint's scope is held only by users whose role is admin";
+  return new ApiError('insufficient_scope', reason, {
+    'WWW-Authenticate': challenge('insufficient_scope', reason),
+  });
+}

@@ -14,6 +14,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { METRICS, type Metrics, authRevocationListSize } from '@fed/observability';
 import { AccessTokenGuard } from './access-token.guard';
 import { AccessTokenVerifier } from './access-token.verifier';
+import { CurrentRoles } from './current-roles';
 import { JwksKeySet } from './jwks-key-set';
 import { RevocationList } from './revocation-list';
 import { VerificationCache } from './verification-cache';
@@ -46,6 +47,15 @@ const providers: Provider[] = [
       }),
   },
   {
+    provide: CurrentRoles,
+    inject: [SERVICE_CONFIG, AUTH_OPTIONS],
+    useFactory: (config: ServiceConfig, options: AuthOptions) =>
+      new CurrentRoles({
+        clockSkewSeconds: config.auth.clockSkewSeconds,
+        maxTokenAgeSeconds: options.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS,
+      }),
+  },
+  {
     provide: JwksKeySet,
     inject: [SERVICE_CONFIG, AUTH_OPTIONS],
     useFactory: (config: ServiceConfig, options: AuthOptions) =>
@@ -58,8 +68,14 @@ const providers: Provider[] = [
   },
   {
     provide: AccessTokenVerifier,
-    inject: [SERVICE_CONFIG, AUTH_OPTIONS, JwksKeySet, RevocationList],
-    useFactory: (config: ServiceConfig, options: AuthOptions, keys: JwksKeySet, revocations: RevocationList) =>
+    inject: [SERVICE_CONFIG, AUTH_OPTIONS, JwksKeySet, RevocationList, CurrentRoles],
+    useFactory: (
+      config: ServiceConfig,
+      options: AuthOptions,
+      keys: JwksKeySet,
+      revocations: RevocationList,
+      roles: CurrentRoles,
+    ) =>
       new AccessTokenVerifier(
         {
           issuer: config.auth.issuer,
@@ -69,6 +85,7 @@ const providers: Provider[] = [
         keys,
         revocations,
         new VerificationCache(options.verificationCacheSize),
+        roles,
       ),
   },
   AccessTokenGuard,
@@ -81,7 +98,7 @@ const providers: Provider[] = [
  * as `auth_revocation_list_size` when the host has METRICS.
  */
 @Global()
-@Module({ providers, exports: [AccessTokenVerifier, RevocationList, AccessTokenGuard] })
+@Module({ providers, exports: [AccessTokenVerifier, RevocationList, CurrentRoles, AccessTokenGuard] })
 export class AuthModule implements OnModuleInit, OnModuleDestroy {
   static forRoot(options: AuthOptions = {}): DynamicModule {
     return { module: AuthModule, providers: [{ provide: AUTH_OPTIONS, useValue: options }] };
@@ -91,6 +108,7 @@ export class AuthModule implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly revocations: RevocationList,
+    private readonly roles: CurrentRoles,
     private readonly keys: JwksKeySet,
     @Inject(SIGNALS) private readonly signals: Signals,
     @Optional() @Inject(METRICS) private readonly metrics?: Metrics,
@@ -101,11 +119,15 @@ export class AuthModule implements OnModuleInit, OnModuleDestroy {
     this.unmeasure = this.metrics
       ?.metric(authRevocationListSize)
       .measure(() => revocations.revokedTokenCount + revocations.invalidatedSubjectCount);
-    await Promise.all([this.revocations.attach(this.signals), this.keys.attach(this.signals)]);
+    await Promise.all([
+      this.revocations.attach(this.signals),
+      this.roles.attach(this.signals),
+      this.keys.attach(this.signals),
+    ]);
   }
 
   async onModuleDestroy(): Promise<void> {
     this.unmeasure?.();
-    await Promise.all([this.revocations.detach(), this.keys.detach()]);
+    await Promise.all([this.revocations.detach(), this.roles.detach(), this.keys.detach()]);
   }
 }

@@ -1,5 +1,6 @@
+import { isManagementScope } from '@fed/contracts';
 import { type AuthzReason, noteAuthz } from '@fed/observability';
-import { REVOKED_TOKEN, insufficientScope } from './auth.errors';
+import { REVOKED_TOKEN, adminRoleRequired, insufficientScope } from './auth.errors';
 import { type AccessTokenPrincipal } from './access-token.principal';
 import { type AccessTokenVerifier } from './access-token.verifier';
 import { bearerTokenFrom } from './bearer-token';
@@ -11,7 +12,8 @@ export interface AuthenticatedRequest {
 
 /**
  * The bearer check of every protected route: the token verified, then one of `anyOf` required unless
- * `checkScopes` is false (the Marketplace edition). Throws the 401/403 `ApiError` with its challenge and
+ * `checkScopes` is false (the Marketplace edition); a management scope of a user's token counts only
+ * while the user's role is admin now. Throws the 401/403 `ApiError` with its challenge and
  * notes the outcome for the access log. The guard runs it for Nest routes; fast routes call it themselves.
  */
 export async function authenticateRequest(
@@ -28,9 +30,17 @@ export async function authenticateRequest(
     noteAuthz(request, 'deny', deniedTokenReason(authorization, error));
     throw error;
   }
-  if (checkScopes && anyOf && !anyOf.some((scope) => principal.scopes.has(scope))) {
-    noteAuthz(request, 'deny', 'insufficient_scope');
-    throw insufficientScope(anyOf);
+  if (checkScopes && anyOf) {
+    const held = anyOf.filter((scope) => principal.scopes.has(scope));
+    if (held.length === 0) {
+      noteAuthz(request, 'deny', 'insufficient_scope');
+      throw insufficientScope(anyOf);
+    }
+    // A user's management scope counts only while the user is an admin, checked on every call.
+    if (!principal.isServiceAccount && held.every(isManagementScope) && !verifier.isAdminNow(principal)) {
+      noteAuthz(request, 'deny', 'insufficient_scope');
+      throw adminRoleRequired();
+    }
   }
   noteAuthz(request, 'allow', 'access_token');
   return principal;

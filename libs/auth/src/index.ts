@@ -1,4 +1,9 @@
-export { ACCESS_TOKEN_AUDIENCE, type ClaimRules, checkAccessTokenClaims } from './access-token.claims';
+export {
+  ACCESS_TOKEN_AUDIENCE,
+  AUTH_TIME_MS_CLAIM,
+  type ClaimRules,
+  checkAccessTokenClaims,
+} from './access-token.claims';
 export { AccessTokenGuard } from './access-token.guard';
 export type { AccessTokenClaims, AccessTokenPrincipal, TenantClaim } from './access-token.principal';
 export { AccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token.verifier';
@@ -6,6 +11,7 @@ export { type AuthenticatedRequest, authenticateRequest } from './authenticate-r
 export { AUTH_REALM, REVOKED_TOKEN, insufficientScope, invalidToken, missingToken } from './auth.errors';
 export { AUTH_OPTIONS, AuthModule, type AuthOptions, DEFAULT_MAX_TOKEN_AGE_SECONDS } from './auth.module';
 export { bearerTokenFrom } from './bearer-token';
+export { CurrentRoles, type CurrentRolesOptions, type RoleHolder } from './current-roles';
 export { CurrentPrincipal, principalOf } from './current-principal.decorator';
 export { JWKS_DEFAULTS, JwksKeySet, type JwksKeySetOptions } from './jwks-key-set';
 export { Public } from './public.decorator';

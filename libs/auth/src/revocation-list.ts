@@ -17,20 +17,24 @@ export interface RevocableToken {
   readonly subject: string;
   /** Unix seconds. */
   readonly issuedAt: number;
+  /** When the user signed in, epoch milliseconds (`auth_time_ms`), when the token says. */
+  readonly authTimeMs?: number;
 }
 
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Revoked tokens (`jti`) and per-subject cut-offs (`sub` + `issuedBefore`), pushed over Signals
- * and checked in memory on every request. An entry is forgotten once no token it refuses could
+ * Revoked tokens (`jti`) and per-subject cut-offs (`sub` + the cut-off's instant), pushed over Signals
+ * and checked in memory on every request. A cut-off ends the logins made before it: a token that says
+ * when its user signed in (`auth_time_ms`) is compared to the millisecond; one that does not (a token
+ * signed before the claim existed) by `iat` against `issuedBefore`, the second after the cut-off. An entry is forgotten once no token it refuses could
  * pass the verifier anyway, so memory stays bounded by what is revoked within one token lifetime.
  */
 export class RevocationList {
   /** jti -> Unix seconds after which the entry may go. */
   private readonly revokedTokens = new Map<string, number>();
-  /** sub -> { cut-off, Unix seconds after which the entry may go }. */
-  private readonly cutOffs = new Map<string, { issuedBefore: number; forgetAfter: number }>();
+  /** sub -> { cut-off as whole seconds and as epoch ms, Unix seconds after which the entry may go }. */
+  private readonly cutOffs = new Map<string, { issuedBefore: number; cutOffMs: number; forgetAfter: number }>();
   private subscriptions: Subscription[] = [];
   private sweeper: NodeJS.Timeout | undefined;
   private readonly now: () => number;
@@ -54,12 +58,20 @@ export class RevocationList {
     this.startSweeping();
   }
 
-  invalidateSessions(subject: string, issuedBefore: number): void {
+  /**
+   * `issuedBefore`: Unix seconds, the second after the cut-off; `cutOffMs`: the cut-off itself (a signal
+   * of an older publisher has none: the whole second is taken then).
+   */
+  invalidateSessions(subject: string, issuedBefore: number, cutOffMs = issuedBefore * 1000): void {
     const current = this.cutOffs.get(subject);
-    if (current && current.issuedBefore >= issuedBefore) return;
-    const forgetAfter = issuedBefore + this.options.maxTokenAgeSeconds + this.options.clockSkewSeconds;
+    if (current && current.issuedBefore >= issuedBefore && current.cutOffMs >= cutOffMs) return;
+    const latest = {
+      issuedBefore: Math.max(issuedBefore, current?.issuedBefore ?? 0),
+      cutOffMs: Math.max(cutOffMs, current?.cutOffMs ?? 0),
+    };
+    const forgetAfter = latest.issuedBefore + this.options.maxTokenAgeSeconds + this.options.clockSkewSeconds;
     if (forgetAfter <= this.nowSeconds()) return;
-    this.cutOffs.set(subject, { issuedBefore, forgetAfter });
+    this.cutOffs.set(subject, { ...latest, forgetAfter });
     this.startSweeping();
   }
 
@@ -67,7 +79,8 @@ export class RevocationList {
     if (this.revokedTokens.size > 0 && this.revokedTokens.has(token.tokenId)) return true;
     if (this.cutOffs.size === 0) return false;
     const cutOff = this.cutOffs.get(token.subject);
-    return cutOff !== undefined && token.issuedAt < cutOff.issuedBefore;
+    if (cutOff === undefined) return false;
+    return token.authTimeMs !== undefined ? token.authTimeMs < cutOff.cutOffMs : token.issuedAt < cutOff.issuedBefore;
   }
 
   /**
@@ -113,7 +126,8 @@ export class RevocationList {
 
   private onSessionsInvalidated(signal: SessionsInvalidatedV1): void {
     if (typeof signal?.subject === 'string' && signal.subject !== '' && Number.isFinite(signal.issuedBefore)) {
-      this.invalidateSessions(signal.subject, signal.issuedBefore);
+      const cutOffMs = Number.isFinite(signal.cutOffMs) ? signal.cutOffMs : undefined;
+      this.invalidateSessions(signal.subject, signal.issuedBefore, cutOffMs);
     }
   }
 

@@ -70,6 +70,8 @@ export async function bootAdminStack(
         scopes: ADMIN_SCOPES.split(' ').filter((scope) => scope !== 'openid'),
         redirectUris: [REDIRECT_URI],
         consentRequired: false,
+        // An admin console: its admin users hold the management scopes (the role rule).
+        allowManagementScopes: true,
       })
     ).clientSecret;
     const users = auth.nest.get(UsersService);

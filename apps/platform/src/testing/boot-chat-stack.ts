@@ -1,5 +1,6 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
 import { loadConfig } from '@fed/config';
+import { isManagementScope } from '@fed/contracts';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
 import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
@@ -95,7 +96,13 @@ export async function bootChatStack(
     api: `${service.url}/api`,
     userToken: (userId = crypto.randomUUID()) =>
       issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
-    token: (scope, userId = crypto.randomUUID()) => issuer.mint({ sub: userId, scope }),
+    // A user holds a management scope only as an admin (the role rule), so such a token is an admin's.
+    token: (scope, userId = crypto.randomUUID()) =>
+      issuer.mint({
+        sub: userId,
+        scope,
+        ...(scope.split(' ').some(isManagementScope) ? { realm_access: { roles: ['admin'] } } : {}),
+      }),
     close: async () => {
       await service.shutdown('test');
       await jwks.close();

@@ -24,6 +24,10 @@ export function registerClients(program: Command): void {
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
     .option('--no-consent', 'do not show the consent screen')
     .option('--pkce-optional', 'legacy confidential client that cannot send PKCE (default: PKCE S256 required)')
+    .option(
+      '--allow-management-scopes',
+      'let an authorization_code client have management scopes (users:*, logs:read, master:manage, sharedmemory:query); only its admin users hold them',
+    )
     .action(
       async (options: {
         clientId: string;
@@ -36,6 +40,7 @@ export function registerClients(program: Command): void {
         tenant?: string;
         consent: boolean;
         pkceOptional?: boolean;
+        allowManagementScopes?: boolean;
       }) => {
         const publicationStatus: PublicationStatus = options.unpublished ? 'Unpublished' : 'Published';
         const { client, clientSecret } = await withClients((service) =>
@@ -49,6 +54,7 @@ export function registerClients(program: Command): void {
             publicationStatus,
             consentRequired: options.consent,
             requirePkce: !options.pkceOptional,
+            allowManagementScopes: options.allowManagementScopes,
             tenantName: options.tenant,
           }),
         );

@@ -1,6 +1,6 @@
 import { RedisSignals, type SignalPublisher, findSignalRelay } from '@fed/bus';
 import { type AppConfig } from '@fed/config';
-import { type SessionInvalidations, signalSessionInvalidations } from '@fed/identity';
+import { type SessionInvalidations, type UserRole, signalSessionInvalidations } from '@fed/identity';
 
 /**
  * Tells the running services of a change they keep in memory: over Redis with REDIS_URL, and through
@@ -52,6 +52,13 @@ export class AnnouncedInvalidations implements SessionInvalidations {
     this.told = await tellRunningServices(this.config, (signals) =>
       signalSessionInvalidations(signals, this.config).invalidate(userId, at),
     );
+  }
+
+  async roleChanged(userId: string, role: UserRole, at: Date): Promise<void> {
+    const told = await tellRunningServices(this.config, async (signals) => {
+      await signalSessionInvalidations(signals, this.config).roleChanged?.(userId, role, at);
+    });
+    this.told &&= told;
   }
 }
 

@@ -1,4 +1,4 @@
-import { isPrintableLine, isScope } from '@fed/contracts';
+import { isManagementScope, isPrintableLine, isScope } from '@fed/contracts';
 import { type GrantType, type PublicationStatus, grantTypes } from './client.entity';
 import { ClientsError } from './clients.errors';
 
@@ -14,6 +14,11 @@ export interface ClientRegistration {
   consentRequired?: boolean;
   /** Default true; false only for a legacy confidential client that cannot send PKCE. */
   requirePkce?: boolean;
+  /**
+   * Needed to give an application (authorization_code) a management scope: its users whose role is
+   * admin then hold it (the spec has system integrations choose them). Checked, not stored.
+   */
+  allowManagementScopes?: boolean;
 }
 
 export interface ValidClientRegistration {
@@ -70,6 +75,15 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
   const unknownScope = scopes.find((scope) => !isScope(scope));
   if (unknownScope !== undefined) {
     throw new ClientsError('invalid_scope', `unknown scope ${JSON.stringify(unknownScope.slice(0, 64))}`);
+  }
+  const management = scopes.filter(isManagementScope);
+  if (grants.includes('authorization_code') && management.length > 0 && input.allowManagementScopes !== true) {
+    throw new ClientsError(
+      'invalid_scope',
+      `${management.join(', ')} on an application (authorization_code) needs allowManagementScopes ` +
+        '(--allow-management-scopes): management scopes are for system integrations (client_credentials); ' +
+        "an application's users hold them only while their role is admin",
+    );
   }
   return {
     clientId: input.clientId,

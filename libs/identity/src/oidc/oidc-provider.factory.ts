@@ -2,15 +2,17 @@ import { scopes as supportedScopes } from '@fed/contracts';
 import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type Provider from 'oidc-provider';
-import { type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
 import { type ClientEntity } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
 import { type ConsentRepository } from '../consents/consent.repository';
+import { type UserRole } from '../users/user.entity';
 import { type UserRepository } from '../users/user.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
 import { type ClientCache } from './client-cache';
 import { type SessionSettings } from './grants/user-grants';
 import { providerErrorPage } from './interactions/pages';
+import { scopesHeldBy, scopesWithheldFrom } from './role-scopes';
 
 export const OIDC_BASE_PATH = '/federation/auth/v1';
 export const INTERACTION_PATH = `${OIDC_BASE_PATH}/interaction`;
@@ -90,11 +92,24 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
 }
 
 /**
+ * Makes `grant` cover the application's scopes that a user of `role` may hold, and rejects the others
+ * (the role rule): a rejected scope counts as answered, so a request naming it is not sent to the
+ * consent screen again, and the code does not carry it. A rejection of an earlier role is lifted.
+ */
+export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: readonly string[]): void {
+  grant.rejected = undefined;
+  grant.addOIDCScope(['openid', ...scopesHeldBy(role, clientScopes)].join(' '));
+  const withheld = scopesWithheldFrom(role, clientScopes);
+  if (withheld.length > 0) grant.rejectOIDCScope(withheld.join(' '));
+}
+
+/**
  * The grant of a returning user: consent is asked on the first use of an application whose consent
  * screen is enabled, and again (for every scope) once the application has a scope the user has not
- * agreed to. Otherwise the grant covers the application's scopes without a consent screen.
+ * agreed to and may hold (a promotion to admin adds its management scopes). Otherwise the grant covers
+ * the application's scopes the user's role allows, without a consent screen.
  */
-function loadExistingGrant(clients: ClientRepository, consents: ConsentRepository) {
+function loadExistingGrant(clients: ClientRepository, consents: ConsentRepository, users: UserRepository) {
   return async (ctx: KoaContextWithOIDC) => {
     const { provider, session, client: oidcClient } = ctx.oidc;
     const accountId = session?.accountId;
@@ -105,14 +120,30 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
     const existingId = decided ?? session.grantIdFor(client.clientId);
     const existing = existingId ? await provider.Grant.find(existingId) : undefined;
     if (decided && existing) return existing;
-    if (client.consentRequired && !(await consents.covers(accountId, client.clientId, client.scopes))) return undefined;
+    const user = await users.find(accountId);
+    if (!user) return undefined;
+    const held = scopesHeldBy(user.role, client.scopes);
+    if (client.consentRequired && !(await consents.covers(accountId, client.clientId, held))) return undefined;
     const grant =
       existing && existing.accountId === accountId
         ? existing
         : new provider.Grant({ accountId, clientId: client.clientId });
-    grant.addOIDCScope(['openid', ...client.scopes].join(' '));
+    grantScopesOfRole(grant, user.role, client.scopes);
     await grant.save();
     return grant;
+  };
+}
+
+/**
+ * oidc-provider stamps a login with whole seconds; a session cut-off made in the same second could not
+ * tell a sign-in just after it from one just before. Every login of this provider (password or a
+ * tenant's identity provider) is stamped to the millisecond instead (Unix seconds with a fraction; the
+ * tokens' `auth_time` stays whole seconds, `auth_time_ms` carries the rest).
+ */
+function stampLoginsToTheMillisecond(provider: Provider): void {
+  const loginAccount = provider.Session.prototype.loginAccount;
+  provider.Session.prototype.loginAccount = function (details) {
+    loginAccount.call(this, { ...details, loginTs: details.loginTs ?? Date.now() / 1000 });
   };
 }
 
@@ -179,7 +210,7 @@ export async function createOidcProvider(
       return { accountId: user.id, claims: () => ({ sub: user.id }) };
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
-    loadExistingGrant: loadExistingGrant(clients, consents),
+    loadExistingGrant: loadExistingGrant(clients, consents, users),
     async renderError(ctx, out) {
       // The provider pages its own failures (5xx); the spec delivers server_error to the client by
       // redirect, which is safe once the client and its exactly registered redirect_uri are known.
@@ -217,6 +248,7 @@ export async function createOidcProvider(
     },
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
+  stampLoginsToTheMillisecond(provider);
   // Forwarded headers count only from the proxies we were told of, and only that many entries of them.
   provider.proxy = settings.trustProxyHops > 0;
   provider.maxIpsCount = settings.trustProxyHops;

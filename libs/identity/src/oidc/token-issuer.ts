@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_AUDIENCE } from '@fed/auth';
+import { ACCESS_TOKEN_AUDIENCE, AUTH_TIME_MS_CLAIM } from '@fed/auth';
 import { type JWTPayload } from 'jose';
 import { type KeyObject, randomUUID, sign } from 'node:crypto';
 import { type ClientEntity } from '../clients/client.entity';
@@ -19,7 +19,7 @@ export interface UserLogin {
   scope: string;
   /** `sid`: the browser session. */
   sessionId: string;
-  /** `auth_time`, Unix seconds. */
+  /** `auth_time`, Unix seconds, to the millisecond where the login was stamped so. */
   authTime: number;
   /** Copied into the ID token (code exchange only). */
   nonce?: string;
@@ -84,13 +84,16 @@ export class TokenIssuer {
     const tenant = tenantClaim(user.tenant);
     const roles = { roles: userRoles(user) };
     const idp = identityProviderClaims(user);
+    // The spec's `auth_time` is whole seconds; the millisecond is what a session cut-off is compared with.
+    const authTime = Math.floor(login.authTime);
     const access: JWTPayload = {
       typ: 'Bearer',
       azp: client.clientId,
       aud: ACCESS_TOKEN_AUDIENCE,
       scope,
       sid: login.sessionId,
-      auth_time: login.authTime,
+      auth_time: authTime,
+      [AUTH_TIME_MS_CLAIM]: Math.round(login.authTime * 1000),
       'allowed-origins': allowedOrigins(client.redirectUris),
       realm_access: roles,
       tenant,
@@ -101,7 +104,7 @@ export class TokenIssuer {
       aud: client.clientId,
       azp: client.clientId,
       sid: login.sessionId,
-      auth_time: login.authTime,
+      auth_time: authTime,
       ...(login.nonce !== undefined ? { nonce: login.nonce } : {}),
       ...(scopes.has('profile') ? { name: user.displayName } : {}),
       ...(scopes.has('email') ? { email: user.email, email_verified: user.emailVerified } : {}),

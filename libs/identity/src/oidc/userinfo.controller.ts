@@ -8,7 +8,7 @@ import { UpstreamMisconfigured, UpstreamUnreachable } from '../idp/upstream-clie
 import { UpstreamSessions } from '../idp/upstream-sessions';
 import { type TenantEntity } from '../tenants/tenant.entity';
 import { type UserEntity } from '../users/user.entity';
-import { sessionsValidFrom } from '../users/session-invalidations';
+import { accessTokenEndedBy } from '../users/session-invalidations';
 import { UserRepository } from '../users/user.repository';
 import { LocalTokenVerifier, TokenRejected } from './local-token-verifier';
 import { isUnreachable, sendOAuthError } from './oauth-http';
@@ -97,7 +97,7 @@ export class UserinfoController {
         if (serviceAccount) return void res.status(200).set('Cache-Control', 'no-store').json({ sub: claims.sub });
         return refuse('the user no longer exists');
       }
-      if (user.status !== 'approved' || claims.iat < sessionsValidFrom(user.sessionsValidAfter) || !user.tenant) {
+      if (user.status !== 'approved' || accessTokenEndedBy(user.sessionsValidAfter, claims) || !user.tenant) {
         return refuse('the token is no longer valid');
       }
       const member = user as UserEntity & { tenant: TenantEntity };

@@ -121,6 +121,12 @@ export const realmSchema = {
             description:
               'The authorization code flow must use PKCE (S256). false only for a legacy confidential client that cannot send it.',
           },
+          allowManagementScopes: {
+            type: 'boolean',
+            default: false,
+            description:
+              'Required (true) to give an authorization_code client a management scope (users:read, users:manage, logs:read, master:manage, sharedmemory:query): only its users whose role is admin hold it.',
+          },
           enabled: { type: 'boolean', default: true },
           serviceAccountId: {
             type: 'string',

@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { isManagementScope } from '@fed/contracts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { ClientEntity } from '../clients/client.entity';
@@ -6,7 +7,7 @@ import { validateRegistration } from '../clients/client-registration';
 import { ClientsError } from '../clients/clients.errors';
 import { hashClientSecret } from '../clients/clients.service';
 import { TenantEntity } from '../tenants/tenant.entity';
-import { UserEntity } from '../users/user.entity';
+import { UserEntity, type UserRole } from '../users/user.entity';
 import { UsersError } from '../users/users.errors';
 import { IdpError } from '../idp/idp.errors';
 import { validateIdpSettings } from '../idp/tenant-idp.rules';
@@ -103,6 +104,7 @@ export class RealmService {
       (realm.users ?? []).map((u) => (u.password ? hashPassword(u.password) : undefined)),
     );
     const identityProviders = await this.identityProvidersFor(realm);
+    const rolesChanged: { userId: string; role: UserRole }[] = [];
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`);
       for (const tenant of realm.tenants ?? []) {
@@ -121,10 +123,12 @@ export class RealmService {
       for (const [index, client] of (realm.clients ?? []).entries())
         await this.importClient(manager, client, index, at, report);
       for (const [index, user] of (realm.users ?? []).entries()) {
-        await this.importUser(manager, user, passwordHashes[index], index, at, report);
+        const changed = await this.importUser(manager, user, passwordHashes[index], index, at, report);
+        if (changed) rolesChanged.push(changed);
       }
     });
     for (const userId of report.sessionsEnded) await this.settings.invalidations?.invalidate(userId, at);
+    for (const { userId, role } of rolesChanged) await this.settings.invalidations?.roleChanged?.(userId, role, at);
     return report;
   }
 
@@ -171,6 +175,10 @@ export class RealmService {
         publicationStatus: c.publicationStatus,
         consentRequired: c.consentRequired,
         requirePkce: c.requirePkce,
+        // Registered with the flag, so an import of this file registers it again.
+        ...(c.grantTypes.includes('authorization_code') && c.scopes.some(isManagementScope)
+          ? { allowManagementScopes: true }
+          : {}),
         enabled: c.enabled,
         serviceAccountId: c.serviceAccountId,
         tenant: c.tenant?.name ?? DEFAULT_TENANT,
@@ -256,7 +264,7 @@ export class RealmService {
     index: number,
     at: Date,
     report: ImportReport,
-  ): Promise<void> {
+  ): Promise<{ userId: string; role: UserRole } | undefined> {
     const fields = validateUserFields({ ...user, status: user.status ?? 'approved' });
     const tenantName = user.tenant ?? DEFAULT_TENANT;
     const tenant = await tenantNamed(manager, tenantName, this.settings.defaultTenantEndpoint);
@@ -309,6 +317,8 @@ export class RealmService {
       throw error;
     }
     report.users[existing ? 'updated' : 'created']++;
+    // Told to every service after the commit, as platformctl's set-role does.
+    return existing && existing.role !== fields.role ? { userId: existing.id, role: fields.role } : undefined;
   }
 }
 

@@ -25,6 +25,8 @@ export interface RealmClient {
   consentRequired?: boolean;
   /** Default true: the code flow must use PKCE; false only for a legacy confidential client. */
   requirePkce?: boolean;
+  /** Needed for a management scope on an authorization_code client (held by its admin users only). */
+  allowManagementScopes?: boolean;
   enabled?: boolean;
   serviceAccountId?: string;
   /** Tenant name; the default saas tenant when omitted. */

@@ -148,13 +148,15 @@ export class UsersService {
     await this.invalidations?.invalidate(userId, at);
   }
 
-  /** Only approved users; lowering admin to user invalidates their existing sessions. */
+  /** Only approved users; lowering admin to user invalidates their existing sessions; every service is told. */
   async setRole(userId: string, role: UserRole, scope: UserScope = {}): Promise<{ sessionsInvalidated: boolean }> {
     if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
     const at = this.now();
     const result = await this.repository.setRole(userId, role, at, scope);
     if (!result.changed) await this.explainRefusal(userId, 'the user is not approved', scope);
     if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
+    // Every service asks the current role on an admin call: a promotion or demotion holds from the next one.
+    await this.invalidations?.roleChanged?.(userId, role, at);
     return { sessionsInvalidated: result.sessionsInvalidated };
   }
 

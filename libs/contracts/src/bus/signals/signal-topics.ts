@@ -17,10 +17,24 @@ export interface TokenRevokedV1 {
 
 export interface SessionsInvalidatedV1 {
   version: 1;
-  /** `sub` whose tokens issued before `issuedBefore` are no longer accepted. */
+  /** `sub` whose logins made before the cut-off have ended. */
   subject: string;
-  /** Unix seconds. */
+  /**
+   * Unix seconds: a token without `auth_time_ms` is refused when its `iat` is before this (the
+   * second after the cut-off, since whole seconds cannot tell its own second apart).
+   */
   issuedBefore: number;
+  /** Epoch milliseconds of the cut-off: a token whose `auth_time_ms` is before it is refused. */
+  cutOffMs?: number;
+}
+
+export interface RoleChangedV1 {
+  version: 1;
+  /** `sub` of the user whose role changed. */
+  subject: string;
+  role: 'admin' | 'user';
+  /** Epoch milliseconds of the change: of two changes of one user, the later one holds. */
+  changedAtMs: number;
 }
 
 export interface SigningKeyRevokedV1 {
@@ -41,6 +55,7 @@ export interface SignalPayloads {
   'run.cancelled': RunCancelledV1;
   'auth.token-revoked': TokenRevokedV1;
   'auth.sessions-invalidated': SessionsInvalidatedV1;
+  'auth.role-changed': RoleChangedV1;
   'auth.signing-key-revoked': SigningKeyRevokedV1;
   'config.changed': ConfigChangedV1;
 }
@@ -51,6 +66,7 @@ export const signalTopics: readonly SignalTopic[] = [
   'run.cancelled',
   'auth.token-revoked',
   'auth.sessions-invalidated',
+  'auth.role-changed',
   'auth.signing-key-revoked',
   'config.changed',
 ];

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { type ClientEntity } from '../../clients/client.entity';
 import { type TenantEntity } from '../../tenants/tenant.entity';
-import { sessionsValidFrom } from '../../users/session-invalidations';
+import { loginEndedBy } from '../../users/session-invalidations';
 import { type UserEntity } from '../../users/user.entity';
 import { type UserRepository } from '../../users/user.repository';
 import { type ArtifactStore } from '../artifacts/artifact-store';
@@ -14,6 +14,7 @@ import {
 } from '../refresh-tokens/refresh-token.repository';
 import { type TokenRevocations } from '../revocation/token-revocations';
 import { oauthErrors as errors } from '../oauth-http';
+import { scopesHeldBy } from '../role-scopes';
 import { type TokenIssuer, type UserLogin } from '../token-issuer';
 import { type GrantRequest } from './grant-request';
 
@@ -53,6 +54,7 @@ interface StoredCode {
   codeChallenge?: string;
   codeChallengeMethod?: string;
   nonce?: string;
+  /** Unix seconds, to the millisecond (logins are stamped so; whole seconds before they were). */
   authTime: number;
   /** Present only for clients of logout features; the session's uid serves as `sid` otherwise. */
   sid?: string;
@@ -89,7 +91,7 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!user || user.status !== 'approved' || !user.tenant) {
       throw errors.invalidGrant('the user can no longer sign in');
     }
-    if (authTime < sessionsValidFrom(user.sessionsValidAfter)) {
+    if (loginEndedBy(user.sessionsValidAfter, authTime)) {
       throw errors.invalidGrant("the user's sessions have ended; sign in again");
     }
     if (!user.tenant.enabled) throw errors.unauthorizedClient("the user's tenant is disabled");
@@ -164,10 +166,11 @@ export function userGrants(deps: UserGrantDependencies) {
     checkPkce(params.code_verifier, stored, client.requirePkce);
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
 
-    const scope = stored.scope
-      .split(' ')
-      .filter((name) => client.scopes.includes(name) || name === 'openid')
-      .join(' ');
+    // The role now, not at the consent: a user demoted since gets no management scope.
+    const scope = scopesHeldBy(
+      user.role,
+      stored.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid'),
+    ).join(' ');
     return rotate(
       {
         login: {
@@ -220,7 +223,11 @@ export function userGrants(deps: UserGrantDependencies) {
     const token = await deps.refreshTokens.find(presented, client.clientId);
     if (!token) throw errors.invalidGrant('refresh token is invalid or expired');
     const user = await eligibleUser(client, token.userId, token.authTime);
-    const held = token.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid');
+    // What the login was granted, as far as the client still has it and the user's role now allows.
+    const held = scopesHeldBy(
+      user.role,
+      token.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid'),
+    );
     let scope = held;
     if (params.scope !== undefined) {
       const requested = [...new Set(params.scope.split(' ').filter(Boolean))];

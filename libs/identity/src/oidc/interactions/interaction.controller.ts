@@ -8,7 +8,9 @@ import { ClientRepository } from '../../clients/client.repository';
 import { ConsentRepository } from '../../consents/consent.repository';
 import { TenantSignIn } from '../../idp/tenant-sign-in';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
-import { INTERACTION_PATH } from '../oidc-provider.factory';
+import { UserRepository } from '../../users/user.repository';
+import { INTERACTION_PATH, grantScopesOfRole } from '../oidc-provider.factory';
+import { scopesHeldBy } from '../role-scopes';
 import { OIDC_PROVIDER } from '../oidc.tokens';
 import { type UiLocale } from '../../pages/locales';
 import { PAGE_SECURITY_HEADERS } from '../../pages/page-shell';
@@ -38,6 +40,7 @@ export class InteractionController {
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
     private readonly clients: ClientRepository,
     private readonly consents: ConsentRepository,
+    private readonly users: UserRepository,
     private readonly signIn: PasswordSignIn,
     private readonly tenantSignIn: TenantSignIn,
     encryption: KeyEncryption,
@@ -71,6 +74,9 @@ export class InteractionController {
         }),
       );
     }
+    // Never a scope the user cannot hold: a user who is not an admin is not offered management scopes.
+    const user = details.session?.accountId ? await this.users.find(details.session.accountId) : null;
+    if (!user) return this.fail(res, 400, 'invalid_request', 'interactionExpired', locale);
     return this.send(
       res,
       200,
@@ -81,7 +87,7 @@ export class InteractionController {
         action: `${INTERACTION_PATH}/${uid}/consent`,
         csrf: this.csrf(uid),
         clientName: client.name,
-        scopes: [...new Set(['openid', ...client.scopes])],
+        scopes: [...new Set(['openid', ...scopesHeldBy(user.role, client.scopes)])],
       }),
     );
   }
@@ -150,7 +156,8 @@ export class InteractionController {
     const { details, body } = form;
     const accountId = details.session?.accountId;
     const client = await this.clients.find(String(details.params.client_id));
-    if (body.decision !== 'allow' || !accountId || !client) {
+    const user = accountId ? await this.users.find(accountId) : null;
+    if (body.decision !== 'allow' || !accountId || !client || !user) {
       await this.provider.interactionFinished(
         req,
         res,
@@ -159,12 +166,12 @@ export class InteractionController {
       );
       return;
     }
-    const scopes = [...new Set(['openid', ...client.scopes])];
+    // The user agreed to what the page showed: the scopes their role allows now.
     const existing = details.grantId ? await this.provider.Grant.find(details.grantId) : undefined;
     const grant = existing ?? new this.provider.Grant({ accountId, clientId: client.clientId });
-    grant.addOIDCScope(scopes.join(' '));
+    grantScopesOfRole(grant, user.role, client.scopes);
     const grantId = await grant.save();
-    await this.consents.record(accountId, client.clientId, client.scopes);
+    await this.consents.record(accountId, client.clientId, scopesHeldBy(user.role, client.scopes));
     await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 

@@ -37,9 +37,9 @@ export class RefreshTokenEntity {
   @Column({ type: 'text' })
   sessionId!: string;
 
-  /** `auth_time`, Unix seconds. */
-  @Column({ type: 'bigint' })
-  authTime!: string;
+  /** `auth_time`, Unix seconds, to the millisecond (a session cut-off is compared with it). */
+  @Column({ type: 'double precision' })
+  authTime!: number;
 
   /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
   @Column({ type: 'text' })

@@ -24,7 +24,7 @@ export interface RefreshTokenRecord {
   userId: string;
   scope: string;
   sessionId: string;
-  /** Unix seconds. */
+  /** Unix seconds, to the millisecond. */
   authTime: number;
   /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
   accessTokenId: string;
@@ -51,7 +51,7 @@ interface Row {
   user_id: string;
   scope: string;
   session_id: string;
-  auth_time: string;
+  auth_time: number;
   access_token_id: string;
   access_expires_at: Date;
   expires_at: Date;
