@@ -1,4 +1,10 @@
-import { ToolServerRepository, ToolServersAdminService, ToolServerSecrets, toolServerEntities } from '@fed/agent';
+import {
+  ToolServerNetwork,
+  ToolServerRepository,
+  ToolServersAdminService,
+  ToolServerSecrets,
+  toolServerEntities,
+} from '@fed/agent';
 import { EXTERNAL_UI_ALT_TEXT, MCP_APP_MIME_TYPE } from '@fed/contracts';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { McpAppsServer, ScriptedUpstream, WEATHER_HTML, WEATHER_UI_URI } from '@fed/testing';
@@ -38,6 +44,7 @@ describe('external MCP tool servers in agent turns', () => {
     const admin = new ToolServersAdminService(
       new ToolServerRepository(database.dataSource),
       new ToolServerSecrets(secretKey),
+      { network: ToolServerNetwork.of(true) },
     );
     await admin.add({
       name: 'weather',
@@ -47,7 +54,8 @@ describe('external MCP tool servers in agent turns', () => {
       timeoutSeconds: '2',
     });
     stack = await bootChatStack(database.url, upstream.url, {
-      env: { TOOLSERVER_SECRET_KEY: secretKey.toString('base64') },
+      // The server is on loopback: allowed as for tool servers of one's own network.
+      env: { TOOLSERVER_SECRET_KEY: secretKey.toString('base64'), TOOLSERVER_ALLOW_PRIVATE_ADDRESSES: 'true' },
     });
     token = await stack.userToken();
   });
@@ -62,6 +70,7 @@ describe('external MCP tool servers in agent turns', () => {
     upstream.reset();
     server.mode = 'up';
     server.failResourceReads = false;
+    server.flood = undefined;
   });
 
   const api = (path: string, init: RequestInit = {}) =>
@@ -196,5 +205,29 @@ describe('external MCP tool servers in agent turns', () => {
     );
     expect(toolMessage?.content).toContain('HTTP 503');
     expect((await historyTasks(conversationId)).map((task) => task.status)).toEqual(['in_progress', 'failed']);
+  });
+
+  it('fails the task when the server answers more than 8 MiB, stops reading it, and tells the model why', async () => {
+    server.flood = { method: 'tools/call', form: 'sse' };
+    upstream.enqueue(toolCall('call_weather_5', 'weather__show_weather', { city: 'Kyiv' }), textAnswer(['Too much.']));
+    const { conversationId, chunks } = await turn('Weather in Kyiv?');
+    const tasks = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tasks ?? []);
+    expect(tasks.map((task) => [task.actionType, task.status])).toEqual([
+      ['tool_start', 'in_progress'],
+      ['tool_result', 'failed'],
+    ]);
+    expect(chunks.at(-1)?.choices[0]?.finishReason).toBe('stop');
+    const [, second] = await upstream.waitForRequests(2);
+    const toolMessage = (second?.json as { messages: { role: string; content: string }[] }).messages.find(
+      (message) => message.role === 'tool',
+    );
+    expect(toolMessage?.content).toContain(
+      'The weather tool server could not run show_weather: its answer to tools/call is larger than 8 MiB.',
+    );
+    expect((await historyTasks(conversationId)).map((task) => task.status)).toEqual(['in_progress', 'failed']);
+    // The server stopped writing soon after the bound (the connection closed), far from the 64 MiB it had.
+    const flood = server.floods.at(-1);
+    await flood?.ended;
+    expect([flood?.cut, (flood?.bytes ?? Infinity) < 16 * 1024 * 1024]).toEqual([true, true]);
   });
 });

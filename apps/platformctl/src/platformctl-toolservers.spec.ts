@@ -9,10 +9,23 @@ describe('platformctl toolservers', () => {
   let server: McpAppsServer;
   const secretKey = randomBytes(32).toString('base64');
 
+  // The test servers are on loopback: allowed as an operator of a private network would.
+  const env = (extra: Record<string, string> = {}) =>
+    cleanEnv({
+      DATABASE_URL: database.url,
+      TOOLSERVER_SECRET_KEY: secretKey,
+      TOOLSERVER_ALLOW_PRIVATE_ADDRESSES: 'true',
+      ...extra,
+    });
   const run = async (...args: string[]) => {
-    const handle = startProcess(cli, args, cleanEnv({ DATABASE_URL: database.url, TOOLSERVER_SECRET_KEY: secretKey }));
+    const handle = startProcess(cli, args, env());
     const code = await handle.exited(60_000);
     return { code, output: handle.output() };
+  };
+  const stderrOf = (handle: ReturnType<typeof startProcess>) => {
+    let text = '';
+    handle.child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    return () => text;
   };
 
   beforeAll(async () => {
@@ -62,16 +75,53 @@ describe('platformctl toolservers', () => {
     const handle = startProcess(
       cli,
       ['toolservers', 'add', 'piped', '--url', server.url, '--auth-header-stdin', '--allow', 'echo'],
-      cleanEnv({ DATABASE_URL: database.url, TOOLSERVER_SECRET_KEY: secretKey }),
+      env(),
     );
+    const stderr = stderrOf(handle);
     handle.child.stdin?.end('Bearer s3cret-value\n');
     expect([await handle.exited(60_000), handle.output()]).toEqual([
       0,
       expect.stringContaining('added tool server piped: piped__echo'),
     ]);
+    expect(stderr()).not.toContain('warning');
     expect(server.authorizations.at(-1)).toBe('Bearer s3cret-value');
     expect((await run('toolservers', 'list')).output).toMatch(/^piped .* auth=set /m);
     expect((await run('toolservers', 'remove', 'piped')).code).toBe(0);
+  }, 120_000);
+
+  it('warns on standard error when the auth header is given on the command line (ps, shell history)', async () => {
+    const handle = startProcess(
+      cli,
+      ['toolservers', 'add', 'argued', '--url', server.url, '--auth-header', 'Bearer s3cret-value', '--allow', 'echo'],
+      env(),
+    );
+    const stderr = stderrOf(handle);
+    expect([await handle.exited(60_000), handle.output()]).toEqual([
+      0,
+      expect.stringContaining('added tool server argued: argued__echo'),
+    ]);
+    expect(stderr()).toBe(
+      'warning: --auth-header puts the secret on the command line (ps, shell history): use --auth-header-stdin\n',
+    );
+    expect((await run('toolservers', 'remove', 'argued')).code).toBe(0);
+  }, 120_000);
+
+  it('refuses a loopback or private URL unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true', async () => {
+    for (const url of [server.url, server.url.replace('127.0.0.1', 'localhost'), 'http://169.254.169.254/mcp']) {
+      const handle = startProcess(
+        cli,
+        ['toolservers', 'add', 'inside', '--url', url, '--allow', 'echo'],
+        env({ TOOLSERVER_ALLOW_PRIVATE_ADDRESSES: 'false' }),
+      );
+      expect([url, await handle.exited(60_000), handle.output()]).toEqual([
+        url,
+        1,
+        expect.stringMatching(
+          /refused \(address_not_allowed\): .*a (loopback|link-local) address: tool servers must be on public addresses unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true/,
+        ),
+      ]);
+    }
+    expect((await run('toolservers', 'list')).output).toContain('no tool servers');
   }, 120_000);
 
   it('refuses unknown tools, a wildcard, an unreachable server and unknown names with the reason and exit 1', async () => {

@@ -37,6 +37,7 @@ export {
   ToolServersAdminService,
 } from './toolservers/tool-servers-admin.service';
 export { ToolServerSecrets, toolServerSecretsFor } from './toolservers/tool-server-secrets';
+export { ToolServerNetwork } from './toolservers/tool-server-network';
 export { ExternalUiRefusedError, ToolServerUiSource } from './toolservers/tool-server-ui-source';
 export { TOOL_SERVER_SECRETS, ToolServersModule } from './toolservers/tool-servers.module';
 export { type FileFormat, formatOf } from './runtime/attachments/file-formats';

@@ -971,6 +971,16 @@ export const variables = [
         ? raw
         : fail('not 32 bytes of base64'),
   }),
+  define({
+    name: 'TOOLSERVER_ALLOW_PRIVATE_ADDRESSES',
+    key: 'toolServers.allowPrivateAddresses',
+    description:
+      'Lets approved MCP tool servers be on loopback, private, link-local and other non-public addresses (127.0.0.0/8, 10.0.0.0/8, 169.254.0.0/16, ::1, fc00::/7, ...). Off, such a URL is refused at `toolservers add`, and every connection is checked on the address it resolves to (DNS rebinding, redirects). Turn it on only for tool servers of your own network.',
+    allowed: 'true or false',
+    default: 'false',
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform', 'platformctl'],
+    parse: boolean,
+  }),
 ] as const satisfies readonly VariableDefinition[];
 
 export type VariableName = (typeof variables)[number]['name'];

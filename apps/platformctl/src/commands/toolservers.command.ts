@@ -1,5 +1,6 @@
 import {
   type ToolServerItem,
+  ToolServerNetwork,
   ToolServerRepository,
   ToolServersAdminService,
   ToolServersError,
@@ -11,7 +12,11 @@ import { withEntities } from './database';
 
 function withToolServers<T>(work: (admin: ToolServersAdminService) => Promise<T>): Promise<T> {
   return withEntities(toolServerEntities, async (dataSource, config) =>
-    work(new ToolServersAdminService(new ToolServerRepository(dataSource), toolServerSecretsFor(config))),
+    work(
+      new ToolServersAdminService(new ToolServerRepository(dataSource), toolServerSecretsFor(config), {
+        network: ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
+      }),
+    ),
   );
 }
 
@@ -60,14 +65,19 @@ export function registerToolServers(program: Command): void {
     .requiredOption('--url <url>', 'its streamable HTTP endpoint (http or https)')
     .requiredOption('--allow <tools>', 'the tools the agent may call, comma-separated, each by name (no `*`)')
     .option(
-      '--auth-header <value>',
-      "the Authorization header it requires (e.g. 'Bearer x'); stored encrypted, never shown",
+      '--auth-header-stdin',
+      "read the Authorization header it requires (e.g. 'Bearer x') from standard input; stored encrypted, never shown",
     )
-    .option('--auth-header-stdin', 'read the Authorization header from standard input (kept out of `ps`)')
+    .option('--auth-header <value>', 'the same on the command line, where `ps` and shell history show it: avoid')
     .option('--timeout-seconds <n>', 'longest a call may take, 1-300 (default 15)')
     .action(async (name: string, { authHeaderStdin, ...options }: AddOptions) => {
       if (authHeaderStdin && options.authHeader !== undefined) {
         throw new ToolServersError('invalid_auth_header', 'give --auth-header or --auth-header-stdin, not both');
+      }
+      if (options.authHeader !== undefined) {
+        process.stderr.write(
+          'warning: --auth-header puts the secret on the command line (ps, shell history): use --auth-header-stdin\n',
+        );
       }
       const authHeader = authHeaderStdin ? await readAuthHeader() : options.authHeader;
       const item = await withToolServers((admin) => admin.add({ name, ...options, authHeader }));

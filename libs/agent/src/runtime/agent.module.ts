@@ -33,6 +33,7 @@ import { TurnAnswerer } from './turn/turn-answerer';
 import { TurnRunner } from './turn/turn-runner';
 import { ToolServerRepository } from '../toolservers/tool-server.repository';
 import { type ToolServerSecrets } from '../toolservers/tool-server-secrets';
+import { ToolServerNetwork } from '../toolservers/tool-server-network';
 import { ToolServerTurnTools } from '../toolservers/tool-server-turn-tools';
 import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-servers.module';
 
@@ -114,7 +115,9 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
           prompt,
           new AgentLoop(model, config.agent.maxSteps, logger, llmLog),
           // The built-in tools and those of the approved MCP tool servers.
-          new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger),
+          new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger, {
+            network: ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
+          }),
           new SharedMemoryHook(),
           { agentName: config.chat.modelName, models: config.agent.models },
           agents,

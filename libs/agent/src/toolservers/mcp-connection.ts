@@ -3,6 +3,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type * as SdkHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type AnswerLimits, answerLimits, answerTooLarge, boundedFetch } from './tool-server-fetch';
+import { UI_MAX_BYTES } from './mcp-ui';
+import { type ToolServerNetwork, addressRefusal } from './tool-server-network';
 
 /** Where and how to reach one approved tool server. */
 export interface ToolServerEndpoint {
@@ -11,6 +14,8 @@ export interface ToolServerEndpoint {
   /** The `Authorization` header value, opened. */
   authHeader?: string;
   timeoutMs: number;
+  /** Where it may be connected to (TOOLSERVER_ALLOW_PRIVATE_ADDRESSES), and the connections to it. */
+  network: ToolServerNetwork;
 }
 
 const CLIENT_INFO = { name: 'federation-agent', version: '1.0.0' };
@@ -53,10 +58,28 @@ function loadSdk(): Promise<McpClientSdk> {
   return loading;
 }
 
-/** An initialized MCP client of the server (streamable HTTP), or the reason it could not connect. */
-export async function connectToolServer(endpoint: ToolServerEndpoint, signal?: AbortSignal): Promise<Client> {
+/**
+ * An initialized MCP client of the server (streamable HTTP), or the reason it could not connect. Every
+ * answer is bounded by `limits` as it arrives, and every connection checked against the endpoint's network.
+ */
+export async function connectToolServer(
+  endpoint: ToolServerEndpoint,
+  signal?: AbortSignal,
+  limits: AnswerLimits = answerLimits(UI_MAX_BYTES),
+): Promise<Client> {
   const { Client, StreamableHTTPClientTransport, McpError, ErrorCode } = await loadSdk();
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+  // An SSE answer cut off fails its requests at once, with the cut-off as the error's data (see answerTooLarge).
+  const failRequests = (ids: readonly (string | number)[], error: Error) => {
+    for (const id of ids) {
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: error.message, data: error },
+      });
+    }
+  };
+  const transport: SdkHttp.StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    fetch: boundedFetch({ dispatcher: endpoint.network.dispatcher, limits, failRequests }),
     requestInit: endpoint.authHeader ? { headers: { authorization: endpoint.authHeader } } : undefined,
     // A call is answered within the server's timeout or fails; no background reconnection.
     reconnectionOptions: {
@@ -114,6 +137,8 @@ export async function listAllTools(
  */
 export function isTransientFailure(error: unknown): boolean {
   const { StreamableHTTPError, McpError, ErrorCode } = sdk ?? {};
+  // Too much, or an address not allowed: asking again gets the same.
+  if (answerTooLarge(error) || addressRefusal(error)) return false;
   if (StreamableHTTPError && error instanceof StreamableHTTPError) {
     return error.code === undefined || error.code >= 500 || error.code === 408 || error.code === 429;
   }
@@ -128,7 +153,9 @@ export function isTransientFailure(error: unknown): boolean {
 export function failureText(error: unknown): string {
   const { StreamableHTTPError, McpError, ErrorCode } = sdk ?? {};
   let text: string;
-  if (StreamableHTTPError && error instanceof StreamableHTTPError) text = `HTTP ${error.code ?? 'error'}`;
+  const ours = answerTooLarge(error) ?? addressRefusal(error);
+  if (ours) text = ours.message;
+  else if (StreamableHTTPError && error instanceof StreamableHTTPError) text = `HTTP ${error.code ?? 'error'}`;
   else if (McpError && error instanceof McpError && error.code === ErrorCode?.RequestTimeout)
     text = 'it did not answer in time';
   else if (McpError && error instanceof McpError) text = error.message;

@@ -7,10 +7,20 @@ import { toolSchemaValidator } from '../runtime/tools/tool-schema-validators';
 import { type TurnTools } from '../runtime/turn/turn-answerer';
 import { ExternalTool, type ServerSession } from './external-tool';
 import { type ToolServerEndpoint, connectToolServer } from './mcp-connection';
+import { UI_MAX_BYTES } from './mcp-ui';
+import { type AnswerLimits, answerLimits } from './tool-server-fetch';
+import { ToolServerNetwork } from './tool-server-network';
 import { type ToolServerEntity } from './tool-server.entity';
 import { type ToolServerRepository } from './tool-server.repository';
 import { agentToolName } from './tool-server.rules';
 import { type ToolServerSecrets } from './tool-server-secrets';
+
+export interface TurnToolsOptions {
+  /** Largest UI resource HTML shown (UTF-8 bytes); `UI_MAX_BYTES` by default. */
+  uiMaxBytes?: number;
+  /** Where servers may be connected to: public addresses only by default. */
+  network?: ToolServerNetwork;
+}
 
 /**
  * The tools of a turn: the built-in ones, and the recorded allowed tools of every enabled tool server.
@@ -18,20 +28,28 @@ import { type ToolServerSecrets } from './tool-server-secrets';
  * each server is connected at its first call and closed when the turn ends.
  */
 export class ToolServerTurnTools implements TurnTools {
+  private readonly uiMaxBytes?: number;
+  private readonly network: ToolServerNetwork;
+  private readonly limits: AnswerLimits;
+
   constructor(
     private readonly builtIn: readonly AgentTool<never>[],
     private readonly repository: Pick<ToolServerRepository, 'enabled'>,
     private readonly secrets: ToolServerSecrets | undefined,
     private readonly logger: Logger,
-    private readonly uiMaxBytes?: number,
-  ) {}
+    options: TurnToolsOptions = {},
+  ) {
+    this.uiMaxBytes = options.uiMaxBytes;
+    this.network = options.network ?? ToolServerNetwork.of(false);
+    this.limits = answerLimits(options.uiMaxBytes ?? UI_MAX_BYTES);
+  }
 
   async open(turn: ClaimedTurn, _signal: AbortSignal): Promise<{ toolbox: ToolBox; close(): Promise<void> }> {
     const builtIn = this.builtIn.filter((tool) => tool.offered?.(turn.options) ?? true);
     // A turn without tools (agentMode false) connects to nothing and reads no registry.
     if (!turn.options.agentMode) return { toolbox: new ToolBox(builtIn), close: async () => undefined };
     const servers = await this.repository.enabled();
-    const sessions = servers.map((server) => new LazySession(server, this.secrets));
+    const sessions = servers.map((server) => new LazySession(server, this.secrets, this.network, this.limits));
     const candidates: ExternalTool[] = [];
     for (const session of sessions) {
       const { server } = session;
@@ -95,6 +113,8 @@ class LazySession implements ServerSession {
   constructor(
     readonly server: ToolServerEntity,
     private readonly secrets: ToolServerSecrets | undefined,
+    private readonly network: ToolServerNetwork,
+    private readonly limits: AnswerLimits,
   ) {}
 
   get name(): string {
@@ -109,8 +129,8 @@ class LazySession implements ServerSession {
     if (this.closed) return Promise.reject(new Error('the turn has ended'));
     if (!this.connecting) {
       const connectSignal = AbortSignal.any([signal, this.ended.signal]);
-      this.connecting = endpointOf(this.server, this.secrets).then((endpoint) =>
-        connectToolServer(endpoint, connectSignal),
+      this.connecting = endpointOf(this.server, this.secrets, this.network).then((endpoint) =>
+        connectToolServer(endpoint, connectSignal, this.limits),
       );
       this.connecting.catch(() => {
         this.connecting = undefined;
@@ -131,6 +151,7 @@ class LazySession implements ServerSession {
 export async function endpointOf(
   server: ToolServerEntity,
   secrets: ToolServerSecrets | undefined,
+  network: ToolServerNetwork,
 ): Promise<ToolServerEndpoint> {
   let authHeader: string | undefined;
   if (server.authHeader) {
@@ -143,5 +164,5 @@ export async function endpointOf(
       );
     }
   }
-  return { name: server.name, url: server.url, authHeader, timeoutMs: server.timeoutMs };
+  return { name: server.name, url: server.url, authHeader, timeoutMs: server.timeoutMs, network };
 }

@@ -9,6 +9,8 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectToolServer, failureText, isTransientFailure } from './mcp-connection';
 import { type ResourceContent, UI_MAX_BYTES, checkUiResource } from './mcp-ui';
+import { answerLimits, answerTooLarge } from './tool-server-fetch';
+import { ToolServerNetwork } from './tool-server-network';
 import { type ToolServerRepository } from './tool-server.repository';
 import { isServerName } from './tool-server.rules';
 import { type ToolServerSecrets } from './tool-server-secrets';
@@ -26,13 +28,15 @@ export class ExternalUiRefusedError extends ExternalUiGoneError {
  * Reads an external UI resource from its approved tool server again (`resources/read`), checked in form
  * as at tool time. Down, slow or 5xx: `ExternalUiUnavailableError` (retrieval answers 502); a server no
  * longer approved, or an answer that is not a valid MCP Apps resource: `ExternalUiRefusedError` (404
- * `not_found`); HTML over the limit: `ExternalUiTooLargeError` (404 `file_too_large`).
+ * `not_found`); HTML over the limit, or an answer cut off at its bound: `ExternalUiTooLargeError` (404
+ * `file_too_large`).
  */
 export class ToolServerUiSource implements ExternalUiSource {
   constructor(
     private readonly repository: Pick<ToolServerRepository, 'findByName'>,
     private readonly secrets: ToolServerSecrets | undefined,
     private readonly maxBytes = UI_MAX_BYTES,
+    private readonly network = ToolServerNetwork.of(false),
   ) {}
 
   async read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent> {
@@ -41,15 +45,16 @@ export class ToolServerUiSource implements ExternalUiSource {
       throw new ExternalUiRefusedError(`the tool server ${reference.serverName} is not approved (any more)`);
     }
     // Outside the try: a key that cannot open the auth header is this deployment's fault (500), not the server's.
-    const endpoint = await endpointOf(server, this.secrets);
+    const endpoint = await endpointOf(server, this.secrets, this.network);
     let client: Client | undefined;
     let contents: readonly ResourceContent[];
     try {
-      client = await connectToolServer(endpoint, signal);
+      client = await connectToolServer(endpoint, signal, answerLimits(this.maxBytes));
       const read = await client.readResource({ uri: reference.uri }, { timeout: server.timeoutMs, signal });
       contents = read.contents as ResourceContent[];
     } catch (error) {
       const reason = `${server.name}: ${failureText(error)}`;
+      if (answerTooLarge(error)) throw new ExternalUiTooLargeError(reason);
       throw isTransientFailure(error) ? new ExternalUiUnavailableError(reason) : new ExternalUiRefusedError(reason);
     } finally {
       await client?.close().catch(() => undefined);

@@ -1,4 +1,5 @@
 import { isPrintableLine } from '@fed/contracts';
+import { addressProblem } from './tool-server-network';
 import { ToolServersError } from './tool-servers.errors';
 
 // What an administrator may register. The agent tool name `<server>__<tool>` must fit the
@@ -26,7 +27,11 @@ export function isServerName(raw: string): boolean {
   return SERVER_NAME.test(raw);
 }
 
-export function serverUrl(raw: string): string {
+/**
+ * An http(s) URL without credentials; an address literal must be public unless private ones are allowed
+ * (a name is checked where it is resolved, at every connection).
+ */
+export function serverUrl(raw: string, allowPrivateAddresses: boolean): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -39,6 +44,13 @@ export function serverUrl(raw: string): string {
   // `list` shows the URL: a secret belongs in --auth-header, which is never shown.
   if (url.username || url.password) {
     throw new ToolServersError('invalid_url', 'put credentials in --auth-header, not in the URL');
+  }
+  const problem = allowPrivateAddresses ? undefined : addressProblem(url.hostname);
+  if (problem) {
+    throw new ToolServersError(
+      'address_not_allowed',
+      `${problem}: tool servers must be on public addresses unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true`,
+    );
   }
   return url.toString();
 }

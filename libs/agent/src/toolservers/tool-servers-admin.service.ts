@@ -6,6 +6,7 @@ import { toolUiResourceUri, uiMeta } from './mcp-ui';
 import { type RecordedTool, ToolServerEntity } from './tool-server.entity';
 import { type ToolServerRepository } from './tool-server.repository';
 import { agentToolName, allowedTools, authHeaderValue, serverName, serverUrl, timeoutMs } from './tool-server.rules';
+import { ToolServerNetwork, addressRefusal } from './tool-server-network';
 import { type ToolServerSecrets } from './tool-server-secrets';
 import { endpointOf } from './tool-server-turn-tools';
 import { ToolServersError } from './tool-servers.errors';
@@ -43,19 +44,22 @@ const DESCRIPTION_MAX = 4000;
 /** Approving, listing, refreshing and removing external MCP tool servers (platformctl toolservers). */
 export class ToolServersAdminService {
   private readonly now: () => Date;
+  private readonly network: ToolServerNetwork;
 
   constructor(
     private readonly repository: ToolServerRepository,
     private readonly secrets: ToolServerSecrets | undefined,
-    options: { now?: () => Date } = {},
+    /** `network`: where servers may be (TOOLSERVER_ALLOW_PRIVATE_ADDRESSES); public addresses only by default. */
+    options: { now?: () => Date; network?: ToolServerNetwork } = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.network = options.network ?? ToolServerNetwork.of(false);
   }
 
   /** Connects, lists the server's tools and records the allowed ones; every allowed tool must exist. */
   async add(input: AddToolServer): Promise<ToolServerItem> {
     const name = serverName(input.name);
-    const url = serverUrl(input.url);
+    const url = serverUrl(input.url, this.network.allowPrivateAddresses);
     const allowed = allowedTools(input.allow);
     const timeout = timeoutMs(input.timeoutSeconds);
     const authHeader = input.authHeader === undefined ? undefined : authHeaderValue(input.authHeader);
@@ -68,7 +72,7 @@ export class ToolServersAdminService {
     if (await this.repository.findByName(name)) {
       throw new ToolServersError('server_exists', `a tool server named ${name} exists already`);
     }
-    const listed = await this.listTools({ name, url, authHeader, timeoutMs: timeout });
+    const listed = await this.listTools({ name, url, authHeader, timeoutMs: timeout, network: this.network });
     const unknown = allowed.filter((tool) => !listed.has(tool));
     if (unknown.length > 0) {
       throw new ToolServersError(
@@ -111,7 +115,7 @@ export class ToolServersAdminService {
     if (!server) throw notFound(name);
     let endpoint: ToolServerEndpoint;
     try {
-      endpoint = await endpointOf(server, this.secrets);
+      endpoint = await endpointOf(server, this.secrets, this.network);
     } catch (error) {
       throw new ToolServersError('no_secret_key', `${name}: ${(error as Error).message}`);
     }
@@ -135,6 +139,9 @@ export class ToolServersAdminService {
       const tools = await listAllTools(client, { timeoutMs: endpoint.timeoutMs, signal });
       return new Map(tools.map((tool) => [tool.name, tool]));
     } catch (error) {
+      // A name resolving to a loopback or private address is refused where it is connected to.
+      const refused = addressRefusal(error);
+      if (refused) throw new ToolServersError('address_not_allowed', `${endpoint.url}: ${refused.message}`);
       throw new ToolServersError(
         'server_unreachable',
         `${endpoint.url} did not answer as an MCP server: ${failureText(error)}`,

@@ -4,6 +4,7 @@ import { domainErrors } from '@fed/contracts';
 export class ToolServersError extends domainErrors({
   invalid_name: 'invalid_parameter',
   invalid_url: 'invalid_parameter',
+  address_not_allowed: 'invalid_parameter',
   invalid_auth_header: 'invalid_parameter',
   invalid_allowed_tools: 'invalid_parameter',
   invalid_timeout: 'invalid_parameter',

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { toolServerEntities } from './tool-server.entity';
 import { ToolServerRepository } from './tool-server.repository';
 import { type ToolServerSecrets, toolServerSecretsFor } from './tool-server-secrets';
+import { ToolServerNetwork } from './tool-server-network';
 import { ToolServerUiSource } from './tool-server-ui-source';
 
 /** The sealing key of auth headers; undefined when the app has none (servers without a header still work). */
@@ -30,9 +31,14 @@ export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
     },
     {
       provide: EXTERNAL_UI_SOURCE,
-      inject: [ToolServerRepository, TOOL_SERVER_SECRETS],
-      useFactory: (repository: ToolServerRepository, key: { secrets?: ToolServerSecrets }) =>
-        new ToolServerUiSource(repository, key.secrets),
+      inject: [ToolServerRepository, TOOL_SERVER_SECRETS, SERVICE_CONFIG],
+      useFactory: (repository: ToolServerRepository, key: { secrets?: ToolServerSecrets }, config: ServiceConfig) =>
+        new ToolServerUiSource(
+          repository,
+          key.secrets,
+          undefined,
+          ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
+        ),
     },
   ],
   exports: [ToolServerRepository, TOOL_SERVER_SECRETS, EXTERNAL_UI_SOURCE],

@@ -13,8 +13,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { type ServerResponse, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type ToolContext, type ToolOutcome } from '../runtime/tools/agent-tool';
-import { checkUiResource } from './mcp-ui';
+import { RESULT_MAX_CHARS } from './external-tool';
+import { UI_MAX_BYTES, checkUiResource } from './mcp-ui';
 import { ToolServerEntity, toolServerEntities } from './tool-server.entity';
+import { RESULT_ANSWER_MAX_BYTES, resourceAnswerMaxBytes } from './tool-server-fetch';
+import { ToolServerNetwork, addressKind } from './tool-server-network';
 import { ToolServerRepository } from './tool-server.repository';
 import { ToolServerSecrets, toolServerSecretsFor } from './tool-server-secrets';
 import { ToolServerTurnTools } from './tool-server-turn-tools';
@@ -23,6 +26,8 @@ import { ToolServersAdminService } from './tool-servers-admin.service';
 import { ToolServersError } from './tool-servers.errors';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
+// The servers of these tests are on loopback: as with TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true.
+const privateAllowed = ToolServerNetwork.of(true);
 const agentTurn = { options: { agentMode: true } } as ClaimedTurn;
 
 function context(callId = 'call_1', signal = new AbortController().signal): ToolContext {
@@ -112,7 +117,7 @@ describe('external MCP tool servers', () => {
   beforeAll(async () => {
     server = await McpAppsServer.start({ authHeader: 'Bearer weather-secret' });
     repository = new ToolServerRepository(database.dataSource);
-    admin = new ToolServersAdminService(repository, secrets);
+    admin = new ToolServersAdminService(repository, secrets, { network: privateAllowed });
   });
   afterAll(async () => {
     await server?.close();
@@ -121,20 +126,25 @@ describe('external MCP tool servers', () => {
     server.mode = 'up';
     server.failResourceReads = false;
     server.ui = { html: WEATHER_HTML, mimeType: MCP_APP_MIME_TYPE };
+    server.flood = undefined;
     await database.dataSource.query('DELETE FROM agent.tool_servers');
   });
 
   const addWeather = (allow = 'show_weather,echo,broken,embedded_view', timeoutSeconds?: string) =>
     admin.add({ name: 'weather', url: server.url, authHeader: 'Bearer weather-secret', allow, timeoutSeconds });
 
-  async function openTools(options: { uiMaxBytes?: number } = {}) {
-    return new ToolServerTurnTools([], repository, secrets, logger, options.uiMaxBytes).open(
+  async function openTools(options: { uiMaxBytes?: number; network?: ToolServerNetwork } = {}) {
+    return new ToolServerTurnTools([], repository, secrets, logger, { network: privateAllowed, ...options }).open(
       agentTurn,
       new AbortController().signal,
     );
   }
 
-  async function call(name: string, args: Record<string, unknown>, options: { uiMaxBytes?: number } = {}) {
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    options: { uiMaxBytes?: number; network?: ToolServerNetwork } = {},
+  ) {
     const { toolbox, close } = await openTools(options);
     try {
       const prepared = toolbox.prepare({
@@ -270,7 +280,7 @@ describe('external MCP tool servers', () => {
     });
 
     it('refuses an auth header when there is no key to seal it with', async () => {
-      const keyless = new ToolServersAdminService(repository, undefined);
+      const keyless = new ToolServersAdminService(repository, undefined, { network: privateAllowed });
       expect(await refusal(keyless.add({ name: 'w', url: server.url, allow: 'echo', authHeader: 'Bearer x' }))).toMatch(
         /^no_secret_key/,
       );
@@ -459,10 +469,9 @@ describe('external MCP tool servers', () => {
         describe: () => ({ title: 'Built in' }),
         run: async (): Promise<ToolOutcome> => ({ status: 'completed', content: 'built-in', label: { title: 'x' } }),
       };
-      const { toolbox, close } = await new ToolServerTurnTools([builtIn], repository, secrets, logger).open(
-        agentTurn,
-        new AbortController().signal,
-      );
+      const { toolbox, close } = await new ToolServerTurnTools([builtIn], repository, secrets, logger, {
+        network: privateAllowed,
+      }).open(agentTurn, new AbortController().signal);
       expect(toolbox.definitions().map((tool) => tool.function.name)).toEqual(['weather__echo', 'a__b__only_here']);
       expect(toolbox.definitions()[0]?.function.description).toBe(builtIn.description);
       await close();
@@ -541,10 +550,181 @@ describe('external MCP tool servers', () => {
     });
   });
 
+  describe('answers too large (bounded as they arrive)', () => {
+    // Bytes the server may write past the bound before it sees the connection close: the two sockets'
+    // buffers and a chunk or two in flight, never the 64 MiB it would send.
+    const slack = 8 * 1024 * 1024;
+
+    /** The flood the server wrote, once it stopped: cut off by the client, not sent whole. */
+    async function floodStopped(): Promise<{ bytes: number; cut: boolean }> {
+      const flood = server.floods.at(-1);
+      if (!flood) throw new Error('the server was not asked');
+      await within(15_000, flood.ended);
+      return { bytes: flood.bytes, cut: flood.cut };
+    }
+
+    it.each([
+      ['one JSON answer', 'json'],
+      ['one SSE event', 'sse'],
+      ['an endless slow stream of SSE notifications', 'trickle'],
+    ] as const)(
+      'fails the task with the reason when tools/call answers more than 8 MiB in %s, and stops reading there',
+      async (_case, form) => {
+        await addWeather('echo', '20');
+        server.flood = { method: 'tools/call', form };
+        const outcome = await within(15_000, call('weather__echo', { text: 'x' }));
+        expect(outcome).toEqual({
+          status: 'failed',
+          error: 'The weather tool server could not run echo: its answer to tools/call is larger than 8 MiB.',
+          label: { title: 'echo failed', description: expect.any(String) },
+        });
+        const { bytes, cut } = await floodStopped();
+        expect({ cut, bytes: bytes < RESULT_ANSWER_MAX_BYTES + slack }).toEqual({ cut: true, bytes: true });
+        expect(bytes).toBeGreaterThan(RESULT_ANSWER_MAX_BYTES);
+      },
+    );
+
+    it('takes an answer within the bound: a 1 MiB text reaches the model cut to 100,000 characters', async () => {
+      await addWeather('echo');
+      server.flood = { method: 'tools/call', form: 'sse', totalBytes: 1024 * 1024 };
+      const outcome = (await call('weather__echo', { text: 'x' })) as Extract<ToolOutcome, { status: 'completed' }>;
+      expect([outcome.status, outcome.content.length]).toEqual(['completed', RESULT_MAX_CHARS]);
+      expect(await floodStopped()).toMatchObject({ cut: false });
+    });
+
+    it.each(['json', 'sse'] as const)(
+      'serves no UI when resources/read answers more than its bound (%s): the text only, reading stopped there',
+      async (form) => {
+        await addWeather('show_weather');
+        server.flood = { method: 'resources/read', form };
+        const outcome = (await within(15_000, call('weather__show_weather', { city: 'Oslo' }))) as Extract<
+          ToolOutcome,
+          { status: 'completed' }
+        >;
+        expect(outcome).toMatchObject({ status: 'completed', content: 'Sunny and 21 °C in Oslo.' });
+        expect(outcome.uiResource).toMatchObject({ unservable: true, resource: { altText: EXTERNAL_UI_ALT_TEXT } });
+        expect(outcome.uiResource?.html).toBeUndefined();
+        const { bytes, cut } = await floodStopped();
+        expect({ cut, bytes: bytes < resourceAnswerMaxBytes(UI_MAX_BYTES) + slack }).toEqual({
+          cut: true,
+          bytes: true,
+        });
+      },
+    );
+
+    it('refuses a UI resource retrieval whose answer is over its bound as too large (404 file_too_large)', async () => {
+      await addWeather('show_weather');
+      server.flood = { method: 'resources/read', form: 'sse' };
+      const source = new ToolServerUiSource(repository, secrets, UI_MAX_BYTES, privateAllowed);
+      const read = source.read({ serverName: 'weather', uri: WEATHER_UI_URI });
+      await expect(within(15_000, read)).rejects.toThrow(
+        new ExternalUiTooLargeError('weather: its answer to resources/read is larger than 4259840 bytes'),
+      );
+      expect(await floodStopped()).toMatchObject({ cut: true });
+    });
+  });
+
+  describe('addresses (TOOLSERVER_ALLOW_PRIVATE_ADDRESSES off)', () => {
+    const publicOnly = () => new ToolServersAdminService(repository, secrets);
+    let open: McpAppsServer;
+    const requestsSeen = () => server.methods.length + open.methods.length;
+
+    beforeAll(async () => {
+      open = await McpAppsServer.start();
+    });
+    afterAll(async () => {
+      await open?.close();
+    });
+
+    it('refuses at registration a URL whose address is loopback, private, link-local or otherwise not public', async () => {
+      const port = new URL(server.url).port;
+      const refused: [string, string][] = [
+        [`http://127.0.0.1:${port}/mcp`, '127.0.0.1 is a loopback address'],
+        ['http://127.1/mcp', '127.0.0.1 is a loopback address'],
+        ['http://2130706433/mcp', '127.0.0.1 is a loopback address'],
+        ['http://[::1]/mcp', '::1 is a loopback address'],
+        ['http://[::ffff:127.0.0.1]/mcp', '::ffff:7f00:1 is a loopback address'],
+        ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is a link-local address'],
+        ['http://[fe80::1]/mcp', 'fe80::1 is a link-local address'],
+        ['http://10.0.0.8/mcp', '10.0.0.8 is a private address'],
+        ['http://172.16.5.4/mcp', '172.16.5.4 is a private address'],
+        ['http://192.168.1.10/mcp', '192.168.1.10 is a private address'],
+        ['http://[fd12:3456::1]/mcp', 'fd12:3456::1 is a private address'],
+        ['https://100.64.0.1/mcp', '100.64.0.1 is a shared (carrier-grade NAT) address'],
+        ['http://0.0.0.0/mcp', '0.0.0.0 is a unspecified address'],
+      ];
+      const before = requestsSeen();
+      for (const [url, problem] of refused) {
+        expect([url, await refusal(publicOnly().add({ name: 'inside', url, allow: 'echo' }))]).toEqual([
+          url,
+          `address_not_allowed: ${problem}: tool servers must be on public addresses unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true`,
+        ]);
+      }
+      expect(requestsSeen()).toBe(before);
+      expect(await admin.list()).toEqual([]);
+    });
+
+    it('refuses at registration a name that resolves to loopback (localhost), at the connection, sending nothing', async () => {
+      const url = open.url.replace('127.0.0.1', 'localhost');
+      const before = requestsSeen();
+      expect(await refusal(publicOnly().add({ name: 'inside', url, allow: 'echo' }))).toMatch(
+        /^address_not_allowed: http:\/\/localhost:\d+\/mcp: localhost resolves to (127\.0\.0\.1|::1), a loopback address: tool servers must be on public addresses unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true$/,
+      );
+      expect(requestsSeen()).toBe(before);
+      // With the flag, the same URL is approved.
+      expect(await admin.add({ name: 'inside', url, allow: 'echo' })).toMatchObject({ agentTools: ['inside__echo'] });
+    });
+
+    it('checks the address at every connection: a registered server that now resolves to loopback fails its calls', async () => {
+      const port = new URL(open.url).port;
+      // As if tools.example.com had been public when approved and now answers 127.0.0.1 (DNS rebinding).
+      const rebound = (network: { allowPrivateAddresses: boolean }) =>
+        new ToolServerNetwork({
+          ...network,
+          lookup: (hostname, options, callback) =>
+            hostname === 'tools.example.com'
+              ? options.all
+                ? callback(null, [{ address: '127.0.0.1', family: 4 }])
+                : callback(null, '127.0.0.1', 4)
+              : callback(new Error(`no such name ${hostname}`), '', 0),
+        });
+      await register('rebound', `http://tools.example.com:${port}/mcp`, ['echo']);
+      await register('literal', open.url, ['echo']);
+      const refusing = rebound({ allowPrivateAddresses: false });
+      const allowing = rebound({ allowPrivateAddresses: true });
+      try {
+        const before = requestsSeen();
+        expect(await call('rebound__echo', { text: 'x' }, { network: refusing })).toMatchObject({
+          status: 'failed',
+          error:
+            'The rebound tool server could not run echo: tools.example.com resolves to 127.0.0.1, a loopback address: tool servers must be on public addresses unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true.',
+        });
+        expect(await call('literal__echo', { text: 'x' }, { network: refusing })).toMatchObject({
+          status: 'failed',
+          error: expect.stringContaining('could not run echo: 127.0.0.1 is a loopback address: tool servers must'),
+        });
+        const read = new ToolServerUiSource(repository, secrets, UI_MAX_BYTES, refusing).read({
+          serverName: 'rebound',
+          uri: WEATHER_UI_URI,
+        });
+        await expect(read).rejects.toThrow(ExternalUiRefusedError);
+        expect(requestsSeen()).toBe(before);
+
+        expect(await call('rebound__echo', { text: 'x' }, { network: allowing })).toMatchObject({
+          status: 'completed',
+          content: 'echo: x',
+        });
+      } finally {
+        await refusing.close();
+        await allowing.close();
+      }
+    });
+  });
+
   describe('the external UI source', () => {
     it('reads the resource again from its server', async () => {
       await addWeather('show_weather');
-      const source = new ToolServerUiSource(repository, secrets);
+      const source = new ToolServerUiSource(repository, secrets, UI_MAX_BYTES, privateAllowed);
       expect(await source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).toEqual({
         html: WEATHER_HTML,
         mimeType: MCP_APP_MIME_TYPE,
@@ -555,7 +735,10 @@ describe('external MCP tool servers', () => {
       const stalling = await startStallingServer();
       try {
         await register('stuck', stalling.url, ['echo'], 1_000);
-        const read = new ToolServerUiSource(repository, secrets).read({ serverName: 'stuck', uri: WEATHER_UI_URI });
+        const read = new ToolServerUiSource(repository, secrets, UI_MAX_BYTES, privateAllowed).read({
+          serverName: 'stuck',
+          uri: WEATHER_UI_URI,
+        });
         await expect(within(4_000, read)).rejects.toBeInstanceOf(ExternalUiUnavailableError);
       } finally {
         await stalling.close();
@@ -564,7 +747,7 @@ describe('external MCP tool servers', () => {
 
     it('says unavailable when the server is down, and refuses servers that are not approved', async () => {
       await addWeather('show_weather');
-      const source = new ToolServerUiSource(repository, secrets);
+      const source = new ToolServerUiSource(repository, secrets, UI_MAX_BYTES, privateAllowed);
       server.mode = 'unavailable';
       await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
         ExternalUiUnavailableError,
@@ -581,7 +764,7 @@ describe('external MCP tool servers', () => {
 
     it('refuses for good (retrieval: 404 not_found) a removed server or an invalid resource, and names HTML over its limit', async () => {
       await addWeather('show_weather');
-      const source = new ToolServerUiSource(repository, secrets, 20);
+      const source = new ToolServerUiSource(repository, secrets, 20, privateAllowed);
       await expect(source.read({ serverName: 'weather', uri: WEATHER_UI_URI })).rejects.toBeInstanceOf(
         ExternalUiTooLargeError,
       );
@@ -661,5 +844,46 @@ describe('the auth header key', () => {
     expect(await runtime?.open(await (ctl as ToolServerSecrets).seal('Bearer y', 'id'), 'id')).toBe('Bearer y');
     // The distributed services never derive one: they do not hold KEY_ENCRYPTION_KEY.
     expect(toolServerSecretsFor({ app: 'agent-runtime' })).toBeUndefined();
+  });
+});
+
+describe('the address rule of tool servers', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['10.20.30.40', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.254', 'private'],
+    ['192.168.0.1', 'private'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['fc00::1', 'private'],
+    ['fdff:ffff::1', 'private'],
+    ['100.64.0.1', 'shared (carrier-grade NAT)'],
+    ['100.127.255.254', 'shared (carrier-grade NAT)'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['febf::1', 'link-local'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+  ])('refuses %s (%s)', (address, kind) => {
+    expect(addressKind(address)).toBe(kind);
+  });
+
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '192.169.0.1',
+    '11.0.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+  ])('takes the public address %s', (address) => {
+    expect(addressKind(address)).toBeUndefined();
   });
 });

@@ -14,6 +14,25 @@ export type McpAppsServerMode =
   /** Requests accepted and never answered (until `close()` or a mode change). */
   | 'hang';
 
+/**
+ * An answer far too large for one method: `json`, one JSON answer whose text goes on; `sse`, one SSE event
+ * whose data goes on; `trickle`, SSE notifications of 16 KiB every few milliseconds, never the result.
+ */
+export interface McpFlood {
+  method: 'tools/call' | 'resources/read';
+  form: 'json' | 'sse' | 'trickle';
+  /** Bytes after which the answer ends (a client that reads it all gets it whole); 64 MiB by default. */
+  totalBytes?: number;
+}
+
+/** One flood answer: the bytes written so far, and when it stopped (the client went away, or all was sent). */
+export interface FloodRecord {
+  bytes: number;
+  ended: Promise<void>;
+  /** The client closed the connection before the whole answer was written. */
+  cut: boolean;
+}
+
 export interface McpAppsServerOptions {
   /** When set, requests without `Authorization: <value>` are answered 401. */
   authHeader?: string;
@@ -39,6 +58,10 @@ export class McpAppsServer {
   readonly methods: string[] = [];
   /** `Authorization` header of each request. */
   readonly authorizations: (string | undefined)[] = [];
+  /** When set, the method is answered with too much (see McpFlood), written with backpressure. */
+  flood?: McpFlood;
+  /** Every flood answer, in order. */
+  readonly floods: FloodRecord[] = [];
   private readonly hung = new Set<ServerResponse>();
 
   private constructor(
@@ -82,6 +105,11 @@ export class McpAppsServer {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
+    const message = body as { method?: unknown; id?: unknown } | undefined;
+    if (this.flood && message?.method === this.flood.method && message.id !== undefined) {
+      this.answerFlood(this.flood, message.id, res);
+      return;
+    }
     // Stateless: one MCP server and transport per request, as the SDK's stateless example does.
     const mcp = this.mcpServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -91,6 +119,53 @@ export class McpAppsServer {
     });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  private answerFlood(flood: McpFlood, id: unknown, res: ServerResponse): void {
+    const total = flood.totalBytes ?? 64 * 1024 * 1024;
+    const record: FloodRecord = { bytes: 0, cut: false, ended: Promise.resolve() };
+    this.floods.push(record);
+    const result =
+      flood.method === 'tools/call'
+        ? ['{"content":[{"type":"text","text":"', '"}]}']
+        : [`{"contents":[{"uri":"${WEATHER_UI_URI}","mimeType":"${RESOURCE_MIME_TYPE}","text":"<p>`, '"}]}'];
+    const json = [`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result[0]}`, `${result[1]}}`];
+    const filler = Buffer.alloc(64 * 1024, 'x');
+    const sse = flood.form !== 'json';
+    res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' });
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      record.cut = !res.writableFinished;
+    });
+    const write = async (chunk: Buffer | string): Promise<void> => {
+      record.bytes += Buffer.byteLength(chunk);
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    };
+    const notification = `event: message\ndata: ${JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'x'.repeat(16 * 1024) },
+    })}\n\n`;
+    record.ended = (async () => {
+      if (flood.form === 'trickle') {
+        while (!closed && record.bytes < total) {
+          await write(notification);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      } else {
+        await write(sse ? `event: message\ndata: ${json[0]}` : json[0]);
+        while (!closed && record.bytes < total) await write(filler);
+        if (!closed) await write(sse ? `${json[1]}\n\n` : json[1]);
+      }
+      if (!closed) res.end();
+      await new Promise<void>((resolve) => (closed ? resolve() : res.once('close', () => resolve())));
+    })();
   }
 
   private mcpServer(): McpServer {
