@@ -1,6 +1,6 @@
 import { type ServiceConfig } from '@fed/config';
 import { type Logger } from '@fed/observability';
-import { runMigrations, startEmbeddedPostgres } from '@fed/persistence';
+import { makeOwnerOnly, runMigrations, startEmbeddedPostgres } from '@fed/persistence';
 import { type PrepareHook } from '@fed/server';
 import { withAgentGatewayKey } from './agent-gateway-key';
 
@@ -11,7 +11,10 @@ const EMBEDDED_POOL_SIZE = 4;
 export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger: Logger) => {
   let prepared = config;
   let cleanup: (() => Promise<void>) | undefined;
-  if (!config.database.url) {
+  // DATA_DIR holds keys and blobs even with an external database: owner-only, as the embedded start makes it.
+  if (config.database.url) {
+    await makeOwnerOnly(config.dataDir);
+  } else {
     const started = Date.now();
     // Shared: platformctl uses this database while the platform holds DATA_DIR.
     const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, shared: true });

@@ -23,6 +23,9 @@ if (config) start(config);
 else endProcess(78);
 
 function start(config: AppConfig<'platform'>): void {
+  // Whatever the platform writes (DATA_DIR, blobs, temporary uploads) is its own user's only, whatever the
+  // shell's umask: DATA_DIR holds chat text, password hashes and secrets.
+  process.umask(0o077);
   const embeddedDatabase = !config.database.url;
 
   void runService({

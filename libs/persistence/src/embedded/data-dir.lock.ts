@@ -36,7 +36,7 @@ export async function lockDataDir(lockPath: string, dataDir: string): Promise<Da
 // lock file appears atomically and never without its pid.
 async function createLockFile(lockPath: string): Promise<boolean> {
   const draft = privateName(lockPath, 'draft');
-  await writeFile(draft, String(process.pid));
+  await writeFile(draft, String(process.pid), { mode: 0o600 });
   try {
     await link(draft, lockPath);
     return true;

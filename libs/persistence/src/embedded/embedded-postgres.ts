@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { type DataDirLock, liveHolderOf, lockDataDir } from './data-dir.lock';
 import { endpointFile } from './embedded-postgres.endpoint';
+import { OWNER_ONLY_DIRECTORY, makeOwnerOnly } from './owner-only';
 import {
   type PgliteWorkerCommand,
   type PgliteWorkerData,
@@ -64,16 +65,21 @@ const PROBE_TIMEOUT_MS = 10_000;
 // connection is in a transaction, the others wait.
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   const lock = await lockDataDir(path.join(dataDir, LOCK_FILE), dataDir);
   let socket: SocketDirectory | undefined;
   let worker: Worker | undefined;
   try {
+    // Chat text, password hashes and e-mail addresses are in these files: no other local user may read them.
+    // The worker keeps what PGlite creates from now on owner-only too.
+    await makeOwnerOnly(dataDir);
+    const pgDataDir = path.join(dataDir, 'pg');
+    await mkdir(pgDataDir, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
     await endpointFile(dataDir).remove();
     socket = await socketDirectory(dataDir);
     const workerData: PgliteWorkerData = {
       resolveFrom: __filename,
-      pgDataDir: path.join(dataDir, 'pg'),
+      pgDataDir,
       socketPath: path.join(socket.dir, socketName),
       maxConnections: options.maxConnections ?? 10,
     };

@@ -24,6 +24,8 @@ const { createRequire } = require('node:module');
 const load = createRequire(workerData.resolveFrom);
 const { PGlite } = load('@electric-sql/pglite');
 const { PGLiteSocketServer } = load('@electric-sql/pglite-socket');
+const { NodeFS } = load('@electric-sql/pglite/nodefs');
+const { chmodSync } = require('node:fs');
 // Contrib extensions the migrations create (CREATE EXTENSION finds only those loaded here): message search.
 const { pg_trgm } = load('@electric-sql/pglite/contrib/pg_trgm');
 const { btree_gin } = load('@electric-sql/pglite/contrib/btree_gin');
@@ -120,16 +122,38 @@ class SessionQueue {
   }
 }
 
+// Emscripten creates a file, then chmods it to the mode PostgreSQL asked for (0666 in PGlite's build), so the
+// process umask does not reach PGlite's files: every mode it creates or sets is cut to its owner's bits here.
+const OWNER_ONLY = ~0o077;
+
+class OwnerOnlyNodeFS extends NodeFS {
+  async init(pg, options) {
+    const { emscriptenOpts } = await super.init(pg, options);
+    const ownerOnly = (module) => {
+      const { node_ops: nodeOps, stream_ops: streamOps } = module.FS.filesystems.NODEFS;
+      const mknod = nodeOps.mknod;
+      nodeOps.mknod = (parent, name, mode, dev) => mknod(parent, name, mode & OWNER_ONLY, dev);
+      for (const ops of [nodeOps, streamOps]) {
+        const setattr = ops.setattr;
+        ops.setattr = (target, attr) =>
+          setattr(target, attr.mode === undefined ? attr : { ...attr, mode: attr.mode & OWNER_ONLY });
+      }
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [ownerOnly, ...(emscriptenOpts.preRun || [])] } };
+  }
+}
+
 let db;
 let server;
 const fail = (error) => parentPort.postMessage({ type: 'failed', message: String(error && error.message), stack: error && error.stack });
 
 async function start() {
-  db = await PGlite.create({ dataDir: workerData.pgDataDir, extensions: { pg_trgm, btree_gin } });
+  db = await PGlite.create({ fs: new OwnerOnlyNodeFS(workerData.pgDataDir), extensions: { pg_trgm, btree_gin } });
   server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
   // Each connection's handler is given the server's queue when it connects.
   server.queryQueue = new SessionQueue(db);
   await server.start();
+  chmodSync(workerData.socketPath, 0o600);
   parentPort.postMessage({ type: 'listening', address: server.getServerConn() });
 }
 
