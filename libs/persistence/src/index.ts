@@ -9,6 +9,7 @@ export {
 export { SnakeNamingStrategy, snakeCase } from './data-source/snake-naming.strategy';
 export { DataDirLockedError } from './embedded/data-dir.lock';
 export { ProcessFile, type ProcessRecord, isAlive } from './embedded/process-file';
+export { makeOwnerOnly } from './embedded/owner-only';
 export {
   EmbeddedPostgresUnreachableError,
   openEmbeddedPostgres,
