@@ -85,7 +85,11 @@ export function addressKind(address: string): string | undefined {
 /** Says why `address` (an IP address) is not a public one, or undefined when it is. */
 export function addressProblem(address: string): string | undefined {
   const kind = addressKind(address);
-  return kind ? `${address.replace(/^\[|\]$/g, '')} is a ${kind} address` : undefined;
+  return kind ? `${address.replace(/^\[|\]$/g, '')} is ${withArticle(kind)} address` : undefined;
+}
+
+function withArticle(kind: string): string {
+  return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
 }
 
 /** A connection to a tool server refused by the address rule: lasting, and named in the task and the log. */
@@ -116,7 +120,7 @@ function checkedLookup(resolve: LookupFunction): LookupFunction {
       const refused = addresses.find((entry) => addressKind(entry.address));
       if (refused || addresses.length === 0) {
         const problem = refused
-          ? `${hostname} resolves to ${refused.address}, a ${addressKind(refused.address)} address`
+          ? `${hostname} resolves to ${refused.address}, ${withArticle(addressKind(refused.address) ?? '')} address`
           : `${hostname} resolves to no address`;
         return callback(new ToolServerAddressError(problem), '', 0);
       }

@@ -651,7 +651,7 @@ describe('external MCP tool servers', () => {
         ['http://192.168.1.10/mcp', '192.168.1.10 is a private address'],
         ['http://[fd12:3456::1]/mcp', 'fd12:3456::1 is a private address'],
         ['https://100.64.0.1/mcp', '100.64.0.1 is a shared (carrier-grade NAT) address'],
-        ['http://0.0.0.0/mcp', '0.0.0.0 is a unspecified address'],
+        ['http://0.0.0.0/mcp', '0.0.0.0 is an unspecified address'],
       ];
       const before = requestsSeen();
       for (const [url, problem] of refused) {
