@@ -29,7 +29,13 @@ describe('admin master data: organizations and job types', () => {
       const created = await send('POST', '', { code: 'zeta_1', label: 'Zeta', extra: 'ignored' });
       expect(created).toEqual({
         status: 201,
-        body: { code: 'zeta_1', label: 'Zeta', createdAt: expect.stringMatching(/Z$/), updatedAt: expect.any(String) },
+        body: {
+          code: 'zeta_1',
+          label: 'Zeta',
+          platformWide: false,
+          createdAt: expect.stringMatching(/Z$/),
+          updatedAt: expect.any(String),
+        },
       });
       expect(created.body.createdAt).toBe(created.body.updatedAt);
       await send('POST', '', { code: 'Alpha-2', label: '  Alpha  ' });
@@ -174,5 +180,33 @@ describe('admin master data: organizations and job types', () => {
       },
       60_000,
     );
+
+    it("manages the platform-wide entries by default and a tenant's own with --tenant (name or id)", async () => {
+      expect(await run('organizations', 'create', 'hq', 'HQ')).toMatchObject({
+        code: 0,
+        output: expect.stringContaining('created hq  "HQ"  (platform-wide)'),
+      });
+      expect(await run('organizations', 'create', 'desk', 'Desk', '--tenant', 'default')).toMatchObject({
+        code: 0,
+        output: expect.stringContaining('created desk  "Desk"\n'),
+      });
+      const listed = (await call(stack.admin, 'GET', '/api/v1/admin/organizations', token)).body.organizations;
+      expect((listed as { code: string; platformWide: boolean }[]).map((r) => [r.code, r.platformWide])).toEqual([
+        ['desk', false],
+        ['hq', true],
+      ]);
+      expect((await run('organizations', 'list')).output).not.toContain('desk');
+      expect((await run('organizations', 'list', '--tenant', 'default')).output).toMatch(/desk {2}"Desk"\n.*hq/s);
+      expect(await run('organizations', 'delete', 'desk')).toMatchObject({
+        code: 1,
+        output: expect.stringContaining('refused (record_not_found)'),
+      });
+      expect(await run('organizations', 'list', '--tenant', 'nope')).toMatchObject({
+        code: 1,
+        output: expect.stringContaining('refused (tenant_not_found)'),
+      });
+      expect((await run('organizations', 'delete', 'desk', '--tenant', 'default')).code).toBe(0);
+      expect((await run('organizations', 'delete', 'hq')).code).toBe(0);
+    }, 60_000);
   });
 });

@@ -314,9 +314,14 @@ describe('Marketplace edition (EDITION=marketplace) end to end', () => {
     expect(await found('support', secondToken)).toEqual({ status: 200, ids: [] });
     expect((await get('/v1/search?q=Scoped')).body.error?.code).toBe('agent_id_required');
 
-    // Reads name the agent too.
+    // A list without X-Agent-Id: the service account's conversations across its agents, each naming its agent.
     const bare = await get('/v1/conversations');
-    expect(bare).toMatchObject({ status: 400, body: { error: { code: 'agent_id_required' } } });
+    expect(bare.status).toBe(200);
+    expect(bare.body.conversations).toContainEqual(expect.objectContaining({ conversationId, agentId: 'support' }));
+    expect((await get('/v1/conversations', undefined, secondToken)).body.conversations).toEqual([]);
+    // An id still needs its agent.
+    const byId = await get(`/v1/conversations/${conversationId}/messages`);
+    expect(byId).toMatchObject({ status: 400, body: { error: { code: 'agent_id_required' } } });
     // A disabled agent's conversations stay readable.
     expect((await get('/v1/conversations', 'sleepy')).status).toBe(200);
   });
@@ -336,6 +341,9 @@ describe('Marketplace edition (EDITION=marketplace) end to end', () => {
       fetch(`${base}/api/v1/files/${fileId}/content`, { headers: headers(bearer, agentId) });
     expect((await content('support')).status).toBe(200);
     expect((await content('sales')).status).toBe(404);
+    // The list without X-Agent-Id names the file's agent; another service account's list never shows it.
+    expect((await get('/v1/files')).body.files).toContainEqual(expect.objectContaining({ fileId, agentId: 'support' }));
+    expect((await get('/v1/files', undefined, secondToken)).body.files).toEqual([]);
     expect((await content('support', secondToken)).status).toBe(404);
     // A turn of another agent cannot attach it.
     const attach = await chat({

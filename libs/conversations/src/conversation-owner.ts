@@ -24,6 +24,26 @@ export interface ConversationOwner {
   agentId?: string;
 }
 
+/**
+ * Whose items a list shows: one owner, or, in the Marketplace edition when no agent is named, a service
+ * account's items across its agents (the rows whose owner key is `<accountId>/<agentId>`), without those
+ * of agents it can no longer name (deleted, or now another tenant's): their ids would resolve to nothing.
+ */
+export type ListOwner = ConversationOwner | AgentsOwner;
+
+export interface AgentsOwner {
+  acrossAgents: true;
+  /** The service account's `sub`. */
+  accountId: string;
+  tenantId: string | null;
+  /** Owner keys (`<accountId>/<agentId>`) whose rows are left out. */
+  hiddenOwners: readonly string[];
+}
+
+export function isAcrossAgents(owner: ListOwner): owner is AgentsOwner {
+  return 'acrossAgents' in owner;
+}
+
 /** SaaS: the token's subject and tenant. */
 export function ownerOf(principal: AccessTokenPrincipal): ConversationOwner {
   return { userId: principal.subject, tenantId: principal.tenant?.id ?? null };
@@ -39,6 +59,8 @@ export interface MarketplaceAgentRef {
 
 export interface MarketplaceAgentLookup {
   find(agentId: string): Promise<MarketplaceAgentRef | null>;
+  /** Ids of the agents a service account of `tenantId` may not name: deleted ones, and other tenants'. */
+  unavailableTo(tenantId: string | null): Promise<string[]>;
 }
 
 /** Provided (globally) by the agent lib's MarketplaceAgentsModule. */
@@ -49,6 +71,8 @@ export const AGENT_ID_HEADER = 'x-agent-id';
 export interface OwnerOptions {
   /** The chat request: `agentId` may also come in the body, and the agent must be enabled. */
   startsTurn?: boolean;
+  /** A list (conversations, files): with no agent named, the service account's items across its agents. */
+  list?: boolean;
 }
 
 /**
@@ -75,6 +99,20 @@ export class ConversationOwners {
     body: unknown,
     options: OwnerOptions = {},
   ): Promise<ConversationOwner> {
+    return (await this.resolve(principal, headers, body, { ...options, list: false })) as ConversationOwner;
+  }
+
+  /** A list's owner: as `of`, but with no agent named, the service account's items across its agents. */
+  listOwner(principal: AccessTokenPrincipal, headers: IncomingHttpHeaders): Promise<ListOwner> {
+    return this.resolve(principal, headers, undefined, { list: true });
+  }
+
+  private async resolve(
+    principal: AccessTokenPrincipal,
+    headers: IncomingHttpHeaders,
+    body: unknown,
+    options: OwnerOptions,
+  ): Promise<ListOwner> {
     if (!this.marketplace) return ownerOf(principal);
     // Document 2 is the Marketplace admin panel's: its service accounts call it, not people who sign in.
     if (!principal.isServiceAccount) {
@@ -83,9 +121,19 @@ export class ConversationOwners {
         'the Marketplace edition serves service accounts (POST /api/v1/auth/external-service-token) only',
       );
     }
-    const named = agentNamed(headers[AGENT_ID_HEADER], options.startsTurn ? bodyAgentId(body) : undefined);
     if (!this.agents) throw new Error('the Marketplace edition needs MarketplaceAgentsModule (no agent lookup)');
     const tenantId = principal.tenant?.id ?? null;
+    const header = headers[AGENT_ID_HEADER];
+    if (options.list && (header === undefined || header === '')) {
+      const hidden = await this.agents.unavailableTo(tenantId);
+      return {
+        acrossAgents: true,
+        accountId: principal.subject,
+        tenantId,
+        hiddenOwners: hidden.map((agentId) => `${principal.subject}/${agentId}`),
+      };
+    }
+    const named = agentNamed(header, options.startsTurn ? bodyAgentId(body) : undefined);
     const agent = isAgentId(named) ? await this.agents.find(named) : null;
     if (!agent || (agent.tenantId !== null && agent.tenantId !== tenantId)) {
       throw new ApiError('agent_not_found', `no agent ${JSON.stringify(named.slice(0, 100))}`);
@@ -133,9 +181,10 @@ export class OwnerPipe implements PipeTransform<{ request: OwnerRequest; options
     this.owners = new ConversationOwners(config, agents);
   }
 
-  transform({ request, options }: { request: OwnerRequest; options: OwnerOptions }): Promise<ConversationOwner> {
+  transform({ request, options }: { request: OwnerRequest; options: OwnerOptions }): Promise<ListOwner> {
     const principal = principalOf(request);
     if (!principal) throw new Error('@Owner() on a route without a token');
+    if (options.list) return this.owners.listOwner(principal, request.headers);
     return this.owners.of(principal, request.headers, request.body, options);
   }
 }
@@ -145,5 +194,5 @@ const OwnerSource = createParamDecorator((options: OwnerOptions | undefined, con
   options: options ?? {},
 }));
 
-/** The `ConversationOwner` of the request (see ConversationOwners). */
+/** The `ConversationOwner` of the request (see ConversationOwners); `{ list: true }`: its `ListOwner`. */
 export const Owner = (options?: OwnerOptions): ParameterDecorator => OwnerSource(options, OwnerPipe);

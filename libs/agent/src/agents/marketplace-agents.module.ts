@@ -22,6 +22,7 @@ import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
           const agent = await agents.find(agentId);
           return agent && { id: agent.id, enabled: agent.enabled, tenantId: agent.tenantId };
         },
+        unavailableTo: (tenantId) => agents.unavailableTo(tenantId),
       }),
     },
   ],

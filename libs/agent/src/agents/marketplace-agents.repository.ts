@@ -16,6 +16,19 @@ export class MarketplaceAgentsRepository {
     return this.dataSource.manager.findOne(MarketplaceAgentEntity, { where: { id, deletedAt: IsNull() } });
   }
 
+  /**
+   * Ids of the agents a service account of `tenantId` cannot name (deleted, or restricted to another
+   * tenant): a list across its agents leaves their conversations and files out.
+   */
+  async unavailableTo(tenantId: string | null): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id FROM agent.marketplace_agents
+        WHERE deleted_at IS NOT NULL OR (tenant_id IS NOT NULL AND tenant_id IS DISTINCT FROM $1)`,
+      [tenantId],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
   all(): Promise<MarketplaceAgentEntity[]> {
     return this.dataSource.manager.find(MarketplaceAgentEntity, {
       where: { deletedAt: IsNull() },

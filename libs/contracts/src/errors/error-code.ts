@@ -16,6 +16,8 @@ export const errorCodes = {
   insufficient_scope: { status: 403, type: 'permission_error' },
   // Marketplace edition: document 2 is served to service accounts only.
   service_account_required: { status: 403, type: 'permission_error' },
+  // Master data: a platform-wide organization or job type, which a tenant sees but only the operator changes.
+  platform_entry_read_only: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   conversation_not_found: { status: 404, type: 'not_found_error' },
   file_too_large: { status: 404, type: 'not_found_error' },

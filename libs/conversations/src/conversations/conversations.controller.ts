@@ -2,7 +2,7 @@ import { Scopes } from '@fed/auth';
 import { OrderedCursorPageQuery } from '@fed/server';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ConversationIdParams, ListConversationsQuery, RenameConversationBody } from './conversations.dto';
-import { type ConversationOwner, Owner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner, Owner } from '../conversation-owner';
 import { ConversationsService } from './conversations.service';
 
 // Requests are validated by the application's pipe from the DTO classes of the parameters.
@@ -14,7 +14,7 @@ export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
-  list(@Owner() owner: ConversationOwner, @Query() query: ListConversationsQuery) {
+  list(@Owner({ list: true }) owner: ListOwner, @Query() query: ListConversationsQuery) {
     return this.conversations.list(owner, query);
   }
 

@@ -12,6 +12,8 @@ export interface ConversationResponse {
   createdAt: string;
   updatedAt: string;
   archived?: true;
+  /** Marketplace edition, in lists: the agent the conversation belongs to. */
+  agentId?: string;
 }
 
 export interface ConversationListResponse {

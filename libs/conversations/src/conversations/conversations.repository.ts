@@ -1,4 +1,5 @@
-import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner } from '../conversation-owner';
+import { ROW_AGENT_ID, listOwnerCondition } from '../list-owner.sql';
 import { type PageParams } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import { type DataSource, type EntityManager } from 'typeorm';
@@ -8,6 +9,8 @@ import { type ConversationMode, type ConversationRow } from './conversations.dto
 export interface ListedConversation extends ConversationRow {
   /** `updatedAt` to the microsecond, the cursor's key with the id. */
   updatedAtKey: string;
+  /** The Marketplace agent of the row's owner key ('' in SaaS). */
+  agentId: string;
 }
 
 export type RemovalOutcome = 'done' | 'processing' | 'absent';
@@ -42,12 +45,12 @@ export class ConversationsRepository {
 
   /** One page (`limit + 1` rows) ordered by `updatedAt` then id. */
   list(
-    owner: ConversationOwner,
+    owner: ListOwner,
     mode: ConversationMode,
     filter: { title?: string; page: PageParams },
   ): Promise<ListedConversation[]> {
     const parameters: unknown[] = [];
-    let where = `TRUE${ownedBy(owner, parameters)}`;
+    let where = listOwnerCondition(owner, parameters);
     if (filter.title !== undefined) {
       parameters.push(likePattern(filter.title));
       where += ` AND "title" ILIKE $${parameters.length} ESCAPE '\\'`;
@@ -61,7 +64,7 @@ export class ConversationsRepository {
     }
     parameters.push(filter.page.limit + 1);
     return this.dataSource.query(
-      `SELECT ${ROW},
+      `SELECT ${ROW}, ${ROW_AGENT_ID},
               to_char("updated_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "updatedAtKey"
          FROM ${tables[mode]}
         WHERE ${where}

@@ -12,7 +12,8 @@ import {
   messageList,
   toConversationResponse,
 } from './conversations.dto';
-import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner } from '../conversation-owner';
+import { listsAgents } from '../list-owner.sql';
 import { ConversationsRepository } from './conversations.repository';
 import { type HistoryPageResponse, toHistoryMessageResponse } from './history.dto';
 import { HistoryRepository } from './history.repository';
@@ -37,14 +38,19 @@ export class ConversationsService {
     this.blobs = options.blobs;
   }
 
-  async list(owner: ConversationOwner, query: ConversationListQuery): Promise<ConversationListResponse> {
+  /** The owner's conversations; in the Marketplace edition each names its `agentId`. */
+  async list(owner: ListOwner, query: ConversationListQuery): Promise<ConversationListResponse> {
     const mode = query.mode ?? 'active';
     const params = conversationPage(mode, query);
     const title = query.title === '' ? undefined : query.title;
     const rows = await this.conversations.list(owner, mode, { title, page: params });
     const page = toCursorPage(rows, params, conversationList(mode), (row) => [row.updatedAtKey, row.id]);
+    const named = listsAgents(owner);
     return {
-      conversations: page.items.map((row) => toConversationResponse(row, mode === 'archive')),
+      conversations: page.items.map((row) => ({
+        ...toConversationResponse(row, mode === 'archive'),
+        ...(named ? { agentId: row.agentId } : {}),
+      })),
       hasMore: page.hasMore,
       ...(page.cursor ? { cursor: page.cursor } : {}),
     };

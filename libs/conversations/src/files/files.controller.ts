@@ -1,7 +1,7 @@
 import { Scopes } from '@fed/auth';
 import { Controller, Delete, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { type ConversationOwner, Owner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner, Owner } from '../conversation-owner';
 import { FileIdParams, ListFilesQuery } from './files.dto';
 import { FilesService } from './files.service';
 
@@ -20,7 +20,7 @@ export class FilesController {
   }
 
   @Get()
-  list(@Owner() owner: ConversationOwner, @Query() query: ListFilesQuery) {
+  list(@Owner({ list: true }) owner: ListOwner, @Query() query: ListFilesQuery) {
     return this.files.list(owner, query);
   }
 

@@ -16,6 +16,8 @@ export interface UploadedFileResponse {
 /** An item of `GET /v1/files`. */
 export interface FileResponse extends UploadedFileResponse {
   mimeType: string;
+  /** Marketplace edition: the agent the file belongs to. */
+  agentId?: string;
 }
 
 export interface FileListResponse {
@@ -44,6 +46,8 @@ export interface FileRow {
 export interface ListedFile extends FileRow {
   /** `createdAt` to the microsecond, the cursor's key with the id. */
   createdAtKey: string;
+  /** The Marketplace agent of the row's owner key ('' in SaaS). */
+  agentId: string;
 }
 
 export const MAX_FILENAME_CHARACTERS = 255;

@@ -1,7 +1,8 @@
 import { type PageParams } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
-import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner } from '../conversation-owner';
+import { ROW_AGENT_ID, listOwnerCondition } from '../list-owner.sql';
 import { type FileRow, type ListedFile } from './files.dto';
 
 const TABLE = '"conversations"."files"';
@@ -61,19 +62,21 @@ export class FilesRepository {
   }
 
   /** One page (`limit + 1` rows) of the owner's stored files by `createdAt` then id. */
-  list(owner: ConversationOwner, page: PageParams): Promise<ListedFile[]> {
+  list(owner: ListOwner, page: PageParams): Promise<ListedFile[]> {
     const direction = page.order === 'asc' ? 'ASC' : 'DESC';
-    const parameters: unknown[] = [page.limit + 1, owner.userId, owner.tenantId];
+    const parameters: unknown[] = [page.limit + 1];
+    const owned = listOwnerCondition(owner, parameters);
     let after = '';
     if (page.after) {
       parameters.push(page.after[0], page.after[1]);
-      after = ` AND ("created_at", "id") ${direction === 'ASC' ? '>' : '<'} ($4::timestamptz, $5::uuid)`;
+      const n = parameters.length;
+      after = ` AND ("created_at", "id") ${direction === 'ASC' ? '>' : '<'} ($${n - 1}::timestamptz, $${n}::uuid)`;
     }
     return this.dataSource.query(
-      `SELECT ${ROW},
+      `SELECT ${ROW}, ${ROW_AGENT_ID},
               to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAtKey"
          FROM ${TABLE}
-        WHERE ${OWNED} AND "state" = 'stored'${after}
+        WHERE ${owned} AND "state" = 'stored'${after}
         ORDER BY "created_at" ${direction}, "id" ${direction}
         LIMIT $1`,
       parameters,

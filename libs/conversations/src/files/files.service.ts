@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ConversationOwner } from '../conversation-owner';
+import { type ConversationOwner, type ListOwner } from '../conversation-owner';
+import { listsAgents } from '../list-owner.sql';
 import { sendBlob } from './blob-response';
 import { HEAD_BYTES, UploadMeter, describeFile } from './file-facts';
 import {
@@ -146,12 +147,14 @@ export class FilesService {
     }
   }
 
-  async list(owner: ConversationOwner, query: PageQuery): Promise<FileListResponse> {
+  /** The owner's stored files; in the Marketplace edition each names its `agentId`. */
+  async list(owner: ListOwner, query: PageQuery): Promise<FileListResponse> {
     const params = filePage(query);
     const rows = await this.files.list(owner, params);
     const page = toCursorPage(rows, params, FILE_LIST, (row) => [row.createdAtKey, row.id]);
+    const named = listsAgents(owner);
     return {
-      files: page.items.map(toFileResponse),
+      files: page.items.map((row) => ({ ...toFileResponse(row), ...(named ? { agentId: row.agentId } : {}) })),
       hasMore: page.hasMore,
       ...(page.cursor ? { cursor: page.cursor } : {}),
     };

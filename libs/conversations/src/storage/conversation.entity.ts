@@ -5,6 +5,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
 // The archive retention pass: idle conversations oldest first, across owners.
 @Index('conversations_updated_idx', ['updatedAt', 'id'])
+// Marketplace: a service account's list across its agents (split_part of the owner key; the migration's).
+@Index('conversations_account_updated_idx', { synchronize: false })
 export class ConversationEntity {
   /** `conversationId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'conversations_pkey' })
@@ -34,6 +36,7 @@ export class ConversationEntity {
  */
 @Entity({ schema: 'conversations', name: 'archived_conversations' })
 @Index('archived_conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
+@Index('archived_conversations_account_updated_idx', { synchronize: false })
 export class ArchivedConversationEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'archived_conversations_pkey' })
   id!: string;

@@ -7,6 +7,8 @@ export type FileState = 'uploading' | 'stored';
 @Entity({ schema: 'conversations', name: 'files' })
 @Index('files_owner_created_idx', ['userId', 'createdAt', 'id'], { where: `"state" = 'stored'` })
 @Index('files_uploading_idx', ['touchedAt'], { where: `"state" = 'uploading'` })
+// Marketplace: a service account's files across its agents (split_part of the owner key; the migration's).
+@Index('files_account_created_idx', { synchronize: false })
 export class FileEntity {
   /** `fileId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'files_pkey' })

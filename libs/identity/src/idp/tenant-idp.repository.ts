@@ -1,4 +1,4 @@
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, IsNull, type DataSource, type EntityManager } from 'typeorm';
 import { JobTypeEntity, OrganizationEntity } from '../master-data/master-data.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { type ClaimMapping } from './claim-mapping';
@@ -110,12 +110,19 @@ export class TenantIdpRepository {
     return result.affected === 1;
   }
 
-  /** Labels of the master data's codes, to complete an organization or job the upstream names by code. */
-  async masterLabels(organization: string | undefined, job: string | undefined) {
+  /**
+   * Labels of the master data's codes, to complete an organization or job the upstream names by code: the
+   * tenant's own entries and the platform-wide ones (never another tenant's).
+   */
+  async masterLabels(tenantId: string, organization: string | undefined, job: string | undefined) {
     const manager = this.dataSource.manager;
+    const seen = (code: string) => [
+      { code, tenantId },
+      { code, tenantId: IsNull() },
+    ];
     const [org, jobType] = await Promise.all([
-      organization ? manager.findOneBy(OrganizationEntity, { code: organization }) : null,
-      job ? manager.findOneBy(JobTypeEntity, { code: job }) : null,
+      organization ? manager.findOneBy(OrganizationEntity, seen(organization)) : null,
+      job ? manager.findOneBy(JobTypeEntity, seen(job)) : null,
     ]);
     return { organization: org?.label, job: jobType?.label };
   }

@@ -175,7 +175,11 @@ export class UpstreamSessions {
     // A code the master data knows is shown with its label there.
     const byCode = (value: UpstreamProfile['organization']) =>
       value && value.id === value.label ? value.id : undefined;
-    const labels = await this.repository.masterLabels(byCode(profile.organization), byCode(profile.job));
+    const labels = await this.repository.masterLabels(
+      settings.tenant.id,
+      byCode(profile.organization),
+      byCode(profile.job),
+    );
     if (profile.organization && labels.organization)
       profile.organization = { ...profile.organization, label: labels.organization };
     if (profile.job && labels.job) profile.job = { ...profile.job, label: labels.job };

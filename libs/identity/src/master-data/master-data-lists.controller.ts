@@ -1,15 +1,15 @@
-import { SaasOnly } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, SaasOnly } from '@fed/auth';
 import { Controller, Get, Header } from '@nestjs/common';
 import { type MasterRecordResponse, toMasterRecordResponse } from './master-data.dto';
-import { MasterDataService } from './master-data.service';
+import { MasterDataService, masterDataTenantOf } from './master-data.service';
 
 // Changes are rare and made by admins: a client may keep a list for a minute (its own cache only).
 const LIST_CACHE = 'private, max-age=60';
 
 /**
  * `{base_url}/api/v1/organizations` and `/api/v1/job-types` (document 2, "Master data"; SaaS only): the
- * admin lists as users read them, to render a profile. Any valid token, no scope. The records are
- * platform-wide, so every tenant's users see what the admin API lists, in its order and shape.
+ * admin lists as users read them, to render a profile. Any valid token, no scope. A user sees what their
+ * tenant's admin lists (the tenant's entries and the platform-wide ones), in its order and shape.
  */
 @SaasOnly()
 @Controller('api/v1')
@@ -18,13 +18,17 @@ export class MasterDataListsController {
 
   @Get('organizations')
   @Header('Cache-Control', LIST_CACHE)
-  async organizations(): Promise<{ organizations: MasterRecordResponse[] }> {
-    return { organizations: (await this.masterData.list('organization')).map(toMasterRecordResponse) };
+  async organizations(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+  ): Promise<{ organizations: MasterRecordResponse[] }> {
+    const records = await this.masterData.list('organization', masterDataTenantOf(principal));
+    return { organizations: records.map(toMasterRecordResponse) };
   }
 
   @Get('job-types')
   @Header('Cache-Control', LIST_CACHE)
-  async jobTypes(): Promise<{ jobTypes: MasterRecordResponse[] }> {
-    return { jobTypes: (await this.masterData.list('jobType')).map(toMasterRecordResponse) };
+  async jobTypes(@CurrentPrincipal() principal: AccessTokenPrincipal): Promise<{ jobTypes: MasterRecordResponse[] }> {
+    const records = await this.masterData.list('jobType', masterDataTenantOf(principal));
+    return { jobTypes: records.map(toMasterRecordResponse) };
   }
 }

@@ -1,5 +1,5 @@
 import { AuditAction, AuditDetails } from '@fed/audit';
-import { Scopes, SaasOnly } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { Body, Controller, Delete, Get, Inject, Param, Patch, Post } from '@nestjs/common';
 import {
   CreateMasterRecordBody,
@@ -9,7 +9,7 @@ import {
   toMasterRecordResponse,
 } from './master-data.dto';
 import { type MasterDataKind } from './master-data.entity';
-import { MasterDataService } from './master-data.service';
+import { MasterDataService, masterDataTenantOf } from './master-data.service';
 
 // One set of handlers for both kinds; each route class names its kind and its list's field.
 abstract class MasterDataController {
@@ -21,41 +21,45 @@ abstract class MasterDataController {
   constructor(@Inject(MasterDataService) private readonly masterData: MasterDataService) {}
 
   @Get()
-  async list(): Promise<Record<string, MasterRecordResponse[]>> {
-    return { [this.listField]: (await this.masterData.list(this.kind)).map(toMasterRecordResponse) };
+  async list(@CurrentPrincipal() principal: AccessTokenPrincipal): Promise<Record<string, MasterRecordResponse[]>> {
+    const records = await this.masterData.list(this.kind, masterDataTenantOf(principal));
+    return { [this.listField]: records.map(toMasterRecordResponse) };
   }
 
   @Post()
   @AuditAction('config/master-data/create', 'create')
   async create(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
     @Body() body: CreateMasterRecordBody,
     @AuditDetails() audit: AuditDetails,
   ): Promise<MasterRecordResponse> {
     audit.name({ resource: `${this.auditResource}/create` });
     audit.add({ code: body.code, label: body.label });
-    return toMasterRecordResponse(await this.masterData.create(this.kind, body));
+    return toMasterRecordResponse(await this.masterData.create(this.kind, masterDataTenantOf(principal), body));
   }
 
   @Patch(':code')
   @AuditAction('config/master-data/update', 'update')
   async update(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
     @Param() { code }: MasterCodeParams,
     @Body() body: UpdateMasterRecordBody,
     @AuditDetails() audit: AuditDetails,
   ) {
     audit.name({ resource: `${this.auditResource}/update` });
     audit.add({ label: body.label });
-    return toMasterRecordResponse(await this.masterData.update(this.kind, code, body));
+    return toMasterRecordResponse(await this.masterData.update(this.kind, masterDataTenantOf(principal), code, body));
   }
 
   @Delete(':code')
   @AuditAction('config/master-data/delete', 'delete')
   async delete(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
     @Param() { code }: MasterCodeParams,
     @AuditDetails() audit: AuditDetails,
   ): Promise<{ code: string; deleted: true }> {
     audit.name({ resource: `${this.auditResource}/delete` });
-    await this.masterData.delete(this.kind, code);
+    await this.masterData.delete(this.kind, masterDataTenantOf(principal), code);
     return { code, deleted: true };
   }
 }

@@ -3,11 +3,14 @@ import { IsDefined, IsString, ValidateBy } from 'class-validator';
 import { type MasterRecord } from './master-data.repository';
 import { MASTER_CODE_MESSAGE, MAX_LABEL_CHARACTERS, isMasterCode, isMasterLabel } from './master-data.rules';
 
-// The spec names the endpoints' scope (master:manage) but not the records: `{code, label, createdAt, updatedAt}`.
+// The spec names the endpoints' scope (master:manage) but not the records:
+// `{code, label, platformWide, createdAt, updatedAt}`.
 
 export interface MasterRecordResponse {
   code: string;
   label: string;
+  /** The platform operator's entry, which every tenant sees and none changes (403 `platform_entry_read_only`). */
+  platformWide: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -16,6 +19,7 @@ export function toMasterRecordResponse(record: MasterRecord): MasterRecordRespon
   return {
     code: record.code,
     label: record.label,
+    platformWide: record.tenantId === null,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
   };

@@ -1,12 +1,28 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity';
 
 // Master data of document 3 ("master:manage"): the organizations and job types a user belongs to.
-// Platform-wide (not per tenant): a code names the same organization in every tenant's user records.
+// A tenant's own entries (`tenantId`), or platform-wide ones (`tenantId` null, the platform operator's) that
+// every tenant sees. A code is unique among what one tenant sees: its own entries and the platform-wide ones
+// (the per-tenant and platform indexes below; a tenant's code against a platform one is checked on insert).
 
 @Entity({ schema: 'identity', name: 'organizations' })
+@Index('organizations_code_tenant_id_key', ['code', 'tenantId'], { unique: true })
+@Index('organizations_platform_code_key', ['code'], { unique: true, where: `"tenant_id" IS NULL` })
 export class OrganizationEntity {
-  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'organizations_pkey' })
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'organizations_pkey' })
+  id!: string;
+
+  @Column({ type: 'text' })
   code!: string;
+
+  /** Null: platform-wide. */
+  @Column({ type: 'uuid', nullable: true })
+  tenantId!: string | null;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'organizations_tenant_id_fkey' })
+  tenant?: TenantEntity;
 
   @Column({ type: 'text' })
   label!: string;
@@ -19,9 +35,22 @@ export class OrganizationEntity {
 }
 
 @Entity({ schema: 'identity', name: 'job_types' })
+@Index('job_types_code_tenant_id_key', ['code', 'tenantId'], { unique: true })
+@Index('job_types_platform_code_key', ['code'], { unique: true, where: `"tenant_id" IS NULL` })
 export class JobTypeEntity {
-  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'job_types_pkey' })
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'job_types_pkey' })
+  id!: string;
+
+  @Column({ type: 'text' })
   code!: string;
+
+  /** Null: platform-wide. */
+  @Column({ type: 'uuid', nullable: true })
+  tenantId!: string | null;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'job_types_tenant_id_fkey' })
+  tenant?: TenantEntity;
 
   @Column({ type: 'text' })
   label!: string;

@@ -1,26 +1,33 @@
 import { DataSource } from 'typeorm';
-import { JobTypeEntity, type MasterDataKind, type MasterRecordEntity, OrganizationEntity } from './master-data.entity';
+import { type MasterDataKind } from './master-data.entity';
 
 export interface MasterRecord {
   code: string;
   label: string;
+  /** Null: platform-wide (every tenant sees it; only the platform operator changes it). */
+  tenantId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-// Each kind's table, and the user column that carries its `{id, label}`.
-const tables: Record<MasterDataKind, { entity: typeof OrganizationEntity | typeof JobTypeEntity; userColumn: string }> =
-  {
-    organization: { entity: OrganizationEntity, userColumn: 'organization' },
-    jobType: { entity: JobTypeEntity, userColumn: 'job' },
-  };
+/**
+ * Whose entries a call reads and changes: a tenant's id (its own entries, and the platform-wide ones it
+ * sees but cannot change), or null for the platform operator (the platform-wide entries).
+ */
+export type MasterDataTenant = string | null;
 
-const qualified = (kind: MasterDataKind) =>
-  kind === 'organization' ? '"identity"."organizations"' : '"identity"."job_types"';
+// Each kind's table, the user column that carries its `{id, label}`, and its insert lock's first key.
+const tables: Record<MasterDataKind, { table: string; userColumn: string; lock: number }> = {
+  organization: { table: '"identity"."organizations"', userColumn: 'organization', lock: 1_795_404_001 },
+  jobType: { table: '"identity"."job_types"', userColumn: 'job', lock: 1_795_404_002 },
+};
+
+const RETURNED = `"code", "label", "tenant_id", "created_at", "updated_at"`;
 
 interface RecordRow {
   code: string;
   label: string;
+  tenant_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -28,70 +35,139 @@ interface RecordRow {
 const toRecord = (row: RecordRow): MasterRecord => ({
   code: row.code,
   label: row.label,
+  tenantId: row.tenant_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
 
-/** Organizations and job types; every change is one statement. */
+/** An insert refused: the tenant has the code, a platform-wide entry has it, or (operator) some tenant has it. */
+export type TakenBy = 'own' | 'platform' | 'tenant';
+
+/** A change of a code the caller sees but may not change (a tenant naming a platform-wide entry). */
+export type ChangeOutcome<T> = { kind: 'done'; value: T } | { kind: 'absent' } | { kind: 'platform' };
+
+/**
+ * Organizations and job types. The caller's tenant is in every statement: another tenant's entry is
+ * never read, changed or counted, and neither are its users.
+ */
 export class MasterDataRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async list(kind: MasterDataKind): Promise<MasterRecord[]> {
-    const rows: MasterRecordEntity[] = await this.dataSource.manager.find(tables[kind].entity, {
-      order: { code: 'ASC' },
-    });
-    return rows.map(({ code, label, createdAt, updatedAt }) => ({ code, label, createdAt, updatedAt }));
-  }
-
-  async exists(kind: MasterDataKind, code: string): Promise<boolean> {
-    return this.dataSource.manager.exists(tables[kind].entity, { where: { code } });
-  }
-
-  /** Null when the code is taken. */
-  async insert(kind: MasterDataKind, code: string, label: string, at: Date): Promise<MasterRecord | null> {
+  /** What `tenant` sees, by code: its own entries and the platform-wide ones (the operator: those only). */
+  async list(kind: MasterDataKind, tenant: MasterDataTenant): Promise<MasterRecord[]> {
     const rows = (await this.dataSource.query(
-      `INSERT INTO ${qualified(kind)} ("code", "label", "created_at", "updated_at") VALUES ($1, $2, $3, $3)
-       ON CONFLICT ("code") DO NOTHING RETURNING *`,
-      [code, label, at],
+      `SELECT ${RETURNED} FROM ${tables[kind].table}
+        WHERE "tenant_id" IS NULL OR "tenant_id" = $1::uuid
+        ORDER BY "code"`,
+      [tenant],
     )) as RecordRow[];
-    return rows[0] ? toRecord(rows[0]) : null;
+    return rows.map(toRecord);
   }
 
   /**
-   * The new label, and the same label in the `{id, label}` every user of the code carries, in one
-   * statement (the admin User object shows the stored label). Null when the code is unknown.
+   * A new entry of `tenant`, or why its code is taken. A code is unique among what any one tenant sees, so a
+   * tenant's code may not be a platform-wide one, nor a platform-wide code any tenant's: the check and the
+   * insert run under a lock of the code, so two concurrent creations cannot both pass it.
    */
-  async updateLabel(kind: MasterDataKind, code: string, label: string, at: Date): Promise<MasterRecord | null> {
-    const column = tables[kind].userColumn;
-    const rows = (await this.dataSource.query(
-      `WITH "updated" AS (
-         UPDATE ${qualified(kind)} SET "label" = $2, "updated_at" = $3 WHERE "code" = $1 RETURNING *
-       ), "relabelled" AS (
-         UPDATE "identity"."users" SET "${column}" = jsonb_build_object('id', "updated"."code", 'label', "updated"."label")
-           FROM "updated" WHERE "users"."${column}"->>'id' = "updated"."code"
-       )
-       SELECT * FROM "updated"`,
-      [code, label, at],
-    )) as RecordRow[];
-    return rows[0] ? toRecord(rows[0]) : null;
+  async insert(
+    kind: MasterDataKind,
+    tenant: MasterDataTenant,
+    code: string,
+    label: string,
+    at: Date,
+  ): Promise<MasterRecord | TakenBy> {
+    const { table, lock } = tables[kind];
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))`, [lock, code]);
+      const taken = (await manager.query(
+        `SELECT "tenant_id" FROM ${table}
+          WHERE "code" = $1 AND ($2::uuid IS NULL OR "tenant_id" IS NULL OR "tenant_id" = $2::uuid)
+          ORDER BY "tenant_id" NULLS FIRST LIMIT 1`,
+        [code, tenant],
+      )) as { tenant_id: string | null }[];
+      const [holder] = taken;
+      if (holder) return holder.tenant_id === tenant ? 'own' : holder.tenant_id === null ? 'platform' : 'tenant';
+      const rows = (await manager.query(
+        `INSERT INTO ${table} ("code", "tenant_id", "label", "created_at", "updated_at")
+         VALUES ($1, $2, $3, $4, $4) RETURNING ${RETURNED}`,
+        [code, tenant, label, at],
+      )) as RecordRow[];
+      return toRecord(rows[0] as RecordRow);
+    });
   }
 
-  /** Deleted, unknown, or refused because a user still carries the code (decided in the statement). */
-  async delete(kind: MasterDataKind, code: string): Promise<'deleted' | 'absent' | 'in_use'> {
-    const column = tables[kind].userColumn;
+  /**
+   * The new label of `tenant`'s entry, and the same label in the `{id, label}` its users carry, in one
+   * statement (the admin User object shows the stored label): a tenant's entry relabels that tenant's users
+   * only; a platform-wide one the users of every tenant that has no entry of that code.
+   */
+  async updateLabel(
+    kind: MasterDataKind,
+    tenant: MasterDataTenant,
+    code: string,
+    label: string,
+    at: Date,
+  ): Promise<ChangeOutcome<MasterRecord>> {
+    const { table, userColumn: column } = tables[kind];
     const rows = (await this.dataSource.query(
       `WITH "target" AS (
-         SELECT "code", EXISTS (SELECT 1 FROM "identity"."users" WHERE "${column}"->>'id' = $1) AS "in_use"
-           FROM ${qualified(kind)} WHERE "code" = $1 FOR UPDATE
-       ), "removed" AS (
-         DELETE FROM ${qualified(kind)} WHERE "code" IN (SELECT "code" FROM "target" WHERE NOT "in_use") RETURNING "code"
+         SELECT "id", "tenant_id" FROM ${table} WHERE "code" = $1 AND ("tenant_id" IS NULL OR "tenant_id" = $4::uuid)
+       ), "updated" AS (
+         UPDATE ${table} SET "label" = $2, "updated_at" = $3
+          WHERE "id" IN (SELECT "id" FROM "target" WHERE "tenant_id" IS NOT DISTINCT FROM $4::uuid)
+          RETURNING *
+       ), "relabelled" AS (
+         UPDATE "identity"."users" SET "${column}" = jsonb_build_object('id', "updated"."code", 'label', "updated"."label")
+           FROM "updated"
+          WHERE "users"."${column}"->>'id' = "updated"."code"
+            AND ("users"."tenant_id" = "updated"."tenant_id"
+                 OR ("updated"."tenant_id" IS NULL AND NOT EXISTS (
+                       SELECT 1 FROM ${table} AS "own"
+                        WHERE "own"."code" = "updated"."code" AND "own"."tenant_id" = "users"."tenant_id")))
        )
-       SELECT "target"."in_use", ("removed"."code" IS NOT NULL) AS "deleted"
-         FROM "target" LEFT JOIN "removed" ON TRUE`,
-      [code],
-    )) as { in_use: boolean; deleted: boolean }[];
+       SELECT "target"."tenant_id" IS NULL AS "platform_wide", "updated"."code", "updated"."label",
+              "updated"."tenant_id", "updated"."created_at", "updated"."updated_at"
+         FROM "target" LEFT JOIN "updated" ON "updated"."id" = "target"."id"`,
+      [code, label, at, tenant],
+    )) as (RecordRow & { platform_wide: boolean; code: string | null })[];
     const [row] = rows;
-    if (!row) return 'absent';
-    return row.deleted ? 'deleted' : 'in_use';
+    if (!row) return { kind: 'absent' };
+    if (row.code === null) return { kind: 'platform' };
+    return { kind: 'done', value: toRecord(row) };
+  }
+
+  /**
+   * Deletes `tenant`'s entry unless a user still carries its code (a tenant's entry: a user of that tenant;
+   * a platform-wide one: any user), decided in the statement under the row's lock.
+   */
+  async delete(
+    kind: MasterDataKind,
+    tenant: MasterDataTenant,
+    code: string,
+  ): Promise<ChangeOutcome<'deleted' | 'in_use'>> {
+    const { table, userColumn: column } = tables[kind];
+    const rows = (await this.dataSource.query(
+      `WITH "target" AS (
+         SELECT "entry"."id", "entry"."tenant_id",
+                EXISTS (SELECT 1 FROM "identity"."users"
+                         WHERE "users"."${column}"->>'id' = "entry"."code"
+                           AND ("entry"."tenant_id" IS NULL OR "users"."tenant_id" = "entry"."tenant_id")) AS "in_use"
+           FROM ${table} AS "entry"
+          WHERE "entry"."code" = $1 AND ("entry"."tenant_id" IS NULL OR "entry"."tenant_id" = $2::uuid)
+            FOR UPDATE OF "entry"
+       ), "removed" AS (
+         DELETE FROM ${table}
+          WHERE "id" IN (SELECT "id" FROM "target" WHERE NOT "in_use" AND "tenant_id" IS NOT DISTINCT FROM $2::uuid)
+          RETURNING "id"
+       )
+       SELECT "target"."tenant_id" IS NULL AS "platform_wide", "target"."in_use", ("removed"."id" IS NOT NULL) AS "deleted"
+         FROM "target" LEFT JOIN "removed" ON "removed"."id" = "target"."id"`,
+      [code, tenant],
+    )) as { platform_wide: boolean; in_use: boolean; deleted: boolean }[];
+    const [row] = rows;
+    if (!row) return { kind: 'absent' };
+    if (row.deleted) return { kind: 'done', value: 'deleted' };
+    if (row.platform_wide && tenant !== null) return { kind: 'platform' };
+    return { kind: 'done', value: 'in_use' };
   }
 }

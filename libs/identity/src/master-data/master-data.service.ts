@@ -1,40 +1,84 @@
+import { type AccessTokenPrincipal } from '@fed/auth';
 import { type MasterDataKind } from './master-data.entity';
 import { MasterDataError } from './master-data.errors';
-import { type MasterRecord, MasterDataRepository } from './master-data.repository';
+import { type MasterDataTenant, type MasterRecord, MasterDataRepository, type TakenBy } from './master-data.repository';
 import { checkCode, checkLabel } from './master-data.rules';
+
+/**
+ * Whose entries a token manages: its tenant's (it also sees the platform-wide ones, which it cannot
+ * change), or, for a token without a tenant (the platform operator's integration), the platform-wide ones.
+ */
+export function masterDataTenantOf(principal: AccessTokenPrincipal): MasterDataTenant {
+  return principal.tenant?.id ?? null;
+}
 
 const nouns: Record<MasterDataKind, string> = { organization: 'organization', jobType: 'job type' };
 
-/** Organizations and job types, for the admin API (`master:manage`) and platformctl alike. */
+const taken: Record<TakenBy, string> = {
+  own: 'exists',
+  platform: 'exists platform-wide',
+  tenant: "is a tenant's own: a platform-wide code may not be one a tenant has",
+};
+
+/**
+ * Organizations and job types, for the admin API (`master:manage`), the users' lists and platformctl alike.
+ * Every call names whose entries it acts on (`MasterDataTenant`): a tenant's (it sees the platform-wide
+ * ones too, but changes only its own) or the platform operator's (null: the platform-wide ones).
+ */
 export class MasterDataService {
   constructor(
     private readonly repository: MasterDataRepository,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Every record of the kind, by code (the lists are not paginated). */
-  list(kind: MasterDataKind): Promise<MasterRecord[]> {
-    return this.repository.list(kind);
+  /** The records `tenant` sees, by code (the lists are not paginated). */
+  list(kind: MasterDataKind, tenant: MasterDataTenant): Promise<MasterRecord[]> {
+    return this.repository.list(kind, tenant);
   }
 
-  async create(kind: MasterDataKind, input: { code: string; label: string }): Promise<MasterRecord> {
-    const created = await this.repository.insert(kind, checkCode(input.code), checkLabel(input.label), this.now());
-    if (!created) throw new MasterDataError('code_exists', `${nouns[kind]} ${input.code} exists`);
+  async create(
+    kind: MasterDataKind,
+    tenant: MasterDataTenant,
+    input: { code: string; label: string },
+  ): Promise<MasterRecord> {
+    const created = await this.repository.insert(
+      kind,
+      tenant,
+      checkCode(input.code),
+      checkLabel(input.label),
+      this.now(),
+    );
+    if (typeof created === 'string') {
+      throw new MasterDataError('code_exists', `${nouns[kind]} ${input.code} ${taken[created]}`);
+    }
     return created;
   }
 
-  /** A new label; users who carry the code show it from now on. */
-  async update(kind: MasterDataKind, code: string, input: { label: string }): Promise<MasterRecord> {
-    const updated = await this.repository.updateLabel(kind, checkCode(code), checkLabel(input.label), this.now());
-    if (!updated) throw notFound(kind, code);
-    return updated;
+  /** A new label; users who carry the code (in the entry's tenant, or any for a platform-wide one) show it. */
+  async update(
+    kind: MasterDataKind,
+    tenant: MasterDataTenant,
+    code: string,
+    input: { label: string },
+  ): Promise<MasterRecord> {
+    const outcome = await this.repository.updateLabel(
+      kind,
+      tenant,
+      checkCode(code),
+      checkLabel(input.label),
+      this.now(),
+    );
+    if (outcome.kind === 'absent') throw notFound(kind, code);
+    if (outcome.kind === 'platform') throw readOnly(kind, code);
+    return outcome.value;
   }
 
   /** Refused while a user carries the code. */
-  async delete(kind: MasterDataKind, code: string): Promise<void> {
-    const outcome = await this.repository.delete(kind, checkCode(code));
-    if (outcome === 'absent') throw notFound(kind, code);
-    if (outcome === 'in_use') {
+  async delete(kind: MasterDataKind, tenant: MasterDataTenant, code: string): Promise<void> {
+    const outcome = await this.repository.delete(kind, tenant, checkCode(code));
+    if (outcome.kind === 'absent') throw notFound(kind, code);
+    if (outcome.kind === 'platform') throw readOnly(kind, code);
+    if (outcome.value === 'in_use') {
       throw new MasterDataError('in_use', `users still belong to ${nouns[kind]} ${code}; change them first`);
     }
   }
@@ -42,4 +86,11 @@ export class MasterDataService {
 
 function notFound(kind: MasterDataKind, code: string): MasterDataError {
   return new MasterDataError('record_not_found', `no ${nouns[kind]} with code ${code}`);
+}
+
+function readOnly(kind: MasterDataKind, code: string): MasterDataError {
+  return new MasterDataError(
+    'platform_entry',
+    `${nouns[kind]} ${code} is platform-wide: only the platform operator changes or deletes it`,
+  );
 }

@@ -82,6 +82,8 @@ function toolCodeOf(code: ErrorCode): McpToolErrorCode {
       return McpToolErrorCode.InvalidParams;
     case 'insufficient_scope':
     case 'service_account_required':
+    // Master data's (which no tool changes); listed so that the table stays whole.
+    case 'platform_entry_read_only':
       return McpToolErrorCode.InsufficientScope;
     case 'conflict':
     case 'conversation_processing':
