@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { type RunningService } from '@fed/server';
+import { ClientsService } from '@fed/identity';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdminStack, bootAdminStack, call } from './testing/boot-admin-stack';
@@ -10,7 +11,7 @@ const USERS = '/api/v1/admin/users';
 describe('admin users API (admin-service beside auth-service and chat-service, Redis signals)', () => {
   let stack: AdminStack;
   let admin: string; // alice's token: every admin scope
-  let reader: string; // rita's token: users:read only
+  let reader: string; // a system integration's token: users:read only
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -32,7 +33,19 @@ describe('admin users API (admin-service beside auth-service and chat-service, R
     );
     ids.carol = await stack.createUser('carol', { tenantName: 'acme', status: 'pending' });
     admin = (await stack.signIn('alice')).accessToken;
-    reader = (await stack.signIn('rita', 'openid users:read chat:history')).accessToken;
+    // Management scopes are a system integration's (Client Credentials); a user holds them only as an admin.
+    const { clientSecret } = await stack.auth.nest.get(ClientsService).create({
+      clientId: 'reader',
+      name: 'reader',
+      grantTypes: ['client_credentials'],
+      scopes: ['users:read'],
+    });
+    const issued = await fetch(`${stack.auth.url}/federation/auth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'reader', client_secret: clientSecret }),
+    });
+    reader = ((await issued.json()) as { access_token: string }).access_token;
   }, 120_000);
 
   afterAll(() => stack?.close());

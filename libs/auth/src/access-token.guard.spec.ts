@@ -229,7 +229,10 @@ describe('AccessTokenGuard in a Nest app', () => {
       for (const path of ['/users', '/logs']) {
         const response = await call(app, path, user);
         expect(response.status).toBe(403);
-        expect(await errorOf(response)).toMatchObject({ code: 'insufficient_scope', message: expect.stringContaining('admin') });
+        expect(await errorOf(response)).toMatchObject({
+          code: 'insufficient_scope',
+          message: expect.stringContaining('admin'),
+        });
       }
       // A service account (Client Credentials, role M2M) holds its client's scopes whatever its role.
       const serviceAccount = await bearer({
@@ -252,7 +255,12 @@ describe('AccessTokenGuard in a Nest app', () => {
       expect((await call(app, '/chat', asAdmin)).status).toBe(200);
 
       // An older change arriving late does not undo the newer one.
-      await signals.publish('auth.role-changed', { version: 1, subject, role: 'admin', changedAtMs: Date.now() - 60_000 });
+      await signals.publish('auth.role-changed', {
+        version: 1,
+        subject,
+        role: 'admin',
+        changedAtMs: Date.now() - 60_000,
+      });
       await new Promise((resolve) => setImmediate(resolve));
       expect((await call(app, '/users', asAdmin)).status).toBe(403);
 

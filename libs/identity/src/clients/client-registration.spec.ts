@@ -40,6 +40,18 @@ describe('client registration', () => {
     }
   });
 
+  it('gives an application (authorization_code) a management scope only with allowManagementScopes, a system integration without', () => {
+    for (const scope of ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query']) {
+      expect(codeOf({ scopes: ['openid', 'chat:exec', scope] })).toBe('invalid_scope');
+      expect(codeOf({ scopes: ['openid', scope], allowManagementScopes: true })).toBeUndefined();
+      expect(codeOf({ grantTypes: ['client_credentials'], redirectUris: [], scopes: [scope] })).toBeUndefined();
+    }
+    // Checked, not stored: the registration that passes names no such field.
+    expect(validateRegistration({ ...base, scopes: ['users:read'], allowManagementScopes: true })).not.toHaveProperty(
+      'allowManagementScopes',
+    );
+  });
+
   it('accepts a system integration with client credentials and no redirect URI', () => {
     const valid = validateRegistration({
       clientId: 'etl',

@@ -113,6 +113,47 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect(bob.sessionsValidAfter).toEqual(alice.sessionsValidAfter);
   });
 
+  it('tells the services of a role the file changes, demotion or promotion (auth.role-changed)', async () => {
+    await realm.import(realmFile());
+    const roles: [string, string][] = [];
+    const telling = new RealmService(database.dataSource, {
+      ...settings,
+      invalidations: {
+        invalidate: async () => undefined,
+        roleChanged: async (userId, role) => void roles.push([userId, role]),
+      },
+    });
+    const file = realmFile();
+    file.users = [
+      { ...(file.users?.[0] as NonNullable<RealmFile['users']>[number]), role: 'user' },
+      { ...(file.users?.[1] as NonNullable<RealmFile['users']>[number]), role: 'admin' },
+    ];
+    await telling.import(file);
+    const users = new UsersService(new UserRepository(database.dataSource), settings);
+    const [alice, bob] = await Promise.all([
+      users.findByLogin('alice@acme.example.com'),
+      users.findByLogin('bob@example.com'),
+    ]);
+    expect(roles).toEqual([
+      [alice.id, 'user'],
+      [bob.id, 'admin'],
+    ]);
+  });
+
+  it('takes a management scope on an authorization_code client only with allowManagementScopes, and exports the flag', async () => {
+    const file = realmFile();
+    const [crm, etl] = file.clients as NonNullable<RealmFile['clients']>;
+    file.clients = [{ ...crm, scopes: ['openid', 'chat:exec', 'users:manage'] }, etl];
+    expect((await problemsOf(realm.import(file))).join(' ')).toContain('allowManagementScopes');
+    file.clients = [{ ...crm, scopes: ['openid', 'chat:exec', 'users:manage'], allowManagementScopes: true }, etl];
+    await realm.import(file);
+    const exported = await realm.export();
+    expect(exported.clients?.find((c) => c.clientId === 'crm')).toMatchObject({ allowManagementScopes: true });
+    expect(exported.clients?.find((c) => c.clientId === 'etl')).not.toHaveProperty('allowManagementScopes');
+    // What is exported imports again.
+    expect((await realm.import(exported)).clients).toEqual({ created: 0, updated: 2 });
+  });
+
   it('is idempotent: importing the same file again changes nothing', async () => {
     await realm.import(realmFile());
     const before = await realm.export();
