@@ -10,7 +10,7 @@ import { type IdpCookies, type IdpFlow, IDP_CALLBACK_PATH, resultPath } from './
 import { idpErrorPage } from './idp-pages';
 import { type IdpMessage } from './messages';
 import { type TenantIdpRepository } from './tenant-idp.repository';
-import { UpstreamUnreachable, upstreamFailure } from './upstream-clients';
+import { UpstreamAnswerRejected, UpstreamUnreachable, upstreamFailure } from './upstream-clients';
 import { type UpstreamSessions } from './upstream-sessions';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -144,6 +144,11 @@ export class TenantSignIn {
 
   private failed(res: Response, locale: UiLocale, error: unknown): void {
     const failure = upstreamFailure(error);
+    if (failure instanceof UpstreamAnswerRejected) {
+      // A forged or tampered ID token reaches here as well as a provider's mistake: the operator should see it.
+      this.logger.error({ event: 'idp_answer_rejected', err: failure }, 'identity-provider sign-in refused');
+      return this.page(res, 502, locale, 'rejected');
+    }
     const unreachable = failure instanceof UpstreamUnreachable;
     this.logger[unreachable ? 'warn' : 'error']({ err: failure }, 'identity-provider sign-in failed');
     this.page(res, unreachable ? 502 : 500, locale, unreachable ? 'unreachable' : 'misconfigured');
