@@ -5,7 +5,11 @@ import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
 
 /** llm-gateway as its main.ts starts it (its module, GatewayModule), on a test's database, writing its log every 50 ms. */
-export async function bootGateway(databaseUrl: string): Promise<{ service: RunningService; keyPrefix: string }> {
+export async function bootGateway(
+  databaseUrl: string,
+  // AUTH_URL: the realm whose client-credentials tokens the gateway accepts.
+  env: Record<string, string> = {},
+): Promise<{ service: RunningService; keyPrefix: string }> {
   const port = await freePort();
   const config = loadConfig('llm-gateway', {
     DATABASE_URL: databaseUrl,
@@ -13,6 +17,7 @@ export async function bootGateway(databaseUrl: string): Promise<{ service: Runni
     HOST: '127.0.0.1',
     PORT: String(port),
     LLM_GATEWAY_LOG_FLUSH_MS: '50',
+    ...env,
   });
   const service = await createServiceApp({
     app: 'llm-gateway',

@@ -25,10 +25,10 @@ export interface LogsHarness {
   auth: RunningService;
   admin: RunningService;
   dataSource: DataSource;
-  /** A user's access token through the login form (Authorization Code with PKCE). */
-  signInAs(login: string, scope: string): Promise<string>;
-  /** A Client Credentials token of a client holding `scopes`. */
-  serviceToken(scopes: string[]): Promise<string>;
+  /** A user's access token through the login form (Authorization Code with PKCE); an admin of `tenantName`. */
+  signInAs(login: string, scope: string, tenantName?: string): Promise<string>;
+  /** A Client Credentials token of a client of `tenantName` (the default tenant) holding `scopes`. */
+  serviceToken(scopes: string[], tenantName?: string): Promise<string>;
   /** GET on admin-service with a bearer token. */
   get(path: string, token: string): Promise<Response>;
   close(): Promise<void>;
@@ -54,6 +54,7 @@ export async function bootLogsHarness(
     scopes: ['logs:read', 'users:manage', 'users:read'],
     redirectUris: [REDIRECT_URI],
     consentRequired: false,
+    allowManagementScopes: true,
   });
   let serviceClients = 0;
   const signedUp = new Set<string>();
@@ -63,7 +64,7 @@ export async function bootLogsHarness(
     auth,
     admin,
     dataSource: admin.nest.get(DataSource),
-    async signInAs(login, scope) {
+    async signInAs(login, scope, tenantName) {
       if (!signedUp.has(login)) {
         signedUp.add(login);
         await users.create({
@@ -73,6 +74,7 @@ export async function bootLogsHarness(
           status: 'approved',
           role: 'admin',
           password: PASSWORD,
+          ...(tenantName ? { tenantName } : {}),
         });
       }
       const tokens = await signIn({
@@ -87,13 +89,14 @@ export async function bootLogsHarness(
       });
       return tokens.access_token;
     },
-    async serviceToken(scopes) {
+    async serviceToken(scopes, tenantName) {
       const clientId = `etl-${++serviceClients}`;
       const { clientSecret } = await clients.create({
         clientId,
         name: clientId,
         grantTypes: ['client_credentials'],
         scopes,
+        ...(tenantName ? { tenantName } : {}),
       });
       const res = await fetch(`${auth.url}/federation/auth/v1/token`, {
         method: 'POST',

@@ -1,13 +1,30 @@
 import { type AppConfig } from '@fed/config';
 import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, type ApiKeyView } from '@fed/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
+import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
 import { tellRunningServices } from './signals';
 
-function withApiKeys<T>(work: (keys: ApiKeysService, config: AppConfig<'platformctl'>) => Promise<T>): Promise<T> {
+function withApiKeys<T>(
+  work: (keys: ApiKeysService, config: AppConfig<'platformctl'>, dataSource: DataSource) => Promise<T>,
+): Promise<T> {
   return withEntities([ApiKeyEntity], (dataSource, config) =>
-    work(new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: config.gateway.keyPrefix }), config),
+    work(
+      new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: config.gateway.keyPrefix }),
+      config,
+      dataSource,
+    ),
   );
+}
+
+// `--tenant`: a tenant's name (as `clients create --tenant` takes it) or its id.
+async function tenantIdOf(dataSource: DataSource, tenant: string): Promise<string> {
+  const [row] = (await dataSource.query(
+    `SELECT "id" FROM "identity"."tenants" WHERE "name" = $1 OR "id"::text = $1 LIMIT 1`,
+    [tenant],
+  )) as { id: string }[];
+  if (!row) throw new InvalidArgumentError(`no tenant named ${JSON.stringify(tenant)}`);
+  return row.id;
 }
 
 /**
@@ -49,6 +66,7 @@ function describe(key: ApiKeyView): string {
     `tpm=${key.tpmLimit ?? '-'}`,
     `daily_budget_usd=${key.dailyBudgetUsd ?? '-'}`,
     `networks=${key.allowedNetworks?.join(',') ?? '*'}`,
+    `tenant=${key.tenantId ?? '-'}`,
     `created=${key.createdAt.toISOString()}`,
     ...(key.expiresAt ? [`expires=${key.expiresAt.toISOString()}`] : []),
   ].join('  ');
@@ -71,6 +89,7 @@ export function registerApiKeys(program: Command): void {
       collect,
     )
     .option('--expires-in-days <n>', 'the key stops working after this many days', positive('--expires-in-days'))
+    .option('--tenant <name>', "the tenant the key is issued to: its calls go to that tenant's gateway log")
     .action(
       async (options: {
         name: string;
@@ -80,9 +99,11 @@ export function registerApiKeys(program: Command): void {
         dailyBudget?: number;
         network?: string[];
         expiresInDays?: number;
+        tenant?: string;
       }) => {
-        const { key, apiKey } = await withApiKeys((keys) =>
+        const { key, apiKey } = await withApiKeys(async (keys, _config, dataSource) =>
           keys.create({
+            tenantId: options.tenant === undefined ? undefined : await tenantIdOf(dataSource, options.tenant),
             name: options.name,
             allowedModels: options.model,
             rpmLimit: options.rpm,

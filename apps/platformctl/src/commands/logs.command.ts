@@ -40,28 +40,28 @@ const LOGS: Record<string, LogKind> = {
   audit: {
     description: 'admin actions (GET /v1/admin/audit-logs)',
     read: async (dataSource, range, page) => {
-      const { rows, total } = await new AuditLogsRepository(dataSource).list(range, page);
+      const { rows, total } = await new AuditLogsRepository(dataSource).list({}, range, page);
       return { records: rows.map(toAuditLogResponse), total };
     },
   },
   llm: {
     description: "the agent runtime's model calls (GET /v1/admin/llm-logs)",
     read: async (dataSource, range, page) => {
-      const { rows, total } = await new LlmLogsRepository(dataSource).list(range, page);
+      const { rows, total } = await new LlmLogsRepository(dataSource).list({}, range, page);
       return { records: rows.map(toLlmLogResponse), total };
     },
   },
   gateway: {
     description: 'model gateway requests (GET /v1/admin/llm-gateway-logs)',
     read: async (dataSource, range, page) => {
-      const { rows, total } = await new GatewayLogsRepository(dataSource).list(range, page);
+      const { rows, total } = await new GatewayLogsRepository(dataSource).list({}, range, page);
       return { records: rows.map(toGatewayLogResponse), total };
     },
   },
   access: {
     description: 'HTTP requests of every service (GET /v1/admin/access-logs)',
     read: async (dataSource, range, page) => {
-      const { rows, total } = await new AccessLogsRepository(dataSource).list(range, page);
+      const { rows, total } = await new AccessLogsRepository(dataSource).list({}, range, page);
       return { records: rows.map(toAccessLogResponse), total };
     },
   },

@@ -7,6 +7,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ schema: 'audit', name: 'access_logs' })
 @Index('access_logs_created_at_idx', ['createdAt', 'id'])
+// A tenant's page (the caller's tenant in the query); rows without a tenant are the operator's only.
+@Index('access_logs_tenant_idx', ['tenantId', 'createdAt', 'id'], { where: '"tenant_id" IS NOT NULL' })
 export class AccessLogEntity {
   /** `accessLogId`: time-ordered (UUID v7). */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'access_logs_pkey' })
@@ -50,4 +52,8 @@ export class AccessLogEntity {
 
   @Column({ type: 'text', nullable: true })
   authzReason!: string | null;
+
+  /** The tenant of the request's authenticated caller; null: no caller authenticated, or written before tenants were recorded. */
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
 }

@@ -1,4 +1,4 @@
-import { Scopes, SaasOnly } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
 import { Controller, Get, Query } from '@nestjs/common';
@@ -12,9 +12,17 @@ export class AccessLogsController {
   constructor(private readonly accessLogs: AccessLogsRepository) {}
 
   @Get('access-logs')
-  async list(@Query() query: LogPageQueryDto): Promise<AccessLogList> {
+  async list(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogPageQueryDto,
+  ): Promise<AccessLogList> {
     const page = toNumberedPageParams(query);
-    const { rows, total } = await this.accessLogs.list(dayRange(query.from, query.to), page);
+    const { rows, total } = await this.accessLogs.list(
+      // An admin reads their own tenant's rows; a token without a tenant (the operator's) every row.
+      { tenantId: principal.tenant?.id },
+      dayRange(query.from, query.to),
+      page,
+    );
     return { accessLogs: rows.map(toAccessLogResponse), ...numberedPageEnvelope(page, total) };
   }
 }

@@ -19,6 +19,8 @@ export interface AccessLogResponse {
   durationMs: number | null;
   authzResult: string | null;
   authzReason: string | null;
+  /** Whose row it is (null: no tenant's; the operator alone reads those). */
+  tenantId: string | null;
 }
 
 export interface AccessLogList extends NumberedPageEnvelope {
@@ -40,5 +42,6 @@ export function toAccessLogResponse(row: AccessLogEntity): AccessLogResponse {
     durationMs: row.durationMs,
     authzResult: row.authzResult,
     authzReason: row.authzReason,
+    tenantId: row.tenantId ?? null,
   };
 }

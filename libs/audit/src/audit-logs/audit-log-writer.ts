@@ -12,11 +12,12 @@ export interface AuditLogRecord {
   ip_address: string | null;
   user_agent: string | null;
   created_at: string;
+  tenant_id: string | null;
 }
 
 const TABLE: LogTable = {
   name: '"audit"."audit_logs"',
-  columns: ['id', 'resource', 'action', 'meta', 'user_id', 'user_email', 'ip_address', 'user_agent', 'created_at'],
+  columns: ['id', 'resource', 'action', 'meta', 'user_id', 'user_email', 'ip_address', 'user_agent', 'created_at', 'tenant_id'],
 };
 
 export interface AuditLogWriterOptions {

@@ -4,6 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ schema: 'audit', name: 'audit_logs' })
 // Pages newest first (and the retention's oldest first) walk this index, whatever the table's size.
 @Index('audit_logs_created_at_idx', ['createdAt', 'id'])
+// A tenant's page (the caller's tenant in the query); rows without a tenant are the operator's only.
+@Index('audit_logs_tenant_idx', ['tenantId', 'createdAt', 'id'], { where: '"tenant_id" IS NOT NULL' })
 export class AuditLogEntity {
   /** `auditLogId`: time-ordered (UUID version 7), so inserts land on the index's newest pages. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'audit_logs_pkey' })
@@ -35,4 +37,8 @@ export class AuditLogEntity {
 
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
+
+  /** The acting admin's tenant (`tenant.id` of their token); null: a token without a tenant, or written before tenants were recorded. */
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
 }

@@ -12,6 +12,8 @@ export interface AuditLogResponse {
   ipAddress: string | null;
   userAgent: string | null;
   createdAt: string;
+  /** Whose row it is (null: no tenant's; the operator alone reads those). */
+  tenantId: string | null;
 }
 
 export interface AuditLogList extends NumberedPageEnvelope {
@@ -29,5 +31,6 @@ export function toAuditLogResponse(row: AuditLogEntity): AuditLogResponse {
     ipAddress: row.ipAddress,
     userAgent: row.userAgent,
     createdAt: new Date(row.createdAt).toISOString(),
+    tenantId: row.tenantId ?? null,
   };
 }

@@ -2,7 +2,7 @@ import { type DataSource } from 'typeorm';
 import { AuditLogWriter } from './audit-log-writer';
 import { AuditTrail } from './audit-trail';
 
-const actor = { userId: 'admin-1', userEmail: null, ipAddress: '10.0.0.1', userAgent: 'ua' };
+const actor = { userId: 'admin-1', userEmail: null, ipAddress: '10.0.0.1', userAgent: 'ua', tenantId: 'tenant-1' };
 
 /** A database whose answers the test decides; keeps the rows of the inserts it accepted. */
 function fakeDatabase() {

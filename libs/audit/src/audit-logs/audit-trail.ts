@@ -17,6 +17,8 @@ export interface AuditActor {
   userEmail: string | null;
   ipAddress: string | null;
   userAgent: string | null;
+  /** The actor's tenant (`tenant.id` of the token): whose admins see the row; null, the operator only. */
+  tenantId: string | null;
 }
 
 const MAX_TEXT = 1000;
@@ -24,10 +26,10 @@ const MAX_DEPTH = 4;
 
 /**
  * The actor of a request: the token's subject and `email` claim (when the token carries one), the
- * client address as the host computes it (`trustProxyHops`), and the User-Agent.
+ * client address as the host computes it (`trustProxyHops`), the User-Agent and the token's tenant.
  */
 export function auditActorOf(
-  principal: Pick<AccessTokenPrincipal, 'subject' | 'claims'>,
+  principal: Pick<AccessTokenPrincipal, 'subject' | 'claims' | 'tenant'>,
   request: IncomingMessage,
   trustProxyHops: number,
 ): AuditActor {
@@ -38,6 +40,7 @@ export function auditActorOf(
     userEmail: typeof email === 'string' ? email : null,
     ipAddress: clientAddress(request, trustProxyHops),
     userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
+    tenantId: principal.tenant?.id ?? null,
   };
 }
 
@@ -59,6 +62,7 @@ export class AuditTrail {
       ip_address: actor.ipAddress === null ? null : cleanText(actor.ipAddress),
       user_agent: actor.userAgent === null ? null : cleanText(actor.userAgent),
       created_at: new Date(now).toISOString(),
+      tenant_id: actor.tenantId === null ? null : cleanText(actor.tenantId),
     });
   }
 

@@ -22,6 +22,21 @@ export interface LogPageFilter {
   countedAs?: string;
 }
 
+/** Who reads a log: the caller's tenant (`tenant.id` of the token), absent for a token without one. */
+export interface LogReader {
+  tenantId?: string;
+}
+
+/**
+ * What a reader of a log may see: the caller's tenant's rows only (counted under `<log>:<tenantId>`, which
+ * the tables' triggers keep), or, for a token without a tenant (the platform operator's), every row, those
+ * without a tenant included.
+ */
+export function tenantScope(log: LogTable['log'], tenantId: string | undefined): LogPageFilter | undefined {
+  if (tenantId === undefined) return undefined;
+  return { equals: [{ column: '"tenant_id"', value: tenantId }], countedAs: `${log}:${tenantId}` };
+}
+
 const day = (instant: Date) => instant.toISOString().slice(0, 10);
 
 /**

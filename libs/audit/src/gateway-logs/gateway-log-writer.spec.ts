@@ -34,6 +34,7 @@ function row(overrides: Partial<GatewayLogRow> = {}): GatewayLogRow {
     costUsd: '0.00817500',
     currency: 'USD',
     metadata: { requestId: 'r-1', attempts: 1 },
+    tenantId: null,
     ...overrides,
   };
 }

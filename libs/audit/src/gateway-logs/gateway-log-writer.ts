@@ -32,6 +32,7 @@ const COLUMNS = [
   'cost_usd',
   'currency',
   'metadata',
+  'tenant_id',
 ] as const;
 
 /** A row by column name, as `json_populate_recordset` takes it. */
@@ -76,6 +77,7 @@ function toRecord(row: GatewayLogRow): GatewayLogRecord {
     cost_usd: row.costUsd,
     currency: row.currency,
     metadata: row.metadata,
+    tenant_id: row.tenantId,
   };
 }
 

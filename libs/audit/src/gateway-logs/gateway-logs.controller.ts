@@ -1,4 +1,4 @@
-import { Scopes, SaasOnly } from '@fed/auth';
+import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
 import { Controller, Get, Query } from '@nestjs/common';
@@ -12,9 +12,17 @@ export class GatewayLogsController {
   constructor(private readonly gatewayLogs: GatewayLogsRepository) {}
 
   @Get('llm-gateway-logs')
-  async list(@Query() query: LogPageQueryDto): Promise<GatewayLogList> {
+  async list(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogPageQueryDto,
+  ): Promise<GatewayLogList> {
     const page = toNumberedPageParams(query);
-    const { rows, total } = await this.gatewayLogs.list(dayRange(query.from, query.to), page);
+    const { rows, total } = await this.gatewayLogs.list(
+      // An admin reads their own tenant's rows; a token without a tenant (the operator's) every row.
+      { tenantId: principal.tenant?.id },
+      dayRange(query.from, query.to),
+      page,
+    );
     return { llmGatewayLogs: rows.map(toGatewayLogResponse), ...numberedPageEnvelope(page, total) };
   }
 }

@@ -31,6 +31,8 @@ export interface GatewayLogResponse {
   costUsd: string | null;
   currency: string | null;
   metadata: Record<string, unknown> | null;
+  /** Whose row it is (null: no tenant's; the operator alone reads those). */
+  tenantId: string | null;
 }
 
 export interface GatewayLogList extends NumberedPageEnvelope {
@@ -66,5 +68,6 @@ export function toGatewayLogResponse(row: LlmGatewayLogEntity): GatewayLogRespon
     costUsd: row.costUsd,
     currency: row.currency,
     metadata: row.metadata ?? null,
+    tenantId: row.tenantId ?? null,
   };
 }

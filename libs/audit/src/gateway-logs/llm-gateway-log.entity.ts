@@ -4,6 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ schema: 'audit', name: 'llm_gateway_logs' })
 @Index('llm_gateway_logs_created_at_idx', ['createdAt', 'id'])
 @Index('llm_gateway_logs_virtual_key_id_idx', ['virtualKeyId', 'createdAt'])
+// A tenant's page (the caller's tenant in the query); rows without a tenant are the operator's only.
+@Index('llm_gateway_logs_tenant_idx', ['tenantId', 'createdAt', 'id'], { where: '"tenant_id" IS NOT NULL' })
 export class LlmGatewayLogEntity {
   /** `llmGatewayLogId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'llm_gateway_logs_pkey' })
@@ -88,4 +90,8 @@ export class LlmGatewayLogEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   metadata!: Record<string, unknown> | null;
+
+  /** The tenant of the caller's key or token; null: a key of no tenant, or written before tenants were recorded. */
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
 }

@@ -14,6 +14,8 @@ export interface LlmCallRecord {
   operation: string;
   success: boolean;
   conversationId?: string | null;
+  /** The turn's tenant: whose admins read the row (null: the operator only). */
+  tenantId?: string | null;
   intentType?: string | null;
   confidenceScore?: number | null;
   toolsUsed?: number | null;
@@ -49,6 +51,7 @@ const columns: readonly [keyof LlmLogEntity, string][] = [
   ['conversationGoal', 'conversation_goal'],
   ['finalContent', 'final_content'],
   ['metadata', 'metadata'],
+  ['tenantId', 'tenant_id'],
 ];
 
 const TEXT_FIELDS = new Set<keyof LlmLogEntity>([

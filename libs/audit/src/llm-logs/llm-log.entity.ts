@@ -7,6 +7,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ schema: 'audit', name: 'llm_logs' })
 @Index('llm_logs_created_at_idx', ['createdAt', 'id'])
+// A tenant's page (the caller's tenant in the query); rows without a tenant are the operator's only.
+@Index('llm_logs_tenant_idx', ['tenantId', 'createdAt', 'id'], { where: '"tenant_id" IS NOT NULL' })
 export class LlmLogEntity {
   /** `llmLogId`. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'llm_logs_pkey' })
@@ -71,4 +73,8 @@ export class LlmLogEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   metadata!: Record<string, unknown> | null;
+
+  /** The turn's tenant; null: a turn without one, or written before tenants were recorded. */
+  @Column({ type: 'text', nullable: true })
+  tenantId!: string | null;
 }

@@ -24,6 +24,8 @@ export interface LlmLogResponse {
   finalContent: string | null;
   metadata: Record<string, unknown> | null;
   createdAt: string | null;
+  /** Whose row it is (null: no tenant's; the operator alone reads those). */
+  tenantId: string | null;
 }
 
 export interface LlmLogList extends NumberedPageEnvelope {
@@ -54,5 +56,6 @@ export function toLlmLogResponse(row: LlmLogEntity): LlmLogResponse {
     finalContent: row.finalContent,
     metadata: row.metadata ?? null,
     createdAt: iso(row.recordedAt),
+    tenantId: row.tenantId ?? null,
   };
 }

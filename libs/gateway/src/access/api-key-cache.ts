@@ -109,6 +109,7 @@ export function principalOfKey(key: ApiKeyEntity): GatewayPrincipal {
     kind: 'api-key' as const,
     virtualKeyId: key.id,
     label: key.name,
+    tenantId: key.tenantId ?? null,
     allowedModels: key.allowedModels ? new Set(key.allowedModels) : null,
     rpmLimit: key.rpmLimit,
     tpmLimit: key.tpmLimit,

@@ -7,6 +7,8 @@ export interface GatewayPrincipal {
   readonly virtualKeyId: string | null;
   /** The key's name, or the token's client id. */
   readonly label: string;
+  /** The key's tenant, or the token's `tenant.id`: whose logs its calls go to; null: the operator's. */
+  readonly tenantId: string | null;
   /** Model names and aliases allowed; null: every model. */
   readonly allowedModels: ReadonlySet<string> | null;
   readonly rpmLimit: number | null;

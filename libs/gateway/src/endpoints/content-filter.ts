@@ -51,6 +51,7 @@ export function screenContent(context: GatewayContext, exchange: Exchange, text:
       guardrails.alerts.record(alerts, {
         service: guardrails.service,
         stage: 'gateway',
+        tenantId: principal?.tenantId ?? null,
         caller: principal
           ? principal.kind === 'api-key'
             ? `api-key:${principal.virtualKeyId}`

@@ -101,6 +101,7 @@ export class Exchange {
         ...(this.firstByteMs !== null ? { timeToFirstByteMs: Math.round(this.firstByteMs * 10) / 10 } : {}),
         ...(this.clientAborted ? { clientAborted: true } : {}),
       },
+      tenantId: this.principal?.tenantId ?? null,
     };
   }
 }

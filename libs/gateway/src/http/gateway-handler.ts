@@ -104,7 +104,7 @@ export class GatewayHandler {
         noteAuthz(req, 'deny', 'network_not_allowed');
         throw new GatewayError('permission', 'network_not_allowed', 'this key may not be used from this network');
       }
-      noteAuthz(req, 'allow', principal.kind === 'client' ? 'access_token' : 'api_key');
+      noteAuthz(req, 'allow', principal.kind === 'client' ? 'access_token' : 'api_key', principal.tenantId);
       if (isModels) {
         listModels(this.context, exchange);
         return;
@@ -189,7 +189,7 @@ export class GatewayHandler {
             'only client-credentials tokens may call the gateway',
           );
         }
-        return tokenPrincipal(token.clientId ?? token.subject);
+        return tokenPrincipal(token.clientId ?? token.subject, token.tenant?.id ?? null);
       } catch (error) {
         if (error instanceof ApiError) {
           noteAuthz(req, 'deny', error.message === REVOKED_TOKEN ? 'revoked_token' : 'invalid_token');
@@ -240,11 +240,12 @@ function browserRefusal(optIn: string): string {
   return `browser requests are refused unless they send anthropic-dangerous-direct-browser-access: true or ${optIn}: true (the key is then exposed to the browser)`;
 }
 
-function tokenPrincipal(clientId: string): GatewayPrincipal {
+function tokenPrincipal(clientId: string, tenantId: string | null): GatewayPrincipal {
   return {
     kind: 'client',
     virtualKeyId: null,
     label: clientId,
+    tenantId,
     allowedModels: null,
     rpmLimit: null,
     tpmLimit: null,

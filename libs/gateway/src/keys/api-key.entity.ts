@@ -42,6 +42,10 @@ export class ApiKeyEntity {
   @Column({ type: 'text', array: true, nullable: true })
   allowedNetworks!: string[] | null;
 
+  /** The tenant the key is issued to: its calls go to that tenant's gateway log; null: the operator's key. */
+  @Column({ type: 'uuid', nullable: true })
+  tenantId!: string | null;
+
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -6,6 +6,7 @@ export class ApiKeysError extends domainErrors({
   invalid_limit: 'invalid_parameter',
   invalid_model: 'invalid_parameter',
   invalid_network: 'invalid_parameter',
+  invalid_tenant: 'invalid_parameter',
   key_not_found: 'not_found',
 }) {}
 

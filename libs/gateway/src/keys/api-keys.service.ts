@@ -15,6 +15,8 @@ export interface ApiKeySettings {
   dailyBudgetUsd?: number;
   allowedNetworks?: string[];
   expiresAt?: Date;
+  /** The tenant (its id) the key is issued to; absent: the operator's own key. */
+  tenantId?: string;
 }
 
 export interface IssuedApiKey {
@@ -74,6 +76,8 @@ export class ApiKeysService {
         throw new ApiKeysError('invalid_network', (error as Error).message);
       }
     }
+    if (settings.tenantId !== undefined && !isUuid(settings.tenantId))
+      throw new ApiKeysError('invalid_tenant', 'the tenant must be a tenant id (a UUID)');
     const apiKey = `${this.settings.keyPrefix}${randomBytes(32).toString('base64url')}`;
     const key = Object.assign(new ApiKeyEntity(), {
       id: randomUUID(),
@@ -85,6 +89,7 @@ export class ApiKeysService {
       tpmLimit: positiveInteger(settings.tpmLimit, 'the token limit per minute'),
       dailyBudgetUsd: budget === undefined ? null : budget.toFixed(4),
       allowedNetworks: networks,
+      tenantId: settings.tenantId?.toLowerCase() ?? null,
       createdAt: this.now(),
       expiresAt: settings.expiresAt ?? null,
       revokedAt: null,

@@ -7,6 +7,7 @@ const key = (limits: Partial<GatewayPrincipal>): GatewayPrincipal => ({
   kind: 'api-key',
   virtualKeyId: `key-${Math.random()}`,
   label: 'test',
+  tenantId: null,
   allowedModels: null,
   rpmLimit: null,
   tpmLimit: null,

@@ -24,6 +24,8 @@ export type AuthzReason =
 export interface AuthzNote {
   result: AuthzResult;
   reason: AuthzReason;
+  /** The tenant of the credential that was accepted, where the check knows it (the gateway's keys and tokens). */
+  tenantId?: string;
 }
 
 const AUTHZ = Symbol.for('fed.observability.authz');
@@ -31,8 +33,8 @@ const AUTHZ = Symbol.for('fed.observability.authz');
 type Noted = { [AUTHZ]?: AuthzNote };
 
 /** Records the decision on `req` (the last one noted wins: a later check refines an earlier one). */
-export function noteAuthz(req: object, result: AuthzResult, reason: AuthzReason): void {
-  (req as Noted)[AUTHZ] = { result, reason };
+export function noteAuthz(req: object, result: AuthzResult, reason: AuthzReason, tenantId?: string | null): void {
+  (req as Noted)[AUTHZ] = tenantId ? { result, reason, tenantId } : { result, reason };
 }
 
 export function authzOf(req: object): AuthzNote | undefined {

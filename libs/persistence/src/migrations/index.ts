@@ -27,6 +27,7 @@ import { AddMessageError1795399000000 } from './1795399000000-add-message-error'
 import { AddMessageSearch1795400000000 } from './1795400000000-add-message-search';
 import { CreateMarketplaceAgents1795401000000 } from './1795401000000-create-marketplace-agents';
 import { AddConversationRetentionIndex1795402000000 } from './1795402000000-add-conversation-retention-index';
+import { AddLogTenants1795403000000 } from './1795403000000-add-log-tenants';
 import { ScopeMasterDataByTenant1795404000000 } from './1795404000000-scope-master-data-by-tenant';
 import { IndexMarketplaceListsByAccount1795404100000 } from './1795404100000-index-marketplace-lists-by-account';
 import { RefreshTokenAuthTimeToTheMillisecond1795405000000 } from './1795405000000-refresh-token-auth-time-to-the-millisecond';
@@ -64,6 +65,7 @@ export const migrations: readonly MigrationClass[] = [
   AddMessageSearch1795400000000,
   CreateMarketplaceAgents1795401000000,
   AddConversationRetentionIndex1795402000000,
+  AddLogTenants1795403000000,
   ScopeMasterDataByTenant1795404000000,
   IndexMarketplaceListsByAccount1795404100000,
   RefreshTokenAuthTimeToTheMillisecond1795405000000,

@@ -15,6 +15,7 @@ export interface AccessLogRecord {
   duration_ms: number;
   authz_result: string | null;
   authz_reason: string | null;
+  tenant_id: string | null;
 }
 
 const TABLE: LogTable = {
@@ -32,6 +33,7 @@ const TABLE: LogTable = {
     'duration_ms',
     'authz_result',
     'authz_reason',
+    'tenant_id',
   ] satisfies (keyof AccessLogRecord)[],
 };
 

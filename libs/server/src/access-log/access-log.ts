@@ -1,3 +1,4 @@
+import { principalOf } from '@fed/auth';
 import { authzOf } from '@fed/observability';
 import { timeOrderedUuid } from '@fed/persistence';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -71,6 +72,9 @@ export class AccessLog {
       duration_ms: durationMs,
       authz_result: authz?.result ?? null,
       authz_reason: authz?.reason ?? null,
+      // The authenticated caller's tenant: a Nest route's principal, or what a fast route's check noted
+      // (the gateway's key or token). None for a request no credential was accepted on.
+      tenant_id: principalOf(req)?.tenant?.id ?? authz?.tenantId ?? null,
     });
   }
 }

@@ -159,6 +159,7 @@ export class AgentLoop {
         operation,
         success: reply !== undefined,
         conversationId: turn.conversationId,
+        tenantId: turn.tenantId,
         toolsUsed: reply ? reply.toolCalls.length : null,
         agentType: turn.options.agentMode ? 'agent' : 'direct',
         agentLevel: turn.options.agentLevel,
