@@ -1,7 +1,7 @@
 import { type Command } from 'commander';
 import { type RealmService, readRealmFile, realmServiceFor } from '@fed/identity';
-import { writeFile } from 'node:fs/promises';
 import { withIdentity } from './database';
+import { writeOwnerOnly } from './owner-only-file';
 import { AnnouncedInvalidations, UNTOLD_INVALIDATION } from './signals';
 
 function withRealm<T>(work: (realm: RealmService, invalidations: AnnouncedInvalidations) => Promise<T>): Promise<T> {
@@ -43,8 +43,9 @@ export function registerRealm(program: Command): void {
     .action(async (file?: string) => {
       const exported = await withRealm((service) => service.export());
       const text = `${JSON.stringify(exported, null, 2)}\n`;
-      // Hashes of secrets and passwords: readable by the owner only.
-      if (file) await writeFile(file, text, { mode: 0o600 });
+      // Hashes of secrets and passwords: readable by the owner only, also when the file exists (its mode
+      // would stay), and never half written.
+      if (file) await writeOwnerOnly(file, text);
       else process.stdout.write(text);
     });
 }
