@@ -5,6 +5,7 @@ import { AccessLog, type RunningService } from '@fed/server';
 import { DataSource } from 'typeorm';
 import { type AdminStack, bootAdminStack, call } from './testing/boot-admin-stack';
 import { bootGateway } from './testing/boot-gateway';
+import { operatorToken } from './testing/operator-token';
 
 type AccessLogRow = Record<string, unknown> & { path: string; service: string };
 
@@ -23,6 +24,7 @@ const RECORD_FIELDS = [
   'durationMs',
   'authzResult',
   'authzReason',
+  'tenantId',
 ];
 
 // Requests to auth-service, admin-service, chat-service and llm-gateway (each its own host, one database),
@@ -33,6 +35,8 @@ describe('access log (GET /v1/admin/access-logs): one row per HTTP request of ev
   let apiKey: string;
   let admin: string; // every admin scope, logs:read included
   let noLogs: string; // users:read only
+  // Reads the rows of every caller, anonymous ones included (tenant scoping: log-tenants.spec.ts).
+  let operator: string;
 
   beforeAll(async () => {
     stack = await bootAdminStack({ adminFeatures: [AccessLogsModule, LogRetentionModule] });
@@ -47,6 +51,7 @@ describe('access log (GET /v1/admin/access-logs): one row per HTTP request of ev
     await stack.createUser('rita');
     admin = (await stack.signIn('alice')).accessToken;
     noLogs = (await stack.signIn('rita', 'openid users:read')).accessToken;
+    operator = await operatorToken(stack.auth, ['logs:read']);
   }, 120_000);
 
   afterAll(async () => {
@@ -58,7 +63,7 @@ describe('access log (GET /v1/admin/access-logs): one row per HTTP request of ev
   const flushAll = () =>
     Promise.all([stack.auth, stack.admin, stack.chat, gateway].map((service) => service.nest.get(AccessLog).flush()));
 
-  const list = async (query = '', token = admin) => call(stack.admin, 'GET', `${ACCESS_LOGS}${query}`, token);
+  const list = async (query = '', token = operator) => call(stack.admin, 'GET', `${ACCESS_LOGS}${query}`, token);
 
   /** The newest 100 rows, everything buffered written first. */
   const rows = async (): Promise<AccessLogRow[]> => {

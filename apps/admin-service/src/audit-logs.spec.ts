@@ -5,6 +5,7 @@ import { Scopes } from '@fed/auth';
 import { BadRequestException, Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { decodeJwt } from 'jose';
 import { type LogsHarness, bootLogsHarness } from './testing/logs-harness';
+import { operatorToken } from './testing/operator-token';
 
 /** A test-only admin endpoint, decorated as the real ones are. */
 @Controller('api/v1/admin/probe-things')
@@ -35,18 +36,21 @@ describe('audit log (GET /v1/admin/audit-logs): every admin action, newest first
   let harness: LogsHarness;
   let adminToken: string;
   let adminId: string;
+  // Reads every row, those inserted here without a tenant included (tenant scoping: log-tenants.spec.ts).
+  let operator: string;
 
   beforeAll(async () => {
     harness = await bootLogsHarness({ adminFeatures: [ProbeThingsModule] });
     adminToken = await harness.signInAs('alice', 'logs:read users:manage');
     adminId = decodeJwt(adminToken).sub as string;
+    operator = await operatorToken(harness.auth, ['logs:read']);
   }, 120_000);
 
   afterAll(async () => {
     await harness?.close();
   });
 
-  const list = async (query: string, token = adminToken) => {
+  const list = async (query: string, token = operator) => {
     const res = await harness.get(`/api/v1/admin/audit-logs${query}`, token);
     return { status: res.status, body: (await res.json()) as AuditLogList & { error?: { code: string } } };
   };
@@ -95,6 +99,7 @@ describe('audit log (GET /v1/admin/audit-logs): every admin action, newest first
       ipAddress: expect.stringMatching(/127\.0\.0\.1$/),
       userAgent: 'audit-test/1.0',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      tenantId: (decodeJwt(adminToken).tenant as { id: string }).id,
     });
     expect(Date.parse(row?.createdAt as string)).toBeGreaterThanOrEqual(before - 1000);
   });
@@ -216,7 +221,7 @@ describe('audit log (GET /v1/admin/audit-logs): every admin action, newest first
       expect(gateway).not.toContain(oldGateway);
       // The lists' totals follow the deletions.
       expect((await list('')).body.total).toBe(audit.length);
-      const gatewayList = await harness.get('/api/v1/admin/llm-gateway-logs', adminToken);
+      const gatewayList = await harness.get('/api/v1/admin/llm-gateway-logs', operator);
       expect(((await gatewayList.json()) as { total: number }).total).toBe(gateway.length);
     });
   });

@@ -4,6 +4,7 @@ import { type RunningService } from '@fed/server';
 import { DataSource } from 'typeorm';
 import { bootGateway } from './testing/boot-gateway';
 import { type LogsHarness, bootLogsHarness } from './testing/logs-harness';
+import { operatorToken } from './testing/operator-token';
 
 interface GatewayLogList {
   llmGatewayLogs: Record<string, unknown>[];
@@ -31,7 +32,8 @@ describe('gateway log (GET /v1/admin/llm-gateway-logs): one row per gateway requ
     const created = await keys.create({ name: 'admin-logs-test' });
     apiKey = created.apiKey;
     keyId = created.key.id;
-    token = await harness.serviceToken(['logs:read']);
+    // The key has no tenant: its rows are the operator's (tenant scoping: log-tenants.spec.ts).
+    token = await operatorToken(harness.auth, ['logs:read']);
   }, 120_000);
 
   afterAll(async () => {
@@ -102,6 +104,7 @@ describe('gateway log (GET /v1/admin/llm-gateway-logs): one row per gateway requ
         'costUsd',
         'currency',
         'metadata',
+        'tenantId',
       ].sort(),
     );
     expect(row).toMatchObject({

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { LlmLogWriter, LlmLogsModule, LogRetentionJob } from '@fed/audit';
 import { type LogsHarness, bootLogsHarness } from './testing/logs-harness';
+import { operatorToken } from './testing/operator-token';
 
 interface LlmLogList {
   llmLogs: Record<string, unknown>[];
@@ -8,7 +9,8 @@ interface LlmLogList {
 }
 
 // Rows written by LlmLogWriter as agent-runtime writes them, read by admin-service with a token from the
-// real realm (the chat stack's end-to-end check is apps/platform/src/llm-logs-e2e.spec.ts).
+// real realm (the chat stack's end-to-end check is apps/platform/src/llm-logs-e2e.spec.ts). The rows have no
+// tenant: the operator's token (none either) reads them; tenant scoping is apps/admin-service/src/log-tenants.spec.ts.
 describe('LLM log (GET /v1/admin/llm-logs): every field, nullable except the id', () => {
   let harness: LogsHarness;
   let token: string;
@@ -16,7 +18,7 @@ describe('LLM log (GET /v1/admin/llm-logs): every field, nullable except the id'
 
   beforeAll(async () => {
     harness = await bootLogsHarness({ adminFeatures: [LlmLogsModule] });
-    token = await harness.signInAs('auditor', 'logs:read');
+    token = await operatorToken(harness.auth, ['logs:read']);
     writer = new LlmLogWriter(harness.dataSource, { flushMs: 60_000 });
   }, 120_000);
 
@@ -73,6 +75,7 @@ describe('LLM log (GET /v1/admin/llm-logs): every field, nullable except the id'
         'finalContent',
         'metadata',
         'createdAt',
+        'tenantId',
       ].sort(),
     );
     expect(llmLogs.map((row) => row.toolsUsed)).toEqual([null, 0]);

@@ -11,6 +11,7 @@ import {
   parseGuardrailRules,
 } from '@fed/audit';
 import { Scopes } from '@fed/auth';
+import { GATEWAY_SCOPE } from '@fed/contracts';
 import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
 import { AccessLog, type RunningService } from '@fed/server';
 import { Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
@@ -166,7 +167,7 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     await chat(await keyOf('key-a', tenantA));
     await chat(await keyOf('key-b', tenantB));
     await chat(await keyOf('operator-key'));
-    await chat(await harness.serviceToken(['logs:read'], 'tenant-b'));
+    await chat(await harness.serviceToken([GATEWAY_SCOPE], 'tenant-b'));
     await waitUntil(async () => (await stored('gateway')) >= 4);
     const rows = (await harness.dataSource.query(
       `SELECT "metadata"->>'principal' AS "principal", "tenant_id" AS "tenantId" FROM "audit"."llm_gateway_logs" ORDER BY "created_at"`,

@@ -1,6 +1,7 @@
 import { LlmLogWriter, LlmLogsModule } from '@fed/audit';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
+import { decodeJwt } from 'jose';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
 import { runTurn } from './testing/chat-turn';
 import { textAnswer, toolCall } from './testing/model-answers';
@@ -57,6 +58,9 @@ describe('LLM log: one row per model call of the agent runtime, read back throug
     });
     const rows = await rowsOf(conversationId);
     expect(rows).toHaveLength(2);
+    // The turn's tenant (the user's), which the logs:read token of the same tenant reads.
+    const tenantId = (decodeJwt(token).tenant as { id: string }).id;
+    expect(rows.map((row) => row.tenantId)).toEqual([tenantId, tenantId]);
     const [answer, step] = rows;
     expect(Date.parse(answer?.timestamp as string)).toBeGreaterThanOrEqual(Date.parse(step?.timestamp as string));
     for (const row of rows) {
