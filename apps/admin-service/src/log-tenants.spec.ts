@@ -209,7 +209,14 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
   it('the LLM log and guardrail alert writers record the tenant they are given (the turn of agent-runtime)', async () => {
     const at = new Date();
     for (const tenantId of [tenantA, tenantB, null]) {
-      llmLog.record({ startedAt: at, durationMs: 5, service: 'agent-runtime', operation: 'agent_step', success: true, tenantId });
+      llmLog.record({
+        startedAt: at,
+        durationMs: 5,
+        service: 'agent-runtime',
+        operation: 'agent_step',
+        success: true,
+        tenantId,
+      });
       alerts.record(engine.check('input', 'falcon').findings, { service: 'agent-runtime', stage: 'input', tenantId });
     }
     await llmLog.flush();

@@ -17,7 +17,18 @@ export interface AuditLogRecord {
 
 const TABLE: LogTable = {
   name: '"audit"."audit_logs"',
-  columns: ['id', 'resource', 'action', 'meta', 'user_id', 'user_email', 'ip_address', 'user_agent', 'created_at', 'tenant_id'],
+  columns: [
+    'id',
+    'resource',
+    'action',
+    'meta',
+    'user_id',
+    'user_email',
+    'ip_address',
+    'user_agent',
+    'created_at',
+    'tenant_id',
+  ],
 };
 
 export interface AuditLogWriterOptions {

@@ -19,7 +19,8 @@ describe('AddLogTenants1795403000000', () => {
     while (reverted && reverted !== AddLogTenants1795403000000.name);
   }
 
-  const query = <T>(sql: string, parameters: unknown[] = []) => database.dataSource.query(sql, parameters) as Promise<T>;
+  const query = <T>(sql: string, parameters: unknown[] = []) =>
+    database.dataSource.query(sql, parameters) as Promise<T>;
 
   beforeAll(async () => {
     database = await createTestDatabase();
