@@ -67,7 +67,7 @@ export class DemoRealm implements OnApplicationBootstrap {
       clientId: 'demo-service',
       name: 'Demo system integration',
       grantTypes: ['client_credentials'],
-      scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query'],
+      scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query', 'llm:invoke'],
     });
     const keys = new ApiKeysService(new ApiKeyRepository(this.dataSource), {
       keyPrefix: this.config.gateway.keyPrefix,

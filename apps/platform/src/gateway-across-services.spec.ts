@@ -131,21 +131,49 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
     expect(bad.output).toContain('refused');
   });
 
-  it('accepts a client-credentials token of auth-service, and refuses it once revoked', async () => {
-    const clients = auth.nest.get(ClientsService);
-    const { clientSecret } = await clients.create({
-      clientId: 'agent-runtime',
-      name: 'agent runtime',
+  /** A service account of auth-service with `scopes`, and its client-credentials token (no scope asked: all of them). */
+  async function serviceAccount(clientId: string, scopes: string[]) {
+    const { clientSecret } = await auth.nest.get(ClientsService).create({
+      clientId,
+      name: clientId,
       grantTypes: ['client_credentials'],
-      scopes: ['logs:read'],
+      scopes,
     });
-    const basic = `Basic ${Buffer.from(`agent-runtime:${clientSecret}`).toString('base64')}`;
+    const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
     const tokenResponse = await fetch(`${auth.url}/federation/auth/v1/token`, {
       method: 'POST',
       headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials',
     });
     const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    return { basic, token };
+  }
+
+  it('refuses a client-credentials token without llm:invoke, whatever its other scopes: 403 permission_error, in each family', async () => {
+    const { token } = await serviceAccount('reporting', ['logs:read', 'users:manage', 'master:manage']);
+    const refusal = await ask(token).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(refusal).toMatchObject({ status: 403, code: 'insufficient_scope', type: 'permission_error' });
+    expect((refusal as Error).message).toContain('llm:invoke');
+    const models = await new OpenAI({ baseURL: gatewayUrl, apiKey: token, maxRetries: 0 }).models.list().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(models).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    const messages = await fetch(`${gatewayUrl}/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(messages.status).toBe(403);
+    expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
+  });
+
+  it('accepts a client-credentials token with llm:invoke (as agent-runtime is given), and refuses it once revoked', async () => {
+    const { basic, token } = await serviceAccount('agent-runtime', ['llm:invoke']);
     expect((await ask(token)).choices[0]?.message.content).toMatch(/demo model/);
 
     await fetch(`${auth.url}/federation/auth/v1/revoke`, {

@@ -744,7 +744,7 @@ export const variables = [
     name: 'AGENT_CLIENT_ID',
     key: 'agent.clientId',
     description:
-      'Client of the auth service whose client-credentials token the agent shows the model gateway (instead of AGENT_GATEWAY_API_KEY).',
+      'Client of the auth service whose client-credentials token the agent shows the model gateway (instead of AGENT_GATEWAY_API_KEY); the gateway serves it only with the `llm:invoke` scope.',
     allowed: 'a client id',
     apps: ['agent-runtime', 'platform'],
     parse: nonEmpty,

@@ -64,7 +64,7 @@ function demoRealm(credentials: DemoCredentials): RealmFile {
         name: 'Demo system integration',
         secret: credentials.service.clientSecret,
         grantTypes: ['client_credentials'],
-        scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query'],
+        scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query', 'llm:invoke'],
       },
     ],
     users: [

@@ -13,9 +13,16 @@ export const scopes = [
   'users:manage',
   'logs:read',
   'master:manage',
+  'llm:invoke',
 ] as const;
 
 export type Scope = (typeof scopes)[number];
+
+/**
+ * The model gateway's scope, beyond document 1's list: a client-credentials token calls /llm/v1 only
+ * with it (docs/architecture.md, "Model gateway"); a user's token never calls the gateway.
+ */
+export const GATEWAY_SCOPE = 'llm:invoke' satisfies Scope;
 
 export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);

@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, REVOKED_TOKEN } from '@fed/auth';
-import { ApiError, errorEnvelope } from '@fed/contracts';
+import { ApiError, GATEWAY_SCOPE, errorEnvelope } from '@fed/contracts';
 import { noteAuthz } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type BlockList } from 'node:net';
@@ -187,6 +187,16 @@ export class GatewayHandler {
             'authentication',
             'invalid_token',
             'only client-credentials tokens may call the gateway',
+          );
+        }
+        // Whatever other scopes a service account holds, the gateway is for those given it (users:read
+        // does not pay for models). 403: the token is valid, its entitlement is not enough (document 3).
+        if (!token.scopes.has(GATEWAY_SCOPE)) {
+          noteAuthz(req, 'deny', 'insufficient_scope');
+          throw new GatewayError(
+            'permission',
+            'insufficient_scope',
+            `this client-credentials token lacks the ${GATEWAY_SCOPE} scope the model gateway requires; an operator gives it to the client (its realm file's scopes, or platformctl clients create --scope ${GATEWAY_SCOPE})`,
           );
         }
         return tokenPrincipal(token.clientId ?? token.subject, token.tenant?.id ?? null);

@@ -112,7 +112,13 @@ export const realmSchema = {
             items: { type: 'string', maxLength: 2000 },
             description: 'Where the sign-out page may send the browser back (post_logout_redirect_uri, exact match).',
           },
-          scopes: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 64 } },
+          scopes: {
+            type: 'array',
+            maxItems: 50,
+            items: { type: 'string', maxLength: 64 },
+            description:
+              "Scopes of document 1 (chat:exec, users:read, ...), plus llm:invoke: a client_credentials client's token calls the model gateway (/llm/v1) only with it.",
+          },
           publicationStatus: { enum: ['Published', 'Unpublished'], default: 'Published' },
           consentRequired: { type: 'boolean', default: true },
           requirePkce: {

@@ -417,6 +417,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'ユーザーの承認、承認の取り消し、削除、ロールの変更',
     'logs:read': '監査・LLM・ゲートウェイ・アクセスログの閲覧',
     'master:manage': '部署と職種の作成、更新、削除',
+    'llm:invoke': 'モデルゲートウェイ(/llm/v1)の呼び出し',
   },
   en: {
     openid: 'Confirm who you are (your user ID)',
@@ -432,6 +433,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Approve users, revoke approval, delete users and change their roles',
     'logs:read': 'Read audit, LLM, gateway and access logs',
     'master:manage': 'Create, update and delete departments and job types',
+    'llm:invoke': 'Call the model gateway (/llm/v1)',
   },
   fr: {
     openid: 'Confirmer votre identité (votre identifiant utilisateur)',
@@ -447,6 +449,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Approuver des utilisateurs, retirer l’approbation, les supprimer et changer leur rôle',
     'logs:read': 'Lire les journaux d’audit, LLM, passerelle et accès',
     'master:manage': 'Créer, modifier et supprimer des services et des types de poste',
+    'llm:invoke': 'Appeler la passerelle de modèles (/llm/v1)',
   },
   es: {
     openid: 'Confirmar quién eres (tu ID de usuario)',
@@ -462,6 +465,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Aprobar usuarios, revocar la aprobación, eliminarlos y cambiar su rol',
     'logs:read': 'Leer los registros de auditoría, LLM, pasarela y acceso',
     'master:manage': 'Crear, modificar y eliminar departamentos y tipos de puesto',
+    'llm:invoke': 'Llamar a la pasarela de modelos (/llm/v1)',
   },
   th: {
     openid: 'ยืนยันว่าคุณเป็นใคร (รหัสผู้ใช้ของคุณ)',
@@ -477,6 +481,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'อนุมัติผู้ใช้ เพิกถอนการอนุมัติ ลบผู้ใช้ และเปลี่ยนบทบาท',
     'logs:read': 'อ่านบันทึกการตรวจสอบ LLM เกตเวย์ และการเข้าถึง',
     'master:manage': 'สร้าง แก้ไข และลบแผนกและประเภทงาน',
+    'llm:invoke': 'เรียกใช้เกตเวย์โมเดล (/llm/v1)',
   },
   id: {
     openid: 'Memastikan siapa Anda (ID pengguna Anda)',
@@ -492,6 +497,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Menyetujui pengguna, mencabut persetujuan, menghapus pengguna, dan mengubah perannya',
     'logs:read': 'Membaca log audit, LLM, gateway, dan akses',
     'master:manage': 'Membuat, mengubah, dan menghapus departemen dan jenis pekerjaan',
+    'llm:invoke': 'Memanggil gateway model (/llm/v1)',
   },
   ar: {
     openid: 'تأكيد هويتك (معرّف المستخدم الخاص بك)',
@@ -507,6 +513,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'الموافقة على المستخدمين وإلغاء الموافقة وحذفهم وتغيير أدوارهم',
     'logs:read': 'قراءة سجلات التدقيق ونماذج اللغة والبوابة والوصول',
     'master:manage': 'إنشاء الأقسام وأنواع الوظائف وتعديلها وحذفها',
+    'llm:invoke': 'استدعاء بوابة النماذج (/llm/v1)',
   },
   'zh-CN': {
     openid: '确认您的身份(您的用户 ID)',
@@ -522,6 +529,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': '批准用户、撤销批准、删除用户和更改其角色',
     'logs:read': '读取审计、LLM、网关和访问日志',
     'master:manage': '创建、更新和删除部门及职位类型',
+    'llm:invoke': '调用模型网关(/llm/v1)',
   },
   'zh-TW': {
     openid: '確認您的身分(您的使用者 ID)',
@@ -537,6 +545,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': '核准使用者、撤銷核准、刪除使用者和變更其角色',
     'logs:read': '讀取稽核、LLM、閘道和存取記錄',
     'master:manage': '建立、更新和刪除部門及職務類型',
+    'llm:invoke': '呼叫模型閘道(/llm/v1)',
   },
   'pt-BR': {
     openid: 'Confirmar quem você é (seu ID de usuário)',
@@ -552,6 +561,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Aprovar usuários, revogar aprovação, excluir usuários e alterar seus papéis',
     'logs:read': 'Ler logs de auditoria, LLM, gateway e acesso',
     'master:manage': 'Criar, atualizar e excluir departamentos e tipos de cargo',
+    'llm:invoke': 'Chamar o gateway de modelos (/llm/v1)',
   },
   'de-DE': {
     openid: 'Bestätigen, wer Sie sind (Ihre Benutzer-ID)',
@@ -567,6 +577,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Benutzer freigeben, Freigaben widerrufen, Benutzer löschen und ihre Rolle ändern',
     'logs:read': 'Audit-, LLM-, Gateway- und Zugriffsprotokolle lesen',
     'master:manage': 'Abteilungen und Berufsarten anlegen, ändern und löschen',
+    'llm:invoke': 'Das Modell-Gateway (/llm/v1) aufrufen',
   },
   'it-IT': {
     openid: 'Confermare chi sei (il tuo ID utente)',
@@ -582,6 +593,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Approvare utenti, revocare l’approvazione, eliminare utenti e cambiarne il ruolo',
     'logs:read': 'Leggere i log di audit, LLM, gateway e accesso',
     'master:manage': 'Creare, modificare ed eliminare reparti e tipi di mansione',
+    'llm:invoke': 'Chiamare il gateway dei modelli (/llm/v1)',
   },
   ko: {
     openid: '사용자 확인(사용자 ID)',
@@ -597,6 +609,7 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': '사용자 승인, 승인 취소, 삭제 및 역할 변경',
     'logs:read': '감사, LLM, 게이트웨이 및 액세스 로그 읽기',
     'master:manage': '부서와 직무 유형 생성, 수정 및 삭제',
+    'llm:invoke': '모델 게이트웨이(/llm/v1) 호출',
   },
   vi: {
     openid: 'Xác nhận bạn là ai (ID người dùng của bạn)',
@@ -612,5 +625,6 @@ export const scopeText = defineCatalog('scopes', {
     'users:manage': 'Phê duyệt người dùng, thu hồi phê duyệt, xóa người dùng và thay đổi vai trò',
     'logs:read': 'Đọc nhật ký kiểm tra, LLM, cổng và truy cập',
     'master:manage': 'Tạo, cập nhật và xóa phòng ban và loại công việc',
+    'llm:invoke': 'Gọi cổng mô hình (/llm/v1)',
   },
 });
