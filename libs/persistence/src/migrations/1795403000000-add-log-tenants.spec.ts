@@ -150,4 +150,34 @@ describe('AddLogTenants1795403000000', () => {
     await runMigrations(database.url);
     expect(await tenantsOf('audit_logs')).toEqual(sortedTenants(tenantA, tenantB, null, null));
   });
+
+  it('finds the columns and indexes an operator made first (docs/admin.md, "Upgrading large log tables")', async () => {
+    await revertThisMigration();
+    const logs = ['audit_logs', 'llm_logs', 'llm_gateway_logs', 'access_logs'];
+    for (const table of logs) await query(`ALTER TABLE audit.${table} ADD COLUMN IF NOT EXISTS tenant_id text`);
+    await query(`ALTER TABLE gateway.api_keys ADD COLUMN IF NOT EXISTS tenant_id uuid`);
+    for (const table of logs) {
+      await query(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${table}_tenant_idx ON audit.${table} (tenant_id, created_at, id) WHERE tenant_id IS NOT NULL`,
+      );
+    }
+    // A row the previous version writes meanwhile: no tenant.
+    await query(
+      `INSERT INTO "audit"."audit_logs" ("id", "resource", "action", "user_id", "created_at")
+       VALUES ($1, 'users/show', 'approve', $2, now())`,
+      [randomUUID(), userA],
+    );
+    await runMigrations(database.url);
+    expect(await tenantsOf('audit_logs')).toEqual(sortedTenants(tenantA, tenantA, tenantB, null, null));
+    const [counted] = await query<{ n: string }[]>(
+      `SELECT sum("row_count")::text AS "n" FROM "audit"."log_day_counts" WHERE "log" = $1`,
+      [`audit:${tenantA}`],
+    );
+    expect(Number(counted?.n)).toBe(2);
+    const valid = await query<{ valid: boolean }[]>(
+      `SELECT indisvalid AS "valid" FROM pg_index WHERE indexrelid = ANY($1::regclass[])`,
+      [logs.map((table) => `audit.${table}_tenant_idx`)],
+    );
+    expect(valid).toEqual(logs.map(() => ({ valid: true })));
+  });
 });
