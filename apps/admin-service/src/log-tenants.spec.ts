@@ -17,6 +17,9 @@ import { AccessLog, type RunningService } from '@fed/server';
 import { Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { decodeJwt } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { bootGateway } from './testing/boot-gateway';
 import { type LogsHarness, bootLogsHarness } from './testing/logs-harness';
@@ -69,6 +72,7 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
   let tenantB: string;
   let llmLog: LlmLogWriter;
   let alerts: GuardrailAlertWriter;
+  let rulesDir: string | undefined;
 
   beforeAll(async () => {
     harness = await bootLogsHarness({
@@ -83,7 +87,21 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     adminB = await harness.signInAs('bob', 'logs:read users:manage', 'tenant-b');
     [tenantA, tenantB] = [tenantOf(adminA), tenantOf(adminB)];
     operator = await operatorToken(harness.auth, ['logs:read', 'users:manage']);
-    const booted = await bootGateway(harness.database.url, { AUTH_URL: harness.auth.config.auth.authUrl });
+    // A content-filter rule of stage `gateway`: its alerts are the caller's tenant's too.
+    rulesDir = mkdtempSync(path.join(tmpdir(), 'fed-log-tenants-'));
+    const rulesFile = path.join(rulesDir, 'rules.json');
+    writeFileSync(
+      rulesFile,
+      JSON.stringify({
+        rules: [
+          { name: 'gateway-codename', kind: 'blocked_terms', terms: ['osprey'], severity: 'low', stages: ['gateway'] },
+        ],
+      }),
+    );
+    const booted = await bootGateway(harness.database.url, {
+      AUTH_URL: harness.auth.config.auth.authUrl,
+      GUARDRAIL_RULES_FILE: rulesFile,
+    });
     [gateway, keyPrefix] = [booted.service, booted.keyPrefix];
     llmLog = new LlmLogWriter(harness.dataSource, { flushMs: 60_000 });
     alerts = new GuardrailAlertWriter(harness.dataSource, { flushMs: 60_000 });
@@ -94,6 +112,7 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     await alerts?.close();
     await gateway?.shutdown('test');
     await harness?.close();
+    if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
   });
 
   const list = async (log: LogName, token: string, query = '?limit=100') => {
@@ -118,11 +137,11 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
       headers: { authorization: `Bearer ${token}` },
     });
 
-  async function chat(credential: string): Promise<void> {
+  async function chat(credential: string, content = 'hello'): Promise<void> {
     const res = await fetch(`${gateway.url}/llm/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hello' }] }),
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content }] }),
     });
     expect(res.status).toBe(200);
     await res.text();
@@ -180,6 +199,15 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     ]);
   });
 
+  it("the gateway's content-filter alerts record the tenant of the caller's key", async () => {
+    await chat(await keyOf('key-a-filtered', tenantA), 'tell me about osprey');
+    await waitUntil(async () => (await stored('guardrail')) >= 1);
+    const rows = (await harness.dataSource.query(
+      `SELECT "stage", "caller" LIKE 'api-key:%' AS "byKey", "tenant_id" AS "tenantId" FROM "audit"."guardrail_alerts"`,
+    )) as Record<string, unknown>[];
+    expect(rows).toEqual([{ stage: 'gateway', byKey: true, tenantId: tenantA }]);
+  });
+
   it("the access log records the tenant of the request's authenticated caller, none for an anonymous one", async () => {
     const userAgent = `probe/${randomUUID()}`;
     const probe = (token?: string) =>
@@ -207,6 +235,12 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
   });
 
   it('the LLM log and guardrail alert writers record the tenant they are given (the turn of agent-runtime)', async () => {
+    const counts = async (log: 'llm' | 'guardrail') => [
+      await stored(log, tenantA),
+      await stored(log, tenantB),
+      await stored(log),
+    ];
+    const before = { llm: await counts('llm'), guardrail: await counts('guardrail') };
     const at = new Date();
     for (const tenantId of [tenantA, tenantB, null]) {
       llmLog.record({
@@ -222,7 +256,8 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     await llmLog.flush();
     await alerts.flush();
     for (const log of ['llm', 'guardrail'] as const) {
-      expect([await stored(log, tenantA), await stored(log, tenantB), await stored(log)]).toEqual([1, 1, 3]);
+      const after = await counts(log);
+      expect(after.map((n, i) => n - (before[log][i] ?? 0))).toEqual([1, 1, 3]);
     }
   });
 
