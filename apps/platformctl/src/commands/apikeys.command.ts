@@ -1,5 +1,5 @@
 import { type AppConfig } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, type ApiKeyView } from '@fed/gateway';
+import { ApiKeyEntity, ApiKeyRepository, ApiKeysError, ApiKeysService, type ApiKeyView } from '@fed/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
@@ -20,10 +20,10 @@ function withApiKeys<T>(
 // `--tenant`: a tenant's name (as `clients create --tenant` takes it) or its id.
 async function tenantIdOf(dataSource: DataSource, tenant: string): Promise<string> {
   const [row] = (await dataSource.query(
-    `SELECT "id" FROM "identity"."tenants" WHERE "name" = $1 OR "id"::text = $1 LIMIT 1`,
+    `SELECT "id" FROM "identity"."tenants" WHERE "name" = $1 OR "id"::text = lower($1) LIMIT 1`,
     [tenant],
   )) as { id: string }[];
-  if (!row) throw new InvalidArgumentError(`no tenant named ${JSON.stringify(tenant)}`);
+  if (!row) throw new ApiKeysError('invalid_tenant', `no tenant named ${JSON.stringify(tenant)}`);
   return row.id;
 }
 
