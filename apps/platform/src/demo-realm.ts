@@ -72,7 +72,8 @@ export class DemoRealm implements OnApplicationBootstrap {
     const keys = new ApiKeysService(new ApiKeyRepository(this.dataSource), {
       keyPrefix: this.config.gateway.keyPrefix,
     });
-    const { apiKey } = await keys.create({ name: 'demo' });
+    // The demo's key belongs to the demo tenant: its calls are in that tenant's gateway log, which demo-service reads.
+    const { apiKey } = await keys.create({ name: 'demo', tenantId: service.client.tenantId ?? undefined });
     this.created = {
       file: this.credentialsFile,
       user: { login: 'demo', password: generatedPassword as string },

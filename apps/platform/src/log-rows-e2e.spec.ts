@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type DemoCredentials } from './demo-realm';
 
 const main = 'dist/apps/platform/src/main.js';
+const cli = 'dist/apps/platformctl/src/main.js';
 // The writers flush every 0.5-1 s off the request path: a row is looked for until this long after its event
 // (10 s was once not enough for a gateway row while CI ran on a host taking 40% of this machine's CPU).
 const WRITE_DELAY_MS = 25_000;
@@ -16,7 +17,8 @@ type LogRecord = Record<string, unknown>;
 /**
  * Issue 17's check across the whole platform as `npm start` runs it: a sign-in, a chat turn, a gateway
  * call and an admin action each leave their rows, read back through the admin API with the demo
- * service account's `logs:read`.
+ * service account's `logs:read`: the rows of its tenant (issue 34), which the demo user, app and key belong to.
+ * Rows of no tenant (an anonymous sign-in page) are the operator's, read with `platformctl logs`.
  */
 describe('every event leaves its log rows, read back through the admin API (all-in-one)', () => {
   let dataDir: string;
@@ -79,6 +81,25 @@ describe('every event leaves its log rows, read back through the admin API (all-
     }
   }
 
+  /** The operator's view: a page of one log through `platformctl logs` on the running platform's DATA_DIR. */
+  async function operatorRowsOf(kind: string, match: (row: LogRecord) => boolean): Promise<LogRecord[]> {
+    const since = Date.now();
+    for (;;) {
+      const handle = startProcess(cli, ['logs', kind, '--limit', '100'], cleanEnv({ DATA_DIR: dataDir }));
+      expect(await handle.exited(60_000)).toBe(0);
+      const rows = handle
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as LogRecord)
+        .filter(match);
+      if (rows.length > 0) return rows;
+      if (Date.now() - since > WRITE_DELAY_MS)
+        throw new Error(`no ${kind} row for the operator in ${WRITE_DELAY_MS} ms`);
+      await sleep(500);
+    }
+  }
+
   it('a sign-in: the access log has its authorization, login and token requests', async () => {
     const tokens = await signIn({
       serviceUrl: `http://localhost:${port}`,
@@ -101,10 +122,18 @@ describe('every event leaves its log rows, read back through the admin API (all-
       durationMs: expect.any(Number),
       timestamp: expect.any(String),
     });
-    const authorizations = await rowsOf('access-logs', 'accessLogs', (row) =>
+    // The token request names its client, whose tenant it is; the authorization request is anonymous.
+    expect(tokenRequests[0]).toMatchObject({ authzResult: 'allow', authzReason: 'client_secret' });
+    const authorizations = await operatorRowsOf('access', (row) =>
       String(row.path).startsWith('/federation/auth/v1/authorize?'),
     );
     expect(authorizations.length).toBeGreaterThan(0);
+    expect(authorizations[0]).toMatchObject({ tenantId: null });
+    const tenantView = await fetch(`${base()}/api/v1/admin/access-logs?limit=100`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    const { accessLogs } = (await tenantView.json()) as { accessLogs: LogRecord[] };
+    expect(accessLogs.filter((row) => String(row.path).startsWith('/federation/auth/v1/authorize?'))).toEqual([]);
     // The authorization request's query carries the PKCE challenge and state: never stored as sent.
     for (const row of authorizations) {
       expect(String(row.path)).toContain('code_challenge=[redacted]');
@@ -140,7 +169,10 @@ describe('every event leaves its log rows, read back through the admin API (all-
       'llmGatewayLogs',
       (row) => row.clientSessionId === conversationId,
     );
+    // The runtime calls with the platform's key (no tenant) and names the turn's tenant: the row is the tenant's.
     expect(gatewayRows[0]).toMatchObject({ success: true, stream: true, clientAgentId: 'agent-runtime' });
+    expect(gatewayRows[0]?.tenantId).toBe(llmRows[0]?.tenantId);
+    expect(gatewayRows[0]?.tenantId).toEqual(expect.any(String));
     const chatRequests = await rowsOf(
       'access-logs',
       'accessLogs',

@@ -30,19 +30,21 @@ export async function authenticateRequest(
     noteAuthz(request, 'deny', deniedTokenReason(authorization, error));
     throw error;
   }
+  // A verified token names its caller's tenant, refused for its scope or not (the access log's row).
+  const tenantId = principal.tenant?.id;
   if (checkScopes && anyOf) {
     const held = anyOf.filter((scope) => principal.scopes.has(scope));
     if (held.length === 0) {
-      noteAuthz(request, 'deny', 'insufficient_scope');
+      noteAuthz(request, 'deny', 'insufficient_scope', tenantId);
       throw insufficientScope(anyOf);
     }
     // A user's management scope counts only while the user is an admin, checked on every call.
     if (!principal.isServiceAccount && held.every(isManagementScope) && !verifier.isAdminNow(principal)) {
-      noteAuthz(request, 'deny', 'insufficient_scope');
+      noteAuthz(request, 'deny', 'insufficient_scope', tenantId);
       throw adminRoleRequired();
     }
   }
-  noteAuthz(request, 'allow', 'access_token');
+  noteAuthz(request, 'allow', 'access_token', tenantId);
   return principal;
 }
 

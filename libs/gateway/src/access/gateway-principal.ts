@@ -21,6 +21,20 @@ export interface GatewayPrincipal {
   readonly expiresAt: number | null;
 }
 
+/** The header in which a credential of no tenant (the operator's, such as the agent's key) names the tenant it calls for. */
+export const CLIENT_TENANT_HEADER = 'x-client-tenant-id';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The principal whose tenant the call's log rows go to. A tenant's key or token always logs to its own tenant
+ * (a header from its holder is ignored: it could otherwise write into another tenant's logs); a credential of
+ * no tenant belongs to the operator, who may say which tenant a call is made for (the agent's turns).
+ */
+export function onBehalfOf(principal: GatewayPrincipal, tenantHeader: string | undefined): GatewayPrincipal {
+  if (principal.tenantId !== null || tenantHeader === undefined || !UUID.test(tenantHeader)) return principal;
+  return { ...principal, tenantId: tenantHeader.toLowerCase() };
+}
+
 /** A BlockList (used as an allow list) of normalized `address/prefix` entries. */
 export function networkList(cidrs: readonly string[]): BlockList {
   const list = new BlockList();

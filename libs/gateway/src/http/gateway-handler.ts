@@ -4,7 +4,7 @@ import { noteAuthz } from '@fed/observability';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type BlockList } from 'node:net';
 import { type ApiKeyCache } from '../access/api-key-cache';
-import { type GatewayPrincipal, addressAllowed } from '../access/gateway-principal';
+import { CLIENT_TENANT_HEADER, type GatewayPrincipal, addressAllowed, onBehalfOf } from '../access/gateway-principal';
 import { chatCompletions } from '../endpoints/chat-completions.endpoint';
 import { type GatewayContext } from '../endpoints/gateway-context';
 import { messages } from '../endpoints/messages.endpoint';
@@ -98,7 +98,7 @@ export class GatewayHandler {
         noteAuthz(req, 'deny', 'network_not_allowed');
         throw new GatewayError('permission', 'network_not_allowed', 'requests from this network are not allowed');
       }
-      const principal = await this.authenticate(req, family);
+      const principal = onBehalfOf(await this.authenticate(req, family), exchange.header(CLIENT_TENANT_HEADER));
       exchange.principal = principal;
       if (principal.networks && !addressAllowed(principal.networks, address)) {
         noteAuthz(req, 'deny', 'network_not_allowed');

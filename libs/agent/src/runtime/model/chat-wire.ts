@@ -35,6 +35,11 @@ export interface ModelRequest {
   privateMode: boolean;
   /** The conversation, sent as `x-client-session-id`: the gateway log's `clientSessionId` ties its rows to the turn. */
   sessionId?: string;
+  /**
+   * The turn's tenant, sent as `x-client-tenant-id`: the gateway files the call in that tenant's log when the
+   * runtime's own credential has no tenant (the platform's key), and ignores it for a tenant's credential.
+   */
+  tenantId?: string | null;
 }
 
 export interface ModelReply {

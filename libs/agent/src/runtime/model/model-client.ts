@@ -48,6 +48,7 @@ export class ModelClient {
       'x-client-agent-id': 'agent-runtime',
     };
     if (request.sessionId) headers['x-client-session-id'] = request.sessionId;
+    if (request.tenantId) headers['x-client-tenant-id'] = request.tenantId;
     if (request.privateMode) headers['x-federation-private'] = 'true';
     const body = JSON.stringify({
       model: request.model,

@@ -70,6 +70,7 @@ export class AgentLoop {
       ...input.parameters,
       privateMode: turn.options.privateMode,
       sessionId: turn.conversationId,
+      tenantId: turn.tenantId,
     };
     if (!turn.options.agentMode) {
       await this.call(input, 'direct_answer', 1, { ...request, messages: input.messages }, write);

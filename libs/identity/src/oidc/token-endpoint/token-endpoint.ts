@@ -98,7 +98,8 @@ export class TokenEndpoint implements OnModuleInit {
     const matches = clientSecretMatches(client, secret) && client?.enabled === true;
     const source = clientAddress(req, this.config.http.trustProxyHops);
     if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
-    noteAuthz(req, 'allow', 'client_secret');
+    // The access log's row belongs to the client's tenant (an anonymous sign-in page's does not).
+    noteAuthz(req, 'allow', 'client_secret', client.tenantId);
     return client;
   }
 }
