@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { scopes as specScopes } from '@fed/contracts';
+import { GATEWAY_SCOPE, scopes as specScopes } from '@fed/contracts';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { TestBrowser } from '@fed/testing';
@@ -36,8 +36,10 @@ describe('login, consent and error pages in every language', () => {
       grantTypes: ['authorization_code', 'refresh_token'],
       scopes: [...specScopes],
       redirectUris: [REDIRECT_URI],
+      allowManagementScopes: true,
     });
-    await createApprovedUser(users, 'ada', { password: PASSWORD, role: 'user' });
+    // An admin, who may hold the management scopes too (a user is never offered those, nor anyone llm:invoke).
+    await createApprovedUser(users, 'ada', { password: PASSWORD, role: 'admin' });
   });
 
   afterAll(async () => {
@@ -119,9 +121,10 @@ describe('login, consent and error pages in every language', () => {
       const login = await browser.visit(authorizeUrl({ ui_locales: locale }));
       const consent = await browser.submit(login, { login: 'ada', password: PASSWORD });
       const text = decoded(consent.html);
-      for (const scope of specScopes) {
+      for (const scope of specScopes.filter((scope) => scope !== GATEWAY_SCOPE)) {
         expect(text).toContain(`${scopeText(locale, scope)} (<code>${scope}</code>)`);
       }
+      expect(text).not.toContain(`<code>${GATEWAY_SCOPE}</code>`);
     }
   });
 

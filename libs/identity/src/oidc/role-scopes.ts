@@ -1,4 +1,4 @@
-import { isManagementScope } from '@fed/contracts';
+import { GATEWAY_SCOPE, isManagementScope } from '@fed/contracts';
 import { type UserRole } from '../users/user.entity';
 
 /**
@@ -8,10 +8,15 @@ import { type UserRole } from '../users/user.entity';
  * code exchange and at every refresh.
  */
 export function scopesHeldBy(role: UserRole, scopes: readonly string[]): string[] {
-  return role === 'admin' ? [...scopes] : scopes.filter((scope) => !isManagementScope(scope));
+  return scopes.filter((scope) => !withheld(role, scope));
 }
 
 /** The scopes of `scopes` that a user of `role` may not hold. */
 export function scopesWithheldFrom(role: UserRole, scopes: readonly string[]): string[] {
-  return role === 'admin' ? [] : scopes.filter(isManagementScope);
+  return scopes.filter((scope) => withheld(role, scope));
+}
+
+// `llm:invoke` is a service account's (the gateway takes no user's token), so no user holds it, whatever the role.
+function withheld(role: UserRole, scope: string): boolean {
+  return scope === GATEWAY_SCOPE || (role !== 'admin' && isManagementScope(scope));
 }
