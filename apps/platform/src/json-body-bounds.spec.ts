@@ -22,8 +22,6 @@ const containers = (n: number) => `{"value":[${Array.from({ length: n - 2 }, () 
 const TOO_MANY = containers(10_001);
 const TOO_MANY_FOR_GATEWAY = containers(1_000_001);
 const DUPLICATE = '{"role":"user","title":"t","role":"admin"}';
-/** Answered well within this on a loaded test machine; a body that reaches a recursive walker takes 0.1 to 5 s. */
-const QUICK_MS = 2000;
 
 type Surface = 'rest' | 'gateway-chat' | 'gateway-messages' | 'a2a' | 'mcp' | 'marketplace';
 
@@ -69,7 +67,6 @@ interface Answer {
   status: number;
   body: Record<string, unknown>;
   headers: Headers;
-  ms: number;
 }
 
 /** The refusal's message in the surface's own error format; throws when the body is not of that format. */
@@ -169,21 +166,19 @@ describe('JSON bodies of every service are bounded before parsing (depth, contai
 
   async function send(route: Route, body: string): Promise<Answer> {
     const base = route.surface === 'marketplace' ? marketplace.url : stack.service.url;
-    const started = performance.now();
     const res = await fetch(`${base}${route.path}`, {
       method: route.method,
       headers: headersBySurface[route.surface],
       body,
     });
     const text = await res.text();
-    const ms = performance.now() - started;
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw new Error(`${route.name} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
-    return { status: res.status, body: parsed, headers: res.headers, ms };
+    return { status: res.status, body: parsed, headers: res.headers };
   }
 
   const allRoutes = [...standardRoutes, marketplaceRoute];
@@ -200,11 +195,12 @@ describe('JSON bodies of every service are bounded before parsing (depth, contai
   ]);
 
   it.each(cases.map((c) => [c.route.name, c.what, c] as const))(
-    '%s refuses %s: 400 in its own error format, quickly',
+    // The status and the scanner's reason tell it apart from a body that reached a parser or a walker (how long
+    // a refusal takes is for a benchmark, not a test).
+    '%s refuses %s: 400 in its own error format, before any route check',
     async (_name, _what, { route, body, reason }) => {
       const answer = await send(route, body);
       expect(refusalMessage(route.surface, answer)).toMatch(reason);
-      expect(answer.ms).toBeLessThan(QUICK_MS);
     },
   );
 

@@ -45,11 +45,9 @@ describe('JSON bodies are bounded before they are parsed', () => {
       expect(jsonRefusal(objects(MAX_JSON_DEPTH + 1))).toBe('the request nests deeper than 64 levels');
     });
 
-    it('refuses a 100,000-deep field in milliseconds, before any parser walks it', () => {
-      const started = performance.now();
+    it('refuses a 100,000-deep field before any parser walks it', () => {
       expect(jsonRefusal(`{"messages":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toMatch(/deeper/);
       expect(jsonRefusal(`{"title":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`)).toMatch(/deeper/);
-      expect(performance.now() - started).toBeLessThan(50);
     });
 
     it('refuses more than 10,000 objects and arrays in one body, and lets 10,000 through', () => {
