@@ -35,6 +35,16 @@ describe('token endpoint: client credentials (spec document 1)', () => {
       secrets[clientId] = issued.clientSecret;
       serviceAccounts[clientId] = issued.client.serviceAccountId;
     }
+    // The platform operator's own integration: registered in no tenant.
+    const operator = await clients.create({
+      clientId: 'operator-etl',
+      name: 'Platform operator',
+      grantTypes: ['client_credentials'],
+      scopes: ['logs:read'],
+      operator: true,
+    });
+    secrets['operator-etl'] = operator.clientSecret;
+    serviceAccounts['operator-etl'] = operator.client.serviceAccountId;
   });
 
   afterAll(async () => {
@@ -45,7 +55,11 @@ describe('token endpoint: client credentials (spec document 1)', () => {
   const configuration = (clientId: string, auth: 'basic' | 'post' = 'basic') => {
     const secret = secrets[clientId] as string;
     const config = new oidc.Configuration(
-      { issuer: service.config.auth.issuer, token_endpoint: tokenUrl },
+      {
+        issuer: service.config.auth.issuer,
+        token_endpoint: tokenUrl,
+        revocation_endpoint: `${service.url}/federation/auth/v1/revoke`,
+      },
       clientId,
       secret,
       auth === 'basic' ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret),
@@ -124,6 +138,36 @@ describe('token endpoint: client credentials (spec document 1)', () => {
     const auth = { Authorization: `Bearer ${tokens.access_token}` };
     expect((await fetch(`${service.url}/probe/users`, { headers: auth })).status).toBe(200);
     expect((await fetch(`${service.url}/probe/logs`, { headers: auth })).status).toBe(403);
+  });
+
+  describe("the platform operator's own integration (a client of no tenant)", () => {
+    it('gets an access token and an ID token with no tenant claim (it is outside every tenant)', async () => {
+      const tokens = await oidc.clientCredentialsGrant(configuration('operator-etl'));
+      expect(tokens.scope).toBe('logs:read');
+      const access = decodeJwt(tokens.access_token);
+      expect(access).toMatchObject({
+        sub: serviceAccounts['operator-etl'],
+        azp: 'operator-etl',
+        typ: 'Bearer',
+        preferred_username: 'service-account-operator-etl@federation.invalid',
+        realm_access: { roles: ['M2M'] },
+      });
+      expect(access).not.toHaveProperty('tenant');
+      const idToken = decodeJwt(tokens.id_token as string);
+      expect(idToken).toMatchObject({ sub: serviceAccounts['operator-etl'], aud: 'operator-etl', typ: 'ID' });
+      expect(idToken).not.toHaveProperty('tenant');
+    });
+
+    it('has tokens that other services accept for their scope, userinfo answers, and revocation ends', async () => {
+      const tokens = await oidc.clientCredentialsGrant(configuration('operator-etl'));
+      const auth = { Authorization: `Bearer ${tokens.access_token}` };
+      expect((await fetch(`${service.url}/probe/logs`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${service.url}/probe/users`, { headers: auth })).status).toBe(403);
+      const userinfo = await fetch(`${service.url}/federation/auth/v1/userinfo`, { headers: auth });
+      expect([userinfo.status, await userinfo.json()]).toEqual([200, { sub: serviceAccounts['operator-etl'] }]);
+      await oidc.tokenRevocation(configuration('operator-etl'), tokens.access_token);
+      expect((await fetch(`${service.url}/probe/logs`, { headers: auth })).status).toBe(401);
+    });
   });
 
   describe('errors (RFC 6749 bodies with the spec statuses)', () => {

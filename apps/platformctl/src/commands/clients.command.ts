@@ -21,6 +21,10 @@ export function registerClients(program: Command): void {
     .option('--post-logout-redirect-uri <uri>', 'where the sign-out page may redirect to (repeatable)', collect)
     .option('--scope <scope>', 'scope of the spec, e.g. chat:exec (repeatable)', collect)
     .option('--tenant <name>', 'tenant whose claims its tokens carry (default: the default saas tenant)')
+    .option(
+      '--operator',
+      "the platform operator's own integration: no tenant, no tenant claim in its tokens (reads every tenant's logs, manages platform-wide master data); client_credentials only",
+    )
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
     .option('--no-consent', 'do not show the consent screen')
     .option('--pkce-optional', 'legacy confidential client that cannot send PKCE (default: PKCE S256 required)')
@@ -38,6 +42,7 @@ export function registerClients(program: Command): void {
         scope?: string[];
         unpublished?: boolean;
         tenant?: string;
+        operator?: boolean;
         consent: boolean;
         pkceOptional?: boolean;
         allowManagementScopes?: boolean;
@@ -56,6 +61,7 @@ export function registerClients(program: Command): void {
             requirePkce: !options.pkceOptional,
             allowManagementScopes: options.allowManagementScopes,
             tenantName: options.tenant,
+            operator: options.operator,
           }),
         );
         process.stdout.write(
@@ -72,7 +78,7 @@ export function registerClients(program: Command): void {
       if (rows.length === 0) process.stdout.write('no clients\n');
       for (const c of rows) {
         process.stdout.write(
-          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenant?.name ?? c.tenantId}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenantId === null ? '- (operator)' : (c.tenant?.name ?? c.tenantId)}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
         );
       }
     });

@@ -52,6 +52,22 @@ describe('client registration', () => {
     );
   });
 
+  it("lets only a client_credentials client be the platform operator's integration (no tenant): an application always belongs to a tenant", () => {
+    const operator = { grantTypes: ['client_credentials'], redirectUris: [], scopes: ['logs:read'], operator: true };
+    expect(codeOf(operator)).toBeUndefined();
+    expect(codeOf({ ...operator, grantTypes: ['client_credentials', 'client_credentials'] })).toBeUndefined();
+    for (const grantTypes of [['authorization_code'], ['authorization_code', 'refresh_token', 'client_credentials']]) {
+      expect(codeOf({ ...operator, grantTypes, redirectUris: ['https://crm.example.com/callback'] })).toBe(
+        'invalid_operator',
+      );
+    }
+    expect(() => validateRegistration({ ...base, operator: true })).toThrow(
+      /only a client_credentials client may be the platform operator's integration/,
+    );
+    // Checked, not stored: where the client belongs is the tenant the service records.
+    expect(validateRegistration({ ...base, ...operator })).not.toHaveProperty('operator');
+  });
+
   it('accepts a system integration with client credentials and no redirect URI', () => {
     const valid = validateRegistration({
       clientId: 'etl',

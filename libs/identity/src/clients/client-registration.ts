@@ -19,6 +19,11 @@ export interface ClientRegistration {
    * admin then hold it (the spec has system integrations choose them). Checked, not stored.
    */
   allowManagementScopes?: boolean;
+  /**
+   * The platform operator's own integration: a client of no tenant, whose tokens carry no `tenant` claim
+   * (they read every tenant's logs, manage platform-wide master data). client_credentials only.
+   */
+  operator?: boolean;
 }
 
 export interface ValidClientRegistration {
@@ -60,6 +65,13 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
     throw new ClientsError(
       'invalid_grant_types',
       'refresh_token needs authorization_code (client credentials get no refresh token)',
+    );
+  }
+  if (input.operator === true && !(grants.length === 1 && grants[0] === 'client_credentials')) {
+    throw new ClientsError(
+      'invalid_operator',
+      "only a client_credentials client may be the platform operator's integration (no tenant): " +
+        'an application (authorization_code) always belongs to a tenant, as its users do',
     );
   }
   const redirectUris = unique(input.redirectUris ?? []);

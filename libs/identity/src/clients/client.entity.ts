@@ -11,6 +11,7 @@ export type PublicationStatus = (typeof publicationStatuses)[number];
 @Entity({ schema: 'identity', name: 'clients' })
 @Unique('clients_service_account_id_key', ['serviceAccountId'])
 @Check('clients_publication_status', `"publication_status" IN ('Published', 'Unpublished')`)
+@Check('clients_tenantless_client_credentials', `"tenant_id" IS NOT NULL OR "grant_types" = '{client_credentials}'`)
 export class ClientEntity {
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'clients_pkey' })
   clientId!: string;
@@ -18,10 +19,13 @@ export class ClientEntity {
   @Column({ type: 'text' })
   name!: string;
 
-  /** The tenant whose `tenant.*` claims its tokens carry; a disabled tenant gets no tokens. */
+  /**
+   * The tenant whose `tenant.*` claims its tokens carry; a disabled tenant gets no tokens. Null: the platform
+   * operator's own integration (client_credentials only), whose tokens carry no `tenant` claim.
+   */
   @Index('clients_tenant_id_idx')
-  @Column({ type: 'uuid' })
-  tenantId!: string;
+  @Column({ type: 'uuid', nullable: true })
+  tenantId!: string | null;
 
   @ManyToOne(() => TenantEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'clients_tenant_id_fkey' })

@@ -75,6 +75,34 @@ describe('client registry (real PostgreSQL)', () => {
     });
   });
 
+  it("registers the platform operator's integration in no tenant, client_credentials only, never also in a named tenant", async () => {
+    const { client } = await clients.create({ ...registration, operator: true });
+    expect(client).toMatchObject({ clientId: 'etl', tenantId: null });
+    expect(client.tenant ?? null).toBeNull();
+    expect((await clients.list()).map((c) => [c.clientId, c.tenantId])).toEqual([['etl', null]]);
+    await expect(
+      clients.create({ ...registration, clientId: 'etl-2', operator: true, tenantName: 'default' }),
+    ).rejects.toMatchObject({ code: 'invalid_operator' });
+    await expect(
+      clients.create({
+        clientId: 'app',
+        name: 'App',
+        grantTypes: ['authorization_code'],
+        redirectUris: ['https://app.example.com/cb'],
+        operator: true,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_operator' });
+  });
+
+  it('refuses in the database too a client of no tenant that may do more than client credentials', async () => {
+    const { client } = await clients.create({ ...registration, operator: true });
+    await expect(
+      database.dataSource
+        .getRepository(ClientEntity)
+        .update({ clientId: client.clientId }, { grantTypes: ['client_credentials', 'authorization_code'] }),
+    ).rejects.toThrow(/clients_tenantless_client_credentials/);
+  });
+
   it('says when the client to rotate does not exist', async () => {
     await expect(clients.rotateSecret('nobody')).rejects.toMatchObject({ code: 'client_not_found' });
   });

@@ -48,12 +48,13 @@ export class ClientsService {
     this.now = settings.now ?? (() => new Date());
   }
 
-  /** Registers a client in `tenantName` (the default tenant when omitted). */
+  /**
+   * Registers a client in `tenantName` (the default tenant when omitted), or in no tenant when it is the
+   * platform operator's integration (`operator`).
+   */
   async create(registration: ClientRegistration & { tenantName?: string }): Promise<IssuedSecret> {
     const valid = validateRegistration(registration);
-    const tenantName = registration.tenantName ?? DEFAULT_TENANT;
-    const tenant = await this.repository.tenantNamed(tenantName, this.settings.defaultTenantEndpoint);
-    if (!tenant) throw new ClientsError('tenant_not_found', `no tenant named ${JSON.stringify(tenantName)}`);
+    const tenantId = await this.tenantIdOf(registration);
     const clientSecret = newSecret();
     const at = this.now();
     const client = Object.assign(new ClientEntity(), {
@@ -61,7 +62,7 @@ export class ClientsService {
       secretHash: hashClientSecret(clientSecret),
       secretRotatedAt: at,
       serviceAccountId: randomUUID(),
-      tenantId: tenant.id,
+      tenantId,
       enabled: true,
       createdAt: at,
       updatedAt: at,
@@ -71,6 +72,17 @@ export class ClientsService {
     }
     const stored = await this.repository.find(valid.clientId);
     return { client: toView(stored as ClientEntity), clientSecret };
+  }
+
+  private async tenantIdOf(registration: { operator?: boolean; tenantName?: string }): Promise<string | null> {
+    if (registration.operator === true) {
+      if (registration.tenantName === undefined) return null;
+      throw new ClientsError('invalid_operator', "the platform operator's integration belongs to no tenant");
+    }
+    const tenantName = registration.tenantName ?? DEFAULT_TENANT;
+    const tenant = await this.repository.tenantNamed(tenantName, this.settings.defaultTenantEndpoint);
+    if (!tenant) throw new ClientsError('tenant_not_found', `no tenant named ${JSON.stringify(tenantName)}`);
+    return tenant.id;
   }
 
   /** Whether any client is registered at all. */

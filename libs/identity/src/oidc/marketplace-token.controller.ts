@@ -24,6 +24,7 @@ import { type ClientThrottle } from '../brute-force/client-throttle';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
 import { MarketplaceTokenRequest, type MarketplaceTokenResponse } from './marketplace-token.dto';
+import { serviceAccountTenant } from './grants/client-credentials.grant';
 import { OAuthError, isUnreachable, oauthErrors } from './oauth-http';
 import { TokenIssuer } from './token-issuer';
 
@@ -104,9 +105,9 @@ export class MarketplaceTokenController {
       if (!client?.grantTypes.includes('client_credentials')) {
         throw oauthErrors.unauthorizedClient('the client is not a service account');
       }
-      if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the service account's tenant is disabled");
+      const tenant = serviceAccountTenant(client);
       const scope = client.scopes.join(' ');
-      const tokens = await this.issuer.forServiceAccount({ ...client, tenant: client.tenant }, scope);
+      const tokens = await this.issuer.forServiceAccount({ ...client, tenant }, scope);
       const answer: MarketplaceTokenResponse = {
         success: true,
         access_token: tokens.accessToken,

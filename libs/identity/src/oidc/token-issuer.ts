@@ -60,10 +60,16 @@ export class TokenIssuer {
     return { jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.settings.tokenTtlSeconds };
   }
 
-  /** Client Credentials: tokens of the client's service account, with none of the code-flow claims. */
-  async forServiceAccount(client: ClientEntity & { tenant: TenantEntity }, scope: string): Promise<IssuedTokens> {
+  /**
+   * Client Credentials: tokens of the client's service account, with none of the code-flow claims. The
+   * platform operator's integration (a client of no tenant) gets no `tenant` claim: it is outside every tenant.
+   */
+  async forServiceAccount(
+    client: Omit<ClientEntity, 'tenant'> & { tenant: TenantEntity | null },
+    scope: string,
+  ): Promise<IssuedTokens> {
     const preferredUsername = `service-account-${client.clientId}@${this.settings.serviceAccountDomain}`;
-    const tenant = tenantClaim(client.tenant);
+    const tenant = client.tenant ? { tenant: tenantClaim(client.tenant) } : {};
     return this.sign(client.serviceAccountId, {
       access: {
         typ: 'Bearer',
@@ -71,9 +77,9 @@ export class TokenIssuer {
         scope,
         preferred_username: preferredUsername,
         realm_access: { roles: ['M2M'] },
-        tenant,
+        ...tenant,
       },
-      id: { typ: 'ID', aud: client.clientId, azp: client.clientId, preferred_username: preferredUsername, tenant },
+      id: { typ: 'ID', aud: client.clientId, azp: client.clientId, preferred_username: preferredUsername, ...tenant },
     });
   }
 

@@ -142,7 +142,13 @@ export const realmSchema = {
             type: 'string',
             minLength: 1,
             maxLength: 100,
-            description: 'Tenant name; the default saas tenant when omitted.',
+            description: 'Tenant name; the default saas tenant when omitted (none for an operator client).',
+          },
+          operator: {
+            type: 'boolean',
+            default: false,
+            description:
+              "The platform operator's own integration, in no tenant (give no tenant): client_credentials only; its tokens carry no tenant claim, so they read every tenant's admin logs and manage the platform-wide master data.",
           },
         },
         not: { required: ['secret', 'secretSha256'] },

@@ -154,6 +154,64 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect((await realm.import(exported)).clients).toEqual({ created: 0, updated: 2 });
   });
 
+  it("imports the platform operator's integration in no tenant, exports it as operator, and imports that again (round trip)", async () => {
+    const file = realmFile();
+    const operator = {
+      clientId: 'platform-ops',
+      name: 'Platform operator',
+      grantTypes: ['client_credentials' as const],
+      scopes: ['logs:read', 'master:manage'],
+      operator: true,
+    };
+    file.clients = [...(file.clients ?? []), operator];
+    await realm.import(file);
+    const clients = new ClientsService(new ClientRepository(database.dataSource), settings);
+    expect((await clients.list()).map((c) => [c.clientId, c.tenantId === null])).toEqual([
+      ['crm', false],
+      ['etl', false],
+      ['platform-ops', true],
+    ]);
+    const exported = await realm.export();
+    const written = exported.clients?.find((c) => c.clientId === 'platform-ops');
+    expect(written).toMatchObject({ operator: true, grantTypes: ['client_credentials'] });
+    expect(written).not.toHaveProperty('tenant');
+    expect(exported.clients?.find((c) => c.clientId === 'etl')).toMatchObject({ tenant: 'acme' });
+    expect(exported.clients?.find((c) => c.clientId === 'etl')).not.toHaveProperty('operator');
+
+    const other = await createTestDatabase({ entities: identityEntities });
+    try {
+      const otherRealm = new RealmService(other.dataSource, settings);
+      await otherRealm.import(exported);
+      expect(await otherRealm.export()).toEqual(exported);
+    } finally {
+      await other.drop();
+    }
+    // The file decides: the same client without `operator` moves to the default tenant.
+    file.clients = file.clients.map((c) => (c.clientId === 'platform-ops' ? { ...c, operator: false } : c));
+    await realm.import(file);
+    expect((await clients.list()).find((c) => c.clientId === 'platform-ops')?.tenant?.name).toBe('default');
+  });
+
+  it('refuses an operator client that names a tenant or may do more than client credentials', async () => {
+    const file = realmFile();
+    file.clients = [
+      { clientId: 'ops-a', name: 'A', grantTypes: ['client_credentials'], operator: true, tenant: 'acme' },
+      {
+        clientId: 'ops-b',
+        name: 'B',
+        grantTypes: ['authorization_code'],
+        redirectUris: ['https://b.example.com/cb'],
+        operator: true,
+      },
+    ];
+    expect(await problemsOf(realm.import(file))).toEqual([
+      "/clients/0: the platform operator's integration (operator) belongs to no tenant",
+      expect.stringMatching(
+        /^\/clients\/1: only a client_credentials client may be the platform operator's integration/,
+      ),
+    ]);
+  });
+
   it('is idempotent: importing the same file again changes nothing', async () => {
     await realm.import(realmFile());
     const before = await realm.export();

@@ -75,6 +75,9 @@ export class RealmService {
       if (clientIds.has(client.clientId)) problems.push(`/clients/${index}: client ${client.clientId} appears twice`);
       clientIds.add(client.clientId);
       explain(problems, `/clients/${index}`, () => validateRegistration(client));
+      if (client.operator === true && client.tenant !== undefined) {
+        problems.push(`/clients/${index}: the platform operator's integration (operator) belongs to no tenant`);
+      }
     });
     const emails = new Set<string>();
     (input.users ?? []).forEach((user, index) => {
@@ -181,7 +184,7 @@ export class RealmService {
           : {}),
         enabled: c.enabled,
         serviceAccountId: c.serviceAccountId,
-        tenant: c.tenant?.name ?? DEFAULT_TENANT,
+        ...(c.tenantId === null ? { operator: true } : { tenant: c.tenant?.name ?? DEFAULT_TENANT }),
       })),
       users: users.map((u) => ({
         email: u.email,
@@ -215,9 +218,7 @@ export class RealmService {
     report: ImportReport,
   ): Promise<void> {
     const valid = validateRegistration(client);
-    const tenantName = client.tenant ?? DEFAULT_TENANT;
-    const tenant = await tenantNamed(manager, tenantName, this.settings.defaultTenantEndpoint);
-    if (!tenant) throw new RealmError([`/clients/${index}/tenant: no tenant named ${JSON.stringify(tenantName)}`]);
+    const tenantId = client.operator === true ? null : await this.clientTenantId(manager, client, index);
     const existing = await manager.findOneBy(ClientEntity, { clientId: client.clientId });
     if (existing && client.serviceAccountId && client.serviceAccountId !== existing.serviceAccountId) {
       throw new RealmError([
@@ -234,7 +235,7 @@ export class RealmService {
       report.generatedSecrets.push({ clientId: client.clientId, secret });
       secretHash = hashClientSecret(secret);
     }
-    const values = { ...valid, tenantId: tenant.id, enabled: client.enabled ?? true, updatedAt: at };
+    const values = { ...valid, tenantId, enabled: client.enabled ?? true, updatedAt: at };
     if (existing) {
       const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash);
       await manager.update(
@@ -255,6 +256,13 @@ export class RealmService {
       });
     }
     report.clients[existing ? 'updated' : 'created']++;
+  }
+
+  private async clientTenantId(manager: EntityManager, client: RealmClient, index: number): Promise<string> {
+    const tenantName = client.tenant ?? DEFAULT_TENANT;
+    const tenant = await tenantNamed(manager, tenantName, this.settings.defaultTenantEndpoint);
+    if (!tenant) throw new RealmError([`/clients/${index}/tenant: no tenant named ${JSON.stringify(tenantName)}`]);
+    return tenant.id;
   }
 
   private async importUser(

@@ -31,6 +31,8 @@ export interface RealmClient {
   serviceAccountId?: string;
   /** Tenant name; the default saas tenant when omitted. */
   tenant?: string;
+  /** The platform operator's integration: in no tenant (client_credentials only; no `tenant` given). */
+  operator?: boolean;
 }
 
 export interface RealmUser {

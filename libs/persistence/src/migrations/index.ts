@@ -31,6 +31,7 @@ import { AddLogTenants1795403000000 } from './1795403000000-add-log-tenants';
 import { ScopeMasterDataByTenant1795404000000 } from './1795404000000-scope-master-data-by-tenant';
 import { IndexMarketplaceListsByAccount1795404100000 } from './1795404100000-index-marketplace-lists-by-account';
 import { RefreshTokenAuthTimeToTheMillisecond1795405000000 } from './1795405000000-refresh-token-auth-time-to-the-millisecond';
+import { AllowOperatorClients1795406000000 } from './1795406000000-allow-operator-clients';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -69,4 +70,5 @@ export const migrations: readonly MigrationClass[] = [
   ScopeMasterDataByTenant1795404000000,
   IndexMarketplaceListsByAccount1795404100000,
   RefreshTokenAuthTimeToTheMillisecond1795405000000,
+  AllowOperatorClients1795406000000,
 ];

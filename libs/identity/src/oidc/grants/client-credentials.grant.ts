@@ -1,3 +1,5 @@
+import { type ClientEntity } from '../../clients/client.entity';
+import { type TenantEntity } from '../../tenants/tenant.entity';
 import { type TokenIssuer } from '../token-issuer';
 import { oauthErrors } from '../oauth-http';
 import { type GrantRequest } from './grant-request';
@@ -17,14 +19,14 @@ export interface ClientCredentialsResponse {
  */
 export function clientCredentialsGrant(issuer: TokenIssuer) {
   return async ({ client, params }: GrantRequest): Promise<ClientCredentialsResponse> => {
-    if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the client's tenant is disabled");
+    const tenant = serviceAccountTenant(client);
     const requested = params.scope?.split(' ').filter(Boolean);
     const granted = requested ?? client.scopes;
     const refused = granted.find((scope) => !client.scopes.includes(scope));
     if (refused !== undefined) throw oauthErrors.invalidScope(`scope not allowed for this client: ${refused}`);
 
     const scope = [...new Set(granted)].join(' ');
-    const tokens = await issuer.forServiceAccount({ ...client, tenant: client.tenant }, scope);
+    const tokens = await issuer.forServiceAccount({ ...client, tenant }, scope);
     return {
       access_token: tokens.accessToken,
       id_token: tokens.idToken,
@@ -33,4 +35,14 @@ export function clientCredentialsGrant(issuer: TokenIssuer) {
       scope,
     };
   };
+}
+
+/**
+ * The tenant whose claims a service account's tokens carry: null for the platform operator's integration
+ * (a client of no tenant); a client whose tenant is disabled gets no tokens (`unauthorized_client`).
+ */
+export function serviceAccountTenant(client: ClientEntity): TenantEntity | null {
+  if (client.tenantId === null) return null;
+  if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the client's tenant is disabled");
+  return client.tenant;
 }
