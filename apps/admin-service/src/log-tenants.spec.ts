@@ -58,7 +58,8 @@ const engine = new GuardrailEngine(
   parseGuardrailRules({ rules: [{ name: 'codename', kind: 'blocked_terms', terms: ['falcon'], severity: 'low' }] }),
 );
 
-// Two tenants' admins and the platform operator's token (no tenant) read the five logs of admin-service,
+// Two tenants' admins and the platform operator's token (a client registered in no tenant, its token from the
+// real token endpoint) read the five logs of admin-service,
 // rows written by the real writers: the audit trail of admin actions, the gateway's log of calls with each
 // tenant's key or token, every host's access log, the LLM log and guardrail alert writers of agent-runtime.
 describe('admin logs: a logs:read token reads its own tenant only; the operator (no tenant) reads all', () => {
@@ -162,6 +163,15 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
     const until = Date.now() + 5000;
     while (!(await done()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
   }
+
+  it("gives the platform operator's integration (a client of no tenant) a token from the token endpoint with no tenant claim", () => {
+    expect(decodeJwt(operator)).toMatchObject({
+      iss: harness.auth.config.auth.issuer,
+      azp: expect.stringMatching(/^platform-operator-/),
+      realm_access: { roles: ['M2M'] },
+    });
+    expect(decodeJwt(operator)).not.toHaveProperty('tenant');
+  });
 
   it("the audit trail records the acting admin's tenant (an admin action of each tenant and of the operator)", async () => {
     expect(tenantA).not.toBe(tenantB);

@@ -1,28 +1,30 @@
-import { SigningKeysService } from '@fed/identity';
+import { ClientsService } from '@fed/identity';
 import { type RunningService } from '@fed/server';
-import { SignJWT } from 'jose';
-import { randomUUID } from 'node:crypto';
+
+let operatorClients = 0;
 
 /**
- * A Client Credentials access token without a `tenant` claim (the platform operator's own integration),
- * signed by the realm's active key as auth-service signs its tokens: every service verifies it against the
- * JWKS like any other. The realm registers every client in a tenant, so none is issued over HTTP yet.
+ * A Client Credentials access token of the platform operator's own integration: a client registered in no
+ * tenant (`platformctl clients create --operator`) holding `scopes`, its token asked of auth-service's real
+ * token endpoint over HTTP. Its tokens carry no `tenant` claim.
  */
 export async function operatorToken(auth: RunningService, scopes: string[]): Promise<string> {
-  const { kid, privateKey } = await auth.nest.get(SigningKeysService).activeSigningKey();
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({
-    typ: 'Bearer',
-    azp: 'platform-operator',
-    scope: scopes.join(' '),
-    preferred_username: 'service-account-platform-operator@service-accounts.local',
-    realm_access: { roles: ['M2M'] },
-  })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid })
-    .setIssuer(auth.config.auth.issuer)
-    .setSubject(randomUUID())
-    .setJti(randomUUID())
-    .setIssuedAt(now)
-    .setExpirationTime(now + 300)
-    .sign(privateKey);
+  const clientId = `platform-operator-${++operatorClients}`;
+  const { clientSecret } = await auth.nest.get(ClientsService).create({
+    clientId,
+    name: 'Platform operator',
+    grantTypes: ['client_credentials'],
+    scopes,
+    operator: true,
+  });
+  const res = await fetch(`${auth.url}/federation/auth/v1/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
+  });
+  if (res.status !== 200) throw new Error(`operator token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
 }
