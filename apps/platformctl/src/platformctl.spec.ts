@@ -223,6 +223,40 @@ describe('platformctl', () => {
       expect((await run(['clients', 'list'], env())).output).not.toContain('bad ');
     });
 
+    it("registers the platform operator's integration in no tenant (--operator), client_credentials only, listed as tenant=-", async () => {
+      const ops = ['clients', 'create', '--client-id', 'ops', '--name', 'Operator', '--operator'];
+      const created = await run([...ops, '--grant', 'client_credentials', '--scope', 'logs:read'], env());
+      expect(created.code).toBe(0);
+      expect(created.output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
+      const listed = await run(['clients', 'list'], env());
+      expect(listed.output).toMatch(
+        /^ops {2}Published {2}tenant=- {2}.* grants=client_credentials {2}scopes=logs:read /m,
+      );
+
+      const app = await run(
+        [
+          ...ops,
+          '--client-id',
+          'ops-app',
+          '--grant',
+          'authorization_code',
+          '--redirect-uri',
+          'https://a.example.com/cb',
+        ],
+        env(),
+      );
+      expect(app.code).toBe(1);
+      expect(app.output).toContain('refused (invalid_operator)');
+      expect(app.output).toContain('an application (authorization_code) always belongs to a tenant');
+      const named = await run(
+        [...ops, '--client-id', 'ops-2', '--grant', 'client_credentials', '--tenant', 'default'],
+        env(),
+      );
+      expect(named.code).toBe(1);
+      expect(named.output).toContain('refused (invalid_operator)');
+      expect((await run(['clients', 'list'], env())).output).not.toMatch(/^ops-(app|2) /m);
+    });
+
     it('refuses a duplicate client id', async () => {
       const args = ['clients', 'create', '--client-id', 'etl', '--name', 'ETL', '--grant', 'client_credentials'];
       expect((await run(args, env())).code).toBe(0);

@@ -78,7 +78,7 @@ export function registerClients(program: Command): void {
       if (rows.length === 0) process.stdout.write('no clients\n');
       for (const c of rows) {
         process.stdout.write(
-          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenantId === null ? '- (operator)' : (c.tenant?.name ?? c.tenantId)}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenantId === null ? '-' : (c.tenant?.name ?? c.tenantId)}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
         );
       }
     });
