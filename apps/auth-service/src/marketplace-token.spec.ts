@@ -58,6 +58,26 @@ describe('Marketplace token endpoint (EDITION=marketplace)', () => {
     expect(probe.status).toBe(200);
   });
 
+  it("gives the platform operator's integration (a client of no tenant) a token without a tenant claim", async () => {
+    const { clients } = registryOf(service);
+    const operator = await clients.create({
+      clientId: 'ops',
+      name: 'ops',
+      grantTypes: ['client_credentials'],
+      scopes: ['logs:read'],
+      operator: true,
+    });
+    const res = await post({ client_id: 'ops', client_secret: operator.clientSecret });
+    expect(res.status).toBe(200);
+    const claims = decodeJwt(((await res.json()) as { access_token: string }).access_token);
+    expect(claims).toMatchObject({
+      azp: 'ops',
+      sub: operator.client.serviceAccountId,
+      realm_access: { roles: ['M2M'] },
+    });
+    expect(claims).not.toHaveProperty('tenant');
+  });
+
   it('refuses wrong credentials (401), a malformed body (400) and a client that is not a service account (400)', async () => {
     const wrong = await post({ client_id: 'svc', client_secret: 'nope' });
     expect(wrong.status).toBe(401);
