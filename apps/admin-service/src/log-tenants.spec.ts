@@ -138,10 +138,10 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
       headers: { authorization: `Bearer ${token}` },
     });
 
-  async function chat(credential: string, content = 'hello'): Promise<void> {
+  async function chat(credential: string, content = 'hello', headers: Record<string, string> = {}): Promise<void> {
     const res = await fetch(`${gateway.url}/llm/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}`, ...headers },
       body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content }] }),
     });
     expect(res.status).toBe(200);
@@ -206,6 +206,30 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
       { principal: 'api-key:key-b', tenantId: tenantB },
       { principal: 'api-key:operator-key', tenantId: null },
       { principal: expect.stringMatching(/^client:etl-/), tenantId: tenantB },
+    ]);
+  });
+
+  it("the gateway files a call of no tenant under the tenant it names (the agent's turns), never a tenant's call under another", async () => {
+    const forTenant = (tenantId: string) => ({ 'x-client-tenant-id': tenantId });
+    // The operator's key (agent-runtime's is one) names the turn's tenant; a tenant's key and token cannot.
+    await chat(await keyOf('runtime-key'), 'hello', forTenant(tenantB));
+    await chat(await keyOf('key-a-names-b', tenantA), 'hello', forTenant(tenantB));
+    await chat(await harness.serviceToken([GATEWAY_SCOPE]), 'hello', forTenant(tenantB));
+    await chat(await keyOf('runtime-key-bad-header'), 'hello', { 'x-client-tenant-id': 'not-a-tenant' });
+    const principals = ['api-key:runtime-key', 'api-key:key-a-names-b', 'api-key:runtime-key-bad-header'];
+    const rowsOf = async () =>
+      (await harness.dataSource.query(
+        `SELECT "metadata"->>'principal' AS "principal", "tenant_id" AS "tenantId" FROM "audit"."llm_gateway_logs"
+          WHERE "metadata"->>'principal' = ANY($1) OR ("metadata"->>'principal' LIKE 'client:%' AND "tenant_id" = $2)
+          ORDER BY "created_at"`,
+        [principals, tenantA],
+      )) as { principal: string; tenantId: string | null }[];
+    await waitUntil(async () => (await rowsOf()).length >= 4);
+    expect(await rowsOf()).toEqual([
+      { principal: 'api-key:runtime-key', tenantId: tenantB },
+      { principal: 'api-key:key-a-names-b', tenantId: tenantA },
+      { principal: expect.stringMatching(/^client:/), tenantId: tenantA },
+      { principal: 'api-key:runtime-key-bad-header', tenantId: null },
     ]);
   });
 
