@@ -52,7 +52,7 @@ describe("agent runtime: its client-credentials token from auth-service's in-clu
       clientId: 'agent-runtime',
       name: 'agent runtime',
       grantTypes: ['client_credentials'],
-      scopes: ['logs:read'],
+      scopes: ['llm:invoke'], // the gateway serves a client-credentials token with this scope only
     }));
   });
 
