@@ -93,7 +93,8 @@ export const smtpDownScenario: Scenario = {
         const [tenant] = await stack.query<{ id: string; type: string; endpoint: string }>(
           "SELECT t.id, t.type, t.endpoint FROM identity.tenants t JOIN identity.users u ON u.tenant_id = t.id WHERE u.email LIKE 'approval-%' LIMIT 1",
         );
-        const token = await stack.token('openid users:manage', { tenant });
+        // A user's management scope counts only while the user is an admin (the role rule).
+        const token = await stack.token('openid users:manage', { tenant, realm_access: { roles: ['admin'] } });
         context.log(`  SMTP down; approving ${users.size} users`);
         const answers = await Promise.all(
           [...users.values()].map(async (userId) => {
