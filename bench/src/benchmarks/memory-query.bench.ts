@@ -121,6 +121,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
     });
     const token = await issuer.mint({
       scope: 'sharedmemory:query',
+      realm_access: { roles: ['admin'] },
       tenant: { id: tenantIds[1], type: 'saas', endpoint: 'https://bench.example.com' },
     });
     const bodies = {
