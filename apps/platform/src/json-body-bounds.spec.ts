@@ -204,6 +204,56 @@ describe('JSON bodies of every service are bounded before parsing (depth, contai
     },
   );
 
+  /** The body bound of each surface: the host's parser 2 MB; the gateway, A2A and MCP 32 MB. */
+  const bodyLimit = (surface: Surface) => (surface === 'rest' || surface === 'marketplace' ? 2 : 32) * 1024 * 1024;
+
+  it.each(allRoutes.map((route) => [route.name, route] as const))(
+    '%s refuses a body over its size bound with a 4xx (413; the Marketplace endpoint its own 400), before any route check',
+    async (_name, route) => {
+      const base = route.surface === 'marketplace' ? marketplace.url : stack.service.url;
+      const res = await fetch(`${base}${route.path}`, {
+        method: route.method,
+        headers: headersBySurface[route.surface],
+        body: `{"value":"${'x'.repeat(bodyLimit(route.surface))}"}`,
+      });
+      const text = await res.text();
+      if (route.surface === 'marketplace') {
+        expect(res.status).toBe(400);
+        expect(JSON.parse(text)).toMatchObject({ success: false, error: 'invalid_request' });
+      } else {
+        expect(res.status).toBe(413);
+      }
+    },
+    60_000,
+  );
+
+  // Who may call: a user's token holding every management scope is refused on every admin route while the
+  // user is not an admin (the role rule), before the body is looked at.
+  const adminRoutes = standardRoutes.filter((route) => route.path.startsWith('/api/v1/admin/'));
+  it.each(
+    [
+      ...adminRoutes,
+      ...['users', 'audit-logs', 'llm-logs', 'llm-gateway-logs', 'access-logs', 'guardrail-alerts'].map(
+        (log): Route => ({ name: `GET ${log}`, method: 'GET' as never, path: `/api/v1/admin/${log}`, surface: 'rest' }),
+      ),
+    ].map((route) => [route.name, route] as const),
+  )('%s refuses a user-role token that holds every management scope: 403', async (_name, route) => {
+    const token = await stack.token(
+      'openid users:read users:manage logs:read master:manage sharedmemory:query',
+      undefined,
+      'user',
+    );
+    const res = await fetch(`${stack.service.url}${route.path}`, {
+      method: route.method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      ...(route.method === ('GET' as never)
+        ? {}
+        : { body: JSON.stringify({ role: 'admin', query: 'q', code: 'C', label: 'L' }) }),
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('permission_error');
+  });
+
   it('refuses a second client_id at the Marketplace token endpoint instead of issuing a token for either', async () => {
     const real = JSON.stringify({ client_id: 'svc-bounds', client_secret: serviceAccountSecret });
     expect((await send(marketplaceRoute, real)).status).toBe(200);

@@ -34,8 +34,11 @@ export interface ChatStack {
   api: string;
   /** An access token of a new user with the chat scopes. */
   userToken(userId?: string): Promise<string>;
-  /** An access token of the test issuer with these scopes (space-separated), of `userId` (default: a new user). */
-  token(scope: string, userId?: string): Promise<string>;
+  /**
+   * An access token of the test issuer with these scopes (space-separated), of `userId` (default: a new user);
+   * an admin's when a scope is a management scope, unless `role` says otherwise.
+   */
+  token(scope: string, userId?: string, role?: 'admin' | 'user'): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -97,12 +100,8 @@ export async function bootChatStack(
     userToken: (userId = crypto.randomUUID()) =>
       issuer.mint({ sub: userId, scope: 'openid profile chat:exec chat:history chat:file' }),
     // A user holds a management scope only as an admin (the role rule), so such a token is an admin's.
-    token: (scope, userId = crypto.randomUUID()) =>
-      issuer.mint({
-        sub: userId,
-        scope,
-        ...(scope.split(' ').some(isManagementScope) ? { realm_access: { roles: ['admin'] } } : {}),
-      }),
+    token: (scope, userId = crypto.randomUUID(), role = scope.split(' ').some(isManagementScope) ? 'admin' : 'user') =>
+      issuer.mint({ sub: userId, scope, realm_access: { roles: [role] } }),
     close: async () => {
       await service.shutdown('test');
       await jwks.close();
