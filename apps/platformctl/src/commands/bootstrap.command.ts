@@ -4,10 +4,11 @@ import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, hashApiKey } from '@fed
 import { type RealmFile, clientsServiceFor, identityEntities, realmServiceFor, usersServiceFor } from '@fed/identity';
 import { type Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
+import { writeOwnerOnly } from './owner-only-file';
 
 // `platformctl bootstrap`: what a fresh distributed stack (docker-compose.yml's one-shot `bootstrap`
 // service) needs before its first chat turn, done once: the demo realm of the all-in-one mode (a user,
@@ -127,16 +128,6 @@ async function readIfPresent(file: string): Promise<string | undefined> {
 }
 
 /** Readable by its owner only; replaced in one step, so a crash leaves the old file or the new one. */
-async function writePrivate(file: string, content: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, content, { mode: 0o600 });
-    await rename(temporary, file);
-  } finally {
-    await rm(temporary, { force: true });
-  }
-}
-
 /**
  * Only into a realm without users and clients, as the all-in-one mode does. The credentials are written
  * first and the realm imported last: a run cut off before the end does it all again next time, with the
@@ -152,7 +143,7 @@ async function ensureDemoRealm(
     (await clientsServiceFor(dataSource, config).any()) || (await usersServiceFor(dataSource, config).any());
   if (occupied) return kept === undefined ? { state: 'not-created' } : { state: 'kept' };
   const credentials = kept === undefined ? newCredentials() : parseCredentials(kept, file);
-  if (kept === undefined) await writePrivate(file, `${JSON.stringify(credentials, null, 2)}\n`);
+  if (kept === undefined) await writeOwnerOnly(file, `${JSON.stringify(credentials, null, 2)}\n`);
   await seedCatalog(dataSource);
   await realmServiceFor(dataSource, config).import(demoRealm(credentials));
   return { state: 'created', credentials };
@@ -176,7 +167,7 @@ async function ensureAgentKey(
   const { apiKey } = await new ApiKeysService(repository, { keyPrefix: config.gateway.keyPrefix }).create({
     name: AGENT_KEY_NAME,
   });
-  await writePrivate(file, `${apiKey}\n`);
+  await writeOwnerOnly(file, `${apiKey}\n`);
   return kept === undefined ? 'created' : 'replaced';
 }
 

@@ -215,11 +215,9 @@ export class GatewayHandler {
   private fail(exchange: Exchange, error: unknown): void {
     if (exchange.clientAborted) return;
     let failure: GatewayError;
+    // A body nested too deeply for re-serializing or translating never gets here: parseJsonObject bounds its depth.
     if (error instanceof GatewayError) failure = error;
-    else if (error instanceof RangeError && /call stack/i.test(error.message)) {
-      // JSON.parse takes any depth; re-serializing or translating a body nested that deeply cannot.
-      failure = new GatewayError('invalid_request', 'invalid_json', 'the request body is nested too deeply');
-    } else {
+    else {
       this.context.logger.error(
         { err: error, requestId: exchange.res.getHeader('x-request-id') },
         'gateway request failed',
