@@ -164,6 +164,7 @@ describe('service configuration', () => {
       'protocols',
       'realmImport',
       'redis',
+      'registration',
       'sessions',
       'signingKeys',
       'storage',

@@ -378,6 +378,45 @@ export const variables = [
     parse: integer(300, 31_536_000),
   }),
   define({
+    name: 'OIDC_DYNAMIC_REGISTRATION',
+    key: 'registration.dynamic',
+    description:
+      'Opens RFC 7591 dynamic client registration (`POST /federation/auth/v1/register`, listed in discovery as `registration_endpoint`): anyone may register a public client limited to `mcp:all` and `a2a:all`, whose users always see a consent page calling it unverified. Off, the route answers 404; MCP clients can still sign in with a Client ID Metadata Document.',
+    allowed: 'true or false',
+    default: 'false',
+    apps: ['auth-service', 'platform'],
+    parse: boolean,
+  }),
+  define({
+    name: 'OIDC_DYNAMIC_REGISTRATION_PER_HOUR',
+    key: 'registration.perAddressPerHour',
+    description:
+      'Dynamic registrations one client address may make per hour (counted in Redis, shared by every instance); past it, 429.',
+    allowed: 'an integer from 1 to 10000',
+    default: '20',
+    apps: ['auth-service', 'platform'],
+    parse: integer(1, 10_000),
+  }),
+  define({
+    name: 'OIDC_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES',
+    key: 'registration.allowPrivateAddresses',
+    description:
+      'For development and tests: lets Client ID Metadata Documents be fetched from loopback, private and link-local addresses. Off, a `client_id` URL whose host is or resolves to such an address is refused (the fetch runs inside the deployment, so it must not reach its internals).',
+    allowed: 'true or false',
+    default: 'false',
+    apps: ['auth-service', 'platform'],
+    parse: boolean,
+  }),
+  define({
+    name: 'OIDC_CLIENT_METADATA_CA_FILE',
+    key: 'registration.metadataCaFile',
+    description:
+      'For development and tests: a PEM file of extra certificate authorities trusted (besides the system ones) when fetching Client ID Metadata Documents, e.g. a self-signed test server. Unset: the system authorities only.',
+    allowed: 'a path to a PEM file',
+    apps: ['auth-service', 'platform'],
+    parse: filePath,
+  }),
+  define({
     name: 'SERVICE_ACCOUNT_DOMAIN',
     key: 'signingKeys.serviceAccountDomain',
     description:

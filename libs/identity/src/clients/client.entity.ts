@@ -4,6 +4,17 @@ import { TenantEntity } from '../tenants/tenant.entity';
 export const grantTypes = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
 export type GrantType = (typeof grantTypes)[number];
 
+/** How a client authenticates at the token endpoint: with its secret, or not at all (a public client, RFC 6749 2.1). */
+export const tokenEndpointAuthMethods = ['client_secret_basic', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof tokenEndpointAuthMethods)[number];
+
+/**
+ * Who registered the client: an operator (platformctl, the realm file), the client itself by its Client ID
+ * Metadata Document (its `client_id` is the document's URL), or RFC 7591 dynamic registration.
+ */
+export const clientRegistrations = ['operator', 'metadata_document', 'dynamic'] as const;
+export type ClientRegistrationKind = (typeof clientRegistrations)[number];
+
 export const publicationStatuses = ['Published', 'Unpublished'] as const;
 export type PublicationStatus = (typeof publicationStatuses)[number];
 
@@ -11,7 +22,18 @@ export type PublicationStatus = (typeof publicationStatuses)[number];
 @Entity({ schema: 'identity', name: 'clients' })
 @Unique('clients_service_account_id_key', ['serviceAccountId'])
 @Check('clients_publication_status', `"publication_status" IN ('Published', 'Unpublished')`)
-@Check('clients_tenantless_client_credentials', `"tenant_id" IS NOT NULL OR "grant_types" = '{client_credentials}'`)
+@Check(
+  'clients_tenantless_client_credentials',
+  `"tenant_id" IS NOT NULL OR "grant_types" = '{client_credentials}' OR "registration" <> 'operator'`,
+)
+@Check('clients_token_endpoint_auth_method', `"token_endpoint_auth_method" IN ('client_secret_basic', 'none')`)
+@Check('clients_registration', `"registration" IN ('operator', 'metadata_document', 'dynamic')`)
+@Check('clients_public_without_secret', `("token_endpoint_auth_method" = 'none') = ("secret_hash" IS NULL)`)
+@Check('clients_public_pkce', `"token_endpoint_auth_method" <> 'none' OR "require_pkce"`)
+@Check(
+  'clients_self_registered_public',
+  `"registration" = 'operator' OR ("token_endpoint_auth_method" = 'none' AND "tenant_id" IS NULL)`,
+)
 export class ClientEntity {
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'clients_pkey' })
   clientId!: string;
@@ -21,7 +43,8 @@ export class ClientEntity {
 
   /**
    * The tenant whose `tenant.*` claims its tokens carry; a disabled tenant gets no tokens. Null: the platform
-   * operator's own integration (client_credentials only), whose tokens carry no `tenant` claim.
+   * operator's own integration (client_credentials only), whose tokens carry no `tenant` claim, or a client
+   * that registered itself (users of every tenant may use it; its tokens carry the user's tenant).
    */
   @Index('clients_tenant_id_idx')
   @Column({ type: 'uuid', nullable: true })
@@ -31,9 +54,22 @@ export class ClientEntity {
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'clients_tenant_id_fkey' })
   tenant?: TenantEntity;
 
-  /** SHA-256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. */
-  @Column({ type: 'bytea' })
-  secretHash!: Buffer;
+  /**
+   * SHA-256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. Null for a
+   * public client, which has none.
+   */
+  @Column({ type: 'bytea', nullable: true })
+  secretHash!: Buffer | null;
+
+  @Column({ type: 'text', default: 'client_secret_basic' })
+  tokenEndpointAuthMethod!: TokenEndpointAuthMethod;
+
+  @Column({ type: 'text', default: 'operator' })
+  registration!: ClientRegistrationKind;
+
+  /** A metadata-document client's row is fetched again from its URL after this; null for the others. */
+  @Column({ type: 'timestamptz', nullable: true })
+  metadataExpiresAt!: Date | null;
 
   @Column({ type: 'timestamptz' })
   secretRotatedAt!: Date;
@@ -77,4 +113,20 @@ export class ClientEntity {
 
   @Column({ type: 'timestamptz' })
   updatedAt!: Date;
+}
+
+/** A client with no secret (RFC 6749 2.1): it names itself with `client_id` and must use PKCE. */
+export function isPublicClient(client: Pick<ClientEntity, 'tokenEndpointAuthMethod'>): boolean {
+  return client.tokenEndpointAuthMethod === 'none';
+}
+
+/** Longest `client_id` of a Client ID Metadata Document (the MCP authorization spec's bound for its URL). */
+export const MAX_METADATA_CLIENT_ID = 2048;
+
+/**
+ * Whether `clientId` could name a client, checked before any lookup: an operator's ids are at most 64
+ * characters, and only an `https://` URL (a metadata document's) may be longer, up to 2,048.
+ */
+export function isClientIdShaped(clientId: string): boolean {
+  return clientId.length <= 64 || (clientId.length <= MAX_METADATA_CLIENT_ID && clientId.startsWith('https://'));
 }

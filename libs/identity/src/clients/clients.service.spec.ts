@@ -31,7 +31,7 @@ describe('client registry (real PostgreSQL)', () => {
     });
     expect(client.serviceAccountId).toMatch(/^[0-9a-f-]{36}$/);
     const [row] = await database.dataSource.getRepository(ClientEntity).find();
-    expect(row?.secretHash.includes(Buffer.from(clientSecret))).toBe(false);
+    expect(row?.secretHash?.includes(Buffer.from(clientSecret))).toBe(false);
     expect(JSON.stringify(await clients.list())).not.toContain(clientSecret);
   });
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ClientEntity } from './client.entity';
+import { ClientEntity, isClientIdShaped } from './client.entity';
 import { type ClientRegistration, validPostLogoutRedirectUris, validateRegistration } from './client-registration';
 import { ClientRepository } from './client.repository';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
@@ -26,7 +26,9 @@ export function hashClientSecret(secret: string): Buffer {
  * against a decoy so that the answer takes the same time either way.
  */
 export function clientSecretMatches(client: Pick<ClientEntity, 'secretHash'> | null, secret: string): boolean {
-  return timingSafeEqual(client?.secretHash ?? UNKNOWN_CLIENT_HASH, hashClientSecret(secret)) && client !== null;
+  // A public client has no secret: nothing it is sent can match, and the answer takes the same time.
+  const stored = client?.secretHash ?? null;
+  return timingSafeEqual(stored ?? UNKNOWN_CLIENT_HASH, hashClientSecret(secret)) && stored !== null;
 }
 
 function newSecret(): string {
@@ -113,7 +115,7 @@ export class ClientsService {
 
   /** The client when the id and secret match and it is enabled; null otherwise, in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<ClientView | null> {
-    const client = clientId.length <= 64 ? await this.repository.find(clientId) : null;
+    const client = isClientIdShaped(clientId) ? await this.repository.find(clientId) : null;
     return client && clientSecretMatches(client, clientSecret) && client.enabled ? toView(client) : null;
   }
 }

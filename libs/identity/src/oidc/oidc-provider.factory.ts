@@ -3,7 +3,7 @@ import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type Provider from 'oidc-provider';
 import { type Adapter, type AdapterPayload, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
-import { type ClientEntity } from '../clients/client.entity';
+import { type ClientEntity, isClientIdShaped, isPublicClient } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
 import { type ConsentRepository } from '../consents/consent.repository';
 import { type UserRole } from '../users/user.entity';
@@ -46,12 +46,13 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
   const codeFlow = client.grantTypes.includes('authorization_code');
   return {
     client_id: client.clientId,
-    // The provider authenticates no client (the token endpoint is ours) but wants a secret on record.
-    client_secret: client.secretHash.toString('hex'),
+    // The provider authenticates no client (the token endpoint is ours) but wants a secret on record,
+    // except for a public client, which has none.
+    ...(client.secretHash ? { client_secret: client.secretHash.toString('hex') } : {}),
     grant_types: codeFlow ? ['authorization_code'] : [],
     redirect_uris: client.redirectUris,
     response_types: codeFlow ? ['code'] : [],
-    token_endpoint_auth_method: 'client_secret_basic',
+    token_endpoint_auth_method: isPublicClient(client) ? 'none' : 'client_secret_basic',
     id_token_signed_response_alg: 'RS256',
     // The provider refuses at the authorization endpoint a scope the client was not given.
     scope: [...new Set(['openid', ...client.scopes])].join(' '),
@@ -65,7 +66,8 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') {
-        const client = id.length <= 64 ? await clients.find(id) : null;
+        // A URL-shaped id is a metadata document's: the cache fetches it on first use.
+        const client = isClientIdShaped(id) ? await clients.find(id) : null;
         return client?.enabled ? clientMetadata(client) : undefined;
       }
       return id.length <= 256 ? artifacts.find(this.model, id) : undefined;
@@ -186,7 +188,7 @@ export async function createOidcProvider(
   const provider = new Provider(settings.issuer, {
     jwks: { keys: [await unpublishedSigningJwk()] },
     adapter: adapterFor(deps.clientCache, artifacts),
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     responseTypes: ['code'],
     // A tenant name: the login page sends the browser straight to that tenant's identity provider.
     extraParams: ['idp_hint'],

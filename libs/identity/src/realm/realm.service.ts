@@ -140,7 +140,12 @@ export class RealmService {
     const identityProviders = await this.settings.identityProviders?.();
     const [tenants, clients, users] = await Promise.all([
       manager.find(TenantEntity, { order: { name: 'ASC' } }),
-      manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } }),
+      // Clients that registered themselves are not the operator's to export: they register again on first use.
+      manager.find(ClientEntity, {
+        where: { registration: 'operator' },
+        order: { clientId: 'ASC' },
+        relations: { tenant: true },
+      }),
       manager.find(UserEntity, { order: { email: 'ASC' }, relations: { tenant: true } }),
     ]);
     return {
@@ -170,7 +175,7 @@ export class RealmService {
       clients: clients.map((c) => ({
         clientId: c.clientId,
         name: c.name,
-        secretSha256: c.secretHash.toString('hex'),
+        secretSha256: (c.secretHash as Buffer).toString('hex'),
         grantTypes: c.grantTypes,
         redirectUris: c.redirectUris,
         postLogoutRedirectUris: c.postLogoutRedirectUris,
@@ -220,6 +225,9 @@ export class RealmService {
     const valid = validateRegistration(client);
     const tenantId = client.operator === true ? null : await this.clientTenantId(manager, client, index);
     const existing = await manager.findOneBy(ClientEntity, { clientId: client.clientId });
+    if (existing && existing.registration !== 'operator') {
+      throw new RealmError([`/clients: ${client.clientId}: a client that registered itself cannot be imported over`]);
+    }
     if (existing && client.serviceAccountId && client.serviceAccountId !== existing.serviceAccountId) {
       throw new RealmError([
         `/clients: ${client.clientId}: serviceAccountId cannot change (it is the sub of its tokens)`,
@@ -237,7 +245,7 @@ export class RealmService {
     }
     const values = { ...valid, tenantId, enabled: client.enabled ?? true, updatedAt: at };
     if (existing) {
-      const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash);
+      const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash as Buffer);
       await manager.update(
         ClientEntity,
         { clientId: client.clientId },

@@ -9,6 +9,8 @@ export type AuthzReason =
   | 'access_token'
   | 'api_key'
   | 'client_secret'
+  // the token endpoint: a public client named by its client_id (it has no secret; PKCE proves the flow)
+  | 'public_client'
   // deny
   | 'missing_token'
   | 'invalid_token'

@@ -5,7 +5,7 @@ import { FAST_ROUTES, type FastRoutes, clientAddress } from '@fed/server';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { BruteForceProtection } from '../../brute-force/brute-force-protection';
 import { type ClientThrottle } from '../../brute-force/client-throttle';
-import { type ClientEntity } from '../../clients/client.entity';
+import { type ClientEntity, isClientIdShaped, isPublicClient } from '../../clients/client.entity';
 import { clientSecretMatches } from '../../clients/clients.service';
 import { ClientCache } from '../client-cache';
 import { type GrantHandler } from '../grants/grant-request';
@@ -22,7 +22,8 @@ export type TokenGrants = Readonly<Record<'authorization_code' | 'client_credent
  * oidc-provider has nothing to add at this endpoint once codes and refresh tokens are ours.
  * RFC 6749 throughout: a form body with each parameter once, client
  * authentication by `client_secret_basic` or `client_secret_post` (one of them): the secret
- * compared, then the brute-force throttle's one atomic step; then the grant.
+ * compared, then the brute-force throttle's one atomic step; or a public client's `client_id`
+ * alone (`none`); then the grant.
  */
 @Injectable()
 export class TokenEndpoint implements OnModuleInit {
@@ -75,7 +76,11 @@ export class TokenEndpoint implements OnModuleInit {
     }
   }
 
-  /** The client, or `invalid_client`: a wrong secret, or a right one from a client id and address pair that is locked. */
+  /**
+   * The client, or `invalid_client`: a wrong secret, or a right one from a client id and address pair that is
+   * locked; a public client names itself with `client_id` alone (no secret to guess, so nothing to throttle:
+   * PKCE, checked by the grant, is what proves it started the flow).
+   */
   private async authenticate(
     req: IncomingMessage,
     form: Record<string, string>,
@@ -93,8 +98,19 @@ export class TokenEndpoint implements OnModuleInit {
     }
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
-    if (!clientId || !secret) throw oauthErrors.invalidClient('client authentication is required');
-    const client = clientId.length <= 64 ? await this.clients.find(clientId) : null;
+    if (!clientId) throw oauthErrors.invalidClient('client authentication is required');
+    const client = isClientIdShaped(clientId) ? await this.clients.find(clientId) : null;
+    if (!secret) {
+      if (!client || !isPublicClient(client) || !client.enabled) {
+        throw oauthErrors.invalidClient('client authentication is required');
+      }
+      // A public client belongs to no tenant; the tokens it gets carry their user's.
+      noteAuthz(req, 'allow', 'public_client', null);
+      return client;
+    }
+    if (client && isPublicClient(client)) {
+      throw oauthErrors.invalidClient('this is a public client: send client_id alone, without a secret');
+    }
     const matches = clientSecretMatches(client, secret) && client?.enabled === true;
     const source = clientAddress(req, this.config.http.trustProxyHops);
     if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
