@@ -11,6 +11,7 @@ export * from './http/security-headers';
 export * from './http/fast-routes';
 export * from './http/json-body';
 export * from './http/client-address';
+export * from './http/address-kind';
 export * from './validation';
 export * from './jobs/periodic-pass';
 export * from './access-log/access-log';

@@ -1,96 +1,15 @@
 import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
-import { BlockList, type LookupFunction, type Socket, isIP } from 'node:net';
+import { type LookupFunction, type Socket } from 'node:net';
+import { addressKind, addressProblem, withArticle } from '@fed/server';
 import { Agent, type Dispatcher, buildConnector } from 'undici';
+
+// The classification of addresses lives in libs/server (identity fetches client metadata documents by it too).
+export { addressKind, addressProblem };
 
 // Which addresses a tool server may be reached at. An approved URL is fetched by agent-runtime and chat-service
 // from inside the deployment: without this, `http://169.254.169.254/` or `http://redis:6379/` would be theirs to
 // ask. Checked on every connection (redirects included), on the address actually connected to, so a name that
 // resolves elsewhere later (DNS rebinding) is refused too.
-
-type Family = 'ipv4' | 'ipv6';
-
-/** The special-purpose ranges (IANA registries) that are not globally reachable, each named for the message. */
-const RANGES: readonly [kind: string, ranges: readonly [string, number, Family][]][] = [
-  [
-    'unspecified',
-    [
-      ['0.0.0.0', 8, 'ipv4'],
-      ['::', 128, 'ipv6'],
-    ],
-  ],
-  [
-    'loopback',
-    [
-      ['127.0.0.0', 8, 'ipv4'],
-      ['::1', 128, 'ipv6'],
-    ],
-  ],
-  [
-    'private',
-    [
-      ['10.0.0.0', 8, 'ipv4'],
-      ['172.16.0.0', 12, 'ipv4'],
-      ['192.168.0.0', 16, 'ipv4'],
-      ['fc00::', 7, 'ipv6'],
-      ['fec0::', 10, 'ipv6'],
-    ],
-  ],
-  ['shared (carrier-grade NAT)', [['100.64.0.0', 10, 'ipv4']]],
-  [
-    'link-local',
-    [
-      ['169.254.0.0', 16, 'ipv4'],
-      ['fe80::', 10, 'ipv6'],
-    ],
-  ],
-  [
-    'reserved',
-    [
-      ['192.0.0.0', 24, 'ipv4'],
-      ['192.0.2.0', 24, 'ipv4'],
-      ['198.18.0.0', 15, 'ipv4'],
-      ['198.51.100.0', 24, 'ipv4'],
-      ['203.0.113.0', 24, 'ipv4'],
-      ['240.0.0.0', 4, 'ipv4'],
-      ['100::', 64, 'ipv6'],
-      ['2001:db8::', 32, 'ipv6'],
-      ['64:ff9b:1::', 48, 'ipv6'],
-    ],
-  ],
-  [
-    'multicast',
-    [
-      ['224.0.0.0', 4, 'ipv4'],
-      ['ff00::', 8, 'ipv6'],
-    ],
-  ],
-];
-
-// net.BlockList matches an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) against the IPv4 ranges.
-const BLOCKS = RANGES.map(([kind, ranges]) => {
-  const list = new BlockList();
-  for (const [network, prefix, family] of ranges) list.addSubnet(network, prefix, family);
-  return [kind, list] as const;
-});
-
-/** The kind of non-public range `address` (an IP address) is in (`loopback`, `private`, ...), or undefined. */
-export function addressKind(address: string): string | undefined {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 0) return undefined;
-  const type: Family = family === 4 ? 'ipv4' : 'ipv6';
-  return BLOCKS.find(([, list]) => list.check(bare, type))?.[0];
-}
-
-/** Says why `address` (an IP address) is not a public one, or undefined when it is. */
-export function addressProblem(address: string): string | undefined {
-  const kind = addressKind(address);
-  return kind ? `${address.replace(/^\[|\]$/g, '')} is ${withArticle(kind)} address` : undefined;
-}
-
-function withArticle(kind: string): string {
-  return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
-}
 
 /** A connection to a tool server refused by the address rule: lasting, and named in the task and the log. */
 export class ToolServerAddressError extends Error {
