@@ -2,8 +2,9 @@ import { isUuid } from '@fed/contracts';
 import { invalidToken } from './auth.errors';
 import { type AccessTokenClaims } from './access-token.principal';
 
-// The only audience the platform's access tokens carry (Authorization Code flow; Client
-// Credentials tokens have none). ID tokens name the client instead and are refused by it too.
+// The audience of the platform's access tokens (Authorization Code flow; Client Credentials tokens
+// have none) unless one was asked for a resource (RFC 8707): then `aud` is that resource's URL
+// (protected-resources.ts). ID tokens name the client instead and are refused by typ.
 export const ACCESS_TOKEN_AUDIENCE = 'broker';
 
 /**
@@ -23,9 +24,37 @@ export interface ClaimRules {
 /**
  * Checks an already signature-verified payload against the spec's access-token rules, once for every
  * service: a claim of the wrong shape is 401 `invalid_token` here, never a failure further in (a tenant
- * id that is not a UUID reaching a query, say). The tenant id comes back in lower case.
+ * id that is not a UUID reaching a query, say). The tenant id comes back in lower case. A token bound
+ * to a resource passes only where `acceptedResource` names that resource.
  */
 export function checkAccessTokenClaims(
+  payload: Record<string, unknown>,
+  rules: ClaimRules,
+  nowSeconds: number,
+  acceptedResource?: string,
+): AccessTokenClaims {
+  const claims = checkClaimsForAnyResource(payload, rules, nowSeconds);
+  checkTokenResource(tokenResource(claims), acceptedResource);
+  return claims;
+}
+
+/**
+ * The resource a token is bound to (RFC 8707): its `aud` when that is one string other than `broker`.
+ * A token of `broker`, or a Client Credentials token without audience, is bound to none.
+ */
+export function tokenResource(claims: Pick<AccessTokenClaims, 'aud'>): string | undefined {
+  return typeof claims.aud === 'string' && claims.aud !== ACCESS_TOKEN_AUDIENCE ? claims.aud : undefined;
+}
+
+/** A token bound to a resource is refused by every route but that resource's (a route names at most one). */
+export function checkTokenResource(resource: string | undefined, acceptedResource: string | undefined): void {
+  if (resource !== undefined && resource !== acceptedResource) {
+    throw invalidToken('the token is meant for another audience');
+  }
+}
+
+/** The claim rules with a resource-bound token let through; the caller checks the resource per route. */
+export function checkClaimsForAnyResource(
   payload: Record<string, unknown>,
   rules: ClaimRules,
   nowSeconds: number,
@@ -80,12 +109,13 @@ function nonEmptyString(value: unknown): value is string {
 
 /**
  * As the spec's flows give it: Authorization Code tokens carry `aud: broker`; Client Credentials tokens
- * (a service account with the `M2M` role) carry no audience at all.
+ * (a service account with the `M2M` role) carry no audience at all; a token asked for a resource
+ * carries that resource's URL alone, which `checkTokenResource` compares with the route's.
  */
 function audienceAccepted(payload: Record<string, unknown>): boolean {
   const { aud } = payload;
   if (aud === undefined) return isClientCredentialsToken(payload);
-  if (typeof aud === 'string') return aud === ACCESS_TOKEN_AUDIENCE;
+  if (typeof aud === 'string') return aud !== '';
   return Array.isArray(aud) && aud.includes(ACCESS_TOKEN_AUDIENCE);
 }
 

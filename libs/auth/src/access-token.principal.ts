@@ -1,3 +1,5 @@
+import { tokenResource } from './access-token.claims';
+
 /** Tenant of the user or service account (claims `tenant.id`, `tenant.type`, `tenant.endpoint`). */
 export interface TenantClaim {
   readonly id: string;
@@ -45,6 +47,8 @@ export interface AccessTokenPrincipal {
   readonly authTimeMs?: number;
   /** A Client Credentials token of a service account rather than a user's. */
   readonly isServiceAccount: boolean;
+  /** The resource (RFC 8707) the token was issued for, its `aud`; absent for a token of `broker`. */
+  readonly resource?: string;
   readonly claims: AccessTokenClaims;
 }
 
@@ -53,6 +57,7 @@ const M2M_ROLE = 'M2M';
 
 export function toPrincipal(claims: AccessTokenClaims): AccessTokenPrincipal {
   const roles = claims.realm_access?.roles ?? [];
+  const resource = tokenResource(claims);
   const principal: AccessTokenPrincipal = {
     subject: claims.sub,
     clientId: claims.azp,
@@ -65,6 +70,7 @@ export function toPrincipal(claims: AccessTokenClaims): AccessTokenPrincipal {
     isServiceAccount:
       (claims.preferred_username?.startsWith(SERVICE_ACCOUNT_PREFIX) ?? false) || roles.includes(M2M_ROLE),
     claims: deepFreeze(claims),
+    ...(resource !== undefined ? { resource } : {}),
     ...(claims.tenant ? { tenant: claims.tenant } : {}),
   };
   return Object.freeze(principal);

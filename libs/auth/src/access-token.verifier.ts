@@ -1,5 +1,5 @@
 import { REVOKED_TOKEN, invalidToken } from './auth.errors';
-import { type ClaimRules, checkAccessTokenClaims } from './access-token.claims';
+import { type ClaimRules, checkClaimsForAnyResource, checkTokenResource } from './access-token.claims';
 import { type AccessTokenPrincipal, toPrincipal } from './access-token.principal';
 import { parseCompactJws, verifyRs256 } from './compact-jws';
 import { type JwksKeySet } from './jwks-key-set';
@@ -32,9 +32,14 @@ export class AccessTokenVerifier {
     return this.roles.isAdmin(principal);
   }
 
-  async verify(token: string): Promise<AccessTokenPrincipal> {
+  /**
+   * `acceptedResource`: the resource URL the calling route serves; a token bound to another resource
+   * is refused (checked on every call, so one cache entry serves every route).
+   */
+  async verify(token: string, acceptedResource?: string): Promise<AccessTokenPrincipal> {
     const now = Date.now();
     const principal = this.cache.get(token, now, this.keys.version) ?? (await this.verifyUncached(token));
+    checkTokenResource(principal.resource, acceptedResource);
     if (this.revocations.isRevoked(principal)) throw invalidToken(REVOKED_TOKEN);
     return principal;
   }
@@ -43,7 +48,7 @@ export class AccessTokenVerifier {
     const keysVersion = this.keys.version;
     const jws = parseCompactJws(token);
     verifyRs256(jws, await this.keys.keyFor(jws.header.kid));
-    const claims = checkAccessTokenClaims(jws.payload, this.options, Date.now() / 1000);
+    const claims = checkClaimsForAnyResource(jws.payload, this.options, Date.now() / 1000);
     const principal = toPrincipal(claims);
     const { clockSkewSeconds, maxTokenAgeSeconds } = this.options;
     const validUntilSeconds = Math.min(claims.exp, claims.iat + maxTokenAgeSeconds) + clockSkewSeconds;

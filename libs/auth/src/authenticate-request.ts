@@ -13,7 +13,9 @@ export interface AuthenticatedRequest {
 /**
  * The bearer check of every protected route: the token verified, then one of `anyOf` required unless
  * `checkScopes` is false (the Marketplace edition); a management scope of a user's token counts only
- * while the user's role is admin now. Throws the 401/403 `ApiError` with its challenge and
+ * while the user's role is admin now. `resource` is the URL of the protected resource the route serves
+ * (protected-resources.ts): a token issued for it is taken besides `broker` ones; a route without one
+ * takes no resource-bound token. Throws the 401/403 `ApiError` with its challenge and
  * notes the outcome for the access log. The guard runs it for Nest routes; fast routes call it themselves.
  */
 export async function authenticateRequest(
@@ -21,11 +23,12 @@ export async function authenticateRequest(
   request: AuthenticatedRequest,
   anyOf: readonly string[] | undefined,
   checkScopes = true,
+  resource?: string,
 ): Promise<AccessTokenPrincipal> {
   const authorization = request.headers.authorization;
   let principal: AccessTokenPrincipal;
   try {
-    principal = await verifier.verify(bearerTokenFrom(authorization));
+    principal = await verifier.verify(bearerTokenFrom(authorization), resource);
   } catch (error) {
     noteAuthz(request, 'deny', deniedTokenReason(authorization, error));
     throw error;

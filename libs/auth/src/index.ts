@@ -3,6 +3,7 @@ export {
   AUTH_TIME_MS_CLAIM,
   type ClaimRules,
   checkAccessTokenClaims,
+  tokenResource,
 } from './access-token.claims';
 export { AccessTokenGuard } from './access-token.guard';
 export type { AccessTokenClaims, AccessTokenPrincipal, TenantClaim } from './access-token.principal';
@@ -14,6 +15,12 @@ export { bearerTokenFrom } from './bearer-token';
 export { CurrentRoles, type CurrentRolesOptions, type RoleHolder } from './current-roles';
 export { CurrentPrincipal, principalOf } from './current-principal.decorator';
 export { JWKS_DEFAULTS, JwksKeySet, type JwksKeySetOptions } from './jwks-key-set';
+export {
+  PROTECTED_RESOURCE_PATHS,
+  type ProtectedResource,
+  protectedResourceUrl,
+  protectedResourceUrls,
+} from './protected-resources';
 export { Public } from './public.decorator';
 export { type RevocableToken, RevocationList, type RevocationListOptions } from './revocation-list';
 export { SAAS_ONLY_METADATA, SaasOnly } from './saas-only.decorator';

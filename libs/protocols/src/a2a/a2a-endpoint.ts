@@ -16,6 +16,8 @@ import { normaliseParams } from './turn-input';
 export interface A2aEndpointSettings {
   bodyLimitBytes: number;
   heartbeatMs: number;
+  /** The A2A endpoint's resource indicator (RFC 8707): a token issued for it is taken here, besides `broker` ones. */
+  resource: string;
 }
 
 type RequestId = string | number | null;
@@ -92,7 +94,7 @@ export class A2aEndpoint {
   async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let owner: ConversationOwner;
     try {
-      owner = ownerOf(await authenticateRequest(this.verifier, req, [A2A_SCOPE]));
+      owner = ownerOf(await authenticateRequest(this.verifier, req, [A2A_SCOPE], true, this.settings.resource));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       req.resume();

@@ -1,5 +1,5 @@
 import { type AgentCard } from '@a2a-js/sdk';
-import { AccessTokenVerifier } from '@fed/auth';
+import { AccessTokenVerifier, protectedResourceUrl } from '@fed/auth';
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { FilesService, TurnStarter } from '@fed/conversations';
@@ -69,6 +69,7 @@ const CANCEL_WAIT_MS = 10_000;
           {
             bodyLimitBytes: config.protocols.bodyLimitBytes,
             heartbeatMs: config.chat.heartbeatMs,
+            resource: protectedResourceUrl(config.http.publicUrl, 'a2a'),
           },
           shutdown,
           new OpenStreams(metrics, 'a2a'),

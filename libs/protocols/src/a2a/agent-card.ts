@@ -1,7 +1,8 @@
 import { AgentCard, type AgentSkill, type SecurityRequirement } from '@a2a-js/sdk';
+import { PROTECTED_RESOURCE_PATHS } from '@fed/auth';
 
 /** Where the JSON-RPC endpoint and the card are served (document 3, "Endpoints", A2A). */
-export const A2A_PATH = '/api/v1/a2a';
+export const A2A_PATH = PROTECTED_RESOURCE_PATHS.a2a;
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const A2A_SCOPE = 'a2a:all';
 

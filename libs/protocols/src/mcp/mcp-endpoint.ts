@@ -12,7 +12,7 @@ import { headerValue, sendJson } from '../turns';
 import { McpHttpError, invalidParamsError, negotiate, parseMessage } from './mcp-protocol';
 import { acceptsEventStream, checkContentType, checkOrigin, presentSdkAccept } from './mcp-request-body';
 import { McpServerFactory } from './mcp-server.factory';
-import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl } from './mcp-urls';
+import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl, mcpResourceUrl } from './mcp-urls';
 
 /**
  * `POST /api/v1/mcp` (document 3, MCP), a fast route: stateless streamable HTTP, one SDK server and
@@ -23,6 +23,7 @@ import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl } from './mcp-urls';
 @Injectable()
 export class McpEndpoint implements OnModuleInit {
   private readonly resourceMetadataUrl: string;
+  private readonly resource: string;
   private readonly publicOrigin: string;
   private readonly streams: OpenStreams;
 
@@ -34,6 +35,7 @@ export class McpEndpoint implements OnModuleInit {
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.resourceMetadataUrl = mcpResourceMetadataUrl(config);
+    this.resource = mcpResourceUrl(config);
     this.publicOrigin = new URL(config.http.publicUrl).origin;
     this.streams = new OpenStreams(metrics, 'mcp');
   }
@@ -49,7 +51,7 @@ export class McpEndpoint implements OnModuleInit {
     let message: JSONRPCMessage;
     try {
       checkOrigin(req, this.publicOrigin);
-      owner = ownerOf(await authenticateRequest(this.verifier, req, [MCP_SCOPE], true));
+      owner = ownerOf(await authenticateRequest(this.verifier, req, [MCP_SCOPE], true, this.resource));
       checkContentType(req);
       const limitBytes = this.config.protocols.bodyLimitBytes;
       const body = await readJsonBody(req, limitBytes);

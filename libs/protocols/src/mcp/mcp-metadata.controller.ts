@@ -2,7 +2,7 @@ import { Public, SaasOnly } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { All, Controller, Get, Header, Inject } from '@nestjs/common';
-import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, MCP_SCOPE } from './mcp-urls';
+import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, MCP_SCOPE, mcpResourceUrl } from './mcp-urls';
 
 /** RFC 9728 protected-resource metadata of the MCP endpoint. */
 export interface ProtectedResourceMetadata {
@@ -27,7 +27,7 @@ export class McpMetadataController {
   @Header('Cache-Control', 'public, max-age=300')
   metadata(): ProtectedResourceMetadata {
     return {
-      resource: `${this.config.http.publicUrl}${MCP_PATH}`,
+      resource: mcpResourceUrl(this.config),
       authorization_servers: [this.config.auth.issuer],
       scopes_supported: [MCP_SCOPE],
       bearer_methods_supported: ['header'],
