@@ -74,14 +74,7 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
         'an application (authorization_code) always belongs to a tenant, as its users do',
     );
   }
-  const redirectUris = unique(input.redirectUris ?? []);
-  if (grants.includes('authorization_code') && redirectUris.length === 0) {
-    throw new ClientsError('invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
-  }
-  if (redirectUris.length > MAX_REDIRECT_URIS) {
-    throw new ClientsError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect URIs`);
-  }
-  for (const uri of redirectUris) checkRedirectUri(uri);
+  const redirectUris = validRedirectUris(input.redirectUris ?? [], grants.includes('authorization_code'));
   const postLogoutRedirectUris = validPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = unique(input.scopes ?? []);
   const unknownScope = scopes.find((scope) => !isScope(scope));
@@ -108,6 +101,22 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
     consentRequired: input.consentRequired ?? true,
     requirePkce: input.requirePkce ?? true,
   };
+}
+
+/**
+ * Authorization redirect URIs, deduplicated: absolute https URLs (http only on the loopback, RFC 8252), at most
+ * 20, at least one when `required` (a code-flow client); also the rule of self-registered clients' URIs.
+ */
+export function validRedirectUris(uris: readonly string[], required: boolean): string[] {
+  const valid = unique(uris);
+  if (required && valid.length === 0) {
+    throw new ClientsError('invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
+  }
+  if (valid.length > MAX_REDIRECT_URIS) {
+    throw new ClientsError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect URIs`);
+  }
+  for (const uri of valid) checkRedirectUri(uri);
+  return valid;
 }
 
 /** The sign-out page's redirects follow the same rules as the authorization redirects. */

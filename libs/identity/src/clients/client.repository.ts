@@ -43,6 +43,35 @@ export class ClientRepository {
     return result.raw.length === 1;
   }
 
+  /**
+   * Stores a metadata document's client as fetched, in one statement: inserted, or its row replaced when it is
+   * a metadata document's (never an operator's). Instances fetching the same document at once both land.
+   */
+  async upsertMetadataDocumentClient(client: ClientEntity): Promise<void> {
+    await this.dataSource.manager.query(
+      `INSERT INTO "identity"."clients" ("client_id", "name", "tenant_id", "secret_hash", "secret_rotated_at",
+         "token_endpoint_auth_method", "registration", "metadata_expires_at", "redirect_uris",
+         "post_logout_redirect_uris", "grant_types", "scopes", "publication_status", "consent_required",
+         "require_pkce", "service_account_id", "enabled", "created_at", "updated_at")
+       VALUES ($1, $2, NULL, NULL, $3, 'none', 'metadata_document', $4, $5, '{}', $6, $7, 'Published', true, true,
+         $8, true, $3, $3)
+       ON CONFLICT ("client_id") DO UPDATE SET "name" = EXCLUDED."name",
+         "metadata_expires_at" = EXCLUDED."metadata_expires_at", "redirect_uris" = EXCLUDED."redirect_uris",
+         "grant_types" = EXCLUDED."grant_types", "scopes" = EXCLUDED."scopes", "updated_at" = EXCLUDED."updated_at"
+       WHERE "clients"."registration" = 'metadata_document'`,
+      [
+        client.clientId,
+        client.name,
+        client.createdAt,
+        client.metadataExpiresAt,
+        client.redirectUris,
+        client.grantTypes,
+        client.scopes,
+        client.serviceAccountId,
+      ],
+    );
+  }
+
   /** Replaces the sign-out redirect URIs; false when no such client. */
   async updatePostLogoutRedirectUris(clientId: string, uris: string[], at: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(

@@ -1,5 +1,9 @@
 import { type ClientEntity } from '../clients/client.entity';
-import { type ClientRepository } from '../clients/client.repository';
+
+/** Where clients are read from: the registry (ClientRepository), or SelfRegisteredClients over it. */
+export interface ClientSource {
+  find(clientId: string): Promise<ClientEntity | null>;
+}
 
 const MAX_ENTRIES = 10_000;
 
@@ -19,13 +23,14 @@ interface Entry {
  * it while the tokens asked for meanwhile are served from the entry (up to twice `ttlMs` old; after
  * that they wait for the read), so no token waits for the database in steady traffic. A change to a
  * client (secret rotated, disabled, scopes changed) shows at the token endpoint within `ttlMs` and
- * one read; a failed read is not kept.
+ * one read; a failed read is not kept. A metadata document's client is fetched once for the
+ * concurrent first uses of one instance (they share the read).
  */
 export class ClientCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly clients: ClientRepository,
+    private readonly clients: ClientSource,
     private readonly ttlMs = 1000,
   ) {}
 
