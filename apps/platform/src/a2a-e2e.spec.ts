@@ -10,6 +10,7 @@ import {
   TaskState,
 } from '@a2a-js/sdk';
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
@@ -263,6 +264,107 @@ describe('A2A through the official client', () => {
       expect(answer.endsWith(rest)).toBe(true);
       expect(`${soFar.slice(soFar.indexOf('one'))}${rest}`).toBe(answer);
       expect(lastState(after)).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+  });
+
+  describe('the v0.3 JSON-RPC transport on its own, which sends no A2A-Version', () => {
+    async function legacyTransport(): Promise<{ transport: LegacyJsonRpcTransport; versions: (string | null)[] }> {
+      const token = await stack.token('a2a:all');
+      const versions: (string | null)[] = [];
+      const fetchImpl: typeof fetch = (input, init) => {
+        const headers = new Headers(init?.headers);
+        versions.push(headers.get('a2a-version'));
+        headers.set('authorization', `Bearer ${token}`);
+        return fetch(input, { ...init, headers });
+      };
+      return {
+        transport: new LegacyJsonRpcTransport({ endpoint: `${stack.service.url}/api/v1/a2a`, fetchImpl }),
+        versions,
+      };
+    }
+
+    it('is served as 0.3: send, get, stream, resubscribe and cancel', async () => {
+      upstream.enqueue(
+        textAnswer(['Plain answer.']),
+        textAnswer(['Streamed', ' answer.'], 20),
+        textAnswer(
+          Array.from({ length: 40 }, (_, index) => `piece ${index}\n`),
+          150,
+        ),
+      );
+      const { transport, versions } = await legacyTransport();
+      const answered = (await transport.sendMessage(request(userMessage('Hello')))) as Task;
+      expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(messageText(answered.status?.message)).toBe('Plain answer.');
+      const got = await transport.getTask({ tenant: '', id: answered.id, historyLength: undefined });
+      expect(artifactIds(got)).toEqual(artifactIds(answered));
+
+      const streamed = await collect(transport.sendMessageStream(request(userMessage('Stream'))));
+      expect(statusTexts(streamed, TaskState.TASK_STATE_WORKING).join('')).toBe('Streamed answer.');
+      expect(lastState(streamed)).toBe(TaskState.TASK_STATE_COMPLETED);
+
+      const dropped = new AbortController();
+      let taskId = '';
+      await expect(
+        (async () => {
+          for await (const event of transport.sendMessageStream(request(userMessage('Long')), {
+            signal: dropped.signal,
+          })) {
+            if (event.payload?.$case === 'task') taskId = event.payload.value.id;
+            if (event.payload?.$case === 'statusUpdate') dropped.abort();
+          }
+        })(),
+      ).rejects.toThrow();
+      const resumed = transport.resubscribeTask({ tenant: '', id: taskId });
+      const snapshot = (await resumed.next()).value as StreamResponse | undefined;
+      expect(snapshot?.payload?.$case).toBe('task');
+      const canceled = await transport.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      const rest: StreamResponse[] = [];
+      for await (const event of resumed) rest.push(event);
+      expect(lastState(rest)).toBe(TaskState.TASK_STATE_CANCELED);
+
+      expect(versions.length).toBeGreaterThanOrEqual(6);
+      expect(new Set(versions)).toEqual(new Set([null]));
+    });
+
+    it('answers -32001 through it for an unknown task, as with the header', async () => {
+      const { transport } = await legacyTransport();
+      await expect(transport.getTask({ tenant: '', id: randomUUID(), historyLength: undefined })).rejects.toThrow(
+        /no such task/,
+      );
+    });
+
+    it('tells a 1.0 method without the header, and a 0.3 method under 1.0, which header to send (-32601)', async () => {
+      const token = await stack.token('a2a:all');
+      const call = async (method: string, headers: Record<string, string>) => {
+        const response = await fetch(`${stack.service.url}/api/v1/a2a`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 5, method, params: { id: randomUUID() } }),
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { id: unknown; error?: { code: number; message: string } }).error;
+      };
+      const asZeroThree: Record<string, string>[] = [
+        {},
+        { 'a2a-version': '' },
+        { 'a2a-version': ' ' },
+        { 'a2a-version': '0.3' },
+      ];
+      for (const headers of asZeroThree) {
+        expect((await call('tasks/get', headers))?.code).toBe(-32001);
+        expect(await call('GetTask', headers)).toEqual({
+          code: -32601,
+          message: 'method not found in A2A 0.3: GetTask is an A2A 1.0 method (send A2A-Version: 1.0)',
+        });
+      }
+      expect((await call('GetTask', { 'a2a-version': '1.0' }))?.code).toBe(-32001);
+      expect(await call('tasks/get', { 'a2a-version': '1.0.0' })).toEqual({
+        code: -32601,
+        message: expect.stringMatching(/^method not found in A2A 1\.0: tasks\/get is an A2A 0\.3 method/),
+      });
+      expect((await call('tasks/get', { 'a2a-version': '0.2' }))?.code).toBe(-32600);
     });
   });
 

@@ -155,9 +155,9 @@ describe('A2A on the wire', () => {
   });
 
   describe('JSON-RPC errors', () => {
-    it('refuses a missing or unsupported A2A-Version with -32600', async () => {
+    it('refuses an unsupported A2A-Version with -32600', async () => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: randomUUID() } });
-      for (const headers of [{ 'a2a-version': '' }, { 'a2a-version': '2.0' }, { 'a2a-version': '0.2' }]) {
+      for (const headers of [{ 'a2a-version': '1' }, { 'a2a-version': '2.0' }, { 'a2a-version': '0.2' }]) {
         const answer = (await (await post(body, headers)).json()) as RpcAnswer;
         expect(answer).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.any(String) } });
       }
