@@ -19,6 +19,16 @@ export const scopes = [
 export type Scope = (typeof scopes)[number];
 
 /**
+ * OpenID Connect's `offline_access` (Core 11), beyond document 1's list: an authorization request may
+ * name it, whatever its client was given (as it may `openid`); no client is given it. Code clients get
+ * a refresh token either way, so it changes only what the token response's `scope` echoes.
+ */
+export const OFFLINE_ACCESS_SCOPE = 'offline_access';
+
+/** The scopes every authorization request may name, beyond the client's own. */
+export const ALWAYS_ALLOWED_SCOPES: readonly string[] = ['openid', OFFLINE_ACCESS_SCOPE];
+
+/**
  * The model gateway's scope, beyond document 1's list: a client-credentials token calls /llm/v1 only
  * with it (docs/architecture.md, "Model gateway"); a user's token never calls the gateway.
  */

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { Public } from '@fed/auth';
+import { Public, protectedResourceUrls } from '@fed/auth';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { precheckAuthorization } from './authorize-precheck';
@@ -13,12 +14,15 @@ import { OIDC_PROVIDER } from './oidc.tokens';
 @Controller('federation/auth/v1')
 export class AuthorizeController {
   private readonly handle: ReturnType<Provider['callback']>;
+  private readonly resources: readonly string[];
 
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
     private readonly clients: ClientCache,
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
   ) {
     this.handle = provider.callback();
+    this.resources = protectedResourceUrls(config.http.publicUrl);
   }
 
   @Public()
@@ -28,7 +32,9 @@ export class AuthorizeController {
     const { client_id: clientId, redirect_uri: redirectUri, state } = query;
     if (typeof clientId === 'string' && typeof redirectUri === 'string' && clientId.length <= 64) {
       const client = await this.clients.find(clientId);
-      const refusal = client?.redirectUris.includes(redirectUri) ? precheckAuthorization(client, query) : undefined;
+      const refusal = client?.redirectUris.includes(redirectUri)
+        ? precheckAuthorization(client, query, this.resources)
+        : undefined;
       if (refusal) {
         const target = new URL(redirectUri);
         target.searchParams.set('error', refusal.error);

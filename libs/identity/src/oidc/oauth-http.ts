@@ -19,6 +19,8 @@ export const oauthErrors = {
   unauthorizedClient: (description: string) => new OAuthError('unauthorized_client', description),
   unsupportedGrantType: (description: string) => new OAuthError('unsupported_grant_type', description),
   invalidScope: (description: string) => new OAuthError('invalid_scope', description),
+  /** RFC 8707 2: a `resource` the server does not serve, or not the one the grant was issued for. */
+  invalidTarget: (description: string) => new OAuthError('invalid_target', description),
 };
 
 /** A JSON answer of an OAuth endpoint, never cached (RFC 6749 5.1); plain Node, so fast routes can use it. */

@@ -1,4 +1,4 @@
-import { scopes as supportedScopes } from '@fed/contracts';
+import { ALWAYS_ALLOWED_SCOPES, scopes as supportedScopes } from '@fed/contracts';
 import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type Provider from 'oidc-provider';
@@ -28,6 +28,8 @@ export interface OidcProviderSettings {
   cookieKey: Buffer;
   /** Proxies in front whose `X-Forwarded-*` headers are trusted (`TRUST_PROXY_HOPS`); 0: none. */
   trustProxyHops: number;
+  /** The resource indicators (RFC 8707) an authorization request may name: protectedResourceUrls(). */
+  resources: readonly string[];
   /** Errors the provider answers as `server_error` (it hides them from the client). */
   onServerError: (error: unknown, route: string | undefined) => void;
 }
@@ -49,13 +51,14 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
     // The provider authenticates no client (the token endpoint is ours) but wants a secret on record,
     // except for a public client, which has none.
     ...(client.secretHash ? { client_secret: client.secretHash.toString('hex') } : {}),
-    grant_types: codeFlow ? ['authorization_code'] : [],
+    // With refresh_token the provider keeps a requested `offline_access` (OpenID Connect Core 11).
+    grant_types: codeFlow ? client.grantTypes.filter((type) => type !== 'client_credentials') : [],
     redirect_uris: client.redirectUris,
     response_types: codeFlow ? ['code'] : [],
     token_endpoint_auth_method: isPublicClient(client) ? 'none' : 'client_secret_basic',
     id_token_signed_response_alg: 'RS256',
     // The provider refuses at the authorization endpoint a scope the client was not given.
-    scope: [...new Set(['openid', ...client.scopes])].join(' '),
+    scope: [...new Set([...ALWAYS_ALLOWED_SCOPES, ...client.scopes])].join(' '),
   };
 }
 
@@ -100,7 +103,7 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
  */
 export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: readonly string[]): void {
   grant.rejected = undefined;
-  grant.addOIDCScope(['openid', ...scopesHeldBy(role, clientScopes)].join(' '));
+  grant.addOIDCScope([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)].join(' '));
   const withheld = scopesWithheldFrom(role, clientScopes);
   if (withheld.length > 0) grant.rejectOIDCScope(withheld.join(' '));
 }
@@ -181,7 +184,7 @@ export async function createOidcProvider(
   deps: OidcProviderDependencies,
   settings: OidcProviderSettings,
 ): Promise<Provider> {
-  const { default: Provider } = await import('oidc-provider');
+  const { default: Provider, errors } = await import('oidc-provider');
   const { clients, users, consents, artifacts } = deps;
   const httpsIssuer = new URL(settings.issuer).protocol === 'https:';
   const cookieFlags = { httpOnly: true, sameSite: 'lax', secure: httpsIssuer } as const;
@@ -192,7 +195,7 @@ export async function createOidcProvider(
     responseTypes: ['code'],
     // A tenant name: the login page sends the browser straight to that tenant's identity provider.
     extraParams: ['idp_hint'],
-    scopes: [...supportedScopes],
+    scopes: [...new Set([...supportedScopes, ...ALWAYS_ALLOWED_SCOPES])],
     pkce: { required: () => false },
     allowOmittingSingleRegisteredRedirectUri: false,
     cookies: {
@@ -245,6 +248,18 @@ export async function createOidcProvider(
       userinfo: { enabled: false },
       registration: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // The authorization request's checks (authorize-precheck.ts) already refused any other resource;
+      // the code records the one named, which the token endpoint turns into the token's `aud`. No scope
+      // belongs to a resource: the scopes stay the platform's, granted as without a resource.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        useGrantedResource: () => false,
+        getResourceServerInfo(_ctx, indicator) {
+          if (!settings.resources.includes(indicator)) throw new errors.InvalidTarget();
+          return { scope: '', audience: indicator };
+        },
+      },
       dPoP: { enabled: false },
       rpInitiatedLogout: { enabled: false },
     },

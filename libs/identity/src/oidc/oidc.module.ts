@@ -1,5 +1,6 @@
 import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { protectedResourceUrls } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { ClientRepository } from '../clients/client.repository';
@@ -136,7 +137,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
         return {
           authorization_code: grants.authorizationCode,
           refresh_token: grants.refreshToken,
-          client_credentials: clientCredentialsGrant(issuer),
+          client_credentials: clientCredentialsGrant(issuer, protectedResourceUrls(config.http.publicUrl)),
         };
       },
     },
@@ -177,6 +178,7 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
             },
             cookieKey: encryption.derive('oidc-cookies'),
             trustProxyHops: config.http.trustProxyHops,
+            resources: protectedResourceUrls(config.http.publicUrl),
             onServerError: (error, route) => logger.error({ err: error, route }, 'OpenID provider error'),
           },
         );

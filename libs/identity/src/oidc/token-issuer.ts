@@ -23,6 +23,8 @@ export interface UserLogin {
   authTime: number;
   /** Copied into the ID token (code exchange only). */
   nonce?: string;
+  /** The resource (RFC 8707) the access token is for: its `aud` instead of `broker`. */
+  resource?: string;
 }
 
 /** What identifies an access token before it is signed: its refresh token is stored with it first. */
@@ -36,7 +38,8 @@ export interface AccessTokenPlan {
 
 export interface IssuedTokens {
   accessToken: string;
-  idToken: string;
+  /** Only for a scope with `openid`: an OAuth client that did not ask for one gets no ID token. */
+  idToken?: string;
 }
 
 /**
@@ -63,10 +66,12 @@ export class TokenIssuer {
   /**
    * Client Credentials: tokens of the client's service account, with none of the code-flow claims. The
    * platform operator's integration (a client of no tenant) gets no `tenant` claim: it is outside every tenant.
+   * The access token has no audience, or the `resource` it was asked for (RFC 8707).
    */
   async forServiceAccount(
     client: Omit<ClientEntity, 'tenant'> & { tenant: TenantEntity | null },
     scope: string,
+    resource?: string,
   ): Promise<IssuedTokens> {
     const preferredUsername = `service-account-${client.clientId}@${this.settings.serviceAccountDomain}`;
     const tenant = client.tenant ? { tenant: tenantClaim(client.tenant) } : {};
@@ -74,6 +79,7 @@ export class TokenIssuer {
       access: {
         typ: 'Bearer',
         azp: client.clientId,
+        ...(resource !== undefined ? { aud: resource } : {}),
         scope,
         preferred_username: preferredUsername,
         realm_access: { roles: ['M2M'] },
@@ -95,7 +101,7 @@ export class TokenIssuer {
     const access: JWTPayload = {
       typ: 'Bearer',
       azp: client.clientId,
-      aud: ACCESS_TOKEN_AUDIENCE,
+      aud: login.resource ?? ACCESS_TOKEN_AUDIENCE,
       scope,
       sid: login.sessionId,
       auth_time: authTime,
@@ -118,12 +124,12 @@ export class TokenIssuer {
       tenant,
       ...(idp ? { idp: idp.id } : {}),
     };
-    return this.sign(user.id, { access, id }, plan);
+    return this.sign(user.id, { access, id: scopes.has('openid') ? id : undefined }, plan);
   }
 
   private async sign(
     subject: string,
-    claims: { access: JWTPayload; id: JWTPayload },
+    claims: { access: JWTPayload; id: JWTPayload | undefined },
     plan = this.planAccessToken(),
   ): Promise<IssuedTokens> {
     const { kid, privateKey } = await this.keys.activeSigningKey();
@@ -132,9 +138,9 @@ export class TokenIssuer {
     // The two signatures run at once on libuv's thread pool, off the event loop.
     const [accessToken, idToken] = await Promise.all([
       signJws(header, { ...common, jti: plan.jti, ...claims.access }, privateKey),
-      signJws(header, { ...common, jti: randomUUID(), ...claims.id }, privateKey),
+      claims.id && signJws(header, { ...common, jti: randomUUID(), ...claims.id }, privateKey),
     ]);
-    return { accessToken, idToken };
+    return idToken !== undefined ? { accessToken, idToken } : { accessToken };
   }
 }
 

@@ -32,6 +32,7 @@ import { ScopeMasterDataByTenant1795404000000 } from './1795404000000-scope-mast
 import { IndexMarketplaceListsByAccount1795404100000 } from './1795404100000-index-marketplace-lists-by-account';
 import { RefreshTokenAuthTimeToTheMillisecond1795405000000 } from './1795405000000-refresh-token-auth-time-to-the-millisecond';
 import { AllowOperatorClients1795406000000 } from './1795406000000-allow-operator-clients';
+import { AddRefreshTokenResource1795407000000 } from './1795407000000-add-refresh-token-resource';
 import { AddPublicClients1795407100000 } from './1795407100000-add-public-clients';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -72,5 +73,6 @@ export const migrations: readonly MigrationClass[] = [
   IndexMarketplaceListsByAccount1795404100000,
   RefreshTokenAuthTimeToTheMillisecond1795405000000,
   AllowOperatorClients1795406000000,
+  AddRefreshTokenResource1795407000000,
   AddPublicClients1795407100000,
 ];

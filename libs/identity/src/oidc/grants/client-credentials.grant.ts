@@ -7,7 +7,7 @@ import { type GrantRequest } from './grant-request';
 /** The spec's client-credentials token response: no refresh token, and an ID token for the service account. */
 export interface ClientCredentialsResponse {
   access_token: string;
-  id_token: string;
+  id_token?: string;
   expires_in: number;
   token_type: 'Bearer';
   scope: string;
@@ -16,9 +16,14 @@ export interface ClientCredentialsResponse {
 /**
  * `client_credentials`: tokens of the client's service account. Without `scope` the client gets all
  * of its scopes; a scope it was not given is `invalid_scope`; a disabled tenant is `unauthorized_client`.
+ * `resource` (RFC 8707), one of `resources`, binds the access token to it (`aud`); another is `invalid_target`.
  */
-export function clientCredentialsGrant(issuer: TokenIssuer) {
+export function clientCredentialsGrant(issuer: TokenIssuer, resources: readonly string[]) {
   return async ({ client, params }: GrantRequest): Promise<ClientCredentialsResponse> => {
+    const { resource } = params;
+    if (resource !== undefined && !resources.includes(resource)) {
+      throw oauthErrors.invalidTarget('resource is not a resource of this server');
+    }
     const tenant = serviceAccountTenant(client);
     const requested = params.scope?.split(' ').filter(Boolean);
     const granted = requested ?? client.scopes;
@@ -26,7 +31,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer) {
     if (refused !== undefined) throw oauthErrors.invalidScope(`scope not allowed for this client: ${refused}`);
 
     const scope = [...new Set(granted)].join(' ');
-    const tokens = await issuer.forServiceAccount({ ...client, tenant }, scope);
+    const tokens = await issuer.forServiceAccount({ ...client, tenant }, scope, resource);
     return {
       access_token: tokens.accessToken,
       id_token: tokens.idToken,

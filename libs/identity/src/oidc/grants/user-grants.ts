@@ -1,3 +1,4 @@
+import { ALWAYS_ALLOWED_SCOPES } from '@fed/contracts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type EntityManager } from 'typeorm';
 import { type ClientEntity } from '../../clients/client.entity';
@@ -24,10 +25,10 @@ export interface SessionSettings {
   maxSeconds: number;
 }
 
-/** The spec's token response of the Authorization Code and refresh flows. */
+/** The spec's token response of the Authorization Code and refresh flows; no ID token without `openid`. */
 export interface UserTokenResponse {
   access_token: string;
-  id_token: string;
+  id_token?: string;
   expires_in: number;
   refresh_expires_in: number;
   refresh_token: string;
@@ -51,6 +52,8 @@ interface StoredCode {
   grantId: string;
   scope: string;
   redirectUri: string;
+  /** The resource indicator of the request (RFC 8707), one at most (authorize-precheck.ts). */
+  resource?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;
   nonce?: string;
@@ -124,6 +127,7 @@ export function userGrants(deps: UserGrantDependencies) {
           clientId: login.client.clientId,
           userId: login.user.id,
           scope: rotation.refreshScope,
+          resource: login.resource,
           sessionId: login.sessionId,
           authTime: login.authTime,
           accessTokenId: plan.jti,
@@ -164,13 +168,11 @@ export function userGrants(deps: UserGrantDependencies) {
     if (stored.exp <= Math.floor(Date.now() / 1000)) throw errors.invalidGrant('authorization code is expired');
     if (stored.redirectUri !== params.redirect_uri) throw errors.invalidGrant('redirect_uri mismatch');
     checkPkce(params.code_verifier, stored, client.requirePkce);
+    checkResource(params.resource, stored.resource, 'the authorization request');
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
 
     // The role now, not at the consent: a user demoted since gets no management scope.
-    const scope = scopesHeldBy(
-      user.role,
-      stored.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid'),
-    ).join(' ');
+    const scope = scopesHeldBy(user.role, stored.scope.split(' ').filter(grantable(client))).join(' ');
     return rotate(
       {
         login: {
@@ -180,6 +182,7 @@ export function userGrants(deps: UserGrantDependencies) {
           sessionId: stored.sid ?? stored.sessionUid,
           authTime: stored.authTime,
           nonce: stored.nonce,
+          resource: stored.resource,
         },
         refreshScope: scope,
         family: {
@@ -222,12 +225,10 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!presented) throw errors.invalidRequest("missing required parameter 'refresh_token'");
     const token = await deps.refreshTokens.find(presented, client.clientId);
     if (!token) throw errors.invalidGrant('refresh token is invalid or expired');
+    checkResource(params.resource, token.resource, 'the refresh token');
     const user = await eligibleUser(client, token.userId, token.authTime);
     // What the login was granted, as far as the client still has it and the user's role now allows.
-    const held = scopesHeldBy(
-      user.role,
-      token.scope.split(' ').filter((name) => client.scopes.includes(name) || name === 'openid'),
-    );
+    const held = scopesHeldBy(user.role, token.scope.split(' ').filter(grantable(client)));
     let scope = held;
     if (params.scope !== undefined) {
       const requested = [...new Set(params.scope.split(' ').filter(Boolean))];
@@ -237,7 +238,14 @@ export function userGrants(deps: UserGrantDependencies) {
     }
     return rotate(
       {
-        login: { client, user, scope: scope.join(' '), sessionId: token.sessionId, authTime: token.authTime },
+        login: {
+          client,
+          user,
+          scope: scope.join(' '),
+          sessionId: token.sessionId,
+          authTime: token.authTime,
+          resource: token.resource,
+        },
         // RFC 6749 6: a narrowed refresh narrows the tokens it returns, not the refresh token.
         refreshScope: held.join(' '),
         family: {
@@ -258,4 +266,19 @@ export function userGrants(deps: UserGrantDependencies) {
   }
 
   return { authorizationCode, refreshToken };
+}
+
+/** A scope of the login that still counts: one the client has, or one every request may name. */
+function grantable(client: ClientEntity) {
+  return (name: string) => client.scopes.includes(name) || ALWAYS_ALLOWED_SCOPES.includes(name);
+}
+
+/**
+ * RFC 8707 2.2 at the token endpoint: the tokens of a code or refresh token are for the resource it was
+ * issued for; `resource` may repeat that one, never name another (nor one where the grant had none).
+ */
+function checkResource(requested: string | undefined, granted: string | undefined, grant: string): void {
+  if (requested !== undefined && requested !== granted) {
+    throw errors.invalidTarget(`resource is not the one ${grant} was issued for`);
+  }
 }

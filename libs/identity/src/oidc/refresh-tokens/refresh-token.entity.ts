@@ -33,6 +33,10 @@ export class RefreshTokenEntity {
   @Column({ type: 'text' })
   scope!: string;
 
+  /** The resource (RFC 8707) the login's access tokens are issued for, their `aud`; null: `broker`. */
+  @Column({ type: 'text', nullable: true })
+  resource!: string | null;
+
   /** `sid`: the browser session of the login. */
   @Column({ type: 'text' })
   sessionId!: string;

@@ -23,6 +23,8 @@ export interface RefreshTokenRecord {
   clientId: string;
   userId: string;
   scope: string;
+  /** The resource (RFC 8707) the access tokens are for; undefined: none (`aud: broker`). */
+  resource?: string;
   sessionId: string;
   /** Unix seconds, to the millisecond. */
   authTime: number;
@@ -50,6 +52,7 @@ interface Row {
   client_id: string;
   user_id: string;
   scope: string;
+  resource: string | null;
   session_id: string;
   auth_time: number;
   access_token_id: string;
@@ -150,15 +153,16 @@ export class RefreshTokenRepository {
   async issue(manager: EntityManager, record: RefreshTokenRecord): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await manager.query(
-      `INSERT INTO ${TOKENS} ("token_hash", "family_id", "client_id", "user_id", "scope", "session_id", "auth_time",
-         "access_token_id", "access_expires_at", "issued_at", "expires_at")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10)`,
+      `INSERT INTO ${TOKENS} ("token_hash", "family_id", "client_id", "user_id", "scope", "resource", "session_id",
+         "auth_time", "access_token_id", "access_expires_at", "issued_at", "expires_at")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11)`,
       [
         hashRefreshToken(token),
         record.familyId,
         record.clientId,
         record.userId,
         record.scope,
+        record.resource ?? null,
         record.sessionId,
         record.authTime,
         record.accessTokenId,
@@ -207,6 +211,7 @@ function toStored(row: Row): StoredRefreshToken {
     clientId: row.client_id,
     userId: row.user_id,
     scope: row.scope,
+    ...(row.resource !== null ? { resource: row.resource } : {}),
     sessionId: row.session_id,
     authTime: Number(row.auth_time),
     accessTokenId: row.access_token_id,
