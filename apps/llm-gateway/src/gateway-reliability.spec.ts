@@ -374,6 +374,90 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
       expect(page.data.map((m) => m.id)).toEqual(expect.arrayContaining(['gpt-test', 'claude-test']));
     });
 
+    it('retrieves one model (models.retrieve), alias included, in both families', async () => {
+      expect(await openai.models.retrieve('gpt-test')).toEqual({
+        id: 'gpt-test',
+        object: 'model',
+        created: 0,
+        owned_by: 'primary',
+      });
+      expect((await openai.models.retrieve('slow-alias')).id).toBe('slow-alias');
+      const anthropic = new Anthropic({ baseURL: gateway.baseUrl.replace(/\/v1$/, ''), apiKey, maxRetries: 0 });
+      expect(await anthropic.models.retrieve('claude-test')).toEqual({
+        type: 'model',
+        id: 'claude-test',
+        display_name: 'claude-test',
+        created_at: '1970-01-01T00:00:00Z',
+      });
+    });
+
+    it('answers 404 model_not_found for an unknown model, and for one the key may not use (another tenant sees it)', async () => {
+      const tenantA = '0b6c3a52-54a3-4d5e-9a51-7f1c2b0e8d11';
+      const tenantB = '5f2e9d40-1c7b-4b6a-8e3f-2a9c0d7e6b22';
+      const narrow = new OpenAI({
+        baseURL: gateway.baseUrl,
+        apiKey: await gateway.createKey({ tenantId: tenantA, allowedModels: ['claude-test'] }),
+        maxRetries: 0,
+      });
+      const other = new OpenAI({
+        baseURL: gateway.baseUrl,
+        apiKey: await gateway.createKey({ tenantId: tenantB }),
+        maxRetries: 0,
+      });
+      expect((await other.models.retrieve('gpt-test')).id).toBe('gpt-test');
+      expect((await narrow.models.retrieve('claude-test')).id).toBe('claude-test');
+      for (const [client, model] of [
+        [narrow, 'gpt-test'],
+        [openai, 'no-such-model'],
+        [openai, 'primary/gpt-4o'],
+        [openai, 'gpt-4o'],
+      ] as const) {
+        const failure = await client.models.retrieve(model).catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
+        expect(failure).toMatchObject({
+          status: 404,
+          code: 'model_not_found',
+          type: 'invalid_request_error',
+          message: expect.stringContaining(JSON.stringify(model)),
+        });
+      }
+      const anthropicNarrow = new Anthropic({
+        baseURL: gateway.baseUrl.replace(/\/v1$/, ''),
+        apiKey: await gateway.createKey({ allowedModels: ['claude-test'] }),
+        maxRetries: 0,
+      });
+      const refused = await anthropicNarrow.models.retrieve('gpt-test').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(Anthropic.NotFoundError);
+      expect((refused as InstanceType<typeof Anthropic.NotFoundError>).error).toEqual({
+        type: 'error',
+        error: { type: 'not_found_error', message: expect.stringContaining('"gpt-test"') },
+      });
+    });
+
+    it('refuses one model without a key, in the family of the caller, and 404s an empty or undecodable name', async () => {
+      const openAiStyle = await fetch(`${gateway.baseUrl}/models/gpt-test`);
+      expect(openAiStyle.status).toBe(401);
+      expect(((await openAiStyle.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
+      const anthropicStyle = await fetch(`${gateway.baseUrl}/models/gpt-test`, {
+        headers: { 'anthropic-version': '2023-06-01' },
+      });
+      expect(anthropicStyle.status).toBe(401);
+      expect(await anthropicStyle.json()).toEqual({
+        type: 'error',
+        error: { type: 'authentication_error', message: 'an API key in x-api-key is required' },
+      });
+      for (const path of ['/models/', '/models/%E0%A4%A', '/models/%ZZ?x=1']) {
+        const response = await fetch(`${gateway.baseUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+      }
+      const post = await fetch(`${gateway.baseUrl}/models/gpt-test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(post.status).toBe(404);
+    });
+
     it('counts tokens at a messages provider, and locally for a chat-completions one', async () => {
       const anthropic = new Anthropic({ baseURL: gateway.baseUrl.replace(/\/v1$/, ''), apiKey, maxRetries: 0 });
       const remote = await anthropic.messages.countTokens({

@@ -1,11 +1,18 @@
-import { GatewayError } from '../http/gateway-error';
+import { type ApiFamily, GatewayError } from '../http/gateway-error';
 import { type Exchange } from '../http/exchange';
 import { readAnswer, relaySameFamilyStream, writeJson } from '../relay/relay';
 import { usageFromResponses } from '../relay/stream-observer';
 import { type GatewayPrincipal } from '../access/gateway-principal';
 import { chatRequestText, countRequestTokens, messagesRequestText } from '../usage/token-counter';
 import { usageFromOpenAi } from '../usage/token-usage';
-import { type AnthropicCountTokensRequest, type ChatUsage, type ModelList } from '../wire';
+import { type RoutedModel } from '../routing/routing-table';
+import {
+  type AnthropicCountTokensRequest,
+  type AnthropicModel,
+  type ChatUsage,
+  type ModelList,
+  type OpenAiModel,
+} from '../wire';
 import { headerOf } from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
 import { forwardedOf } from './messages.endpoint';
@@ -90,38 +97,54 @@ export async function countTokens(context: GatewayContext, exchange: Exchange, b
   writeJson(exchange.res, JSON.stringify({ input_tokens: inputTokens }));
 }
 
+/** The models (names, and aliases as models of their own) this caller may use. */
+function visibleModels(context: GatewayContext, principal: GatewayPrincipal): RoutedModel[] {
+  return context
+    .routing()
+    .models.filter((model) => modelAllowed(principal, model))
+    .flatMap((model) => [model, ...model.aliases.map((alias) => ({ ...model, name: alias }))]);
+}
+
+/** One model as the family's SDK reads it: Anthropic's model object, or OpenAI's. */
+function modelObject(model: RoutedModel, family: ApiFamily): AnthropicModel | OpenAiModel {
+  return family === 'messages'
+    ? { type: 'model', id: model.name, display_name: model.name, created_at: '1970-01-01T00:00:00Z' }
+    : { id: model.name, object: 'model', created: 0, owned_by: model.deployments[0]?.provider.name ?? 'federation' };
+}
+
 /**
  * GET /llm/v1/models: the models (names and aliases) this caller may use, in the chat-completions
  * family's list; a client that sends `anthropic-version` gets the messages family's page instead.
  */
 export function listModels(context: GatewayContext, exchange: Exchange): void {
   exchange.flavor = 'models';
-  const principal = exchange.principal as GatewayPrincipal;
-  const ids = context
-    .routing()
-    .models.filter((model) => modelAllowed(principal, model))
-    .flatMap((model) => [model, ...model.aliases.map((alias) => ({ ...model, name: alias }))]);
-  if (exchange.header('anthropic-version')) {
-    const data = ids.map((model) => ({
-      type: 'model',
-      id: model.name,
-      display_name: model.name,
-      created_at: '1970-01-01T00:00:00Z',
-    }));
+  const models = visibleModels(context, exchange.principal as GatewayPrincipal);
+  if (exchange.family === 'messages') {
+    const data = models.map((model) => modelObject(model, 'messages'));
     writeJson(
       exchange.res,
       JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }),
     );
     return;
   }
-  const list: ModelList = {
-    object: 'list',
-    data: ids.map((model) => ({
-      id: model.name,
-      object: 'model',
-      created: 0,
-      owned_by: model.deployments[0]?.provider.name ?? 'federation',
-    })),
-  };
+  const list: ModelList = { object: 'list', data: models.map((model) => modelObject(model, 'chat') as OpenAiModel) };
   writeJson(exchange.res, JSON.stringify(list));
+}
+
+/**
+ * GET /llm/v1/models/{model} (both SDKs' `models.retrieve`): one model of the list, in the same family.
+ * A model this caller may not use is as unknown as one that does not exist (the list does not show it).
+ */
+export function retrieveModel(context: GatewayContext, exchange: Exchange, name: string): void {
+  exchange.flavor = 'models';
+  exchange.modelName = name.slice(0, 200);
+  const model = visibleModels(context, exchange.principal as GatewayPrincipal).find((each) => each.name === name);
+  if (!model) {
+    const message = `the model ${JSON.stringify(name.slice(0, 200))} does not exist or this key may not use it: see GET /llm/v1/models`;
+    // OpenAI answers an unknown model with 404 invalid_request_error model_not_found; Anthropic with not_found_error.
+    throw exchange.family === 'messages'
+      ? new GatewayError('not_found', 'model_not_found', message)
+      : new GatewayError('invalid_request', 'model_not_found', message, {}, 404);
+  }
+  writeJson(exchange.res, JSON.stringify(modelObject(model, exchange.family)));
 }

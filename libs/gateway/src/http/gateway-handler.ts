@@ -8,12 +8,15 @@ import { CLIENT_TENANT_HEADER, type GatewayPrincipal, addressAllowed, onBehalfOf
 import { chatCompletions } from '../endpoints/chat-completions.endpoint';
 import { type GatewayContext } from '../endpoints/gateway-context';
 import { messages } from '../endpoints/messages.endpoint';
-import { countTokens, embeddings, listModels, responses } from '../endpoints/other.endpoints';
+import { countTokens, embeddings, listModels, responses, retrieveModel } from '../endpoints/other.endpoints';
 import { type ApiFamily, GatewayError, writeError } from './gateway-error';
 import { Exchange } from './exchange';
 import { parseJsonObject, readBody } from './request-body';
 
 export const GATEWAY_PREFIX = '/llm/v1/';
+
+const MODELS_PATH = '/llm/v1/models';
+const ONE_MODEL_PREFIX = `${MODELS_PATH}/`;
 
 type ModelEndpoint = (context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) => Promise<void>;
 
@@ -27,7 +30,8 @@ const postEndpoints: Record<string, { family: ApiFamily; run: ModelEndpoint }> =
 
 /** The metrics label of a gateway path: its own for the known ones, one label for the rest. */
 export function gatewayRouteLabel(path: string): string {
-  return path in postEndpoints || path === '/llm/v1/models' ? path : '/llm/v1/*';
+  if (path.startsWith(ONE_MODEL_PREFIX)) return `${ONE_MODEL_PREFIX}{model}`;
+  return path in postEndpoints || path === MODELS_PATH ? path : '/llm/v1/*';
 }
 
 export interface GatewayHandlerSettings {
@@ -80,13 +84,14 @@ export class GatewayHandler {
       res.end(body);
       return;
     }
-    const family: ApiFamily = path.startsWith('/llm/v1/messages') ? 'messages' : 'chat';
+    const family = familyOf(req, path);
     const exchange = new Exchange(req, res, family);
     try {
       if (req.headers.origin !== undefined && !this.corsAllows(req, res)) return;
       const endpoint = req.method === 'POST' ? postEndpoints[path] : undefined;
-      const isModels = req.method === 'GET' && path === '/llm/v1/models';
-      if (!endpoint && !isModels) {
+      const isModels = req.method === 'GET' && path === MODELS_PATH;
+      const oneModel = req.method === 'GET' ? modelOfPath(path) : undefined;
+      if (!endpoint && !isModels && oneModel === undefined) {
         throw new GatewayError(
           'not_found',
           'not_found',
@@ -107,6 +112,10 @@ export class GatewayHandler {
       noteAuthz(req, 'allow', principal.kind === 'client' ? 'access_token' : 'api_key', principal.tenantId);
       if (isModels) {
         listModels(this.context, exchange);
+        return;
+      }
+      if (oneModel !== undefined) {
+        retrieveModel(this.context, exchange, oneModel);
         return;
       }
       if (family === 'messages' && !exchange.header('anthropic-version')) {
@@ -261,6 +270,29 @@ function tokenPrincipal(clientId: string, tenantId: string | null): GatewayPrinc
     networks: null,
     expiresAt: null,
   };
+}
+
+/**
+ * The family of the answer, errors included: the path's, and for the models the family of the SDK
+ * calling (Anthropic's always sends `anthropic-version`, OpenAI's never does).
+ */
+function familyOf(req: IncomingMessage, path: string): ApiFamily {
+  if (path.startsWith('/llm/v1/messages')) return 'messages';
+  const models = path === MODELS_PATH || path.startsWith(ONE_MODEL_PREFIX);
+  return models && req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
+}
+
+/**
+ * The model named by `/llm/v1/models/{model}` (the SDKs percent-encode it, so a name with `/` arrives as
+ * `%2F`; a raw `/` is kept as part of the name); undefined for another path or an undecodable name.
+ */
+function modelOfPath(path: string): string | undefined {
+  if (!path.startsWith(ONE_MODEL_PREFIX) || path.length === ONE_MODEL_PREFIX.length) return undefined;
+  try {
+    return decodeURIComponent(path.slice(ONE_MODEL_PREFIX.length));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The key or token of a request: `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic's). */

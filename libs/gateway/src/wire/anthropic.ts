@@ -143,6 +143,14 @@ export interface AnthropicCountTokensRequest {
 }
 
 /** The family's error body: `{type: "error", error: {type, message}}`. */
+/** One model of `GET /v1/models` (the list's page and `models.retrieve`). */
+export interface AnthropicModel {
+  type: 'model';
+  id: string;
+  display_name: string;
+  created_at: string;
+}
+
 export interface AnthropicErrorBody {
   type: 'error';
   error: { type: string; message: string };

@@ -127,9 +127,16 @@ export interface EmbeddingResponse {
   usage: { prompt_tokens: number; total_tokens: number };
 }
 
+export interface OpenAiModel {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
 export interface ModelList {
   object: 'list';
-  data: Array<{ id: string; object: 'model'; created: number; owned_by: string }>;
+  data: OpenAiModel[];
 }
 
 /** The family's error body: `{error: {type, message, code}}` (plus `param`, always null here). */
