@@ -8,3 +8,4 @@ export * from './mcp-apps-server/mcp-apps-server';
 export * from './test-documents';
 export * from './metrics-scrape';
 export * from './otlp-receiver';
+export * from './tls/https-test-server';
