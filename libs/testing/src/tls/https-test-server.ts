@@ -50,12 +50,10 @@ export class HttpsTestServer {
       ],
       { stdio: 'pipe' },
     );
-    let self: HttpsTestServer | undefined;
-    const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (req, res) =>
-      self?.handler(req, res),
-    );
+    const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) });
+    const self = new HttpsTestServer(server, dir, caFile);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => self.handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new HttpsTestServer(server, dir, caFile);
     return self;
   }
 
