@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -39,7 +39,7 @@ describe('all-in-one platform (npm start)', () => {
     expect(output).toMatch(new RegExp(`Anthropic SDK +http://localhost:${port}/llm\\n`));
     expect(output).toMatch(new RegExp(`A2A agent card +http://localhost:${port}/.well-known/agent-card.json\\n`));
     expect(output).toMatch(new RegExp(`MCP \\(streamable HTTP\\) +http://localhost:${port}/api/v1/mcp\\n`));
-    expect(output).toMatch(/"msg":"migrations applied"/);
+    expect(output).toMatch(/"msg":"\d+ migrations applied"/);
   }, 90_000);
 
   it('answers /healthz and /readyz with 200, readiness covering the database and the bus', async () => {
@@ -59,6 +59,7 @@ describe('all-in-one platform (npm start)', () => {
     expect(curl).not.toBeNull();
     const [, clientId, secret, tokenUrl] = curl as RegExpExecArray;
     expect(tokenUrl).toBe(`http://localhost:${port}/federation/auth/v1/token`);
+    expect(output).toContain('Get a token (an access token lives 300 s: ACCESS_TOKEN_TTL_SECONDS):');
     const res = await fetch(`http://127.0.0.1:${port}/federation/auth/v1/token`, {
       method: 'POST',
       headers: {
@@ -93,13 +94,13 @@ describe('all-in-one platform (npm start)', () => {
     expect(JSON.stringify(message.content)).toMatch(/demo model/);
   });
 
-  it('writes JSON log lines', () => {
-    const jsonLines = first!
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'));
-    expect(jsonLines.length).toBeGreaterThan(0);
-    for (const line of jsonLines) expect(() => JSON.parse(line)).not.toThrow();
+  it('writes JSON log lines when stdout is not a terminal, every one of them before the banner', () => {
+    const output = first!.output();
+    const bannerAt = output.indexOf('\nFederation agent platform (all-in-one');
+    const logLines = output.slice(0, bannerAt).split('\n').filter(Boolean);
+    expect(logLines.length).toBeGreaterThan(20);
+    for (const line of logLines) expect(JSON.parse(line)).toMatchObject({ service: 'platform' });
+    expect(output.endsWith('Press Ctrl-C to stop.\n')).toBe(true);
   });
 
   it('refuses a second instance on the same data directory instead of sharing the database', async () => {
@@ -123,14 +124,73 @@ describe('all-in-one platform (npm start)', () => {
     try {
       await again.waitForOutput(/Press Ctrl-C to stop/, 60_000);
       expect(again.output()).toMatch(/"msg":"database schema up to date"/);
-      expect(again.output()).not.toContain('Demo realm created');
-      expect(again.output()).toContain(`Demo credentials: ${path.join(dataDir, 'demo-credentials.json')}`);
+      // The secrets were shown once; the commands are printed again, naming the file that keeps the secrets.
+      const output = again.output();
+      expect(output).not.toContain('Demo realm created');
+      expect(output).toContain(`${path.join(dataDir, 'demo-credentials.json')} keeps them`);
+      expect(output).toContain(
+        `curl -u demo-service:<client_secret> -d grant_type=client_credentials http://localhost:${port}/federation/auth/v1/token`,
+      );
+      expect(output).toContain("-H 'authorization: Bearer <fed_ key>'");
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     } finally {
       again.child.kill('SIGTERM');
       expect(await again.exited(30_000)).toBe(0);
     }
   }, 90_000);
+
+  it('prints the Marketplace commands on a data directory a SaaS start created, and they work as printed', async () => {
+    const marketplace = startProcess(main, [], cleanEnv({ ...env(), EDITION: 'marketplace' }));
+    try {
+      await marketplace.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+      const output = marketplace.output();
+      expect(output).toContain(`${path.join(dataDir, 'demo-credentials.json')} keeps them`);
+      const create = /npm run platformctl -- agents create --id (\S+) --name '([^']+)' --instructions '([^']+)'/.exec(
+        output,
+      );
+      const token = /curl -X POST (\S+) -H 'content-type: application\/json' -d '(\{[^']+\})'/.exec(output);
+      const chat =
+        /curl -N (\S+) -H 'authorization: Bearer <access_token>' -H 'x-agent-id: (\S+)' .* -d '(\{[^']+\})'/.exec(
+          output,
+        );
+      expect(create && token && chat).toBeTruthy();
+      const [, agentId, name, instructions] = create as RegExpExecArray;
+      expect(chat?.[2]).toBe(agentId);
+
+      // Run as printed: platformctl beside the running platform, the secret from the file the banner names.
+      const ctl = startProcess(
+        'dist/apps/platformctl/src/main.js',
+        ['agents', 'create', '--id', agentId!, '--name', name!, '--instructions', instructions!],
+        cleanEnv({ DATA_DIR: dataDir }),
+      );
+      expect(await ctl.exited(60_000)).toBe(0);
+      const kept = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+        service: { clientSecret: string };
+      };
+      const local = (url: string) => url.replace('http://localhost:', 'http://127.0.0.1:');
+      const tokenRes = await fetch(local(token![1]!), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: token![2]!.replace('<client_secret>', kept.service.clientSecret),
+      });
+      expect(tokenRes.status).toBe(200);
+      const { access_token } = (await tokenRes.json()) as { access_token: string };
+      const turn = await fetch(local(chat![1]!), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${access_token}`,
+          'x-agent-id': agentId!,
+          'content-type': 'application/json',
+        },
+        body: chat![3],
+      });
+      expect(turn.status).toBe(200);
+      expect(await turn.text()).toContain('data: [DONE]');
+    } finally {
+      marketplace.child.kill('SIGTERM');
+      expect(await marketplace.exited(30_000)).toBe(0);
+    }
+  }, 120_000);
 
   it('refuses to start on a bad configuration value, naming the variable (exit 78)', async () => {
     const bad = startProcess(main, [], cleanEnv({ PORT: 'eighty', DATA_DIR: dataDir }));

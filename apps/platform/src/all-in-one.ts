@@ -27,7 +27,10 @@ export const prepareAllInOne: PrepareHook = async (config: ServiceConfig, logger
   }
   try {
     const applied = await runMigrations(prepared.database.url as string);
-    logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'database schema up to date');
+    logger.info(
+      { applied },
+      applied.length > 0 ? `${applied.length} migrations applied` : 'database schema up to date',
+    );
     prepared = await withAgentGatewayKey(prepared);
     // The shared memory's embeddings go through the same gateway with the agent's key unless given their own.
     const { memory, agent } = prepared;

@@ -23,7 +23,8 @@ export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
 /**
  * All-in-one only: on the first start (no client and no user yet, and no REALM_IMPORT), creates a
  * demo user, a browser application, a service account and a model-gateway key, so `npm start` is
- * followed by a token and a model call at once. The secrets are printed once and kept in DATA_DIR (mode 0600) for a developer who missed them.
+ * followed by a token and a model call at once. The secrets are printed once and kept in DATA_DIR (mode 0600)
+ * for a developer who missed them.
  */
 @Injectable()
 export class DemoRealm implements OnApplicationBootstrap {
@@ -90,37 +91,57 @@ export class DemoRealm implements OnApplicationBootstrap {
 @Module({ imports: [ClientsModule, UsersModule], providers: [DemoRealm] })
 export class DemoRealmModule {}
 
-/** The banner's lines about the demo realm. */
-export function demoBanner(
-  demo: DemoRealm,
-  tokenUrl: string,
-  gatewayUrl: { openai: string; anthropic: string },
-  marketplace?: { tokenUrl: string; chatUrl: string; model: string },
-): string[] {
+/** Where a secret goes in the banner's commands on the starts after the one that showed it. */
+const KEPT_SECRETS: Omit<DemoCredentials, 'file'> = {
+  user: { login: 'demo', password: '<password>' },
+  app: { clientId: 'demo-app', clientSecret: '<client_secret>', redirectUri: 'http://localhost:3000/callback' },
+  service: { clientId: 'demo-service', clientSecret: '<client_secret>' },
+  gatewayKey: '<fed_ key>',
+};
+
+export interface DemoBannerUrls {
+  tokenUrl: string;
+  gateway: { openai: string; anthropic: string };
+  /** The Marketplace edition's token call and chat (it has neither the gateway nor scopes). */
+  marketplace?: { tokenUrl: string; chatUrl: string; model: string };
+}
+
+/**
+ * The banner's lines about the demo realm: its accounts and the commands of this edition that use them, on
+ * every start whose DATA_DIR holds the realm (an edition chosen on a later start gets its own commands). The
+ * secrets are in them on the start that created them only, as every secret is shown once; later starts name
+ * the file that keeps them.
+ */
+export function demoBanner(demo: DemoRealm, urls: DemoBannerUrls, tokenTtlSeconds: number): string[] {
   const created = demo.created;
-  if (!created) return existsSync(demo.credentialsFile) ? [`Demo credentials: ${demo.credentialsFile}`, ''] : [];
+  if (!created && !existsSync(demo.credentialsFile)) return [];
+  const { user, app, service, gatewayKey } = created ?? KEPT_SECRETS;
+  const heading = created
+    ? `Demo realm created (secrets shown once; kept in ${created.file}):`
+    : `Demo realm (its secrets were shown when it was created; ${demo.credentialsFile} keeps them):`;
+  const token = `(an access token lives ${tokenTtlSeconds} s: ACCESS_TOKEN_TTL_SECONDS)`;
+  const { marketplace } = urls;
   if (marketplace) {
     // The Marketplace edition: its own token call, an agent to create, no gateway for callers.
-    const { clientId, clientSecret } = created.service;
     return [
-      `Demo realm created (shown once; kept in ${created.file}):`,
-      `  service account ${clientId} / ${clientSecret}`,
-      'Create an agent, get a token, start a turn:',
+      heading,
+      `  service account ${service.clientId} / ${service.clientSecret}`,
+      `Create an agent, get a token ${token}, start a turn:`,
       `  npm run platformctl -- agents create --id demo-agent --name 'Demo agent' --instructions 'Answer briefly.'`,
-      `  curl -X POST ${marketplace.tokenUrl} -H 'content-type: application/json' -d '{"client_id":"${clientId}","client_secret":"${clientSecret}"}'`,
+      `  curl -X POST ${marketplace.tokenUrl} -H 'content-type: application/json' -d '{"client_id":"${service.clientId}","client_secret":"${service.clientSecret}"}'`,
       `  curl -N ${marketplace.chatUrl} -H 'authorization: Bearer <access_token>' -H 'x-agent-id: demo-agent' -H 'content-type: application/json' -d '{"model":"${marketplace.model}","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,
       '',
     ];
   }
   return [
-    `Demo realm created (shown once; kept in ${created.file}):`,
-    `  user            ${created.user.login} / ${created.user.password}  (admin, developer)`,
-    `  application     ${created.app.clientId} / ${created.app.clientSecret}  (redirect ${created.app.redirectUri})`,
-    `  service account ${created.service.clientId} / ${created.service.clientSecret}`,
-    'Get a token:',
-    `  curl -u ${created.service.clientId}:${created.service.clientSecret} -d grant_type=client_credentials ${tokenUrl}`,
-    `Model gateway key: ${created.gatewayKey}  (model "demo"; base URL ${gatewayUrl.openai} for OpenAI clients, ${gatewayUrl.anthropic} for Anthropic clients)`,
-    `  curl ${gatewayUrl.openai}/chat/completions -H 'authorization: Bearer ${created.gatewayKey}' -H 'content-type: application/json' -d '{"model":"demo","messages":[{"role":"user","content":"Hello"}]}'`,
+    heading,
+    `  user            ${user.login} / ${user.password}  (admin, developer)`,
+    `  application     ${app.clientId} / ${app.clientSecret}  (redirect ${app.redirectUri})`,
+    `  service account ${service.clientId} / ${service.clientSecret}`,
+    `Get a token ${token}:`,
+    `  curl -u ${service.clientId}:${service.clientSecret} -d grant_type=client_credentials ${urls.tokenUrl}`,
+    `Model gateway key: ${gatewayKey}  (model "demo"; base URL ${urls.gateway.openai} for OpenAI clients, ${urls.gateway.anthropic} for Anthropic clients)`,
+    `  curl ${urls.gateway.openai}/chat/completions -H 'authorization: Bearer ${gatewayKey}' -H 'content-type: application/json' -d '{"model":"demo","messages":[{"role":"user","content":"Hello"}]}'`,
     '',
   ];
 }

@@ -1,6 +1,6 @@
 import './preload';
 import 'reflect-metadata';
-import { writeToLogDestination } from '@fed/observability';
+import { createLogger, writeToLogDestination } from '@fed/observability';
 import { type AppConfig, ConfigError, loadConfig } from '@fed/config';
 import { endProcess, runService } from '@fed/server';
 import { prepareAllInOne } from './all-in-one';
@@ -32,6 +32,8 @@ function start(config: AppConfig<'platform'>): void {
     app: 'platform',
     features: platformFeatures,
     config,
+    // The only app whose log may be for a person at a terminal (LOG_FORMAT): the services always write JSON.
+    logger: createLogger({ service: 'platform', level: config.log.level, format: config.log.format }),
     prepare: prepareAllInOne,
     onReady: (service) =>
       writeToLogDestination(
@@ -43,15 +45,22 @@ function start(config: AppConfig<'platform'>): void {
           service.bus.kind,
           demoBanner(
             service.nest.get(DemoRealm),
-            `${service.config.auth.authUrl}/federation/auth/v1/token`,
-            { openai: `${service.config.http.publicUrl}/llm/v1`, anthropic: `${service.config.http.publicUrl}/llm` },
-            service.config.edition === 'marketplace'
-              ? {
-                  tokenUrl: `${service.config.http.publicUrl}/api/v1/auth/external-service-token`,
-                  chatUrl: `${service.config.http.publicUrl}/api/v1/chat/completions`,
-                  model: service.config.chat.modelName,
-                }
-              : undefined,
+            {
+              tokenUrl: `${service.config.auth.authUrl}/federation/auth/v1/token`,
+              gateway: {
+                openai: `${service.config.http.publicUrl}/llm/v1`,
+                anthropic: `${service.config.http.publicUrl}/llm`,
+              },
+              marketplace:
+                service.config.edition === 'marketplace'
+                  ? {
+                      tokenUrl: `${service.config.http.publicUrl}/api/v1/auth/external-service-token`,
+                      chatUrl: `${service.config.http.publicUrl}/api/v1/chat/completions`,
+                      model: service.config.chat.modelName,
+                    }
+                  : undefined,
+            },
+            service.config.signingKeys.tokenTtlSeconds,
           ),
         ),
       ),

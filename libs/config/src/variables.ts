@@ -441,11 +441,23 @@ export const variables = [
   define({
     name: 'LOG_LEVEL',
     key: 'log.level',
-    description: 'Least severe level written to the JSON log.',
+    description: 'Least severe level written to the log.',
     allowed: 'fatal, error, warn, info, debug, trace or silent',
     default: 'info',
     apps: everyApp,
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  }),
+  define({
+    name: 'LOG_FORMAT',
+    key: 'log.format',
+    description:
+      "How the all-in-one platform writes its log: `json`, one JSON object a line (the services' only form); `pretty`, one short line a record for a person (time, level, message, plain fields; errors with their stack; Nest's per-module and per-route start lines only at LOG_LEVEL debug); `auto`, `pretty` when stdout is a terminal and `json` otherwise.",
+    allowed: 'json, pretty or auto',
+    // The services, which do not read it, write JSON.
+    default: { '*': 'json', platform: 'auto' },
+    defaultText: '`auto`',
+    apps: ['platform'],
+    parse: oneOf(['json', 'pretty', 'auto']),
   }),
   // tracing (libs/observability tracing): read before anything else is loaded. The OpenTelemetry SDK reads
   // the standard OTEL_* variables itself; these rows validate and document the ones we support.

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -41,7 +41,30 @@ export interface ProcessHandle {
 }
 
 export function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv): ProcessHandle {
-  const child = spawn(process.execPath, [path.join(repoRoot, script), ...args], { cwd: repoRoot, env, stdio: 'pipe' });
+  return handleOf(
+    spawn(process.execPath, [path.join(repoRoot, script), ...args], { cwd: repoRoot, env, stdio: 'pipe' }),
+  );
+}
+
+const shellQuoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * `startProcess` with a pseudo-terminal for the script's stdin, stdout and stderr (util-linux `script`), as a
+ * person at a terminal runs it: its `process.stdout.isTTY` is true, its output has the terminal's CRLF line
+ * ends, and `\x03` written to `child.stdin` is Ctrl-C (SIGINT to the script).
+ */
+export function startProcessInTerminal(script: string, args: string[], env: NodeJS.ProcessEnv): ProcessHandle {
+  const command = [process.execPath, path.join(repoRoot, script), ...args].map(shellQuoted).join(' ');
+  return handleOf(
+    spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+      cwd: repoRoot,
+      env,
+      stdio: 'pipe',
+    }),
+  );
+}
+
+function handleOf(child: ChildProcessWithoutNullStreams): ProcessHandle {
   let output = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {

@@ -1,12 +1,18 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 import { activeTraceIds } from '../tracing/trace-context';
+import { humanLogDestination } from './human-log';
 import { currentRequestId } from './request-context';
 
 export type { Logger } from 'pino';
 
+/** `auto`: the human form when stdout is a terminal, JSON otherwise (a pipe, a file, a container's log). */
+export type LogFormat = 'json' | 'pretty' | 'auto';
+
 export interface LoggerOptions {
   service: string;
   level: LevelWithSilent;
+  /** JSON unless given. */
+  format?: LogFormat;
   /** Defaults to stdout; tests pass a stream to read what was written. */
   destination?: pino.DestinationStream;
 }
@@ -38,8 +44,14 @@ export function createLogger(options: LoggerOptions): Logger {
         return requestId ? { requestId, ...traced } : traced;
       },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    options.destination ?? destinationFor(options.format ?? 'json', options.level),
   );
+}
+
+function destinationFor(format: LogFormat, level: LevelWithSilent): pino.DestinationStream {
+  const human = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!human) return pino.destination({ sync: false });
+  return humanLogDestination({ nestWiring: level === 'debug' || level === 'trace' });
 }
 
 /**
