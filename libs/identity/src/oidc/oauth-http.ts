@@ -63,12 +63,17 @@ export function isUnreachable(error: unknown): boolean {
 const FORM_LIMIT_BYTES = 64 * 1024;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
+/** Whether the request says its body is a form (`application/x-www-form-urlencoded`). */
+export function hasFormBody(req: IncomingMessage): boolean {
+  return FORM_TYPE.test(req.headers['content-type'] ?? '');
+}
+
 /**
  * The `application/x-www-form-urlencoded` body of an OAuth request (at most 64 KiB), each parameter
  * at most once (RFC 6749 3.1: a repeated parameter is `invalid_request`); empty values count as absent.
  */
 export async function readOAuthForm(req: IncomingMessage): Promise<Record<string, string>> {
-  if (!FORM_TYPE.test(req.headers['content-type'] ?? '')) {
+  if (!hasFormBody(req)) {
     throw oauthErrors.invalidRequest('the body must be application/x-www-form-urlencoded');
   }
   const tooLarge = () => oauthErrors.invalidRequest('the body is larger than 64 KiB');

@@ -11,7 +11,7 @@ import { type UserEntity } from '../users/user.entity';
 import { accessTokenEndedBy } from '../users/session-invalidations';
 import { UserRepository } from '../users/user.repository';
 import { LocalTokenVerifier, TokenRejected } from './local-token-verifier';
-import { isUnreachable, sendOAuthError } from './oauth-http';
+import { OAuthError, hasFormBody, isUnreachable, readOAuthForm, sendOAuthError } from './oauth-http';
 import { TokenRevocations } from './revocation/token-revocations';
 import { isTenantUser } from './token-issuer';
 
@@ -39,9 +39,10 @@ export function userInfoOf(user: UserEntity & { tenant: TenantEntity }, scopes: 
 }
 
 /**
- * `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header.
- * A user who signed in through their tenant's provider gets `idp` fresh from that provider (502 when
- * it cannot be reached, 500 when the tenant's provider is configured wrongly).
+ * `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header,
+ * or, on POST, in an `access_token` form parameter (RFC 6750 2.2). A user who signed in through their
+ * tenant's provider gets `idp` fresh from that provider (502 when it cannot be reached, 500 when the
+ * tenant's provider is configured wrongly).
  */
 @Controller('federation/auth/v1/userinfo')
 export class UserinfoController {
@@ -57,26 +58,54 @@ export class UserinfoController {
   @Public()
   @Get()
   get(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.answer(req, res);
+    return this.answer(
+      res,
+      req.headers.authorization,
+      undefined,
+      'an access token is required in the Authorization header',
+    );
   }
 
   @Public()
   @Post()
-  post(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.answer(req, res);
+  async post(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const required = 'an access token is required in the Authorization header or an access_token form parameter';
+    // Any other body is not read: the token can only be in the header then.
+    if (!hasFormBody(req)) return this.answer(res, req.headers.authorization, undefined, required);
+    let form: Record<string, string>;
+    try {
+      form = await readOAuthForm(req);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      // The rest of a body over the limit is not read: the connection cannot carry another request.
+      res.set('Connection', 'close');
+      return refuseRequest(res, error.description);
+    }
+    if (form.access_token !== undefined && req.headers.authorization !== undefined) {
+      return refuseRequest(res, 'the access token must be sent in the Authorization header or the form body, not both');
+    }
+    return this.answer(res, req.headers.authorization, form.access_token, required);
   }
 
-  private async answer(req: Request, res: Response): Promise<void> {
+  private async answer(
+    res: Response,
+    authorization: string | undefined,
+    formToken: string | undefined,
+    required: string,
+  ): Promise<void> {
     const refuse = (description: string) =>
       sendOAuthError(res, 401, 'invalid_token', description, {
         'WWW-Authenticate': `Bearer realm="federation", error="invalid_token", error_description="${description}"`,
       });
-    if (!req.headers.authorization) return refuse('an access token is required in the Authorization header');
     let token: string;
-    try {
-      token = bearerTokenFrom(req.headers.authorization);
-    } catch {
-      return refuse('the Authorization header must be "Bearer <token>"');
+    if (formToken !== undefined) token = formToken;
+    else if (!authorization) return refuse(required);
+    else {
+      try {
+        token = bearerTokenFrom(authorization);
+      } catch {
+        return refuse('the Authorization header must be "Bearer <token>"');
+      }
     }
     try {
       const { issuer, clockSkewSeconds } = this.config.auth;
@@ -131,4 +160,13 @@ export class UserinfoController {
       return sendOAuthError(res, 500, 'server_error', 'the user information could not be produced');
     }
   }
+}
+
+/** RFC 6750 3.1 `invalid_request`: the request itself is wrong (two token methods, a bad form). */
+function refuseRequest(res: Response, description: string): void {
+  // A repeated parameter's name is the caller's: only RFC 6750's error_description characters go in the header.
+  const inHeader = description.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '').slice(0, 200);
+  sendOAuthError(res, 400, 'invalid_request', description, {
+    'WWW-Authenticate': `Bearer realm="federation", error="invalid_request", error_description="${inHeader}"`,
+  });
 }
