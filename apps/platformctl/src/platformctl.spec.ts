@@ -84,6 +84,37 @@ describe('platformctl', () => {
     expect(output).not.toContain('fed_agentkey');
   });
 
+  it('config check without --app checks the all-in-one install, platform and platformctl, and passes on its defaults', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'fed-config-check-'));
+    try {
+      const { code, output } = await run(['config', 'check'], { DATA_DIR: dataDir });
+      expect(code).toBe(0);
+      expect(output).toContain('Checking the all-in-one install (platform, platformctl)');
+      expect(output).toMatch(/^platform: ok$/m);
+      expect(output).toMatch(/^platformctl: ok$/m);
+      // No distributed service is checked: their missing DATABASE_URL and REDIS_URL are no problem of this install.
+      expect(output).not.toMatch(
+        /^(auth-service|chat-service|agent-runtime|admin-service|agent-protocols|llm-gateway):/m,
+      );
+      expect(output).not.toContain('invalid configuration');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('config check names the app of each problem, and exits 1', async () => {
+    const { code, output } = await run(['config', 'check'], { PORT: 'eighty', ACCESS_TOKEN_TTL_SECONDS: '5' });
+    expect(code).toBe(1);
+    expect(output).toContain('platform: invalid configuration, it would not start:');
+    expect(output).toContain(
+      '  platform: PORT: "eighty" is invalid ("eighty" is not an integer); allowed: an integer from 1 to 65535',
+    );
+    expect(output).toMatch(/^ {2}platform: ACCESS_TOKEN_TTL_SECONDS: /m);
+    // platformctl reads the token lifetime too, not the port.
+    expect(output).toMatch(/^ {2}platformctl: ACCESS_TOKEN_TTL_SECONDS: /m);
+    expect(output).not.toMatch(/platformctl: PORT/);
+  });
+
   it('refuses an unknown app name', async () => {
     const { code, output } = await run(['config', 'check', '--app', 'nope'], {});
     expect(code).not.toBe(0);
