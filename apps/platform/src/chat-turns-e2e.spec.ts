@@ -212,4 +212,63 @@ describe('an agent turn through chat-service, agent-runtime and llm-gateway', ()
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   });
+
+  it('reconnects while the turn runs and reads it to [DONE] after its end; once it has ended, the reconnect is 404 (spec)', async () => {
+    upstream.reset();
+    const token = await stack.userToken();
+    upstream.enqueue(textAnswer(['First ', 'second ', 'third'], 300));
+    const response = await fetch(`${stack.api}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: CHAT_MODEL, stream: true, messages: [{ role: 'user', content: 'Three words' }] }),
+    });
+    const conversationId = response.headers.get('x-conversation-id') as string;
+    const reconnect = (headers: Record<string, string> = {}) =>
+      fetch(`${stack.api}/v1/chat/completions/${conversationId}`, {
+        headers: { authorization: `Bearer ${token}`, ...headers },
+      });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let posted = '';
+    while (!posted.includes('First')) posted += new TextDecoder().decode((await reader.read()).value);
+    // Joined while the turn runs; read only once the turn has ended: the kept log serves it whole.
+    const joined = await reconnect();
+    expect(joined.status).toBe(200);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      posted += new TextDecoder().decode(value);
+    }
+    expect(posted.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const ids = [...posted.matchAll(/^id: (.+)$/gm)].map((match) => match[1] as string);
+    expect(ids.length).toBeGreaterThan(1);
+    const text = (stream: string) =>
+      stream
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => (JSON.parse(line.slice(6)) as StreamChunk).choices[0]?.delta.content ?? '')
+        .join('');
+    const rejoined = await joined.text();
+    expect(text(rejoined)).toBe('First second third');
+    expect(rejoined.trimEnd().endsWith('data: [DONE]')).toBe(true);
+
+    // Ended: nothing in progress, with or without Last-Event-ID (document 2: "not in progress" is 404).
+    const asked: Record<string, string>[] = [
+      {},
+      { 'last-event-id': ids[0] as string },
+      { 'last-event-id': ids.at(-1) as string },
+    ];
+    for (const headers of asked) {
+      const late = await reconnect(headers);
+      expect(late.status).toBe(404);
+      expect(await late.json()).toEqual({
+        error: { type: expect.any(String), code: 'not_found', message: 'the conversation has no turn in progress' },
+      });
+    }
+    // The finished answer is the conversation's last message.
+    const history = await fetch(`${stack.api}/v1/conversations/${conversationId}/messages?order=desc&limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { messages } = (await history.json()) as { messages: { sender: string; text: string }[] };
+    expect(messages.map((m) => [m.sender, m.text])).toEqual([['AI', 'First second third']]);
+  });
 });

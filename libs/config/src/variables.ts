@@ -718,7 +718,7 @@ export const variables = [
     name: 'CHAT_STREAM_TTL_SECONDS',
     key: 'chat.streamTtlSeconds',
     description:
-      "How long a finished turn's chunk log is kept for reconnecting clients (`GET /v1/chat/completions/:conversationId`).",
+      "How long a finished turn's chunk log is kept: a stream joined while the turn ran (the POST, or a reconnect with `GET /v1/chat/completions/:conversationId`) is read to its end from it, and A2A `tasks/resubscribe` replays it after `Last-Event-ID`. A chat reconnect after the turn has ended is 404 (nothing in progress); the answer is then in the conversation's messages.",
     allowed: 'an integer from 10 to 86400',
     default: '300',
     apps: ['chat-service', 'agent-runtime', 'agent-protocols', 'platform'],
