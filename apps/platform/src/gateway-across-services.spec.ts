@@ -163,6 +163,18 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
       (error: unknown) => error,
     );
     expect(models).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    const one = await new OpenAI({ baseURL: gatewayUrl, apiKey: token, maxRetries: 0 }).models
+      .retrieve('assistant')
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(one).toMatchObject({ status: 403, code: 'insufficient_scope' });
+    const oneOfAnthropic = await fetch(`${gatewayUrl}/models/assistant`, {
+      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01' },
+    });
+    expect(oneOfAnthropic.status).toBe(403);
+    expect(await oneOfAnthropic.json()).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
     const messages = await fetch(`${gatewayUrl}/messages`, {
       method: 'POST',
       headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
@@ -175,6 +187,8 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
   it('accepts a client-credentials token with llm:invoke (as agent-runtime is given), and refuses it once revoked', async () => {
     const { basic, token } = await serviceAccount('agent-runtime', ['llm:invoke']);
     expect((await ask(token)).choices[0]?.message.content).toMatch(/demo model/);
+    const client = new OpenAI({ baseURL: gatewayUrl, apiKey: token, maxRetries: 0 });
+    expect((await client.models.retrieve('assistant')).id).toBe('assistant');
 
     await fetch(`${auth.url}/federation/auth/v1/revoke`, {
       method: 'POST',
