@@ -294,7 +294,7 @@ describe('authorization code flow with openid-client as the relying party (spec 
     expect(await unknown.text()).toBe('');
   });
 
-  it('asks for consent once per application, and again with every scope when the application gains one', async () => {
+  it('asks for consent once per application, and again with every requested scope when a request asks for one not agreed to', async () => {
     const browser = new TestBrowser(service.url);
     const first = await authorize({ login: 'bob', client: 'web', browser });
     expect(first.pages).toEqual(['login', 'consent']);
@@ -308,22 +308,40 @@ describe('authorization code flow with openid-client as the relying party (spec 
     await dataSource.query(
       `UPDATE "identity"."clients" SET "scopes" = array_append("scopes", 'chat:history') WHERE "client_id" = 'web'`,
     );
+    // The client cache's entry is a second old: the next request reads the new row (and is served the old one).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const config = await relyingParty('web');
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid chat:exec',
-      state: 's',
-      nonce: 'n',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
-    const page = await browser.visit(url.href);
+    const urlFor = async (scope: string) =>
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        scope,
+        state: 's',
+        nonce: 'n',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }).href;
+    // The application's new scope is not asked for: nothing new to agree to.
+    const unchanged = await browser.visit(await urlFor('openid chat:exec'));
+    expect(new URL(unchanged.location as string).searchParams.get('code')).toBeTruthy();
+    // Asked for, it is shown with every scope of the request (and only those), and recorded once agreed.
+    const page = await browser.visit(await urlFor('openid chat:exec chat:history'));
     expect(page.html).toContain('name="decision"');
-    for (const scope of ['openid', 'profile', 'email', 'chat:exec', 'chat:history']) {
-      expect(page.html).toContain(`<code>${scope}</code>`);
-    }
+    for (const scope of ['openid', 'chat:exec', 'chat:history']) expect(page.html).toContain(`<code>${scope}</code>`);
+    for (const scope of ['profile', 'email']) expect(page.html).not.toContain(`<code>${scope}</code>`);
     const done = await browser.submit(page, { decision: 'allow' });
     expect(new URL(done.location as string).searchParams.get('code')).toBeTruthy();
+    const [{ scopes }] = await dataSource.query(
+      `SELECT "scopes" FROM "identity"."consents" WHERE "client_id" = 'web' AND "user_id" = $1`,
+      [userIds.bob],
+    );
+    expect(scopes).toEqual(['chat:exec', 'chat:history', 'email', 'openid', 'profile']);
+    const later = await authorize({
+      login: 'bob',
+      client: 'web',
+      scope: 'openid profile chat:history',
+      expectConsent: false,
+    });
+    expect(later.pages).toEqual(['login']);
   });
 
   it('refuses the code of an Unpublished application to a user without the developer role', async () => {

@@ -112,17 +112,24 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
     });
 
   describe('discovery', () => {
-    it('serves exactly the fields of the spec, the same bytes on both paths', async () => {
+    it('serves the fields of the spec and of RFC 8414, the same bytes on every path', async () => {
       const issuer = service.config.auth.issuer;
-      const [oidc, oauth] = await Promise.all(
-        ['openid-configuration', 'oauth-authorization-server'].map((name) =>
-          fetch(`${service.url}/realms/federation/.well-known/${name}`),
-        ),
+      const answers = await Promise.all(
+        [
+          '/realms/federation/.well-known/openid-configuration',
+          '/realms/federation/.well-known/oauth-authorization-server',
+          // RFC 8414 3.1 (the well-known name inserted before the issuer's path), and the MCP spec's next try.
+          '/.well-known/oauth-authorization-server/realms/federation',
+          '/.well-known/openid-configuration/realms/federation',
+        ].map((path) => fetch(`${service.url}${path}`)),
       );
-      expect(oidc.status).toBe(200);
-      expect(oidc.headers.get('content-type')).toMatch(/^application\/json/);
-      const [a, b] = [Buffer.from(await oidc.arrayBuffer()), Buffer.from(await oauth.arrayBuffer())];
-      expect(a.equals(b)).toBe(true);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      }
+      const [a, ...others] = await Promise.all(answers.map(async (answer) => Buffer.from(await answer.arrayBuffer())));
+      for (const other of others) expect(other.equals(a)).toBe(true);
       const endpoint = (name: string) => `${service.config.auth.authUrl}/federation/auth/v1/${name}`;
       expect(JSON.parse(a.toString())).toStrictEqual({
         issuer,
@@ -136,8 +143,26 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
         response_modes_supported: ['query'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         code_challenge_methods_supported: ['S256'],
+        scopes_supported: [
+          'openid',
+          'profile',
+          'email',
+          'chat:exec',
+          'chat:history',
+          'chat:file',
+          'mcp:all',
+          'a2a:all',
+          'sharedmemory:query',
+          'users:read',
+          'users:manage',
+          'logs:read',
+          'master:manage',
+          'llm:invoke',
+          'offline_access',
+        ],
+        client_id_metadata_document_supported: true,
       });
       expect(issuer).toBe(`${service.config.auth.authUrl}/realms/federation`);
     });
@@ -153,7 +178,8 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
       ['invalid_scope', 'a missing scope', { scope: '' }],
       ['invalid_scope', 'an unknown scope', { scope: 'openid root' }],
       ['invalid_scope', 'a scope the client lacks', { scope: 'openid users:manage' }],
-      ['invalid_scope', 'no openid scope', { scope: 'chat:exec' }],
+      ['invalid_target', 'an unknown resource', { resource: 'https://elsewhere.example.com/api/v1/mcp' }],
+      ['invalid_target', 'a relative resource', { resource: '/api/v1/mcp' }],
       ['access_denied', 'a disabled client', { client_id: 'off' }],
       ['unauthorized_client', 'a client without the code flow', { client_id: 'm2m-web' }],
     ])('%s for %s', async (error, _why, change) => {

@@ -16,12 +16,19 @@ export class ConsentRepository {
     return rows.length === 1;
   }
 
-  /** Records consent to `scopes` (the application's scopes when the user agreed), replacing an older one. */
-  async record(userId: string, clientId: string, scopes: readonly string[]): Promise<void> {
+  /**
+   * Records consent to `scopes` (what the consent page showed), added to the scopes agreed before that
+   * are still among `kept` (those the application still has for the user): a scope the application
+   * lost, or the user may no longer hold, is asked again when it comes back.
+   */
+  async record(userId: string, clientId: string, scopes: readonly string[], kept: readonly string[]): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO ${TABLE} ("user_id", "client_id", "scopes", "granted_at") VALUES ($1, $2, $3, now())
-       ON CONFLICT ("user_id", "client_id") DO UPDATE SET "scopes" = EXCLUDED."scopes", "granted_at" = now()`,
-      [userId, clientId, scopes],
+      `INSERT INTO ${TABLE} AS "consent" ("user_id", "client_id", "scopes", "granted_at") VALUES ($1, $2, $3, now())
+       ON CONFLICT ("user_id", "client_id") DO UPDATE SET
+         "scopes" = ARRAY(SELECT DISTINCT "scope" FROM unnest("consent"."scopes" || EXCLUDED."scopes") AS "scope"
+                           WHERE "scope" = ANY(EXCLUDED."scopes") OR "scope" = ANY($4::text[]) ORDER BY "scope"),
+         "granted_at" = now()`,
+      [userId, clientId, scopes, kept],
     );
   }
 }

@@ -3,6 +3,7 @@ import { Public, protectedResourceUrls } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
+import { isClientIdShaped } from '../clients/client.entity';
 import { precheckAuthorization } from './authorize-precheck';
 import { ClientCache } from './client-cache';
 import { OIDC_PROVIDER } from './oidc.tokens';
@@ -30,7 +31,7 @@ export class AuthorizeController {
   async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
     const query = req.query as Record<string, unknown>;
     const { client_id: clientId, redirect_uri: redirectUri, state } = query;
-    if (typeof clientId === 'string' && typeof redirectUri === 'string' && clientId.length <= 64) {
+    if (typeof clientId === 'string' && typeof redirectUri === 'string' && isClientIdShaped(clientId)) {
       const client = await this.clients.find(clientId);
       const refusal = client?.redirectUris.includes(redirectUri)
         ? precheckAuthorization(client, query, this.resources)

@@ -1,11 +1,21 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { Public } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { OFFLINE_ACCESS_SCOPE, scopes } from '@fed/contracts';
 import { type Response } from 'express';
 import { OIDC_BASE_PATH } from './oidc-provider.factory';
 
-/** Exactly the fields and values of the spec's discovery table, in its order. */
-export function discoveryDocument(authUrl: string, issuer: string) {
+export interface DiscoveryOptions {
+  /** RFC 7591 registration is switched on: the document names its endpoint. */
+  dynamicRegistration: boolean;
+}
+
+/**
+ * The spec's discovery table, in its order, then what an MCP client reads (RFC 8414 and the MCP
+ * authorization spec 2025-11-25): the scopes, client ID metadata documents, public clients (`none`),
+ * and the registration endpoint while dynamic registration is on.
+ */
+export function discoveryDocument(authUrl: string, issuer: string, options: DiscoveryOptions) {
   const endpoint = (name: string) => `${authUrl}${OIDC_BASE_PATH}/${name}`;
   return {
     issuer,
@@ -19,36 +29,42 @@ export function discoveryDocument(authUrl: string, issuer: string) {
     response_modes_supported: ['query'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
+    scopes_supported: [...scopes, OFFLINE_ACCESS_SCOPE],
+    client_id_metadata_document_supported: true,
+    ...(options.dynamicRegistration ? { registration_endpoint: endpoint('register') } : {}),
   };
 }
 
+/** The issuer's path: RFC 8414 3.1 inserts the well-known name before it, at the host's root. */
+const ISSUER_PATH = 'realms/federation';
+
 /**
  * The discovery document, served by us rather than by oidc-provider, whose document lists more than
- * the spec allows and builds its URLs from the request. Both paths answer the same bytes.
+ * the spec allows and builds its URLs from the request. Every path answers the same bytes: below the
+ * issuer (OpenID Connect Discovery, and its RFC 8414 alias), and at the root of the auth host with the
+ * issuer's path appended (RFC 8414 3.1, and the form the MCP authorization spec tries next).
  */
-@Controller('realms/federation/.well-known')
+@Controller()
 export class DiscoveryController {
   private readonly body: Buffer;
 
   constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
-    this.body = Buffer.from(JSON.stringify(discoveryDocument(config.auth.authUrl, config.auth.issuer)));
+    const document = discoveryDocument(config.auth.authUrl, config.auth.issuer, {
+      dynamicRegistration: config.registration.dynamic,
+    });
+    this.body = Buffer.from(JSON.stringify(document));
   }
 
   @Public()
-  @Get('openid-configuration')
-  openidConfiguration(@Res() res: Response): void {
-    this.send(res);
-  }
-
-  @Public()
-  @Get('oauth-authorization-server')
-  authorizationServer(@Res() res: Response): void {
-    this.send(res);
-  }
-
-  private send(res: Response): void {
+  @Get([
+    `${ISSUER_PATH}/.well-known/openid-configuration`,
+    `${ISSUER_PATH}/.well-known/oauth-authorization-server`,
+    `.well-known/oauth-authorization-server/${ISSUER_PATH}`,
+    `.well-known/openid-configuration/${ISSUER_PATH}`,
+  ])
+  document(@Res() res: Response): void {
     res
       .status(200)
       .set({

@@ -109,10 +109,22 @@ export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: re
 }
 
 /**
+ * The scopes of an authorization request that its consent page lists: those it asks for that the user
+ * may hold for the application (management scopes only for an admin), `openid` and `offline_access`
+ * included, in the request's order.
+ */
+export function scopesToConsent(requested: unknown, role: UserRole, clientScopes: readonly string[]): string[] {
+  const names = typeof requested === 'string' ? requested.split(' ').filter(Boolean) : [];
+  const held = new Set([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)]);
+  return [...new Set(names.filter((name) => held.has(name)))];
+}
+
+/**
  * The grant of a returning user: consent is asked on the first use of an application whose consent
- * screen is enabled, and again (for every scope) once the application has a scope the user has not
- * agreed to and may hold (a promotion to admin adds its management scopes). Otherwise the grant covers
- * the application's scopes the user's role allows, without a consent screen.
+ * screen is enabled, and again (for every scope the request asks for) once the request asks for a
+ * scope the user has not agreed to and may hold (a promotion to admin adds its management scopes).
+ * Otherwise the grant covers the application's scopes the user's role allows, without a consent
+ * screen; the code carries only those the request asks for.
  */
 function loadExistingGrant(clients: ClientRepository, consents: ConsentRepository, users: UserRepository) {
   return async (ctx: KoaContextWithOIDC) => {
@@ -127,8 +139,10 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
     if (decided && existing) return existing;
     const user = await users.find(accountId);
     if (!user) return undefined;
-    const held = scopesHeldBy(user.role, client.scopes);
-    if (client.consentRequired && !(await consents.covers(accountId, client.clientId, held))) return undefined;
+    const asked = scopesToConsent(ctx.oidc.params?.scope, user.role, client.scopes).filter(
+      (name) => !ALWAYS_ALLOWED_SCOPES.includes(name),
+    );
+    if (client.consentRequired && !(await consents.covers(accountId, client.clientId, asked))) return undefined;
     const grant =
       existing && existing.accountId === accountId
         ? existing

@@ -15,6 +15,9 @@ import { UserRepository } from '../users/user.repository';
 import { UsersModule } from '../users/users.module';
 import { ArtifactStore } from './artifacts/artifact-store';
 import { ClientCache } from './client-cache';
+import { DynamicRegistrationEndpoint } from './registration/dynamic-registration.endpoint';
+import { MetadataDocumentFetcher } from './registration/metadata-document-fetcher';
+import { SelfRegisteredClients } from './registration/self-registered-clients';
 import { DiscoveryController } from './discovery.controller';
 import { InteractionController } from './interactions/interaction.controller';
 import { PasswordSignIn } from './interactions/password-sign-in';
@@ -104,9 +107,16 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     ExpiredArtifactsSweeper,
     {
       provide: ClientCache,
-      inject: [ClientRepository],
-      useFactory: (clients: ClientRepository) => new ClientCache(clients),
+      inject: [ClientRepository, SERVICE_CONFIG, LOGGER],
+      useFactory: (clients: ClientRepository, config: ServiceConfig, logger: Logger) => {
+        const documents = new MetadataDocumentFetcher({
+          allowPrivateAddresses: config.registration.allowPrivateAddresses,
+          caFile: config.registration.metadataCaFile,
+        });
+        return new ClientCache(new SelfRegisteredClients(clients, documents, logger));
+      },
     },
+    DynamicRegistrationEndpoint,
     {
       provide: TokenIssuer,
       inject: [SigningKeysService, SERVICE_CONFIG],

@@ -9,7 +9,7 @@ import { ConsentRepository } from '../../consents/consent.repository';
 import { TenantSignIn } from '../../idp/tenant-sign-in';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
 import { UserRepository } from '../../users/user.repository';
-import { INTERACTION_PATH, grantScopesOfRole } from '../oidc-provider.factory';
+import { INTERACTION_PATH, grantScopesOfRole, scopesToConsent } from '../oidc-provider.factory';
 import { scopesHeldBy } from '../role-scopes';
 import { OIDC_PROVIDER } from '../oidc.tokens';
 import { type UiLocale } from '../../pages/locales';
@@ -87,7 +87,7 @@ export class InteractionController {
         action: `${INTERACTION_PATH}/${uid}/consent`,
         csrf: this.csrf(uid),
         clientName: client.name,
-        scopes: [...new Set(['openid', ...scopesHeldBy(user.role, client.scopes)])],
+        scopes: scopesToConsent(details.params.scope, user.role, client.scopes),
       }),
     );
   }
@@ -166,12 +166,16 @@ export class InteractionController {
       );
       return;
     }
-    // The user agreed to what the page showed: the scopes their role allows now.
+    // The user agreed to what the page showed: the requested scopes their role allows now.
     const existing = details.grantId ? await this.provider.Grant.find(details.grantId) : undefined;
     const grant = existing ?? new this.provider.Grant({ accountId, clientId: client.clientId });
     grantScopesOfRole(grant, user.role, client.scopes);
     const grantId = await grant.save();
-    await this.consents.record(accountId, client.clientId, scopesHeldBy(user.role, client.scopes));
+    const held = scopesHeldBy(user.role, client.scopes);
+    const agreed = scopesToConsent(details.params.scope, user.role, client.scopes).filter((name) =>
+      held.includes(name),
+    );
+    await this.consents.record(accountId, client.clientId, agreed, held);
     await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 

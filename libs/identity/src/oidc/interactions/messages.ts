@@ -401,7 +401,7 @@ export const signInText = defineCatalog('sign-in', {
   },
 });
 
-/** What each scope of the spec's scope table lets an application do, as the consent page lists it. */
+/** What each scope of the spec's scope table (and `offline_access`) lets an application do, as the consent page lists it. */
 export const scopeText = defineCatalog('scopes', {
   ja: {
     openid: 'あなたが誰かを確認する(ユーザー ID)',
@@ -418,6 +418,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '監査・LLM・ゲートウェイ・アクセスログの閲覧',
     'master:manage': '部署と職種の作成、更新、削除',
     'llm:invoke': 'モデルゲートウェイ(/llm/v1)の呼び出し',
+    offline_access: 'オフラインアクセス: あなたが使っていない間も接続を保つ(リフレッシュトークン)',
   },
   en: {
     openid: 'Confirm who you are (your user ID)',
@@ -434,6 +435,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Read audit, LLM, gateway and access logs',
     'master:manage': 'Create, update and delete departments and job types',
     'llm:invoke': 'Call the model gateway (/llm/v1)',
+    offline_access: 'Offline access: stay connected while you are away (a refresh token)',
   },
   fr: {
     openid: 'Confirmer votre identité (votre identifiant utilisateur)',
@@ -450,6 +452,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Lire les journaux d’audit, LLM, passerelle et accès',
     'master:manage': 'Créer, modifier et supprimer des services et des types de poste',
     'llm:invoke': 'Appeler la passerelle de modèles (/llm/v1)',
+    offline_access: "Accès hors ligne : rester connecté en votre absence (un jeton d'actualisation)",
   },
   es: {
     openid: 'Confirmar quién eres (tu ID de usuario)',
@@ -466,6 +469,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Leer los registros de auditoría, LLM, pasarela y acceso',
     'master:manage': 'Crear, modificar y eliminar departamentos y tipos de puesto',
     'llm:invoke': 'Llamar a la pasarela de modelos (/llm/v1)',
+    offline_access: 'Acceso sin conexión: seguir conectado mientras no estás (un token de actualización)',
   },
   th: {
     openid: 'ยืนยันว่าคุณเป็นใคร (รหัสผู้ใช้ของคุณ)',
@@ -482,6 +486,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'อ่านบันทึกการตรวจสอบ LLM เกตเวย์ และการเข้าถึง',
     'master:manage': 'สร้าง แก้ไข และลบแผนกและประเภทงาน',
     'llm:invoke': 'เรียกใช้เกตเวย์โมเดล (/llm/v1)',
+    offline_access: 'การเข้าถึงแบบออฟไลน์: เชื่อมต่อต่อไปขณะที่คุณไม่ได้ใช้งาน (โทเค็นรีเฟรช)',
   },
   id: {
     openid: 'Memastikan siapa Anda (ID pengguna Anda)',
@@ -498,6 +503,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Membaca log audit, LLM, gateway, dan akses',
     'master:manage': 'Membuat, mengubah, dan menghapus departemen dan jenis pekerjaan',
     'llm:invoke': 'Memanggil gateway model (/llm/v1)',
+    offline_access: 'Akses luring: tetap terhubung saat Anda tidak ada (token penyegaran)',
   },
   ar: {
     openid: 'تأكيد هويتك (معرّف المستخدم الخاص بك)',
@@ -514,6 +520,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'قراءة سجلات التدقيق ونماذج اللغة والبوابة والوصول',
     'master:manage': 'إنشاء الأقسام وأنواع الوظائف وتعديلها وحذفها',
     'llm:invoke': 'استدعاء بوابة النماذج (/llm/v1)',
+    offline_access: 'الوصول دون اتصال: البقاء متصلًا أثناء غيابك (رمز تحديث)',
   },
   'zh-CN': {
     openid: '确认您的身份(您的用户 ID)',
@@ -530,6 +537,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '读取审计、LLM、网关和访问日志',
     'master:manage': '创建、更新和删除部门及职位类型',
     'llm:invoke': '调用模型网关(/llm/v1)',
+    offline_access: '离线访问:在你离开时保持连接(刷新令牌)',
   },
   'zh-TW': {
     openid: '確認您的身分(您的使用者 ID)',
@@ -546,6 +554,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '讀取稽核、LLM、閘道和存取記錄',
     'master:manage': '建立、更新和刪除部門及職務類型',
     'llm:invoke': '呼叫模型閘道(/llm/v1)',
+    offline_access: '離線存取:在你離開時保持連線(重新整理權杖)',
   },
   'pt-BR': {
     openid: 'Confirmar quem você é (seu ID de usuário)',
@@ -562,6 +571,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Ler logs de auditoria, LLM, gateway e acesso',
     'master:manage': 'Criar, atualizar e excluir departamentos e tipos de cargo',
     'llm:invoke': 'Chamar o gateway de modelos (/llm/v1)',
+    offline_access: 'Acesso offline: permanecer conectado enquanto você está ausente (um token de atualização)',
   },
   'de-DE': {
     openid: 'Bestätigen, wer Sie sind (Ihre Benutzer-ID)',
@@ -578,6 +588,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Audit-, LLM-, Gateway- und Zugriffsprotokolle lesen',
     'master:manage': 'Abteilungen und Berufsarten anlegen, ändern und löschen',
     'llm:invoke': 'Das Modell-Gateway (/llm/v1) aufrufen',
+    offline_access: 'Offline-Zugriff: verbunden bleiben, während Sie abwesend sind (ein Aktualisierungstoken)',
   },
   'it-IT': {
     openid: 'Confermare chi sei (il tuo ID utente)',
@@ -594,6 +605,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Leggere i log di audit, LLM, gateway e accesso',
     'master:manage': 'Creare, modificare ed eliminare reparti e tipi di mansione',
     'llm:invoke': 'Chiamare il gateway dei modelli (/llm/v1)',
+    offline_access: 'Accesso offline: restare connesso mentre sei assente (un token di aggiornamento)',
   },
   ko: {
     openid: '사용자 확인(사용자 ID)',
@@ -610,6 +622,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '감사, LLM, 게이트웨이 및 액세스 로그 읽기',
     'master:manage': '부서와 직무 유형 생성, 수정 및 삭제',
     'llm:invoke': '모델 게이트웨이(/llm/v1) 호출',
+    offline_access: '오프라인 액세스: 자리를 비운 동안에도 연결 유지(새로 고침 토큰)',
   },
   vi: {
     openid: 'Xác nhận bạn là ai (ID người dùng của bạn)',
@@ -626,5 +639,6 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Đọc nhật ký kiểm tra, LLM, cổng và truy cập',
     'master:manage': 'Tạo, cập nhật và xóa phòng ban và loại công việc',
     'llm:invoke': 'Gọi cổng mô hình (/llm/v1)',
+    offline_access: 'Truy cập ngoại tuyến: duy trì kết nối khi bạn vắng mặt (mã làm mới)',
   },
 });

@@ -1,4 +1,4 @@
-import { isScope } from '@fed/contracts';
+import { OFFLINE_ACCESS_SCOPE, isScope } from '@fed/contracts';
 import { type UiLocale, negotiateLocale } from '../../pages/locales';
 import { escapeHtml, renderPage } from '../../pages/page-shell';
 import { scopeText, signInText } from './messages';
@@ -84,8 +84,9 @@ export interface ConsentPage {
 }
 
 function scopeItem(locale: UiLocale, scope: string): string {
-  // Every scope a client can hold is one of the spec's table; anything else is shown as its name only.
-  const description = isScope(scope) ? scopeText(locale, scope) : scope;
+  // Every scope a request can name is one of the spec's table or `offline_access`; anything else is
+  // shown as its name only.
+  const description = isScope(scope) || scope === OFFLINE_ACCESS_SCOPE ? scopeText(locale, scope) : scope;
   return `<li>${escapeHtml(description)} (<code>${escapeHtml(scope)}</code>)</li>`;
 }
 
