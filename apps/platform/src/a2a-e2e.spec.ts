@@ -351,6 +351,7 @@ describe('A2A through the official client', () => {
         { 'a2a-version': '' },
         { 'a2a-version': ' ' },
         { 'a2a-version': '0.3' },
+        { 'a2a-version': '0.3.2' },
       ];
       for (const headers of asZeroThree) {
         expect((await call('tasks/get', headers))?.code).toBe(-32001);
@@ -364,7 +365,10 @@ describe('A2A through the official client', () => {
         code: -32601,
         message: expect.stringMatching(/^method not found in A2A 1\.0: tasks\/get is an A2A 0\.3 method/),
       });
-      expect((await call('tasks/get', { 'a2a-version': '0.2' }))?.code).toBe(-32600);
+      expect((await call('GetTask', { 'a2a-version': '1.0.1' }))?.code).toBe(-32001);
+      for (const version of ['0.2', '1', '1.1', '0.3.x', '0.3.12345', '1.0.0.0']) {
+        expect((await call('tasks/get', { 'a2a-version': version }))?.code).toBe(-32600);
+      }
     });
   });
 

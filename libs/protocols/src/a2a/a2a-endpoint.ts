@@ -40,7 +40,8 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 
-const SUPPORTED_VERSION = /^(0\.3|1\.0)(\.0)?$/;
+// Major.Minor, and any patch (A2A 1.0, 3.6: patch numbers are not considered when negotiating).
+const SUPPORTED_VERSION = /^(0\.3|1\.0)(\.[0-9]{1,4})?$/;
 const JSON_TYPE = /^application\/(json|a2a\+json)\s*(;|$)/i;
 const STREAMING_METHODS = new Set(['message/stream', 'tasks/resubscribe', 'SendStreamingMessage', 'SubscribeToTask']);
 
