@@ -97,6 +97,59 @@ describe('AccessTokenVerifier', () => {
     });
   });
 
+  describe('a token bound to a resource (RFC 8707: aud is its URL)', () => {
+    const MCP = 'https://platform.example.com/api/v1/mcp';
+    const A2A = 'https://platform.example.com/api/v1/a2a';
+
+    it('is taken by the route of that resource, and names it', async () => {
+      const token = await issuer.mint({ aud: MCP });
+      const principal = await verifierWith().verify(token, MCP);
+      expect(principal.resource).toBe(MCP);
+    });
+
+    it('is refused by a route of another resource or of none, even once cached', async () => {
+      const verifier = verifierWith();
+      const token = await issuer.mint({ aud: MCP });
+      await verifier.verify(token, MCP);
+      for (const resource of [A2A, undefined, `${MCP}/`]) {
+        await expect(verifier.verify(token, resource)).rejects.toMatchObject(
+          refusedWith('the token is meant for another audience'),
+        );
+      }
+    });
+
+    it('a service account token for a resource is bound the same way', async () => {
+      const token = await issuer.mint(
+        {
+          aud: MCP,
+          preferred_username: 'service-account-ci@clients.federation.invalid',
+          realm_access: { roles: ['M2M'] },
+        },
+        { omit: ['sid', 'auth_time'] },
+      );
+      expect(await verifierWith().verify(token, MCP)).toMatchObject({ resource: MCP, isServiceAccount: true });
+      await expect(verifierWith().verify(token)).rejects.toMatchObject(
+        refusedWith('the token is meant for another audience'),
+      );
+    });
+
+    it('a broker token is bound to none: every route takes it, resource or not', async () => {
+      for (const aud of ['broker', ['broker', 'account']]) {
+        const token = await issuer.mint({ aud });
+        const verifier = verifierWith();
+        expect((await verifier.verify(token, MCP)).resource).toBeUndefined();
+        expect((await verifier.verify(token)).resource).toBeUndefined();
+      }
+    });
+
+    it('an audience list naming a resource but not broker is refused everywhere', async () => {
+      const token = await issuer.mint({ aud: [MCP, A2A] });
+      await expect(verifierWith().verify(token, MCP)).rejects.toMatchObject(
+        refusedWith('the token is meant for another audience'),
+      );
+    });
+  });
+
   describe('refuses', () => {
     it('an expired token (beyond the clock skew) with 401', async () => {
       const token = await issuer.mint({ exp: now() - SKEW - 2, iat: now() - 300 });

@@ -39,6 +39,8 @@ export interface ChatStack {
    * an admin's when a scope is a management scope, unless `role` says otherwise.
    */
   token(scope: string, userId?: string, role?: 'admin' | 'user'): Promise<string>;
+  /** An access token of the test issuer: a new user's claims, with these over them (an `aud`, say). */
+  mint(claims: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function bootChatStack(
     // A user holds a management scope only as an admin (the role rule), so such a token is an admin's.
     token: (scope, userId = crypto.randomUUID(), role = scope.split(' ').some(isManagementScope) ? 'admin' : 'user') =>
       issuer.mint({ sub: userId, scope, realm_access: { roles: [role] } }),
+    mint: (claims) => issuer.mint({ sub: crypto.randomUUID(), ...claims }),
     close: async () => {
       await service.shutdown('test');
       await jwks.close();
