@@ -27,16 +27,23 @@ describe('the human log form (LOG_FORMAT=pretty)', () => {
     expect(written[0]).not.toContain('platform');
   });
 
-  it('leaves the fields holding objects or lists out (a request line already says method, URL and status)', () => {
+  it('leaves the fields holding objects, lists or null out (a request line already says method, URL and status)', () => {
     const { logger, written } = humanLogger();
     logger.info(
-      { requestId: 'r-1', req: { method: 'GET', url: '/readyz' }, res: { statusCode: 200 }, applied: ['A1', 'B2'] },
+      {
+        requestId: 'r-1',
+        req: { method: 'GET', url: '/readyz' },
+        res: { statusCode: 200 },
+        applied: ['A1', 'B2'],
+        file: null,
+      },
       'GET /readyz 200 3ms',
     );
     const line = plain(written[0]!);
     expect(line).toMatch(/INFO: GET \/readyz 200 3ms \{"requestId":"r-1"\}\n$/);
     expect(line).not.toContain('statusCode');
     expect(line).not.toContain('A1');
+    expect(line).not.toContain('file');
   });
 
   it('prints an error with its message and stack', () => {

@@ -14,7 +14,7 @@ const NEST_WIRING_CONTEXTS = new Set([
 const INFO = 'info';
 // Printed with their stack on lines of their own; every other field holding an object or a list (a
 // request's `req` and `res`, whose line already says method, URL and status; the list of migrations
-// applied) stays in the JSON form only, so that each record is one short line.
+// applied) or null (a setting left unset) stays in the JSON form only, so that each record is one short line.
 const ERROR_KEYS = ['err', 'error'];
 
 export interface HumanLogOptions {
@@ -49,7 +49,7 @@ export function humanLogDestination(options: HumanLogOptions): pino.DestinationS
       const record = JSON.parse(chunk) as Record<string, unknown>;
       if (!options.nestWiring && record.level === INFO && NEST_WIRING_CONTEXTS.has(record.context as string)) return;
       for (const [key, value] of Object.entries(record)) {
-        if (typeof value === 'object' && value !== null && !ERROR_KEYS.includes(key)) delete record[key];
+        if (value === null || (typeof value === 'object' && !ERROR_KEYS.includes(key))) delete record[key];
       }
       output.write(prettify(record));
     },
