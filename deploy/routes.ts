@@ -28,6 +28,19 @@ export const routes: readonly Route[] = [
   // auth-service: discovery under the issuer {auth_url}/realms/federation, the OAuth/OIDC endpoints
   // with their login and consent pages, and the Marketplace token exchange.
   { path: '/realms/federation', pathType: 'Prefix', app: 'auth-service', profile: 'auth' },
+  // The same discovery document at the host's root (RFC 8414 3.1 path insertion, and the MCP spec's next try).
+  {
+    path: '/.well-known/oauth-authorization-server/realms/federation',
+    pathType: 'Exact',
+    app: 'auth-service',
+    profile: 'auth',
+  },
+  {
+    path: '/.well-known/openid-configuration/realms/federation',
+    pathType: 'Exact',
+    app: 'auth-service',
+    profile: 'auth',
+  },
   { path: '/federation/auth/v1', pathType: 'Prefix', app: 'auth-service', profile: 'auth' },
   { path: '/api/v1/auth', pathType: 'Prefix', app: 'auth-service', profile: 'auth' },
   // chat-service: streamed completions, conversations, files, and the user-facing catalogue
@@ -73,6 +86,8 @@ export const specPaths: readonly { path: string; app: ServiceName }[] = [
   ...[
     '/realms/federation/.well-known/openid-configuration',
     '/realms/federation/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-authorization-server/realms/federation',
+    '/.well-known/openid-configuration/realms/federation',
     '/federation/auth/v1/authorize',
     '/federation/auth/v1/token',
     '/federation/auth/v1/userinfo',
