@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { type ProcessHandle, buildDist, cleanEnv, freePort, startProcess } from '@fed/testing';
+import { type DemoCredentials } from './demo-realm';
 
 // `npm start` is `build && node dist/apps/platform/src/main.js`: these tests run exactly that process.
 const main = 'dist/apps/platform/src/main.js';
@@ -132,6 +133,10 @@ describe('all-in-one platform (npm start)', () => {
         `curl -u demo-service:<client_secret> -d grant_type=client_credentials http://localhost:${port}/federation/auth/v1/token`,
       );
       expect(output).toContain("-H 'authorization: Bearer <fed_ key>'");
+      const kept = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+      for (const secret of [kept.user.password, kept.app.clientSecret, kept.service.clientSecret, kept.gatewayKey]) {
+        expect(output).not.toContain(secret);
+      }
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     } finally {
       again.child.kill('SIGTERM');
@@ -164,9 +169,7 @@ describe('all-in-one platform (npm start)', () => {
         cleanEnv({ DATA_DIR: dataDir }),
       );
       expect(await ctl.exited(60_000)).toBe(0);
-      const kept = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
-        service: { clientSecret: string };
-      };
+      const kept = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
       const local = (url: string) => url.replace('http://localhost:', 'http://127.0.0.1:');
       const tokenRes = await fetch(local(token![1]!), {
         method: 'POST',

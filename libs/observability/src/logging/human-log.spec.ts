@@ -46,6 +46,17 @@ describe('the human log form (LOG_FORMAT=pretty)', () => {
     expect(line).not.toContain('file');
   });
 
+  it('sends no control character of a logged value to the terminal (escape sequences from a request)', () => {
+    const { logger, written } = humanLogger();
+    logger.warn({ clientId: 'x\x1b]0;pwned\x07' }, 'unknown client \x1b[2J\x1b[31mcleared\r');
+    logger.error({ err: new Error('bad \x1b[2J input') }, 'refused');
+    const text = written.join('');
+    expect(text).not.toContain('\x1b[2J');
+    expect(text).not.toContain('\x07');
+    expect(text).not.toContain('\r');
+    expect(plain(text)).toContain('unknown client');
+  });
+
   it('prints an error with its message and stack', () => {
     const { logger, written } = humanLogger();
     logger.error({ err: new Error('database is gone') }, 'shutdown failed');
