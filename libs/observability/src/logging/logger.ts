@@ -1,6 +1,5 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 import { activeTraceIds } from '../tracing/trace-context';
-import { humanLogDestination } from './human-log';
 import { currentRequestId } from './request-context';
 
 export type { Logger } from 'pino';
@@ -51,6 +50,10 @@ export function createLogger(options: LoggerOptions): Logger {
 function destinationFor(format: LogFormat, level: LevelWithSilent): pino.DestinationStream {
   const human = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   if (!human) return pino.destination({ sync: false });
+  // Required here, not imported: only a process that writes for a person loads the prettifier (some 15 ms and
+  // 2 MiB), never a service.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { humanLogDestination } = require('./human-log') as typeof import('./human-log');
   return humanLogDestination({ nestWiring: level === 'debug' || level === 'trace' });
 }
 
