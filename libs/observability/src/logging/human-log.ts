@@ -11,7 +11,6 @@ const NEST_WIRING_CONTEXTS = new Set([
   'RouterExplorer',
   'NestApplication',
 ]);
-const INFO = 'info';
 // Printed with their stack on lines of their own; every other field holding an object or a list (a
 // request's `req` and `res`, whose line already says method, URL and status; the list of migrations
 // applied) or null (a setting left unset) stays in the JSON form only, so that each record is one short line.
@@ -47,7 +46,7 @@ export function humanLogDestination(options: HumanLogOptions): pino.DestinationS
         return;
       }
       const record = JSON.parse(chunk) as Record<string, unknown>;
-      if (!options.nestWiring && record.level === INFO && NEST_WIRING_CONTEXTS.has(record.context as string)) return;
+      if (!options.nestWiring && record.level === 'info' && NEST_WIRING_CONTEXTS.has(record.context as string)) return;
       for (const [key, value] of Object.entries(record)) {
         if (value === null || (typeof value === 'object' && !ERROR_KEYS.includes(key))) delete record[key];
       }
