@@ -118,9 +118,8 @@ describe('login, consent and error pages in every language', () => {
   it('lists each requested scope with its description in the page language', async () => {
     for (const locale of ['ja', 'en', 'ar'] as const) {
       const browser = new TestBrowser(service.url);
-      // Every scope asked for (offline_access is kept with prompt=consent only, OpenID Connect Core 11).
       const scope = [...specScopes, 'offline_access'].join(' ');
-      const login = await browser.visit(authorizeUrl({ ui_locales: locale, scope, prompt: 'consent' }));
+      const login = await browser.visit(authorizeUrl({ ui_locales: locale, scope }));
       const consent = await browser.submit(login, { login: 'ada', password: PASSWORD });
       const text = decoded(consent.html);
       for (const scope of [...specScopes.filter((scope) => scope !== GATEWAY_SCOPE), 'offline_access'] as const) {

@@ -42,6 +42,15 @@ describe('OAuth clients: scopes without openid, offline_access and resource indi
       });
       secrets[clientId] = issued.clientSecret;
     }
+    const once = await clients.create({
+      clientId: 'once',
+      name: 'once app',
+      grantTypes: ['authorization_code'],
+      scopes: ['mcp:all'],
+      redirectUris: [REDIRECT_URI],
+      consentRequired: false,
+    });
+    secrets.once = once.clientSecret;
     const m2m = await clients.create({
       clientId: 'robot',
       name: 'robot',
@@ -142,17 +151,47 @@ describe('OAuth clients: scopes without openid, offline_access and resource indi
   });
 
   describe('offline_access', () => {
-    it('is granted and echoed with prompt=consent (OpenID Connect Core 11, as the MCP SDK asks)', async () => {
-      const { tokens, pages } = await signIn({ scope: 'mcp:all offline_access', prompt: 'consent' });
-      expect(pages.some((html) => html.includes('<code>offline_access</code>'))).toBe(true);
-      expect(tokens.scope?.split(' ').sort()).toEqual(['mcp:all', 'offline_access']);
-      expect(tokens.refresh_token).toEqual(expect.any(String));
+    it('is granted and echoed, with prompt=consent (as the MCP SDK asks) and without', async () => {
+      const asked = await signIn({ scope: 'mcp:all offline_access', prompt: 'consent' });
+      expect(asked.pages.some((html) => html.includes('<code>offline_access</code>'))).toBe(true);
+      expect(asked.tokens.scope?.split(' ').sort()).toEqual(['mcp:all', 'offline_access']);
+      expect(asked.tokens.refresh_token).toEqual(expect.any(String));
+
+      const quiet = await signIn({ scope: 'openid offline_access mcp:all' });
+      expect(quiet.pages.some((html) => html.includes('name="decision"'))).toBe(false);
+      expect(quiet.tokens.scope?.split(' ').sort()).toEqual(['mcp:all', 'offline_access', 'openid']);
+      expect(decodeJwt(quiet.tokens.access_token).scope).toBe(quiet.tokens.scope);
+      const refreshed = await oidc.refreshTokenGrant(quiet.config, quiet.tokens.refresh_token as string);
+      expect(refreshed.scope).toBe(quiet.tokens.scope);
+      // The provider's own name for it never reaches the client.
+      expect(JSON.stringify([asked.tokens, quiet.tokens, refreshed])).not.toContain('fed:');
     });
 
-    it('is never refused: without prompt=consent it is not granted (Core 11), and a refresh token is issued all the same', async () => {
-      const { tokens } = await signIn({ scope: 'openid offline_access mcp:all' });
-      expect(tokens.refresh_token).toEqual(expect.any(String));
-      expect(tokens.scope?.split(' ').sort()).toEqual(['mcp:all', 'openid']);
+    it('is shown on the consent page with the scopes asked for, in the page language', async () => {
+      const { pages } = await signIn({ clientId: 'asking', scope: 'offline_access mcp:all' });
+      const consent = pages.find((html) => html.includes('name="decision"')) as string;
+      expect(consent).toContain(
+        'Offline access: stay connected while you are away (a refresh token) (<code>offline_access</code>)',
+      );
+      expect(consent).not.toContain('fed:offline_access');
+    });
+
+    it('is left out for a client that may not refresh (no refresh token to stand for)', async () => {
+      const { tokens } = await signIn({ clientId: 'once', scope: 'mcp:all offline_access' });
+      expect(tokens.scope).toBe('mcp:all');
+    });
+
+    it("is not a scope the provider's internal name can ask for", async () => {
+      const config = await client('agent');
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        scope: 'mcp:all fed:offline_access',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+        state: 'st',
+      });
+      const location = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location') as string);
+      expect(location.searchParams.get('error')).toBe('invalid_scope');
     });
   });
 
@@ -319,13 +358,14 @@ describe('OAuth clients: scopes without openid, offline_access and resource indi
   });
 
   describe('the consent page', () => {
+    // (This user agreed to mcp:all and offline_access of this application above.)
     it('lists the scopes the request asks for, not every scope of the application', async () => {
-      const { pages, tokens } = await signIn({ clientId: 'asking', scope: 'mcp:all' });
+      const { pages, tokens } = await signIn({ clientId: 'asking', scope: 'a2a:all' });
       const consent = pages.find((html) => html.includes('name="decision"')) as string;
-      expect(consent).toContain('<code>mcp:all</code>');
-      for (const scope of ['openid', 'profile', 'chat:exec', 'a2a:all'])
+      expect(consent).toContain('<code>a2a:all</code>');
+      for (const scope of ['openid', 'profile', 'chat:exec', 'mcp:all'])
         expect(consent).not.toContain(`<code>${scope}</code>`);
-      expect(tokens.scope).toBe('mcp:all');
+      expect(tokens.scope).toBe('a2a:all');
     });
   });
 });

@@ -6,6 +6,7 @@ import type Provider from 'oidc-provider';
 import { isClientIdShaped } from '../clients/client.entity';
 import { precheckAuthorization } from './authorize-precheck';
 import { ClientCache } from './client-cache';
+import { toProviderScope } from './offline-access';
 import { OIDC_PROVIDER } from './oidc.tokens';
 
 /**
@@ -45,6 +46,10 @@ export class AuthorizeController {
         res.set('Cache-Control', 'no-store').redirect(302, target.href);
         return;
       }
+      // `offline_access` goes to the provider under its internal name, which the provider keeps (offline-access.ts).
+      if (client && typeof query.scope === 'string') {
+        req.url = withScope(req.url, toProviderScope(query.scope, client.grantTypes.includes('refresh_token')));
+      }
     }
     this.handle(req, res);
   }
@@ -54,4 +59,12 @@ export class AuthorizeController {
   resume(@Req() req: Request, @Res() res: Response): void {
     this.handle(req, res);
   }
+}
+
+/** The request's URL with `scope` replaced (unchanged when it is the same). */
+function withScope(url: string, scope: string): string {
+  const parsed = new URL(url, 'http://request.invalid');
+  if (parsed.searchParams.get('scope') === scope) return url;
+  parsed.searchParams.set('scope', scope);
+  return `${parsed.pathname}${parsed.search}`;
 }

@@ -11,6 +11,7 @@ import { type UserRepository } from '../users/user.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
 import { type ClientCache } from './client-cache';
 import { type SessionSettings } from './grants/user-grants';
+import { PROVIDER_OFFLINE_ACCESS, fromProviderScope } from './offline-access';
 import { providerErrorPage } from './interactions/pages';
 import { scopesHeldBy, scopesWithheldFrom } from './role-scopes';
 
@@ -51,14 +52,13 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
     // The provider authenticates no client (the token endpoint is ours) but wants a secret on record,
     // except for a public client, which has none.
     ...(client.secretHash ? { client_secret: client.secretHash.toString('hex') } : {}),
-    // With refresh_token the provider keeps a requested `offline_access` (OpenID Connect Core 11).
-    grant_types: codeFlow ? client.grantTypes.filter((type) => type !== 'client_credentials') : [],
+    grant_types: codeFlow ? ['authorization_code'] : [],
     redirect_uris: client.redirectUris,
     response_types: codeFlow ? ['code'] : [],
     token_endpoint_auth_method: isPublicClient(client) ? 'none' : 'client_secret_basic',
     id_token_signed_response_alg: 'RS256',
     // The provider refuses at the authorization endpoint a scope the client was not given.
-    scope: [...new Set([...ALWAYS_ALLOWED_SCOPES, ...client.scopes])].join(' '),
+    scope: [...new Set([...ALWAYS_ALLOWED_SCOPES, PROVIDER_OFFLINE_ACCESS, ...client.scopes])].join(' '),
   };
 }
 
@@ -103,7 +103,9 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
  */
 export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: readonly string[]): void {
   grant.rejected = undefined;
-  grant.addOIDCScope([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)].join(' '));
+  grant.addOIDCScope(
+    [...ALWAYS_ALLOWED_SCOPES, PROVIDER_OFFLINE_ACCESS, ...scopesHeldBy(role, clientScopes)].join(' '),
+  );
   const withheld = scopesWithheldFrom(role, clientScopes);
   if (withheld.length > 0) grant.rejectOIDCScope(withheld.join(' '));
 }
@@ -114,7 +116,7 @@ export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: re
  * included, in the request's order.
  */
 export function scopesToConsent(requested: unknown, role: UserRole, clientScopes: readonly string[]): string[] {
-  const names = typeof requested === 'string' ? requested.split(' ').filter(Boolean) : [];
+  const names = fromProviderScope(typeof requested === 'string' ? requested.split(' ').filter(Boolean) : []);
   const held = new Set([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)]);
   return [...new Set(names.filter((name) => held.has(name)))];
 }
@@ -209,7 +211,7 @@ export async function createOidcProvider(
     responseTypes: ['code'],
     // A tenant name: the login page sends the browser straight to that tenant's identity provider.
     extraParams: ['idp_hint'],
-    scopes: [...new Set([...supportedScopes, ...ALWAYS_ALLOWED_SCOPES])],
+    scopes: [...new Set([...supportedScopes, ...ALWAYS_ALLOWED_SCOPES, PROVIDER_OFFLINE_ACCESS])],
     pkce: { required: () => false },
     allowOmittingSingleRegisteredRedirectUri: false,
     cookies: {

@@ -15,6 +15,7 @@ import {
 } from '../refresh-tokens/refresh-token.repository';
 import { type TokenRevocations } from '../revocation/token-revocations';
 import { oauthErrors as errors } from '../oauth-http';
+import { fromProviderScope } from '../offline-access';
 import { scopesHeldBy } from '../role-scopes';
 import { type TokenIssuer, type UserLogin } from '../token-issuer';
 import { type GrantRequest } from './grant-request';
@@ -172,7 +173,8 @@ export function userGrants(deps: UserGrantDependencies) {
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
 
     // The role now, not at the consent: a user demoted since gets no management scope.
-    const scope = scopesHeldBy(user.role, stored.scope.split(' ').filter(grantable(client))).join(' ');
+    const asked = fromProviderScope(stored.scope.split(' '));
+    const scope = scopesHeldBy(user.role, asked.filter(grantable(client))).join(' ');
     return rotate(
       {
         login: {
