@@ -94,6 +94,25 @@ describe('resource-bound access tokens at the MCP, A2A and chat endpoints', () =
     expect((await chatStatus(await tokenFor('broker'))).status).toBe(200);
   });
 
+  it('the links MCP and A2A answers hand out (deliverables, UI resources) take a token for either resource', async () => {
+    const conversation = crypto.randomUUID();
+    const links = [
+      `${stack.api}/v1/conversations/${conversation}/deliverables/content?messageId=${crypto.randomUUID()}&filepath=report.md`,
+      `${stack.api}/v1/conversations/${conversation}/ui-resources/call_1`,
+    ];
+    for (const link of links) {
+      for (const aud of [resources.mcp, resources.a2a, 'broker']) {
+        const response = await fetch(link, { headers: { authorization: `Bearer ${await tokenFor(aud)}` } });
+        // Past the token: this user has no such conversation.
+        expect({ link, aud, status: response.status }).toEqual({ link, aud, status: 404 });
+      }
+      const elsewhere = await fetch(link, {
+        headers: { authorization: `Bearer ${await tokenFor('https://elsewhere.example.com/api/v1/mcp')}` },
+      });
+      expect(elsewhere.status).toBe(401);
+    }
+  });
+
   it('takes a broker token at MCP and A2A as before, and refuses a token for a resource of another server', async () => {
     const broker = await tokenFor('broker');
     expect((await mcpStatus(broker)).status).toBe(200);

@@ -31,7 +31,7 @@ export function checkAccessTokenClaims(
   payload: Record<string, unknown>,
   rules: ClaimRules,
   nowSeconds: number,
-  acceptedResource?: string,
+  acceptedResource?: AcceptedResource,
 ): AccessTokenClaims {
   const claims = checkClaimsForAnyResource(payload, rules, nowSeconds);
   checkTokenResource(tokenResource(claims), acceptedResource);
@@ -46,9 +46,13 @@ export function tokenResource(claims: Pick<AccessTokenClaims, 'aud'>): string | 
   return typeof claims.aud === 'string' && claims.aud !== ACCESS_TOKEN_AUDIENCE ? claims.aud : undefined;
 }
 
-/** A token bound to a resource is refused by every route but that resource's (a route names at most one). */
-export function checkTokenResource(resource: string | undefined, acceptedResource: string | undefined): void {
-  if (resource !== undefined && resource !== acceptedResource) {
+/** The resource URL (or URLs) a route serves besides `broker`; none: a route of no resource. */
+export type AcceptedResource = string | readonly string[] | undefined;
+
+/** A token bound to a resource is refused by every route but that resource's. */
+export function checkTokenResource(resource: string | undefined, accepted: AcceptedResource): void {
+  if (resource === undefined) return;
+  if (typeof accepted === 'string' ? resource !== accepted : !accepted?.includes(resource)) {
     throw invalidToken('the token is meant for another audience');
   }
 }

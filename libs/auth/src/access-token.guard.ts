@@ -5,7 +5,9 @@ import { ApiError } from '@fed/contracts';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { type AuthenticatedRequest, authenticateRequest } from './authenticate-request';
 import { setPrincipal } from './current-principal.decorator';
+import { type ProtectedResource, protectedResourceUrl } from './protected-resources';
 import { PUBLIC_METADATA } from './public.decorator';
+import { RESOURCES_METADATA } from './resources.decorator';
 import { SAAS_ONLY_METADATA } from './saas-only.decorator';
 import { SCOPES_METADATA } from './scopes.decorator';
 
@@ -18,6 +20,7 @@ import { SCOPES_METADATA } from './scopes.decorator';
 export class AccessTokenGuard implements CanActivate {
   private readonly checksScopes: boolean;
   private readonly marketplace: boolean;
+  private readonly publicUrl: string;
 
   constructor(
     private readonly verifier: AccessTokenVerifier,
@@ -26,6 +29,7 @@ export class AccessTokenGuard implements CanActivate {
   ) {
     this.marketplace = config.edition === 'marketplace';
     this.checksScopes = !this.marketplace;
+    this.publicUrl = config.http.publicUrl;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -42,7 +46,13 @@ export class AccessTokenGuard implements CanActivate {
     const rule = this.ruleFor(context);
     if (rule === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await authenticateRequest(this.verifier, request, rule, this.checksScopes);
+    const resources = this.reflector
+      .getAllAndOverride<ProtectedResource[] | undefined>(RESOURCES_METADATA, [
+        context.getHandler(),
+        context.getClass(),
+      ])
+      ?.map((resource) => protectedResourceUrl(this.publicUrl, resource));
+    const principal = await authenticateRequest(this.verifier, request, rule, this.checksScopes, resources);
     setPrincipal(request, principal);
     return true;
   }

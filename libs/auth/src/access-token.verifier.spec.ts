@@ -107,6 +107,14 @@ describe('AccessTokenVerifier', () => {
       expect(principal.resource).toBe(MCP);
     });
 
+    it('is taken by a route serving several resources, its own among them', async () => {
+      const token = await issuer.mint({ aud: A2A });
+      expect((await verifierWith().verify(token, [MCP, A2A])).resource).toBe(A2A);
+      await expect(verifierWith().verify(token, [MCP])).rejects.toMatchObject(
+        refusedWith('the token is meant for another audience'),
+      );
+    });
+
     it('is refused by a route of another resource or of none, even once cached', async () => {
       const verifier = verifierWith();
       const token = await issuer.mint({ aud: MCP });

@@ -1,5 +1,10 @@
 import { REVOKED_TOKEN, invalidToken } from './auth.errors';
-import { type ClaimRules, checkClaimsForAnyResource, checkTokenResource } from './access-token.claims';
+import {
+  type AcceptedResource,
+  type ClaimRules,
+  checkClaimsForAnyResource,
+  checkTokenResource,
+} from './access-token.claims';
 import { type AccessTokenPrincipal, toPrincipal } from './access-token.principal';
 import { parseCompactJws, verifyRs256 } from './compact-jws';
 import { type JwksKeySet } from './jwks-key-set';
@@ -33,10 +38,10 @@ export class AccessTokenVerifier {
   }
 
   /**
-   * `acceptedResource`: the resource URL the calling route serves; a token bound to another resource
+   * `acceptedResource`: the resource URL (or URLs) the calling route serves; a token bound to another resource
    * is refused (checked on every call, so one cache entry serves every route).
    */
-  async verify(token: string, acceptedResource?: string): Promise<AccessTokenPrincipal> {
+  async verify(token: string, acceptedResource?: AcceptedResource): Promise<AccessTokenPrincipal> {
     const now = Date.now();
     const principal = this.cache.get(token, now, this.keys.version) ?? (await this.verifyUncached(token));
     checkTokenResource(principal.resource, acceptedResource);

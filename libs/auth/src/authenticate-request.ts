@@ -1,6 +1,7 @@
 import { isManagementScope } from '@fed/contracts';
 import { type AuthzReason, noteAuthz } from '@fed/observability';
 import { REVOKED_TOKEN, adminRoleRequired, insufficientScope } from './auth.errors';
+import { type AcceptedResource } from './access-token.claims';
 import { type AccessTokenPrincipal } from './access-token.principal';
 import { type AccessTokenVerifier } from './access-token.verifier';
 import { bearerTokenFrom } from './bearer-token';
@@ -13,9 +14,9 @@ export interface AuthenticatedRequest {
 /**
  * The bearer check of every protected route: the token verified, then one of `anyOf` required unless
  * `checkScopes` is false (the Marketplace edition); a management scope of a user's token counts only
- * while the user's role is admin now. `resource` is the URL of the protected resource the route serves
- * (protected-resources.ts): a token issued for it is taken besides `broker` ones; a route without one
- * takes no resource-bound token. Throws the 401/403 `ApiError` with its challenge and
+ * while the user's role is admin now. `resource` is the URL (or URLs) of the protected resource the route
+ * serves (protected-resources.ts): a token issued for it is taken besides `broker` ones; a route without
+ * one takes no resource-bound token. Throws the 401/403 `ApiError` with its challenge and
  * notes the outcome for the access log. The guard runs it for Nest routes; fast routes call it themselves.
  */
 export async function authenticateRequest(
@@ -23,7 +24,7 @@ export async function authenticateRequest(
   request: AuthenticatedRequest,
   anyOf: readonly string[] | undefined,
   checkScopes = true,
-  resource?: string,
+  resource?: AcceptedResource,
 ): Promise<AccessTokenPrincipal> {
   const authorization = request.headers.authorization;
   let principal: AccessTokenPrincipal;

@@ -1,6 +1,7 @@
 export {
   ACCESS_TOKEN_AUDIENCE,
   AUTH_TIME_MS_CLAIM,
+  type AcceptedResource,
   type ClaimRules,
   checkAccessTokenClaims,
   tokenResource,
@@ -22,6 +23,7 @@ export {
   protectedResourceUrls,
 } from './protected-resources';
 export { Public } from './public.decorator';
+export { ForResources, RESOURCES_METADATA } from './resources.decorator';
 export { type RevocableToken, RevocationList, type RevocationListOptions } from './revocation-list';
 export { SAAS_ONLY_METADATA, SaasOnly } from './saas-only.decorator';
 export { Scopes } from './scopes.decorator';

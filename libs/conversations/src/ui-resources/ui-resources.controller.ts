@@ -1,4 +1,4 @@
-import { Scopes } from '@fed/auth';
+import { ForResources, Scopes } from '@fed/auth';
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { type ConversationOwner, Owner } from '../conversation-owner';
 import { UiResourceParams } from './ui-resources.dto';
@@ -14,6 +14,8 @@ export class UiResourcesController {
 
   @Get(':conversationId/ui-resources/:toolCallId')
   @Scopes('chat:exec', 'a2a:all', 'mcp:all')
+  // Fetched with the token of the MCP or A2A answer that named it, issued for that resource (RFC 8707) or not.
+  @ForResources('mcp', 'a2a')
   @Header('Cache-Control', 'no-store')
   html(@Owner() owner: ConversationOwner, @Param() { conversationId, toolCallId }: UiResourceParams) {
     return this.resources.html(owner, conversationId, toolCallId);
