@@ -139,14 +139,18 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     authorizationUrl: string,
     login = demo.user.login,
     password = demo.user.password,
-  ): Promise<{ location: string; consent: string }> {
-    const browser = new TestBrowser(base);
-    let page = await browser.visit(authorizationUrl);
-    if (page.html.includes('name="password"')) page = await browser.submit(page, { login, password });
+    browser = new TestBrowser(base),
+  ): Promise<{ location: string; consent: string; login: boolean }> {
+    // The pages in English (the test browser sends no Accept-Language; the default is Japanese).
+    const url = new URL(authorizationUrl);
+    url.searchParams.set('ui_locales', 'en');
+    let page = await browser.visit(url.href);
+    const loginShown = page.html.includes('name="password"');
+    if (loginShown) page = await browser.submit(page, { login, password });
     const consent = page.html.includes('name="decision"') ? page.html : '';
     if (consent) page = await browser.submit(page, { decision: 'allow' });
     if (!page.location) throw new Error(`the sign-in stopped at ${page.status}: ${page.html.slice(0, 500)}`);
-    return { location: page.location, consent };
+    return { location: page.location, consent, login: loginShown };
   }
 
   async function executeChat(provider: TestProvider, prompt: string): Promise<ExecuteChatResult> {
@@ -251,8 +255,10 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     expect(authorizationUrl.searchParams.get('client_id')).toBe(metadataUrl('ts-host'));
     expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-    // Consent is always asked of a client that registered itself.
-    expect(consent).not.toBe('');
+    // Consent is always asked of a client that registered itself, naming its document's URL.
+    expect(consent).toContain(
+      `This is Example MCP host at ${new URL(documents.origin).host}; it describes itself at ${metadataUrl('ts-host')}.`,
+    );
     expect(tokens.refresh_token).toBeTruthy();
     const claims = claimsOf(tokens.access_token);
     expect(claims).toMatchObject({ aud: mcpUrl, azp: metadataUrl('ts-host') });
@@ -277,7 +283,9 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     const clientId = (provider.clientInformation() as { client_id: string }).client_id;
     expect(clientId).toMatch(/^dcr-/);
     expect(provider.clientInformation()).not.toHaveProperty('client_secret');
-    expect(consent).not.toBe('');
+    expect(consent).toContain(
+      'This application registered itself and is not verified: after your choice you will be sent to 127.0.0.1:9.',
+    );
     expect(await clientRow(clientId)).toMatchObject({ registration: 'dynamic', tenant_id: null, secret_hash: null });
     expect(claimsOf(tokens.access_token)).toMatchObject({ aud: mcpUrl, azp: clientId });
 
@@ -342,6 +350,18 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
       return url.href;
     };
     const visit = (url: string) => new TestBrowser(base).visit(url);
+
+    it('consent is asked at every sign-in, and what the document says is escaped', async () => {
+      serveDocuments({ html: { ...typicalDocument(), client_name: '<img src=x onerror=alert(1)>' } });
+      const browser = new TestBrowser(base);
+      for (const round of [1, 2]) {
+        const { consent, login } = await signInAt(authorizeUrl(metadataUrl('html')), undefined, undefined, browser);
+        // The second time the browser's session skips the login, not the consent.
+        expect({ round, login }).toEqual({ round, login: round === 1 });
+        expect(consent).toContain('&#60;img src=x onerror=alert(1)&#62;');
+        expect(consent).not.toContain('<img');
+      }
+    });
 
     it('asking for a scope of the chat API (chat:exec) is invalid_scope, redirected', async () => {
       const page = await visit(authorizeUrl(metadataUrl('ts-host'), { scope: 'mcp:all chat:exec' }));

@@ -145,6 +145,8 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
       (name) => !ALWAYS_ALLOWED_SCOPES.includes(name),
     );
     if (client.consentRequired && !(await consents.covers(accountId, client.clientId, asked))) return undefined;
+    // A client that registered itself is asked about every time: nobody the user trusts vouches for what it says.
+    if (client.registration !== 'operator') return undefined;
     const grant =
       existing && existing.accountId === accountId
         ? existing

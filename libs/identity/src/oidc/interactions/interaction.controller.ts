@@ -5,6 +5,7 @@ import express, { type Request, type Response } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { ClientRepository } from '../../clients/client.repository';
+import { registeredByOf } from '../registration/client-metadata';
 import { ConsentRepository } from '../../consents/consent.repository';
 import { TenantSignIn } from '../../idp/tenant-sign-in';
 import { KeyEncryption } from '../../signing-keys/key-encryption';
@@ -88,6 +89,7 @@ export class InteractionController {
         csrf: this.csrf(uid),
         clientName: client.name,
         scopes: scopesToConsent(details.params.scope, user.role, client.scopes),
+        registeredBy: registeredByOf(client, details.params.redirect_uri),
       }),
     );
   }

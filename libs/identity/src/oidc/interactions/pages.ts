@@ -1,6 +1,7 @@
 import { OFFLINE_ACCESS_SCOPE, isScope } from '@fed/contracts';
 import { type UiLocale, negotiateLocale } from '../../pages/locales';
 import { escapeHtml, renderPage } from '../../pages/page-shell';
+import { type RegisteredBy } from '../registration/client-metadata';
 import { scopeText, signInText } from './messages';
 
 // The login, consent and error pages of the OpenID provider: plain, accessible HTML forms with no
@@ -81,6 +82,21 @@ export interface ConsentPage {
   clientName: string;
   scopes: readonly string[];
   switcher?: Switcher;
+  /** A client that registered itself: named by its document's URL, or called unverified with where it sends back. */
+  registeredBy?: RegisteredBy;
+}
+
+function registeredByLine({ locale, clientName, registeredBy }: ConsentPage): string {
+  if (!registeredBy) return '';
+  const line =
+    registeredBy.kind === 'metadata_document'
+      ? signInText(locale, 'consentClientDocument', {
+          client: clientName,
+          host: new URL(registeredBy.url).host,
+          url: registeredBy.url,
+        })
+      : signInText(locale, 'consentClientUnverified', { host: registeredBy.redirectHost });
+  return `<p id="consent-client">${escapeHtml(line)}</p>\n`;
 }
 
 function scopeItem(locale: UiLocale, scope: string): string {
@@ -98,7 +114,7 @@ export function consentPage(view: ConsentPage): string {
     switcher: view.switcher,
     body: `<h1>${text('consentTitle')}</h1>
 <p id="consent-asks">${escapeHtml(signInText(view.locale, 'consentAsks', { client: view.clientName }))}</p>
-<ul aria-labelledby="consent-asks">
+${registeredByLine(view)}<ul aria-labelledby="consent-asks">
 ${view.scopes.map((scope) => scopeItem(view.locale, scope)).join('\n')}
 </ul>
 <form method="post" action="${escapeHtml(view.action)}">

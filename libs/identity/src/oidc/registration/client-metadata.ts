@@ -127,3 +127,26 @@ export function selfRegisteredClient(
     updatedAt: at,
   } satisfies Omit<ClientEntity, 'tenant'>);
 }
+
+/** What the consent page says of a client that registered itself. */
+export type RegisteredBy = { kind: 'metadata_document'; url: string } | { kind: 'dynamic'; redirectHost: string };
+
+/**
+ * How the consent page names `client`: by its document's URL (the one thing vouched for, by whoever serves it),
+ * or, registered dynamically, as unverified with the host the request sends the user back to. Nothing for an
+ * operator's client.
+ */
+export function registeredByOf(
+  client: Pick<ClientEntity, 'registration' | 'clientId'>,
+  redirectUri: unknown,
+): RegisteredBy | undefined {
+  if (client.registration === 'metadata_document') return { kind: 'metadata_document', url: client.clientId };
+  if (client.registration !== 'dynamic') return undefined;
+  let redirectHost = '';
+  try {
+    redirectHost = new URL(String(redirectUri)).host;
+  } catch {
+    // The provider has matched redirect_uri against the registered ones: it is a URL.
+  }
+  return { kind: 'dynamic', redirectHost };
+}
