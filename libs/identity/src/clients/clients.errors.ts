@@ -15,6 +15,7 @@ export class ClientsError extends domainErrors({
   client_not_found: 'not_found',
   tenant_not_found: 'invalid_parameter',
   invalid_operator: 'invalid_parameter',
+  public_client: 'invalid_parameter',
 }) {}
 
 export type ClientsErrorCode = ClientsError['code'];

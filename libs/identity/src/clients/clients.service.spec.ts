@@ -4,6 +4,7 @@ import { ClientEntity } from './client.entity';
 import { ClientRepository } from './client.repository';
 import { ClientsError } from './clients.errors';
 import { ClientsService } from './clients.service';
+import { selfRegisteredClient } from '../oidc/registration/client-metadata';
 
 describe('client registry (real PostgreSQL)', () => {
   let database: TestDatabase;
@@ -101,6 +102,35 @@ describe('client registry (real PostgreSQL)', () => {
         .getRepository(ClientEntity)
         .update({ clientId: client.clientId }, { grantTypes: ['client_credentials', 'authorization_code'] }),
     ).rejects.toThrow(/clients_tenantless_client_credentials/);
+  });
+
+  it('gives a public client (one that registered itself) no secret, and none to rotate; the database agrees', async () => {
+    const at = new Date();
+    const repository = new ClientRepository(database.dataSource);
+    await repository.insert(
+      selfRegisteredClient(
+        'dcr-test',
+        'dynamic',
+        {
+          name: 'Host',
+          redirectUris: ['http://127.0.0.1:9/cb'],
+          grantTypes: ['authorization_code'],
+          scopes: ['mcp:all'],
+        },
+        at,
+        null,
+      ),
+    );
+    await expect(clients.rotateSecret('dcr-test')).rejects.toMatchObject({ code: 'public_client' });
+    expect(await clients.authenticate('dcr-test', '')).toBeNull();
+    const rows = database.dataSource.getRepository(ClientEntity);
+    await expect(rows.update({ clientId: 'dcr-test' }, { secretHash: Buffer.alloc(32) })).rejects.toThrow(
+      /clients_public_without_secret/,
+    );
+    await expect(rows.update({ clientId: 'dcr-test' }, { requirePkce: false })).rejects.toThrow(/clients_public_pkce/);
+    await expect(rows.update({ clientId: 'dcr-test' }, { registration: 'operator' })).rejects.toThrow(
+      /clients_tenantless_client_credentials/,
+    );
   });
 
   it('says when the client to rotate does not exist', async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ClientEntity, isClientIdShaped } from './client.entity';
+import { ClientEntity, isClientIdShaped, isPublicClient } from './client.entity';
 import { type ClientRegistration, validPostLogoutRedirectUris, validateRegistration } from './client-registration';
 import { ClientRepository } from './client.repository';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
@@ -106,6 +106,10 @@ export class ClientsService {
   }
 
   async rotateSecret(clientId: string): Promise<IssuedSecret> {
+    const existing = await this.repository.find(clientId);
+    if (existing && isPublicClient(existing)) {
+      throw new ClientsError('public_client', `client ${clientId} is public: it has no secret to rotate`);
+    }
     const clientSecret = newSecret();
     if (!(await this.repository.updateSecret(clientId, hashClientSecret(clientSecret), this.now()))) {
       throw new ClientsError('client_not_found', `no client ${clientId}`);
