@@ -273,6 +273,17 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
       require_pkce: true,
     });
 
+    // The token request's access-log row: a public client, of no tenant (the writer flushes off the request path).
+    const logged = async () =>
+      (await database.dataSource.query(
+        `SELECT "status_code", "tenant_id" FROM "audit"."access_logs"
+          WHERE "path" = '/federation/auth/v1/token' AND "authz_reason" = 'public_client'`,
+      )) as { status_code: number; tenant_id: string | null }[];
+    for (const since = Date.now(); (await logged()).length === 0 && Date.now() - since < 20_000;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await logged())[0]).toEqual({ status_code: 200, tenant_id: null });
+
     upstream.enqueue(textAnswer(['Signed in', ' by metadata document']));
     expect((await executeChat(provider, 'Hello')).text).toBe('Signed in by metadata document');
   }, 90_000);
@@ -293,17 +304,18 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     expect((await executeChat(provider, 'Hello')).text).toBe('Signed in by registration');
   }, 90_000);
 
-  it("Python SDK's OAuthClientProvider, metadata document: signs in from the MCP URL and calls execute_chat", async () => {
-    const python = pythonWithMcp();
-    if (!python) return;
-    upstream.enqueue(textAnswer(['Hello from', ' Python']));
+  /**
+   * The Python SDK's client (testing/mcp_oauth_client.py) from the MCP URL alone: it prints where a browser would
+   * go, the test drives the pages and hands back the redirect; it prints execute_chat's result.
+   */
+  async function pythonSignIn(python: string, clientMetadataUrl: string | undefined, prompt: string) {
     const child = spawn(python, [PYTHON_CLIENT], {
       env: {
         ...process.env,
         MCP_URL: mcpUrl,
         REDIRECT_URI: PYTHON_REDIRECT_URI,
-        CLIENT_METADATA_URL: metadataUrl('py-host'),
-        PROMPT: 'Hi',
+        CLIENT_METADATA_URL: clientMetadataUrl ?? '',
+        PROMPT: prompt,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -312,11 +324,13 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     let result: ExecuteChatResult | undefined;
     let authorizationUrl: URL | undefined;
+    let consent = '';
     for await (const line of createInterface({ input: child.stdout })) {
       if (line.startsWith('AUTHORIZE ')) {
         authorizationUrl = new URL(line.slice('AUTHORIZE '.length));
-        const { location } = await signInAt(authorizationUrl.href);
-        child.stdin.write(`${location}\n`);
+        const signedIn = await signInAt(authorizationUrl.href);
+        consent = signedIn.consent;
+        child.stdin.write(`${signedIn.location}\n`);
       } else if (line.startsWith('RESULT ')) {
         result = JSON.parse(line.slice('RESULT '.length)) as ExecuteChatResult;
       }
@@ -324,9 +338,28 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     const code = await exited;
     // What the SDK printed is the failure's explanation.
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-4000) }).toEqual({ code: 0, stderr: '' });
-    expect(authorizationUrl?.searchParams.get('client_id')).toBe(metadataUrl('py-host'));
-    expect(authorizationUrl?.searchParams.get('resource')).toBe(mcpUrl);
+    return { authorizationUrl: authorizationUrl as URL, consent, result };
+  }
+
+  it("Python SDK's OAuthClientProvider, metadata document: signs in from the MCP URL and calls execute_chat", async () => {
+    const python = pythonWithMcp();
+    if (!python) return;
+    upstream.enqueue(textAnswer(['Hello from', ' Python']));
+    const { authorizationUrl, consent, result } = await pythonSignIn(python, metadataUrl('py-host'), 'Hi');
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(metadataUrl('py-host'));
+    expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl);
+    expect(consent).toContain(`it describes itself at ${metadataUrl('py-host')}.`);
     expect(result?.text).toBe('Hello from Python');
+  }, 120_000);
+
+  it("Python SDK's OAuthClientProvider, dynamic registration: registers, signs in and calls execute_chat", async () => {
+    const python = pythonWithMcp();
+    if (!python) return;
+    upstream.enqueue(textAnswer(['Registered from', ' Python']));
+    const { authorizationUrl, consent, result } = await pythonSignIn(python, undefined, 'Hi');
+    expect(authorizationUrl.searchParams.get('client_id')).toMatch(/^dcr-/);
+    expect(consent).toContain('This application registered itself and is not verified');
+    expect(result?.text).toBe('Registered from Python');
   }, 120_000);
 
   describe('what a client that registered itself may not do', () => {
