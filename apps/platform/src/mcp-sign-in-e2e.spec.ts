@@ -286,6 +286,13 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
 
     upstream.enqueue(textAnswer(['Signed in', ' by metadata document']));
     expect((await executeChat(provider, 'Hello')).text).toBe('Signed in by metadata document');
+
+    // The SDK refreshes as a public client too (client_id alone), for the same resource.
+    expect(await auth(provider, { serverUrl: mcpUrl })).toBe('AUTHORIZED');
+    const refreshed = provider.tokens() as OAuthTokens;
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect(claimsOf(refreshed.access_token)).toMatchObject({ aud: mcpUrl, azp: metadataUrl('ts-host') });
   }, 90_000);
 
   it('TypeScript SDK, dynamic registration: without a metadata URL it registers (201, public) and signs in', async () => {
