@@ -398,6 +398,16 @@ export const variables = [
     parse: integer(1, 10_000),
   }),
   define({
+    name: 'OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR',
+    key: 'registration.metadataFetchesPerHostPerHour',
+    description:
+      'Client ID Metadata Documents fetched per hour from one origin (scheme, host and port), counted in Redis and shared by every instance: anyone can name any URL as a `client_id`, so this bounds what the server fetches from one host for strangers. Past it, a client whose row is stored (even expired) keeps working; a new one is unknown until the hour ends. A refused document is not fetched again for 60 seconds.',
+    allowed: 'an integer from 1 to 10000',
+    default: '60',
+    apps: ['auth-service', 'platform'],
+    parse: integer(1, 10_000),
+  }),
+  define({
     name: 'OIDC_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES',
     key: 'registration.allowPrivateAddresses',
     description:

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { COUNTERS, type Counters } from '@fed/bus';
 import { protectedResourceUrls } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
@@ -107,13 +108,14 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     ExpiredArtifactsSweeper,
     {
       provide: ClientCache,
-      inject: [ClientRepository, SERVICE_CONFIG, LOGGER],
-      useFactory: (clients: ClientRepository, config: ServiceConfig, logger: Logger) => {
+      inject: [ClientRepository, COUNTERS, SERVICE_CONFIG, LOGGER],
+      useFactory: (clients: ClientRepository, counters: Counters, config: ServiceConfig, logger: Logger) => {
         const documents = new MetadataDocumentFetcher({
           allowPrivateAddresses: config.registration.allowPrivateAddresses,
           caFile: config.registration.metadataCaFile,
         });
-        return new ClientCache(new SelfRegisteredClients(clients, documents, logger));
+        const budget = { perHostPerHour: config.registration.metadataFetchesPerHostPerHour };
+        return new ClientCache(new SelfRegisteredClients(clients, documents, counters, budget, logger));
       },
     },
     DynamicRegistrationEndpoint,

@@ -1,6 +1,9 @@
+import { type Counters, RedisCounters } from '@fed/bus';
+import { testServiceUrls } from '@fed/config';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { HttpsTestServer } from '@fed/testing';
+import { HttpsTestServer, deleteRedisKeys } from '@fed/testing';
+import { randomUUID } from 'node:crypto';
 import { ClientRepository } from '../../clients/client.repository';
 import { ClientsService } from '../../clients/clients.service';
 import { identityEntities } from '../../index';
@@ -8,8 +11,11 @@ import { ClientCache } from '../client-cache';
 import { MetadataDocumentFetcher } from './metadata-document-fetcher';
 import { SelfRegisteredClients } from './self-registered-clients';
 
-describe('clients resolved through their metadata documents (real PostgreSQL, a real https server)', () => {
+describe('clients resolved through their metadata documents (real PostgreSQL and Redis, a real https server)', () => {
+  const { redisUrl } = testServiceUrls();
   let database: TestDatabase;
+  let keyPrefix: string;
+  const opened: Counters[] = [];
   let server: HttpsTestServer;
   let repository: ClientRepository;
   let fetches: number;
@@ -17,13 +23,19 @@ describe('clients resolved through their metadata documents (real PostgreSQL, a 
   let now: Date;
   const clientId = () => `${server.origin}/mcp/client.json`;
 
-  const resolver = () =>
-    new SelfRegisteredClients(
+  /** One instance: its own Redis connection, the keys of the test shared with the other instances. */
+  const resolver = (perHostPerHour = 100, failureSeconds?: number) => {
+    const counters = new RedisCounters({ url: redisUrl, keyPrefix });
+    opened.push(counters);
+    return new SelfRegisteredClients(
       repository,
       new MetadataDocumentFetcher({ allowPrivateAddresses: true, caFile: server.caFile }),
+      counters,
+      { perHostPerHour, failureSeconds },
       createLogger({ service: 'test', level: 'silent' }),
       () => now,
     );
+  };
 
   beforeAll(async () => {
     server = await HttpsTestServer.start();
@@ -31,6 +43,7 @@ describe('clients resolved through their metadata documents (real PostgreSQL, a 
   beforeEach(async () => {
     database = await createTestDatabase({ entities: identityEntities });
     repository = new ClientRepository(database.dataSource);
+    keyPrefix = `test:${randomUUID()}:`;
     now = new Date('2026-12-01T10:00:00Z');
     fetches = 0;
     document = { client_id: clientId(), client_name: 'Host', redirect_uris: ['https://host.example/cb'] };
@@ -44,6 +57,8 @@ describe('clients resolved through their metadata documents (real PostgreSQL, a 
     };
   });
   afterEach(async () => {
+    await Promise.all(opened.splice(0).map((counters) => counters.close()));
+    await deleteRedisKeys(redisUrl, keyPrefix);
     await database?.drop();
   });
   afterAll(async () => {
@@ -111,5 +126,60 @@ describe('clients resolved through their metadata documents (real PostgreSQL, a 
     });
     expect(await resolver().find('https://nope')).toBeNull();
     expect(fetches).toBe(0);
+  });
+
+  describe('the budget of fetches', () => {
+    /** Serves, at any path, a valid document naming that path's URL. */
+    const serveEveryPath = () => {
+      server.handler = (req, res) => {
+        fetches++;
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' });
+          res.end(JSON.stringify({ client_id: `${server.origin}${req.url}`, redirect_uris: ['https://h.example/cb'] }));
+        }, 50);
+      };
+    };
+
+    it('fetches exactly the limit per host and hour for concurrent first uses across two instances', async () => {
+      serveEveryPath();
+      const [first, second] = [resolver(3), resolver(3)];
+      const found = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? first : second).find(`${server.origin}/c/${i}.json`)),
+      );
+      expect(fetches).toBe(3);
+      expect(found.filter((client) => client !== null)).toHaveLength(3);
+      // Past the limit a new client of that host stays unknown, and nothing more is fetched.
+      expect(await first.find(`${server.origin}/c/late.json`)).toBeNull();
+      expect(fetches).toBe(3);
+    });
+
+    it('past the limit a stored client keeps working on its expired row; a new one of the host is unknown', async () => {
+      serveEveryPath();
+      const clients = resolver(1);
+      const real = `${server.origin}/real/client.json`;
+      expect(await clients.find(real)).not.toBeNull();
+      // An attacker spends the host's budget on random paths; none of them is fetched.
+      expect(await clients.find(`${server.origin}/random/1.json`)).toBeNull();
+      now = new Date(now.getTime() + 601_000);
+      const stale = await clients.find(real);
+      expect(stale).toMatchObject({ clientId: real, redirectUris: ['https://h.example/cb'] });
+      expect(stale?.metadataExpiresAt?.getTime()).toBeLessThan(now.getTime());
+      expect(fetches).toBe(1);
+      // Through the cache the token endpoint and authorize read too.
+      expect(await new ClientCache(clients).find(real)).not.toBeNull();
+      expect(fetches).toBe(1);
+    });
+
+    it('a refused document is not fetched again until its refusal expires (every instance)', async () => {
+      document = { ...document, client_id: 'https://elsewhere.example/client.json' };
+      const [first, second] = [resolver(100, 2), resolver(100, 2)];
+      expect(await first.find(clientId())).toBeNull();
+      for (let i = 0; i < 5; i++) expect(await (i % 2 ? first : second).find(clientId())).toBeNull();
+      expect(fetches).toBe(1);
+      document = { ...document, client_id: clientId() };
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expect(await second.find(clientId())).toMatchObject({ clientId: clientId(), name: 'Host' });
+      expect(fetches).toBe(2);
+    });
   });
 });

@@ -1,9 +1,20 @@
+import { type Counters } from '@fed/bus';
 import { type Logger } from '@fed/observability';
+import { createHash } from 'node:crypto';
 import { type ClientEntity } from '../../clients/client.entity';
 import { type ClientRepository } from '../../clients/client.repository';
-import { RegistrationError } from './client-metadata';
+import { RegistrationError, selfRegisteredClient } from './client-metadata';
 import { type MetadataDocumentFetcher, isMetadataDocumentUrl } from './metadata-document-fetcher';
-import { selfRegisteredClient } from './client-metadata';
+
+export interface MetadataFetchBudget {
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR: fetches per origin (scheme, host, port) and hour, every instance. */
+  perHostPerHour: number;
+  /** How long a refused document stays refused without being fetched again. */
+  failureSeconds?: number;
+}
+
+const WINDOW_SECONDS = 3600;
+const DEFAULT_FAILURE_SECONDS = 60;
 
 /**
  * The clients of the OpenID provider, as ClientCache reads them: a registered row as stored; a `client_id` that
@@ -11,14 +22,26 @@ import { selfRegisteredClient } from './client-metadata';
  * expired, then stored (so the consent, the grants and every instance read one row). A document that cannot be
  * fetched or is refused makes the client unknown (null), with the reason logged: the authorization endpoint
  * then shows its `invalid_client` page, never redirecting to a URI nobody vouched for.
+ *
+ * Anyone can name any URL as a client_id, so fetches are bounded beyond each one's own limits: at most
+ * `perHostPerHour` per origin (one atomic take of the bus's counters, shared by every instance), and a refusal is
+ * remembered for `failureSeconds` (also in the counters), so a flood of one bad URL costs one fetch a minute.
+ * Past the limit a stored row, even expired, is still used: hammering random paths of a real client's host must
+ * not take that client offline. Without a row the client is unknown, as for a failed fetch.
  */
 export class SelfRegisteredClients {
+  private readonly failureSeconds: number;
+
   constructor(
     private readonly clients: ClientRepository,
     private readonly documents: MetadataDocumentFetcher,
+    private readonly counters: Counters,
+    private readonly budget: MetadataFetchBudget,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.failureSeconds = budget.failureSeconds ?? DEFAULT_FAILURE_SECONDS;
+  }
 
   async find(clientId: string): Promise<ClientEntity | null> {
     const stored = await this.clients.find(clientId);
@@ -26,6 +49,21 @@ export class SelfRegisteredClients {
     if (stored && stored.registration !== 'metadata_document') return stored;
     const now = this.now();
     if (stored?.metadataExpiresAt && stored.metadataExpiresAt > now) return stored;
+    const failureKey = `registration:metadata-refused:${digest(clientId)}`;
+    if ((await this.counters.peek(failureKey)).count > 0) return null;
+    const origin = new URL(clientId).origin;
+    const taken = await this.counters.take(
+      `registration:metadata-fetches:${digest(origin)}`,
+      this.budget.perHostPerHour,
+      WINDOW_SECONDS,
+    );
+    if (!taken.taken) {
+      this.logger.warn(
+        { clientId, origin, limit: this.budget.perHostPerHour, stale: stored !== null },
+        'client metadata document not fetched: its host is over the hourly limit',
+      );
+      return stored;
+    }
     try {
       const { metadata, expiresAt } = await this.documents.fetch(clientId, now);
       await this.clients.upsertMetadataDocumentClient(
@@ -34,8 +72,14 @@ export class SelfRegisteredClients {
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
       this.logger.warn({ clientId, code: error.code, reason: error.description }, 'client metadata document refused');
+      await this.counters.extend(failureKey, this.failureSeconds);
       return null;
     }
     return this.clients.find(clientId);
   }
+}
+
+/** Keys of a bounded length whatever the URL (up to 2,048 characters). */
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('base64url').slice(0, 32);
 }
