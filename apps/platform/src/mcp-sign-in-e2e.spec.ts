@@ -538,6 +538,104 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     }, 90_000);
   });
 
+  describe('revocation (RFC 7009) by a public client: client_id alone', () => {
+    const revoke = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${base}/federation/auth/v1/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+      });
+    /** The MCP endpoint's answer to an initialize request with `token`. */
+    const mcpStatus = async (token: string) => {
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+        }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const refresh = (clientId: string, refreshToken: string) =>
+      fetch(`${base}/federation/auth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+      });
+
+    it("revokes its own access and refresh tokens (MCP refuses within a second), never another client's", async () => {
+      serveDocuments({ 'ts-host': typicalDocument(), 'other-host': typicalDocument() });
+      const mine = metadataUrl('ts-host');
+      const { tokens } = await typescriptSignIn(new TestProvider(mine, 'Example MCP host'));
+      const { tokens: others } = await typescriptSignIn(new TestProvider(metadataUrl('other-host'), 'Other host'));
+      expect(await mcpStatus(tokens.access_token)).toBe(200);
+
+      // Another client's tokens: 200 as RFC 7009 says, and nothing revoked.
+      for (const token of [others.access_token, others.refresh_token as string]) {
+        const answer = await revoke({ token, client_id: mine });
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toBe('');
+      }
+
+      const revoked = await revoke({ token: tokens.access_token, client_id: mine, token_type_hint: 'access_token' });
+      expect(revoked.status).toBe(200);
+      expect(revoked.headers.get('cache-control')).toBe('no-store');
+      const revokedAt = Date.now();
+      let status = await mcpStatus(tokens.access_token);
+      while (status === 200 && Date.now() - revokedAt < 1000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = await mcpStatus(tokens.access_token);
+      }
+      expect(status).toBe(401);
+      expect(Date.now() - revokedAt).toBeLessThan(1000);
+
+      expect((await revoke({ token: tokens.refresh_token as string, client_id: mine })).status).toBe(200);
+      const refused = await refresh(mine, tokens.refresh_token as string);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+
+      // The other client's tokens still work: its access token at MCP, its refresh token at the token endpoint.
+      expect(await mcpStatus(others.access_token)).toBe(200);
+      expect((await refresh(metadataUrl('other-host'), others.refresh_token as string)).status).toBe(200);
+    }, 90_000);
+
+    it('refuses a secret from a public client, an unknown client_id and a confidential client without its secret', async () => {
+      const clientId = metadataUrl('ts-host');
+      await typescriptSignIn(new TestProvider(clientId, 'Example MCP host'));
+      const withSecret = await revoke({ token: 'x', client_id: clientId, client_secret: 's' });
+      expect(withSecret.status).toBe(401);
+      expect(await withSecret.json()).toMatchObject({
+        error: 'invalid_client',
+        error_description: 'this is a public client: send client_id alone, without a secret',
+      });
+      const basic = await revoke(
+        { token: 'x' },
+        { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:s`).toString('base64')}` },
+      );
+      expect(basic.status).toBe(401);
+      expect(basic.headers.get('www-authenticate')).toMatch(/^Basic/);
+
+      // An id nobody registered, a document URL never fetched (revocation fetches none), a confidential client.
+      for (const unknown of ['nobody', metadataUrl('never-used'), demo.service.clientId]) {
+        const answer = await revoke({ token: 'x', client_id: unknown });
+        expect({ unknown, status: answer.status }).toEqual({ unknown, status: 400 });
+        expect(await answer.json()).toMatchObject({ error: 'invalid_request' });
+      }
+      const unknownWithSecret = await revoke({ token: 'x', client_id: 'nobody', client_secret: 's' });
+      expect(unknownWithSecret.status).toBe(401);
+      expect(await unknownWithSecret.json()).toMatchObject({ error: 'invalid_client' });
+      expect((await revoke({ token: 'x' })).status).toBe(400);
+    }, 60_000);
+  });
+
   describe('dynamic registration (RFC 7591)', () => {
     let address = 0;
     /** A registration from an address of its own (X-Forwarded-For, one trusted proxy). */

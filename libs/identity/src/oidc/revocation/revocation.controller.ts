@@ -5,6 +5,8 @@ import { LOGGER, type Logger } from '@fed/observability';
 import { type Request, type Response } from 'express';
 import { BruteForceProtection } from '../../brute-force/brute-force-protection';
 import { type ClientThrottle } from '../../brute-force/client-throttle';
+import { isClientIdShaped, isPublicClient } from '../../clients/client.entity';
+import { ClientRepository } from '../../clients/client.repository';
 import { ClientsService } from '../../clients/clients.service';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
 import { OAuthError, isUnreachable, readOAuthForm, sendOAuthError } from '../oauth-http';
@@ -17,6 +19,10 @@ import { TokenRevocations } from './token-revocations';
  * refresh, valid or not, is then answered with 200 and an empty body. An access token is revoked
  * by its `jti` everywhere within a second (Signals); a refresh token takes its whole family with it.
  * A token of another client is left alone (RFC 7009 2.1), with the same answer.
+ *
+ * A public client (no secret: the clients that registered themselves) names itself by `client_id` alone, as at
+ * the token endpoint (RFC 7009 2.1, OAuth 2.1); a secret from it is `invalid_client`. Its lookup reads the stored
+ * row and never fetches a metadata document: a client holding tokens has a row.
  */
 @Controller('federation/auth/v1/revoke')
 export class RevocationController {
@@ -24,6 +30,7 @@ export class RevocationController {
 
   constructor(
     private readonly clients: ClientsService,
+    private readonly registry: ClientRepository,
     private readonly verifier: LocalTokenVerifier,
     private readonly refreshTokens: RefreshTokenRepository,
     private readonly revocations: TokenRevocations,
@@ -52,22 +59,42 @@ export class RevocationController {
     }
     const clientId = basic?.id ?? body.client_id;
     const clientSecret = basic?.secret ?? body.client_secret;
-    if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || !clientId || !clientSecret) {
-      return sendOAuthError(res, 400, 'invalid_request', 'client_id and client_secret are required');
+    if (typeof clientId !== 'string' || !clientId) {
+      return sendOAuthError(res, 400, 'invalid_request', 'client_id is required');
     }
     if (typeof body.token !== 'string' || body.token === '') {
       return sendOAuthError(res, 400, 'invalid_request', "missing required parameter 'token'");
     }
-    const refuseClient = () =>
+    const refuseClient = (description = 'client authentication failed') =>
       sendOAuthError(
         res,
         401,
         'invalid_client',
-        'client authentication failed',
+        description,
         basic ? { 'WWW-Authenticate': 'Basic realm="federation"' } : {},
       );
     try {
-      const client = clientId.length <= 64 ? await this.clients.authenticate(clientId, clientSecret) : null;
+      const registered = isClientIdShaped(clientId) ? await this.registry.find(clientId) : null;
+      const isPublic = registered !== null && isPublicClient(registered);
+      if (isPublic && clientSecret !== undefined) {
+        // Not counted by the throttle: a public client has no secret to guess.
+        return refuseClient('this is a public client: send client_id alone, without a secret');
+      }
+      if (isPublic) {
+        if (!registered.enabled) return refuseClient();
+        await this.revokeFor(registered.clientId, body.token);
+        res.status(200).set('Cache-Control', 'no-store').end();
+        return;
+      }
+      if (typeof clientSecret !== 'string' || !clientSecret) {
+        return sendOAuthError(
+          res,
+          400,
+          'invalid_request',
+          'client_id and client_secret are required (only a public client sends client_id alone)',
+        );
+      }
+      const client = await this.clients.authenticate(clientId, clientSecret);
       if (!(await this.throttle.accepts(clientId, req.ip ?? 'unknown', client !== null)) || !client) {
         return refuseClient();
       }
