@@ -398,6 +398,16 @@ export const variables = [
     parse: integer(1, 10_000),
   }),
   define({
+    name: 'OIDC_SELF_REGISTERED_CLIENTS_UNUSED_DAYS',
+    key: 'registration.unusedDays',
+    description:
+      'Clients that registered themselves (dynamically, or by a metadata document whose row has expired) are deleted once they are older than this many days and nobody holds a token family of theirs or is signing in with them (checked every 10 minutes). A deleted dynamic client registers again; a metadata document is fetched again on its next use.',
+    allowed: 'an integer from 1 to 3650',
+    default: '30',
+    apps: ['auth-service', 'platform'],
+    parse: integer(1, 3650),
+  }),
+  define({
     name: 'OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR',
     key: 'registration.metadataFetchesPerHostPerHour',
     description:

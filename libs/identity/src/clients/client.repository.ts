@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { modifyReturning } from '@fed/persistence';
 import { type TenantEntity } from '../tenants/tenant.entity';
 import { tenantNamed } from '../tenants/tenant.repository';
 import { ClientEntity } from './client.entity';
@@ -70,6 +71,33 @@ export class ClientRepository {
         client.serviceAccountId,
       ],
     );
+  }
+
+  /**
+   * Deletes, in one statement, the clients that registered themselves and are unused: created more than
+   * `unusedDays` ago, no token family of theirs left (every code exchange makes one, kept until a day after it
+   * expires, revoked or not), and no sign-in under way (an unexpired code, grant or interaction naming them). A
+   * metadata document's row goes only once expired too (it is fetched again on its next use); a dynamic client is
+   * gone for good (it registers again). Their consents go with them (the foreign key cascades).
+   */
+  async deleteUnusedSelfRegistered(unusedDays: number): Promise<number> {
+    const rows = await modifyReturning<unknown>(
+      this.dataSource,
+      `DELETE FROM "identity"."clients" AS "client"
+        WHERE "client"."created_at" < now() - make_interval(days => $1)
+          AND ("client"."registration" = 'dynamic'
+            OR ("client"."registration" = 'metadata_document' AND "client"."metadata_expires_at" < now()))
+          AND NOT EXISTS (SELECT 1 FROM "identity"."token_families" AS "family"
+                           WHERE "family"."client_id" = "client"."client_id")
+          AND NOT EXISTS (SELECT 1 FROM "identity"."oidc_artifacts" AS "artifact"
+                           WHERE "artifact"."model" IN ('AuthorizationCode', 'Grant', 'Interaction')
+                             AND "artifact"."expires_at" > now()
+                             AND "client"."client_id" IN ("artifact"."payload" ->> 'clientId',
+                                                          "artifact"."payload" -> 'params' ->> 'client_id'))
+        RETURNING 1`,
+      [unusedDays],
+    );
+    return rows.length;
   }
 
   /** Replaces the sign-out redirect URIs; false when no such client. */

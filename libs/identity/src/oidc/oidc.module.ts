@@ -42,15 +42,20 @@ import { UserinfoController } from './userinfo.controller';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Deletes expired sessions, codes, refresh tokens, token families and revocations now and then. */
+/**
+ * Deletes expired sessions, codes, refresh tokens, token families and revocations now and then, and the unused
+ * clients that registered themselves (ClientRepository.deleteUnusedSelfRegistered).
+ */
 @Injectable()
-class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
+export class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly artifacts: ArtifactStore,
     private readonly refreshTokens: RefreshTokenRepository,
     private readonly revocations: TokenRevocations,
+    private readonly clients: ClientRepository,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -63,14 +68,19 @@ class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.timer);
   }
 
-  private async sweep(): Promise<void> {
+  async sweep(): Promise<void> {
     try {
       const [artifacts, { refreshTokens, tokenFamilies }, revocations] = await Promise.all([
         this.artifacts.sweep(),
         this.refreshTokens.sweep(),
         this.revocations.sweep(),
       ]);
-      this.logger.debug({ artifacts, refreshTokens, tokenFamilies, revocations }, 'expired OpenID artifacts deleted');
+      // After the families: a client whose last family just went is deleted in this same sweep.
+      const clients = await this.clients.deleteUnusedSelfRegistered(this.config.registration.unusedDays);
+      this.logger.debug(
+        { artifacts, refreshTokens, tokenFamilies, revocations, clients },
+        'expired OpenID artifacts deleted',
+      );
     } catch (error) {
       this.logger.warn({ err: error }, 'sweeping expired OpenID artifacts failed');
     }
