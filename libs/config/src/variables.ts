@@ -418,6 +418,16 @@ export const variables = [
     parse: integer(1, 10_000),
   }),
   define({
+    name: 'OIDC_CLIENT_METADATA_FETCHES_PER_ADDRESS_PER_HOUR',
+    key: 'registration.metadataFetchesPerAddressPerHour',
+    description:
+      'Client ID Metadata Documents one client address (as `TRUST_PROXY_HOPS` tells it) may make the server fetch per hour, counted in Redis and shared by every instance: the first use of a new metadata-document client, or of one whose document has expired, costs one. Bounds how many hosts one requester can make the server reach; past it, stored clients keep working and new ones are unknown to that address until the hour ends.',
+    allowed: 'an integer from 1 to 10000',
+    default: '30',
+    apps: ['auth-service', 'platform'],
+    parse: integer(1, 10_000),
+  }),
+  define({
     name: 'OIDC_CLIENT_METADATA_ALLOW_PRIVATE_ADDRESSES',
     key: 'registration.allowPrivateAddresses',
     description:

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { Public, protectedResourceUrls } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
+import { clientAddress } from '@fed/server';
 import { type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { isClientIdShaped } from '../clients/client.entity';
@@ -17,6 +18,7 @@ import { OIDC_PROVIDER } from './oidc.tokens';
 export class AuthorizeController {
   private readonly handle: ReturnType<Provider['callback']>;
   private readonly resources: readonly string[];
+  private readonly trustProxyHops: number;
 
   constructor(
     @Inject(OIDC_PROVIDER) private readonly provider: Provider,
@@ -25,6 +27,7 @@ export class AuthorizeController {
   ) {
     this.handle = provider.callback();
     this.resources = protectedResourceUrls(config.http.publicUrl);
+    this.trustProxyHops = config.http.trustProxyHops;
   }
 
   @Public()
@@ -33,7 +36,8 @@ export class AuthorizeController {
     const query = req.query as Record<string, unknown>;
     const { client_id: clientId, redirect_uri: redirectUri, state } = query;
     if (typeof clientId === 'string' && typeof redirectUri === 'string' && isClientIdShaped(clientId)) {
-      const client = await this.clients.find(clientId);
+      // A metadata document's client is fetched here, on the first use (counted against the browser's address).
+      const client = await this.clients.find(clientId, clientAddress(req, this.trustProxyHops));
       const refusal = client?.redirectUris.includes(redirectUri)
         ? precheckAuthorization(client, query, this.resources)
         : undefined;

@@ -2,7 +2,11 @@ import { type ClientEntity } from '../clients/client.entity';
 
 /** Where clients are read from: the registry (ClientRepository), or SelfRegisteredClients over it. */
 export interface ClientSource {
-  find(clientId: string): Promise<ClientEntity | null>;
+  /**
+   * `requester`: the client address of the request that needs the client, where a lookup may fetch a
+   * metadata document on its behalf (the authorization and token endpoints); without it nothing is fetched.
+   */
+  find(clientId: string, requester?: string): Promise<ClientEntity | null>;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -34,13 +38,14 @@ export class ClientCache {
     private readonly ttlMs = 1000,
   ) {}
 
-  find(clientId: string): Promise<ClientEntity | null> {
+  /** `requester`: as ClientSource's; a read shared by concurrent lookups is made for the first one's. */
+  find(clientId: string, requester?: string): Promise<ClientEntity | null> {
     const now = Date.now();
     const cached = this.entries.get(clientId);
     if (cached && (now - cached.at < this.ttlMs || !cached.settled)) return cached.client;
     if (cached?.refresh) return now - cached.at < 2 * this.ttlMs ? cached.client : cached.refresh;
     if (!cached && this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const entry: Entry = { at: now, client: this.clients.find(clientId), settled: false };
+    const entry: Entry = { at: now, client: this.clients.find(clientId, requester), settled: false };
     const settle = () => {
       entry.settled = true;
       if (this.entries.get(clientId) === cached || cached === undefined) this.entries.set(clientId, entry);

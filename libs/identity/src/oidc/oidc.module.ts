@@ -124,7 +124,10 @@ export class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutd
           allowPrivateAddresses: config.registration.allowPrivateAddresses,
           caFile: config.registration.metadataCaFile,
         });
-        const budget = { perHostPerHour: config.registration.metadataFetchesPerHostPerHour };
+        const budget = {
+          perHostPerHour: config.registration.metadataFetchesPerHostPerHour,
+          perAddressPerHour: config.registration.metadataFetchesPerAddressPerHour,
+        };
         return new ClientCache(new SelfRegisteredClients(clients, documents, counters, budget, logger));
       },
     },

@@ -9,6 +9,8 @@ import { type MetadataDocumentFetcher, isMetadataDocumentUrl } from './metadata-
 export interface MetadataFetchBudget {
   /** OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR: fetches per origin (scheme, host, port) and hour, every instance. */
   perHostPerHour: number;
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_ADDRESS_PER_HOUR: fetches one requester's address may cause per hour, every instance. */
+  perAddressPerHour: number;
   /** How long a refused document stays refused without being fetched again. */
   failureSeconds?: number;
 }
@@ -23,9 +25,11 @@ const DEFAULT_FAILURE_SECONDS = 60;
  * fetched or is refused makes the client unknown (null), with the reason logged: the authorization endpoint
  * then shows its `invalid_client` page, never redirecting to a URI nobody vouched for.
  *
- * Anyone can name any URL as a client_id, so fetches are bounded beyond each one's own limits: at most
- * `perHostPerHour` per origin (one atomic take of the bus's counters, shared by every instance), and a refusal is
- * remembered for `failureSeconds` (also in the counters), so a flood of one bad URL costs one fetch a minute.
+ * Anyone can name any URL as a client_id, so fetches are bounded beyond each one's own limits: only a lookup made
+ * for a request's address (the authorization and token endpoints) fetches, at most `perAddressPerHour` for one
+ * address and `perHostPerHour` per origin (atomic takes of the bus's counters, shared by every instance); the
+ * provider's own lookups (login, consent) read the stored row only. A refusal is remembered for `failureSeconds`
+ * (also in the counters), so a flood of one bad URL costs one fetch a minute.
  * Past the limit a stored row, even expired, is still used: hammering random paths of a real client's host must
  * not take that client offline. Without a row the client is unknown, as for a failed fetch.
  */
@@ -43,14 +47,26 @@ export class SelfRegisteredClients {
     this.failureSeconds = budget.failureSeconds ?? DEFAULT_FAILURE_SECONDS;
   }
 
-  async find(clientId: string): Promise<ClientEntity | null> {
+  async find(clientId: string, requester?: string): Promise<ClientEntity | null> {
     const stored = await this.clients.find(clientId);
     if (!isMetadataDocumentUrl(clientId)) return stored;
     if (stored && stored.registration !== 'metadata_document') return stored;
     const now = this.now();
-    if (stored?.metadataExpiresAt && stored.metadataExpiresAt > now) return stored;
+    if (requester === undefined || (stored?.metadataExpiresAt && stored.metadataExpiresAt > now)) return stored;
     const failureKey = `registration:metadata-refused:${digest(clientId)}`;
     if ((await this.counters.peek(failureKey)).count > 0) return null;
+    const byAddress = await this.counters.take(
+      `registration:metadata-fetches-by:${digest(requester)}`,
+      this.budget.perAddressPerHour,
+      WINDOW_SECONDS,
+    );
+    if (!byAddress.taken) {
+      this.logger.warn(
+        { clientId, requester, limit: this.budget.perAddressPerHour, stale: stored !== null },
+        'client metadata document not fetched: its requester is over the hourly limit',
+      );
+      return stored;
+    }
     const origin = new URL(clientId).origin;
     const taken = await this.counters.take(
       `registration:metadata-fetches:${digest(origin)}`,

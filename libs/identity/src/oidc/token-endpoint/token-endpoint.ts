@@ -99,7 +99,8 @@ export class TokenEndpoint implements OnModuleInit {
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     if (!clientId) throw oauthErrors.invalidClient('client authentication is required');
-    const client = isClientIdShaped(clientId) ? await this.clients.find(clientId) : null;
+    const source = clientAddress(req, this.config.http.trustProxyHops);
+    const client = isClientIdShaped(clientId) ? await this.clients.find(clientId, source) : null;
     if (!secret) {
       if (!client || !isPublicClient(client) || !client.enabled) {
         throw oauthErrors.invalidClient('client authentication is required');
@@ -112,7 +113,6 @@ export class TokenEndpoint implements OnModuleInit {
       throw oauthErrors.invalidClient('this is a public client: send client_id alone, without a secret');
     }
     const matches = clientSecretMatches(client, secret) && client?.enabled === true;
-    const source = clientAddress(req, this.config.http.trustProxyHops);
     if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
     // The access log's row belongs to the client's tenant (an anonymous sign-in page's does not).
     noteAuthz(req, 'allow', 'client_secret', client.tenantId);
