@@ -135,10 +135,6 @@ export class A2aEndpoint {
     if (generation === undefined) {
       return sendJson(res, 200, rpcError(id, INVALID_REQUEST, 'the A2A-Version header must be 0.3 or 1.0'));
     }
-    // Each version has its own method names; a 1.0 method without the header is a 1.0 client that forgot it.
-    if (isLegacyJsonRpcMethod(request.method) !== (generation === '0.3')) {
-      return sendJson(res, 200, rpcError(id, METHOD_NOT_FOUND, methodOfOtherVersion(request.method, generation)));
-    }
     const lastEventId = headerValue(req, 'last-event-id');
     const position = lastEventId === undefined ? undefined : parseEventId(lastEventId);
     if (lastEventId !== undefined && !position) {
@@ -255,12 +251,6 @@ function requestOf(value: unknown): RpcRequest | RpcError {
     return rpcError(answerId, METHOD_NOT_FOUND, `method not found: ${request.method.slice(0, 100)}`);
   }
   return request as unknown as RpcRequest;
-}
-
-function methodOfOtherVersion(method: string, generation: string): string {
-  return generation === '0.3'
-    ? `method not found in A2A 0.3: ${method} is an A2A 1.0 method (send A2A-Version: 1.0)`
-    : `method not found in A2A 1.0: ${method} is an A2A 0.3 method (send A2A-Version: 0.3, or no A2A-Version)`;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
