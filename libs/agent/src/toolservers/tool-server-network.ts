@@ -1,6 +1,6 @@
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import { type LookupFunction, type Socket } from 'node:net';
-import { addressKind, addressProblem, withArticle } from '@fed/server';
+import { addressKind, addressProblem, publicAddressLookup } from '@fed/server';
 import { Agent, type Dispatcher, buildConnector } from 'undici';
 
 // The classification of addresses lives in libs/server (identity fetches client metadata documents by it too).
@@ -30,29 +30,11 @@ export function addressRefusal(error: unknown): ToolServerAddressError | undefin
   return undefined;
 }
 
-/** Every address the name resolves to must be public: a mixed answer is how rebinding is tried. */
-function checkedLookup(resolve: LookupFunction): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error, resolved) => {
-      if (error) return callback(error, '', 0);
-      const addresses = (Array.isArray(resolved) ? resolved : [{ address: resolved, family: 0 }]) as LookupAddress[];
-      const refused = addresses.find((entry) => addressKind(entry.address));
-      if (refused || addresses.length === 0) {
-        const problem = refused
-          ? `${hostname} resolves to ${refused.address}, ${withArticle(addressKind(refused.address) ?? '')} address`
-          : `${hostname} resolves to no address`;
-        return callback(new ToolServerAddressError(problem), '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      const [first] = addresses as [LookupAddress];
-      return callback(null, first.address, first.family);
-    });
-  };
-}
-
 /** undici's connector, refusing non-public addresses: literals before connecting, names at lookup, and the peer after. */
 function guardedConnector(resolve: LookupFunction): buildConnector.connector {
-  const connect = buildConnector({ lookup: checkedLookup(resolve) } as buildConnector.BuildOptions);
+  const connect = buildConnector({
+    lookup: publicAddressLookup(resolve, (problem) => new ToolServerAddressError(problem)),
+  } as buildConnector.BuildOptions);
   return (options, callback) => {
     const literal = addressProblem(options.hostname);
     if (literal) {

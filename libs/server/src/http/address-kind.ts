@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { type LookupAddress } from 'node:dns';
+import { BlockList, type LookupFunction, isIP } from 'node:net';
 
 // Which addresses are public. A URL the platform fetches on someone's behalf (an approved tool server, a client's
 // metadata document) is fetched from inside the deployment: without this rule, `http://169.254.169.254/` or
@@ -88,4 +89,28 @@ export function addressProblem(address: string): string | undefined {
 /** `kind` after "a" or "an", as the messages say it. */
 export function withArticle(kind: string): string {
   return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
+}
+
+/**
+ * A lookup that answers only when every address the name resolves to is public (a mixed answer is how DNS
+ * rebinding is tried); otherwise `refuse` makes the error, given why (`<name> resolves to 10.0.0.7, a private
+ * address`). Callers still check the peer of the connection.
+ */
+export function publicAddressLookup(resolve: LookupFunction, refuse: (problem: string) => Error): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, resolved) => {
+      if (error) return callback(error, '', 0);
+      const addresses = (Array.isArray(resolved) ? resolved : [{ address: resolved, family: 0 }]) as LookupAddress[];
+      const refused = addresses.find((entry) => addressKind(entry.address));
+      if (refused || addresses.length === 0) {
+        const problem = refused
+          ? `${hostname} resolves to ${refused.address}, ${withArticle(addressKind(refused.address) ?? '')} address`
+          : `${hostname} resolves to no address`;
+        return callback(refuse(problem), '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses as [LookupAddress];
+      return callback(null, first.address, first.family);
+    });
+  };
 }

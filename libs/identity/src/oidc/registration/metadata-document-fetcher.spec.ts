@@ -197,7 +197,7 @@ describe('Client ID Metadata Document fetcher (a real https server on the loopba
     it('refuses a name that resolves to a non-public address (any of its addresses)', async () => {
       server.serveJson('/oauth/client.json', documentOf());
       expect((await refusal(guarded().fetch(documentUrl(), now))).description).toMatch(
-        /^the document could not be fetched: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/,
+        /^the document could not be fetched: localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
       );
       const mixed: LookupFunction = (_host, _options, callback) =>
         (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
@@ -205,7 +205,7 @@ describe('Client ID Metadata Document fetcher (a real https server on the loopba
           { address: '10.0.0.7', family: 4 },
         ]);
       expect((await refusal(guarded(mixed).fetch('https://rebind.example/client.json', now))).description).toBe(
-        'the document could not be fetched: rebind.example resolves to 10.0.0.7 is a private address',
+        'the document could not be fetched: rebind.example resolves to 10.0.0.7, a private address',
       );
     });
   });

@@ -1,5 +1,5 @@
-import { addressKind, addressProblem, parseBoundedJson } from '@fed/server';
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { addressProblem, parseBoundedJson, publicAddressLookup } from '@fed/server';
+import { lookup as dnsLookup } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { type LookupFunction, type Socket } from 'node:net';
@@ -120,7 +120,7 @@ export class MetadataDocumentFetcher {
         headers: { accept: 'application/json' },
         ca: this.ca,
         agent: false,
-        lookup: this.options.allowPrivateAddresses ? this.lookup : publicOnly(this.lookup),
+        lookup: this.options.allowPrivateAddresses ? this.lookup : publicAddressLookup(this.lookup, nonPublicAddress),
       });
       req.on('socket', (socket: Socket) => {
         socket.once('secureConnect', () => {
@@ -160,24 +160,8 @@ export class MetadataDocumentFetcher {
   }
 }
 
-/** A lookup whose every answer must be public: a mixed answer is how rebinding is tried. */
-function publicOnly(resolve: LookupFunction): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error, resolved) => {
-      if (error) return callback(error, '', 0);
-      const addresses = (Array.isArray(resolved) ? resolved : [{ address: resolved, family: 0 }]) as LookupAddress[];
-      const refused = addresses.find((entry) => addressKind(entry.address));
-      if (refused || addresses.length === 0) {
-        const why = refused
-          ? `${hostname} resolves to ${addressProblem(refused.address)}`
-          : `${hostname} has no address`;
-        return callback(Object.assign(new Error(why), { code: 'ERR_NON_PUBLIC_ADDRESS' }), '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      const [first] = addresses as [LookupAddress];
-      return callback(null, first.address, first.family);
-    });
-  };
+function nonPublicAddress(problem: string): Error {
+  return Object.assign(new Error(problem), { code: 'ERR_NON_PUBLIC_ADDRESS' });
 }
 
 function reasonOf(error: Error): string {
