@@ -28,6 +28,7 @@ import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
 import { type DemoCredentials } from './demo-realm';
 import { textAnswer } from './testing/model-answers';
+import { mcpInitialize } from './testing/mcp-client';
 
 const main = 'dist/apps/platform/src/main.js';
 // Loopback redirect URIs (RFC 8252): nothing listens there; the test browser stops at the redirect.
@@ -545,25 +546,7 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
         body: new URLSearchParams(form).toString(),
       });
-    /** The MCP endpoint's answer to an initialize request with `token`. */
-    const mcpStatus = async (token: string) => {
-      const res = await fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-        }),
-      });
-      await res.body?.cancel();
-      return res.status;
-    };
+    const mcpStatus = async (token: string) => (await mcpInitialize(mcpUrl, token)).status;
     const refresh = (clientId: string, refreshToken: string) =>
       fetch(`${base}/federation/auth/v1/token`, {
         method: 'POST',

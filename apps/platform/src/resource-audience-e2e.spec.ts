@@ -2,7 +2,7 @@ import { useTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
 import { AgentProtocolsModule } from './platform-features';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
-import { connectMcp, mcpUrl } from './testing/mcp-client';
+import { connectMcp, mcpInitialize, mcpUrl } from './testing/mcp-client';
 
 // Resource-bound access tokens (RFC 8707, issue 35) at the resource servers: a token whose `aud` is the
 // MCP endpoint's URL is taken by MCP alone, one of the A2A endpoint's URL by A2A alone; every other route
@@ -29,27 +29,7 @@ describe('resource-bound access tokens at the MCP, A2A and chat endpoints', () =
   const EVERY_SCOPE = 'chat:exec chat:history mcp:all a2a:all';
   const tokenFor = (aud: string) => stack.mint({ aud, scope: EVERY_SCOPE });
 
-  async function mcpStatus(token: string) {
-    const response = await fetch(mcpUrl(stack.api), {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
-    return {
-      status: response.status,
-      challenge: response.headers.get('www-authenticate'),
-      body: await response.text(),
-    };
-  }
+  const mcpStatus = (token: string) => mcpInitialize(mcpUrl(stack.api), token);
 
   async function a2aStatus(token: string) {
     const response = await fetch(`${stack.service.url}/api/v1/a2a`, {

@@ -40,3 +40,25 @@ export function structuredOf<T>(result: CallToolResult): T {
   }
   return result.structuredContent as T;
 }
+
+/** The MCP endpoint's answer to a bare `initialize` with `token` (plain fetch, for the refusals). */
+export async function mcpInitialize(
+  endpoint: string,
+  token: string,
+): Promise<{ status: number; challenge: string | null; body: string }> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    }),
+  });
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: await response.text() };
+}
