@@ -21,7 +21,7 @@ describeWithChromium('pages-accessibility.spec')('accessibility of the provider 
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await bootAuthService({ databaseUrl: database.url });
+    service = await bootAuthService({ databaseUrl: database.url, env: { OIDC_DYNAMIC_REGISTRATION: 'true' } });
     base = `${service.url}/federation/auth/v1`;
     const { clients, users } = registryOf(service);
     await clients.create({
@@ -32,7 +32,7 @@ describeWithChromium('pages-accessibility.spec')('accessibility of the provider 
       redirectUris: [REDIRECT_URI],
     });
     // One user per test: each consents once, after which the consent page is not shown again.
-    for (const login of ['grace-ja', 'grace-en', 'grace-ar', 'grace-keyboard']) {
+    for (const login of ['grace-ja', 'grace-en', 'grace-ar', 'grace-keyboard', 'grace-mcp']) {
       await createApprovedUser(users, login, { password: PASSWORD, role: 'user' });
     }
     browser = await launchChromium();
@@ -106,6 +106,48 @@ describeWithChromium('pages-accessibility.spec')('accessibility of the provider 
     },
     60_000,
   );
+
+  it('passes WCAG 2.1 AA on the consent page of a client that registered itself, which names it unverified', async () => {
+    const registration = await fetch(`${base}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Some <MCP> client',
+        redirect_uris: ['https://mcp.example.net/callback'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(registration.status).toBe(201);
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    const page = await newPage('en');
+    await page.route('https://mcp.example.net/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'back in the MCP client' }),
+    );
+    await page.goto(
+      `${base}/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: 'https://mcp.example.net/callback',
+        response_type: 'code',
+        scope: 'mcp:all',
+        state: 'xyz',
+        code_challenge: CHALLENGE,
+        code_challenge_method: 'S256',
+        ui_locales: 'en',
+      })}`,
+    );
+    await page.getByLabel(signInText('en', 'loginLabel')).fill('grace-mcp');
+    await page.getByLabel(signInText('en', 'passwordLabel'), { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: signInText('en', 'signInButton') }).click();
+    await page.getByRole('button', { name: signInText('en', 'allow') }).waitFor();
+    expect(await page.title()).toBe(signInText('en', 'consentTitle'));
+    expect(await page.textContent('body')).toContain(
+      signInText('en', 'consentClientUnverified', { host: 'mcp.example.net' }),
+    );
+    await expectNoAxeViolations(page);
+    await page.getByRole('button', { name: signInText('en', 'allow') }).click();
+    await page.waitForURL('https://mcp.example.net/**');
+    await page.context().close();
+  }, 60_000);
 
   it('finds violations where there are some (the check can fail)', async () => {
     const page = await newPage('en');
