@@ -1,4 +1,6 @@
 import { useTestDatabase } from '../testing';
+import { withAdminClient } from '../testing/admin-client';
+import { Pool, type PoolConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, dataSourceOptions } from './data-source.factory';
 
@@ -45,5 +47,28 @@ describe('dataSourceOptions', () => {
 
   it('cancels a statement that outlives the statement timeout', async () => {
     await expect(dataSource.query('SELECT pg_sleep(2)')).rejects.toMatchObject({ driverError: { code: '57014' } });
+  });
+  it('survives the server ending a connection while it is checked out and not querying: no unheard error, the pool goes on', async () => {
+    // The pool as TypeORM builds it from these options, holding a connection as a query runner does in the
+    // moment between getting it and listening to it (or as any holder between two queries).
+    const options = dataSourceOptions({ url: database.url, poolSize: 1, applicationName: 'fed-terminate-test' });
+    const pool = new Pool({ connectionString: database.url, ...(options.extra as PoolConfig) });
+    const unheard: unknown[] = [];
+    const onUncaught = (error: unknown) => unheard.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const held = await pool.connect();
+      const [{ pid }] = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+      // 57P01 "terminating connection due to administrator command", as a restart or failover sends it.
+      await withAdminClient((admin) => admin.query('SELECT pg_terminate_backend($1)', [pid]));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(held.query('SELECT 1')).rejects.toThrow();
+      held.release();
+      expect((await pool.query<{ two: number }>('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await pool.end();
+    }
+    expect(unheard).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { Client, type ClientConfig } from 'pg';
 import { DataSource, type DataSourceOptions, type EntitySchema, type LoggerOptions } from 'typeorm';
 import { migrations } from '../migrations';
 import { migrationsTable } from '../schemas';
@@ -25,6 +26,20 @@ export const defaultTimeouts = {
   connectTimeoutMs: 10_000,
 };
 
+/**
+ * pg-pool takes its error listener off a connection while the connection is checked out, so a connection the
+ * server ends between two queries of its holder (a restart, a failover, `pg_terminate_backend`, a dropped test
+ * database) emits an `error` nobody hears, and an unheard `error` ends the process. This connection always has a
+ * listener: the error marks it unusable, its holder's next query fails with a connection error (answered as the
+ * database being unreachable), and the pool drops it when it is released.
+ */
+export class PoolConnection extends Client {
+  constructor(config?: string | ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 export function dataSourceOptions(options: PersistenceOptions): PostgresDataSourceOptions {
   return {
     type: 'postgres',
@@ -50,6 +65,7 @@ export function dataSourceOptions(options: PersistenceOptions): PostgresDataSour
       idle_in_transaction_session_timeout:
         options.idleInTransactionTimeoutMs ?? defaultTimeouts.idleInTransactionTimeoutMs,
       keepAlive: true,
+      Client: PoolConnection,
     },
   };
 }
