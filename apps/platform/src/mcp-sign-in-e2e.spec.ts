@@ -670,6 +670,9 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
       });
       expect(await refused('{"redirect_uris":')).toEqual({ status: 400, error: 'invalid_client_metadata' });
       expect(await refused('[1]', 'text/plain')).toEqual({ status: 400, error: 'invalid_client_metadata' });
+      // Nested deeper than the platform's JSON bound (64): refused on its text, before any parse.
+      const nested = `{"redirect_uris":["${REDIRECT_URI}"],"x":${'['.repeat(100)}${']'.repeat(100)}}`;
+      expect(await refused(nested)).toEqual({ status: 400, error: 'invalid_client_metadata' });
       expect(await refused({ redirect_uris: [REDIRECT_URI], client_name: 'x'.repeat(17_000) })).toEqual({
         status: 413,
         error: 'invalid_client_metadata',
