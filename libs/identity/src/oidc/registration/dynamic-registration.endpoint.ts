@@ -3,8 +3,9 @@ import { COUNTERS, type Counters } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { FAST_ROUTES, type FastRoutes, clientAddress, readJsonBody } from '@fed/server';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { throttleKey } from '../../brute-force/throttle-key';
 import { ClientRepository } from '../../clients/client.repository';
 import { isUnreachable, sendOAuthError, sendOAuthJson } from '../oauth-http';
 import { OIDC_BASE_PATH } from '../oidc-provider.factory';
@@ -44,7 +45,7 @@ export class DynamicRegistrationEndpoint implements OnModuleInit {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const source = clientAddress(req, this.config.http.trustProxyHops);
-      const key = `registration:dynamic:${createHash('sha256').update(source).digest('base64url').slice(0, 32)}`;
+      const key = throttleKey('registration', 'dynamic', source);
       const limit = this.config.registration.perAddressPerHour;
       const taken = await this.counters.take(key, limit, WINDOW_SECONDS);
       if (!taken.taken) {

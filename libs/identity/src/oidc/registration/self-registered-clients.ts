@@ -1,6 +1,6 @@
 import { type Counters } from '@fed/bus';
 import { type Logger } from '@fed/observability';
-import { createHash } from 'node:crypto';
+import { throttleKey } from '../../brute-force/throttle-key';
 import { type ClientEntity } from '../../clients/client.entity';
 import { type ClientRepository } from '../../clients/client.repository';
 import { RegistrationError, selfRegisteredClient } from './client-metadata';
@@ -53,10 +53,10 @@ export class SelfRegisteredClients {
     if (stored && stored.registration !== 'metadata_document') return stored;
     const now = this.now();
     if (requester === undefined || (stored?.metadataExpiresAt && stored.metadataExpiresAt > now)) return stored;
-    const failureKey = `registration:metadata-refused:${digest(clientId)}`;
+    const failureKey = throttleKey('registration', 'metadata-refused', clientId);
     if ((await this.counters.peek(failureKey)).count > 0) return null;
     const byAddress = await this.counters.take(
-      `registration:metadata-fetches-by:${digest(requester)}`,
+      throttleKey('registration', 'metadata-fetches-by', requester),
       this.budget.perAddressPerHour,
       WINDOW_SECONDS,
     );
@@ -69,7 +69,7 @@ export class SelfRegisteredClients {
     }
     const origin = new URL(clientId).origin;
     const taken = await this.counters.take(
-      `registration:metadata-fetches:${digest(origin)}`,
+      throttleKey('registration', 'metadata-fetches', origin),
       this.budget.perHostPerHour,
       WINDOW_SECONDS,
     );
@@ -93,9 +93,4 @@ export class SelfRegisteredClients {
     }
     return this.clients.find(clientId);
   }
-}
-
-/** Keys of a bounded length whatever the URL (up to 2,048 characters). */
-function digest(value: string): string {
-  return createHash('sha256').update(value).digest('base64url').slice(0, 32);
 }
