@@ -1,4 +1,4 @@
-import { isPrintableLine } from '@fed/contracts';
+import { ALWAYS_ALLOWED_SCOPES, isPrintableLine } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 import { ClientEntity, type ClientRegistrationKind, type GrantType } from '../../clients/client.entity';
 import { validRedirectUris } from '../../clients/client-registration';
@@ -19,8 +19,6 @@ export class RegistrationError extends Error {
 
 /** What a client that registers itself may hold: the protocol scopes, nothing of the chat API or management. */
 export const SELF_REGISTERED_SCOPES = ['mcp:all', 'a2a:all'] as const;
-/** Scopes a registration may name besides those: OpenID's, which every client may ask for at authorize. */
-const ALWAYS_ALLOWED_SCOPES = new Set(['openid', 'offline_access']);
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_NAME = 200;
 
@@ -61,7 +59,7 @@ export function checkClientMetadata(raw: unknown, defaultName: string): ClientMe
   if (scope !== undefined && typeof scope !== 'string') invalid('scope must be a string');
   const asked = typeof scope === 'string' ? [...new Set(scope.split(' ').filter(Boolean))] : [];
   const refused = asked.find(
-    (name) => !ALWAYS_ALLOWED_SCOPES.has(name) && !(SELF_REGISTERED_SCOPES as readonly string[]).includes(name),
+    (name) => !ALWAYS_ALLOWED_SCOPES.includes(name) && !(SELF_REGISTERED_SCOPES as readonly string[]).includes(name),
   );
   if (refused !== undefined) {
     invalid(`scope ${JSON.stringify(refused.slice(0, 64))} is not for self-registered clients (mcp:all, a2a:all)`);
