@@ -52,9 +52,11 @@ const shellQuoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
  * `startProcess` with a pseudo-terminal for the script's stdin, stdout and stderr (util-linux `script`), as a
  * person at a terminal runs it: its `process.stdout.isTTY` is true, its output has the terminal's CRLF line
  * ends, and `\x03` written to `child.stdin` is Ctrl-C (SIGINT to the script).
+ * `script` runs the command with `$SHELL -c`; `exec` makes the script the shell's replacement whatever that
+ * shell is, since dash (Debian's /bin/sh) would otherwise wait in the foreground and die of the SIGINT itself.
  */
 export function startProcessInTerminal(script: string, args: string[], env: NodeJS.ProcessEnv): ProcessHandle {
-  const command = [process.execPath, path.join(repoRoot, script), ...args].map(shellQuoted).join(' ');
+  const command = `exec ${[process.execPath, path.join(repoRoot, script), ...args].map(shellQuoted).join(' ')}`;
   return handleOf(
     spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
       cwd: repoRoot,
