@@ -22,6 +22,8 @@ export { type Labelled, type UserRole, type UserStatus, userRoles } from './user
 export { type SessionInvalidations, signalSessionInvalidations } from './users/session-invalidations';
 export { UsersError, type UsersErrorCode } from './users/users.errors';
 export { UserNotifications } from './notifications/user-notifications';
+// The agent's shared-memory tools read a user's organization and job through this, not the users table.
+export { type MemberProfile, MemberProfiles } from './users/member-profiles';
 
 export { MasterDataService } from './master-data/master-data.service';
 export { type MasterRecord } from './master-data/master-data.repository';

@@ -1,6 +1,7 @@
 import { RUN_STREAM, type RunStream, SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { TurnLedger } from '@fed/conversations';
+import { MemberProfiles } from '@fed/identity';
 import { MemoryItems, MemorySearch, memoryEmbeddings } from '@fed/memory';
 import { GuardrailAlertWriter, GuardrailEngine, GuardrailsModule, LlmLogWriter, LlmLogWriterModule } from '@fed/audit';
 import { LOGGER, type Logger, METRICS, type Metrics } from '@fed/observability';
@@ -20,7 +21,6 @@ import { ModelClient } from './model/model-client';
 import { DeliverableStore } from './output/turn-deliverables';
 import { TurnPrompt } from './prompt/turn-prompt';
 import { AskUserTool } from './tools/ask-user.tool';
-import { MemberProfiles } from './tools/member-profiles';
 import { SaveMemoryTool } from './tools/save-memory.tool';
 import { SearchMemoryTool } from './tools/search-memory.tool';
 import { ShowMapTool } from './tools/show-map.tool';

@@ -1,10 +1,10 @@
 import { type ClaimedTurn } from '@fed/conversations';
+import { type MemberProfiles } from '@fed/identity';
 import { type EmbeddingsClient, MemoryError, MemoryItems, MemoryRepository, MemorySearch } from '@fed/memory';
 import { createLogger } from '@fed/observability';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { ToolServerTurnTools } from '../../toolservers/tool-server-turn-tools';
 import type { ToolContext } from './agent-tool';
-import { MemberProfiles } from './member-profiles';
 import { SaveMemoryTool } from './save-memory.tool';
 import { SearchMemoryTool } from './search-memory.tool';
 
@@ -93,10 +93,5 @@ describe('the shared memory tools (save_memory, search_memory) on the real datab
     const search = new SearchMemoryTool(new MemorySearch(database.dataSource, failingEmbeddings), nobody);
     const outcome = await search.run({ query: 'books' }, context());
     expect(outcome.status).toBe('failed');
-  });
-
-  it("reads the user's organization and job type codes; an unknown user has none", async () => {
-    expect(await new MemberProfiles(database.dataSource).of('00000000-0000-4000-8000-000000000000')).toEqual({});
-    expect(await new MemberProfiles(database.dataSource).of('not-a-uuid')).toEqual({});
   });
 });

@@ -1,6 +1,6 @@
+import { type MemberProfiles } from '@fed/identity';
 import { MAX_ITEM_TEXT, type MemoryItems, MemoryError } from '@fed/memory';
 import { type AgentTool, type ToolContext, type ToolOutcome, quoted } from './agent-tool';
-import { type MemberProfiles } from './member-profiles';
 
 interface SaveMemoryArgs {
   text: string;

@@ -1,6 +1,6 @@
+import { type MemberProfiles } from '@fed/identity';
 import { type MemorySearch, MemoryError } from '@fed/memory';
 import { type AgentTool, type ToolContext, type ToolOutcome, quoted } from './agent-tool';
-import { type MemberProfiles } from './member-profiles';
 
 interface SearchMemoryArgs {
   query: string;

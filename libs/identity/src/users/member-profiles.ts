@@ -15,7 +15,6 @@ export class MemberProfiles {
   async of(userId: string): Promise<MemberProfile> {
     // A subject that is not a user id (a service account) has no profile; the comparison as uuid keeps the key's index.
     if (!UUID.test(userId)) return {};
-    // The identity context's table, read-only: the agent has no other way to know the user's organization.
     const [row] = (await this.dataSource.query(
       `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id" = $1::uuid`,
       [userId],
