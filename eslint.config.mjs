@@ -9,6 +9,18 @@ import tseslint from 'typescript-eslint';
 const layers = ['contracts', 'util', 'observability', 'infra', 'domain', 'app', 'platform'];
 const tags = (names) => names.map((name) => `type:${name}`);
 const upTo = (layer) => tags(layers.slice(0, layers.indexOf(layer) + 1));
+// The domain libs each domain lib may use: the edges docs/architecture.md names, e.g. agent reads
+// conversations, never the reverse. Every domain lib carries `scope:<name>` and has a row here
+// (tools/lint/module-boundaries.spec.ts checks both); infra libs keep the layer rule alone.
+export const domainEdges = {
+  agent: ['audit', 'conversations', 'identity', 'memory'],
+  audit: [],
+  conversations: [],
+  gateway: ['audit'],
+  identity: ['audit'],
+  memory: [],
+  protocols: ['agent', 'conversations'],
+};
 const depConstraints = [
   ...layers.map((layer) => ({
     sourceTag: `type:${layer}`,
@@ -20,6 +32,11 @@ const depConstraints = [
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: tags(['contracts', 'util']) },
   // Benchmarks and deployment checks drive the apps from outside.
   { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: [...upTo('app'), 'type:testing'] },
+  // A domain lib may use the layers below it and, of the domain libs, only those listed here.
+  ...Object.entries(domainEdges).map(([lib, uses]) => ({
+    sourceTag: `scope:${lib}`,
+    onlyDependOnLibsWithTags: [...upTo('infra'), 'type:testing', ...[lib, ...uses].map((name) => `scope:${name}`)],
+  })),
 ];
 
 const deepImports = {
