@@ -1,4 +1,5 @@
 import { TEST_TENANT_ID } from '@fed/auth/testing';
+import { type DomainError } from '@fed/contracts';
 import { ArchiveRetentionJob, conversationsServiceFor } from '@fed/conversations';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { buildDist, cleanEnv, startProcess } from '@fed/testing';
@@ -670,7 +671,8 @@ describe('chat-service: conversation management', () => {
       await message(owner, busy, { sender: 'AI', processing: true });
       await expect(service.archive(id)).resolves.toEqual({ conversationId: id, archived: true });
       expect(await location(id)).toBe('archive');
-      await expect(service.archive(busy)).rejects.toMatchObject({ code: 'conversation_processing', status: 409 });
+      const refused = await service.archive(busy).catch((error: DomainError) => error.toApiError());
+      expect(refused).toMatchObject({ code: 'conversation_processing', status: 409 });
       expect(await location(busy)).toBe('active');
       await expect(service.archive(id)).rejects.toMatchObject({ code: 'conversation_not_found' });
     });

@@ -1,6 +1,6 @@
 import { type AccessTokenPrincipal, principalOf } from '@fed/auth';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { ApiError, isAgentId } from '@fed/contracts';
+import { isAgentId } from '@fed/contracts';
 import {
   type ExecutionContext,
   Inject,
@@ -10,6 +10,7 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import { type IncomingHttpHeaders } from 'node:http';
+import { OwnerError } from './conversation-owner.errors';
 
 /** The owner of every row a request touches (document 2: another user's data is a 404). */
 export interface ConversationOwner {
@@ -116,7 +117,7 @@ export class ConversationOwners {
     if (!this.marketplace) return ownerOf(principal);
     // Document 2 is the Marketplace admin panel's: its service accounts call it, not people who sign in.
     if (!principal.isServiceAccount) {
-      throw new ApiError(
+      throw new OwnerError(
         'service_account_required',
         'the Marketplace edition serves service accounts (POST /api/v1/auth/external-service-token) only',
       );
@@ -136,10 +137,10 @@ export class ConversationOwners {
     const named = agentNamed(header, options.startsTurn ? bodyAgentId(body) : undefined);
     const agent = isAgentId(named) ? await this.agents.find(named) : null;
     if (!agent || (agent.tenantId !== null && agent.tenantId !== tenantId)) {
-      throw new ApiError('agent_not_found', `no agent ${JSON.stringify(named.slice(0, 100))}`);
+      throw new OwnerError('agent_not_found', `no agent ${JSON.stringify(named.slice(0, 100))}`);
     }
     if (options.startsTurn && !agent.enabled) {
-      throw new ApiError('agent_disabled', `the agent ${agent.id} is disabled: it takes no new turns`);
+      throw new OwnerError('agent_disabled', `the agent ${agent.id} is disabled: it takes no new turns`);
     }
     return { userId: `${principal.subject}/${agent.id}`, tenantId, agentId: agent.id };
   }
@@ -151,15 +152,15 @@ function bodyAgentId(body: unknown): unknown {
 
 function agentNamed(header: string | string[] | undefined, body: unknown): string {
   if (body !== undefined && typeof body !== 'string') {
-    throw new ApiError('invalid_request', 'agentId must be a string');
+    throw new OwnerError('invalid_agent_id', 'agentId must be a string');
   }
   const fromHeader = Array.isArray(header) ? header.join(', ') : header;
   const fromBody = body;
   if (!fromHeader && !fromBody) {
-    throw new ApiError('agent_id_required', 'name the agent: X-Agent-Id header (or agentId in a chat request)');
+    throw new OwnerError('agent_id_required', 'name the agent: X-Agent-Id header (or agentId in a chat request)');
   }
   if (fromHeader && fromBody && fromHeader !== fromBody) {
-    throw new ApiError('agent_id_mismatch', 'X-Agent-Id and agentId name different agents');
+    throw new OwnerError('agent_id_mismatch', 'X-Agent-Id and agentId name different agents');
   }
   return (fromHeader || fromBody) as string;
 }

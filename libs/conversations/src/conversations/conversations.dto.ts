@@ -1,7 +1,8 @@
-import { ApiError, type PageParams, type PageQuery, isUuid, toPageParams } from '@fed/contracts';
+import { type PageParams, type PageQuery, isUuid, toPageParams } from '@fed/contracts';
 import { Checks, IsNotBlank, IsStorableText, MaxCharacters, OrderedCursorPageQuery, withCode } from '@fed/server';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { ConversationsError } from './conversations.errors';
 
 export type ConversationMode = 'active' | 'archive';
 
@@ -90,7 +91,7 @@ export class RenameConversationBody {
 }
 
 function invalidCursor(): never {
-  throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+  throw new ConversationsError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
 }
 
 export function isTimestampKey(value: unknown): value is string {

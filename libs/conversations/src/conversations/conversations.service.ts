@@ -1,4 +1,4 @@
-import { ApiError, type PageQuery, toCursorPage } from '@fed/contracts';
+import { type PageQuery, toCursorPage } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 import { type BlobStore } from '@fed/storage';
 import { type DataSource } from 'typeorm';
@@ -14,15 +14,16 @@ import {
 } from './conversations.dto';
 import { type ConversationOwner, type ListOwner } from '../conversation-owner';
 import { listsAgents } from '../list-owner.sql';
+import { ConversationsError } from './conversations.errors';
 import { ConversationsRepository } from './conversations.repository';
 import { type HistoryPageResponse, toHistoryMessageResponse } from './history.dto';
 import { HistoryRepository } from './history.repository';
 
-const notFound = (message = 'conversation not found') => new ApiError('conversation_not_found', message);
+const notFound = (message = 'conversation not found') => new ConversationsError('conversation_not_found', message);
 const archived = (what: string) =>
-  new ApiError('conversation_archived', `an archived conversation cannot be ${what}: restore it first`);
+  new ConversationsError('conversation_archived', `an archived conversation cannot be ${what}: restore it first`);
 const processing = (what: string) =>
-  new ApiError('conversation_processing', `the conversation is processing a turn and cannot be ${what} now`);
+  new ConversationsError('conversation_processing', `the conversation is processing a turn and cannot be ${what} now`);
 
 /** Conversation management of document 2: list, history, rename, delete, restore, archive. */
 export class ConversationsService {

@@ -1,9 +1,9 @@
-import { ApiError } from '@fed/contracts';
 import { type BlobStore, sweepUnreferencedBlobs } from '@fed/storage';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type ConversationOwner } from '../conversation-owner';
 import { sendBlob } from '../files/blob-response';
 import { type DeliverableContentQuery } from './deliverables.dto';
+import { DeliverablesError } from './deliverables.errors';
 import { type DeliverablesRepository } from './deliverables.repository';
 
 /** Where deliverables live in the blob store: `deliverables/<conversationId>/<messageId>/<deliverableId>`. */
@@ -24,8 +24,8 @@ export class DeliverablesService {
     response: ServerResponse,
   ): Promise<void> {
     const found = await this.deliverables.find(owner, conversationId, query.messageId, query.filepath);
-    if (!found.conversation) throw new ApiError('conversation_not_found', 'conversation not found');
-    if (!found.file) throw new ApiError('not_found', 'no such deliverable in this conversation');
+    if (!found.conversation) throw new DeliverablesError('conversation_not_found', 'conversation not found');
+    if (!found.file) throw new DeliverablesError('deliverable_not_found', 'no such deliverable in this conversation');
     const file = found.file;
     await sendBlob(request, response, {
       store: this.blobs,

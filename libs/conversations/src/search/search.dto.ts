@@ -1,4 +1,4 @@
-import { ApiError, type PageParams, type PageQuery, isStorableText, toPageParams } from '@fed/contracts';
+import { type PageParams, type PageQuery, isStorableText, toPageParams } from '@fed/contracts';
 import { Checks, CursorPageQuery, IsNotBlank, MaxCharacters, withCode } from '@fed/server';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { type ConversationMode, isSeqKey, isTimestampKey } from '../conversations/conversations.dto';
 import { type Sender } from '../storage/message.entity';
 import { onlyExcludes } from './search-query';
+import { SearchError } from './search.errors';
 import { type SnippetWindow, toSnippet } from './search-snippet';
 
 export const MAX_QUERY_CHARACTERS = 200;
@@ -83,7 +84,7 @@ export function searchList(mode: ConversationMode, q: string): string {
 export function searchPage(list: string, query: PageQuery): PageParams {
   const page = toPageParams(query, { list });
   if (page.after && (page.after.length !== 2 || !isTimestampKey(page.after[0]) || !isSeqKey(page.after[1]))) {
-    throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+    throw new SearchError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
   }
   return page;
 }
