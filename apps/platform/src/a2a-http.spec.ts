@@ -1,4 +1,5 @@
 import { useTestDatabase } from '@fed/persistence/testing';
+import { heartbeatsEvery } from '@fed/server';
 import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import { AgentProtocolsModule } from './platform-features';
@@ -363,6 +364,8 @@ describe('A2A on the wire', () => {
       expect(text).toMatch(/^\n+\{/);
       const answer = JSON.parse(text) as RpcAnswer;
       expect(answer.result?.status?.state).toBe('completed');
+      // The newlines came from the process's heartbeat table, which holds no entry for it any more.
+      expect(heartbeatsEvery(1000).size).toBe(0);
     });
 
     it('sends : heartbeat on a quiet stream, and an id with every event; the open stream is counted on /metrics', async () => {
@@ -384,6 +387,7 @@ describe('A2A on the wire', () => {
       const { text, events: seen } = await events(response);
       // Counted until it ends, then no longer.
       while ((await openStreams()) !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heartbeatsEvery(1000).size).toBe(0);
       expect(text).toContain(': heartbeat\n\n');
       expect(seen.every((event) => event.id !== undefined)).toBe(true);
       expect(seen.at(-1)?.data.result).toMatchObject({

@@ -1,4 +1,5 @@
 import { useTestDatabase } from '@fed/persistence/testing';
+import { heartbeatsEvery } from '@fed/server';
 import { ScriptedUpstream } from '@fed/testing';
 import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -7,7 +8,7 @@ import { conversationsServiceFor } from '@fed/conversations';
 import { DataSource } from 'typeorm';
 import { AgentProtocolsModule } from './platform-features';
 import { type ChatStack, bootChatStack } from './testing/boot-chat-stack';
-import { connectMcp, structuredOf, toolErrorOf } from './testing/mcp-client';
+import { connectMcp, mcpUrl, structuredOf, toolErrorOf } from './testing/mcp-client';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 // MCP's five tools end to end through the official SDK client: agent-protocols starts and follows the
@@ -321,6 +322,33 @@ describe('MCP tools (execute_chat, get_file_content, get_ui_resource, cancel_cha
     expect(structuredOf<ExecuteChatResult>(result as CallToolResult).text).toBe('slow but done');
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress.map((update) => update.progress)).toEqual(progress.map((_, index) => index + 1));
+    // The progress and the stream's keep-alives were the heartbeat table's; both entries go with the stream.
+    for (let waited = 0; heartbeatsEvery(1000).size > 0 && waited < 2000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(heartbeatsEvery(1000).size).toBe(0);
+  });
+
+  it('sends a quiet execute_chat stream the transport keep-alive comment every heartbeat', async () => {
+    upstream.enqueue(textAnswer(['quiet', ' then done'], 1500));
+    const response = await fetch(mcpUrl(stack.api), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await stack.token('mcp:all', userId)}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'execute_chat', arguments: { prompt: 'Quietly' } },
+      }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    expect(text).toMatch(/^(: keepalive\n\n)+event: message\n/);
+    expect(text).toContain('quiet then done');
   });
 
   it('answers a failed turn with a TURN_FAILED tool error naming the reason', async () => {

@@ -9,6 +9,7 @@ export * from './host/shutdown-drains';
 export * from './http/in-flight-tracker';
 export * from './http/security-headers';
 export * from './http/fast-routes';
+export * from './http/heartbeats';
 export * from './http/json-body';
 export * from './http/client-address';
 export * from './http/address-kind';

@@ -1,11 +1,11 @@
 import { MemoryRunStream, RedisRunStream, type RunStream, STREAM_START } from '@fed/bus';
 import { testServiceUrls } from '@fed/config';
 import { type ChatCompletionChunk, contentChunk, finalChunk, roleChunk } from '@fed/contracts';
+import { heartbeatsEvery } from '@fed/server';
 import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { heartbeatsEvery } from './heartbeats';
 import { type RelayOptions, relayRun } from './sse-relay';
 
 const MODEL = 'federation-agent';

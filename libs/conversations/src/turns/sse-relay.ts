@@ -4,13 +4,14 @@ import {
   SSE_CONNECTED,
   SSE_DONE,
   SSE_HEADERS,
+  SSE_HEARTBEAT,
   isFinalChunkData,
   streamLostChunk,
 } from '@fed/contracts';
 import { RunStreamTrace } from '@fed/observability';
+import { heartbeatsEvery, responseHeartbeat } from '@fed/server';
 import { type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { heartbeatsEvery } from './heartbeats';
 
 /**
  * How long a run stream may stay out of reach (reads failing: Redis down) under a reader before the
@@ -85,7 +86,7 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
   if (options.shutdown.aborted) stop.abort();
   // The heartbeats are the table's: this relay only wakes for data.
   const heartbeats = heartbeatsEvery(options.heartbeatMs);
-  const beat = heartbeats.add(response);
+  const beat = heartbeats.add(responseHeartbeat(response, SSE_HEARTBEAT));
   const write = async (text: string) => {
     await writeOrWait(response, text, stop.signal);
     beat.lastWrite = Date.now();

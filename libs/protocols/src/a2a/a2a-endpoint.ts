@@ -6,7 +6,7 @@ import { type AccessTokenVerifier, authenticateRequest } from '@fed/auth';
 import { ApiError, SSE_HEADERS, SSE_HEARTBEAT } from '@fed/contracts';
 import { type ConversationOwner, ownerOf, writeOrWait } from '@fed/conversations';
 import { type OpenStreams } from '@fed/observability';
-import { readJsonBody } from '@fed/server';
+import { heartbeatsEvery, readJsonBody, takesHeartbeat } from '@fed/server';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { headerValue, sendJson } from '../turns';
 import { type A2aCall, callContext, parseEventId } from './a2a-call';
@@ -185,13 +185,20 @@ export class A2aEndpoint {
 
   /** One JSON document; while it is not ready, 200 and a newline every heartbeat (only whitespace precedes it). */
   private async answer(res: ServerResponse, handled: Promise<unknown>): Promise<void> {
-    let result = await within(handled, this.settings.heartbeatMs);
-    if (result !== TIMED_OUT) return sendJson(res, 200, result);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    do {
+    const heartbeats = heartbeatsEvery(this.settings.heartbeatMs);
+    const beat = heartbeats.add(() => {
+      if (!takesHeartbeat(res)) return false;
+      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.write('\n');
-      result = await within(handled, this.settings.heartbeatMs);
-    } while (result === TIMED_OUT);
+      return true;
+    });
+    let result: unknown;
+    try {
+      result = await handled;
+    } finally {
+      heartbeats.delete(beat);
+    }
+    if (!res.headersSent) return sendJson(res, 200, result);
     res.end(JSON.stringify(result));
   }
 
@@ -208,25 +215,28 @@ export class A2aEndpoint {
       res.writeHead(200, SSE_HEADERS);
       this.streams.track(res);
     };
+    const heartbeats = heartbeatsEvery(this.settings.heartbeatMs);
+    const beat = heartbeats.add(() => {
+      if (call.signal.aborted || !takesHeartbeat(res)) return false;
+      open();
+      res.write(SSE_HEARTBEAT);
+      return true;
+    });
     try {
       for (;;) {
-        const next = iterator.next();
-        let step = await within(next, this.settings.heartbeatMs);
-        while (step === TIMED_OUT && !call.signal.aborted) {
-          open();
-          await writeOrWait(res, SSE_HEARTBEAT, call.signal);
-          step = await within(next, this.settings.heartbeatMs);
-        }
-        if (step === TIMED_OUT || step.done || call.signal.aborted) break;
+        const step = await untilAborted(iterator.next(), call.signal);
+        if (step === ABORTED || step.done || call.signal.aborted) break;
         open();
         const id = call.eventId;
         call.eventId = undefined;
         await writeOrWait(res, `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(step.value)}\n\n`, call.signal);
+        beat.lastWrite = Date.now();
       }
     } catch (error) {
       if (!res.headersSent) return sendJson(res, 200, errorOf(error));
       if (!call.signal.aborted) res.write(formatSSEErrorEvent(errorOf(error)));
     } finally {
+      heartbeats.delete(beat);
       if (!res.writableEnded) res.end();
       await iterator.return?.();
     }
@@ -257,17 +267,21 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
 }
 
-const TIMED_OUT = Symbol('timed out');
+const ABORTED = Symbol('aborted');
 
-/** The promise's value, or TIMED_OUT after `ms` (the promise goes on; race it again). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
+/** The promise's value, or ABORTED as soon as the signal is (the promise goes on). */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return ABORTED;
+  let onAbort: (() => void) | undefined;
   try {
     return await Promise.race([
       promise,
-      new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT))),
+      new Promise<typeof ABORTED>((resolve) => {
+        onAbort = () => resolve(ABORTED);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
     ]);
   } finally {
-    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }

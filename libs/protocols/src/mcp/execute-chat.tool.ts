@@ -1,7 +1,14 @@
 import { type RunStream, STREAM_START } from '@fed/bus';
 import { CHAT_TURN_DEFAULTS, type ChatTurnRequest, isStorableText, isUuid } from '@fed/contracts';
-import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
+import {
+  type ConversationOwner,
+  type ConversationReads,
+  type FilesService,
+  type StartedTurn,
+  type TurnStarter,
+} from '@fed/conversations';
 import { type Logger } from '@fed/observability';
+import { heartbeatsEvery } from '@fed/server';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -9,7 +16,6 @@ import { followRun, withInlineFiles } from '../turns';
 import { TurnCollector } from './execute-chat.result';
 import { type McpTool, type ToolExtra, settle } from './mcp-tool';
 import { McpToolErrorCode, toolError, toolResult } from './mcp-tool-result';
-import { type McpRepository } from './mcp.repository';
 
 /** Document 2, Limits: the processed message text. */
 const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -80,7 +86,7 @@ export class ExecuteChatTool implements McpTool {
     private readonly starter: TurnStarter,
     private readonly runStream: RunStream,
     private readonly files: FilesService,
-    private readonly repository: McpRepository,
+    private readonly reads: ConversationReads,
     private readonly options: ExecuteChatOptions,
   ) {}
 
@@ -150,7 +156,7 @@ export class ExecuteChatTool implements McpTool {
       return toolError(McpToolErrorCode.InternalError, 'the turn ended without an answer', { conversationId });
     }
     const { result } = outcome;
-    if (result.unfinished && (await this.repository.cancelRequested(owner, turn.runId))) result.cancelled = true;
+    if (result.unfinished && (await this.reads.cancelRequested(owner, turn.runId))) result.cancelled = true;
     return toolResult({ ...result });
   }
 
@@ -162,14 +168,17 @@ export class ExecuteChatTool implements McpTool {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return () => undefined;
     let progress = 0;
-    const timer = setInterval(() => {
+    // Nothing sets the beat's lastWrite: a notification goes out every interval.
+    const heartbeats = heartbeatsEvery(this.options.heartbeatMs);
+    const beat = heartbeats.add(() => {
       progress += 1;
       const message = collector.currentStep ?? 'working';
       extra
         .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
         .catch(() => undefined);
-    }, this.options.heartbeatMs);
-    return () => clearInterval(timer);
+      return true;
+    });
+    return () => heartbeats.delete(beat);
   }
 }
 

@@ -3,7 +3,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ApiError } from '@fed/contracts';
 import { type ConversationOwner, ownerOf } from '@fed/conversations';
 import { METRICS, type Metrics, OpenStreams } from '@fed/observability';
-import { FAST_ROUTES, type FastRoutes, readJsonBody } from '@fed/server';
+import { FAST_ROUTES, type FastRoutes, heartbeatsEvery, readJsonBody, responseHeartbeat } from '@fed/server';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +13,9 @@ import { McpHttpError, invalidParamsError, negotiate, parseMessage } from './mcp
 import { acceptsEventStream, checkContentType, checkOrigin, presentSdkAccept } from './mcp-request-body';
 import { McpServerFactory } from './mcp-server.factory';
 import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl, mcpResourceUrl } from './mcp-urls';
+
+/** The comment the MCP SDK's transport writes as its keep-alive. */
+const MCP_KEEP_ALIVE = ': keepalive\n\n';
 
 /**
  * `POST /api/v1/mcp` (document 3, MCP), a fast route: stateless streamable HTTP, one SDK server and
@@ -80,18 +83,33 @@ export class McpEndpoint implements OnModuleInit {
     const eventStream = acceptsEventStream(req);
     presentSdkAccept(req);
     const server = this.servers.create(owner);
-    // No session: a client's Mcp-Session-Id is not looked at, and none is issued.
+    // No session: a client's Mcp-Session-Id is not looked at, and none is issued. Keep-alives are the
+    // process's heartbeat table's (0 turns the SDK's own timer off).
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !eventStream,
-      keepAliveMs: this.config.chat.heartbeatMs,
+      keepAliveMs: 0,
     });
     // Closing the server aborts its handlers' signals: a turn's follower stops when the client leaves.
     res.once('close', () => void server.close());
     // Only a request is answered with a stream; notifications and responses get 202 and no body.
-    if (eventStream && 'method' in message && 'id' in message) this.streams.track(res);
+    if (eventStream && 'method' in message && 'id' in message) {
+      this.streams.track(res);
+      this.keepAlive(res);
+    }
     await server.connect(transport);
     await transport.handleRequest(req, res, message);
+  }
+
+  /**
+   * The SDK's keep-alive comment every heartbeat interval, once the SDK has sent the stream's head. The
+   * SDK's writes are not seen here, so it comes every interval, as the SDK's own timer did.
+   */
+  private keepAlive(res: ServerResponse): void {
+    const heartbeats = heartbeatsEvery(this.config.chat.heartbeatMs);
+    const write = responseHeartbeat(res, MCP_KEEP_ALIVE);
+    const beat = heartbeats.add(() => res.headersSent && write());
+    res.once('close', () => heartbeats.delete(beat));
   }
 
   /** 401 and 403 as everywhere in the platform, the challenge naming the resource metadata (RFC 9728). */

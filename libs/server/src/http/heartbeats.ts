@@ -1,10 +1,15 @@
-import { SSE_HEARTBEAT } from '@fed/contracts';
 import { type ServerResponse } from 'node:http';
+
+/**
+ * Writes one stream's heartbeat, the stream's own bytes; false when it could not (the stream is closed,
+ * not open yet, or its client has a backlog): the table then tries again at its next look.
+ */
+export type HeartbeatWriter = () => boolean;
 
 /** An open stream in a heartbeat table: when something was last written to it. */
 export interface Beat {
-  readonly response: ServerResponse;
-  /** `Date.now()` of the last write to the stream, by its relay or by the table. */
+  readonly write: HeartbeatWriter;
+  /** `Date.now()` of the last write to the stream, by its owner or by the table. */
   lastWrite: number;
 }
 
@@ -12,12 +17,10 @@ export interface Beat {
 const MAX_TICK_MS = 1000;
 
 /**
- * The heartbeats of every open stream of a process that share an interval, from one timer: a stream
- * nothing was written to for `intervalMs` gets `: heartbeat`. A relay waiting on an idle run stream thus
- * wakes for data only, and an idle stream costs one small record and a write per interval, not a timer,
- * a read and its promises (docs/chat.md, "Pieces and heartbeats").
- *
- * A stream waiting for its client to take a backlog (`writableNeedDrain`) gets none: it is not idle.
+ * The heartbeats of every open long-lived response of a process that share an interval, from one timer:
+ * a stream nothing was written to for `intervalMs` gets its heartbeat. A stream whose owner never sets
+ * `lastWrite` gets one every interval. An idle stream thus costs one small record and a write per
+ * interval, not a timer, a read and its promises (docs/chat.md, "Pieces and heartbeats").
  */
 export class HeartbeatTable {
   private readonly beats = new Set<Beat>();
@@ -30,8 +33,8 @@ export class HeartbeatTable {
   }
 
   /** Starts the stream's heartbeats, counting its silence from now. */
-  add(response: ServerResponse): Beat {
-    const beat: Beat = { response, lastWrite: Date.now() };
+  add(write: HeartbeatWriter): Beat {
+    const beat: Beat = { write, lastWrite: Date.now() };
     this.beats.add(beat);
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), this.tickMs);
@@ -57,10 +60,7 @@ export class HeartbeatTable {
     const quietSince = now - this.intervalMs;
     for (const beat of this.beats) {
       if (beat.lastWrite > quietSince) continue;
-      const { response } = beat;
-      if (response.writableEnded || response.destroyed || response.writableNeedDrain) continue;
-      response.write(SSE_HEARTBEAT);
-      beat.lastWrite = now;
+      if (beat.write()) beat.lastWrite = now;
     }
   }
 }
@@ -72,4 +72,21 @@ export function heartbeatsEvery(intervalMs: number): HeartbeatTable {
   let table = tables.get(intervalMs);
   if (!table) tables.set(intervalMs, (table = new HeartbeatTable(intervalMs)));
   return table;
+}
+
+/**
+ * Whether a heartbeat may go to the response now: not after its end, and not while its client has yet
+ * to take a backlog (`writableNeedDrain`): such a stream is not idle.
+ */
+export function takesHeartbeat(response: ServerResponse): boolean {
+  return !(response.writableEnded || response.destroyed || response.writableNeedDrain);
+}
+
+/** The writer of `text` as the response's heartbeat. */
+export function responseHeartbeat(response: ServerResponse, text: string): HeartbeatWriter {
+  return () => {
+    if (!takesHeartbeat(response)) return false;
+    response.write(text);
+    return true;
+  };
 }
