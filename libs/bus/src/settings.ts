@@ -16,3 +16,16 @@ export interface RunStreamSettings {
 
 export const runQueueDefaults = { backoffMs: 1000, dedupeWindowSeconds: 3600, dedupeMaxIds: 10_000 } as const;
 export const runStreamDefaults = { maxLifetimeSeconds: 24 * 3600, endTtlSeconds: 3600 } as const;
+
+export interface EmailQueueSettings {
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** Before the first retry; each further retry waits twice as long. */
+  backoffMs: number;
+}
+
+export const emailQueueDefaults = {
+  /** Sends running at once per process: a hanging SMTP server holds these, nothing else. */
+  concurrency: 4,
+  closeGraceMs: 3000,
+} as const;

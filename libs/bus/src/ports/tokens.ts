@@ -3,3 +3,4 @@ export const RUN_QUEUE = Symbol.for('fed.bus.RunQueue');
 export const RUN_STREAM = Symbol.for('fed.bus.RunStream');
 export const SIGNALS = Symbol.for('fed.bus.Signals');
 export const COUNTERS = Symbol.for('fed.bus.Counters');
+export const EMAIL_QUEUE = Symbol.for('fed.bus.EmailQueue');

@@ -2,6 +2,7 @@ import { testServiceUrls } from '@fed/config';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { type Bus, createBus, type CreateBusOptions } from '../create-bus';
+import { createEmailQueue } from '../create-email-queue';
 import { type RunJobContext, RunJobLostError, STREAM_START } from '../ports';
 import { deferred, eventually, resolvesWithin, runJob, sleep } from '../testing/async-helpers';
 import { describeBusContract } from '../testing/bus-contract';
@@ -35,7 +36,11 @@ afterAll(async () => {
   await raw.quit();
 });
 
-describeBusContract('Redis', (settings) => redisBus(settings));
+describeBusContract(
+  'Redis',
+  (settings) => redisBus(settings),
+  (settings) => createEmailQueue({ redisUrl, keyPrefix: uniquePrefix(), ...settings }),
+);
 
 describe('Redis bus', () => {
   const buses: Bus[] = [];

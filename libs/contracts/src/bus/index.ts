@@ -1,3 +1,4 @@
+export * from './email-job';
 export * from './run-job';
 export * from './signal-relay';
 export * from './signals';
