@@ -16,3 +16,11 @@ export * from './files';
 export * from './ui-resources';
 export * from './deliverables';
 export * from './search';
+export {
+  ConversationReads,
+  type ConversationRecords,
+  type DeliverableLookup,
+  type StoredDeliverable,
+  type StoredMessage,
+  type StoredTask,
+} from './conversations/conversation-reads';

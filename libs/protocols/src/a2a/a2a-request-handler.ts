@@ -24,21 +24,27 @@ import { type A2ARequestHandler, type ServerCallContext } from '@a2a-js/sdk/serv
 import { formatOf } from '@fed/agent';
 import { type RunStream, STREAM_START } from '@fed/bus';
 import { type ChatCompletionChunk, isUuid } from '@fed/contracts';
-import { type ConversationOwner, type FilesService, type StartedTurn, type TurnStarter } from '@fed/conversations';
+import {
+  type ConversationOwner,
+  type ConversationReads,
+  type ConversationRecords,
+  type FilesService,
+  type StartedTurn,
+  type TurnStarter,
+} from '@fed/conversations';
 import { type Logger } from '@fed/observability';
 import { type StoredInlineFile, followRun, withInlineFiles } from '../turns';
 import { type A2aCall, callOf } from './a2a-call';
 import { toA2aError } from './a2a-errors';
-import { type A2aTaskRepository } from './a2a-task.repository';
 import { status, task, taskEvent } from './a2a-wire';
-import { type ConversationRecords, sentHistory, storedArtifacts, taskFromRecords } from './task-view';
+import { sentHistory, storedArtifacts, taskFromRecords } from './task-view';
 import { TurnEvents, endsUnfinished } from './turn-events';
 import { readTurnInput } from './turn-input';
 
 export interface A2aHandlerDependencies {
   starter: TurnStarter;
   runStream: RunStream;
-  repository: A2aTaskRepository;
+  reads: ConversationReads;
   files: FilesService;
   card: AgentCard;
   /** `{base_url}`, for the download links of file artifacts. */
@@ -248,7 +254,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
     offset: string,
     chunk: ChatCompletionChunk,
   ): Promise<StreamResponse[]> {
-    const cancelled = endsUnfinished(chunk) && (await this.deps.repository.cancelRequested(owner, events.runId));
+    const cancelled = endsUnfinished(chunk) && (await this.deps.reads.cancelRequested(owner, events.runId));
     return events.translate(offset, chunk, cancelled);
   }
 
@@ -265,7 +271,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
 
   /** The owner's conversation; -32001 for an id that is not one, or not theirs. */
   private async records(owner: ConversationOwner, taskId: string): Promise<ConversationRecords> {
-    const records = isUuid(taskId) ? await this.deps.repository.records(owner, taskId.toLowerCase()) : null;
+    const records = isUuid(taskId) ? await this.deps.reads.records(owner, taskId.toLowerCase()) : null;
     if (!records) throw new TaskNotFoundError({ message: 'no such task' });
     return records;
   }

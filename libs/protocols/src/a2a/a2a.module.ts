@@ -2,7 +2,7 @@ import { type AgentCard } from '@a2a-js/sdk';
 import { AccessTokenVerifier, protectedResourceUrl } from '@fed/auth';
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { FilesService, TurnStarter } from '@fed/conversations';
+import { ConversationReads, FilesService, TurnStarter } from '@fed/conversations';
 import { LOGGER, type Logger, METRICS, type Metrics, OpenStreams } from '@fed/observability';
 import { FAST_ROUTES, type FastRoutes, SHUTDOWN_SIGNAL } from '@fed/server';
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
@@ -10,7 +10,6 @@ import { DataSource } from 'typeorm';
 import { ProtocolTurnsModule } from '../turns';
 import { A2aEndpoint } from './a2a-endpoint';
 import { A2aRequestHandler } from './a2a-request-handler';
-import { A2aTaskRepository } from './a2a-task.repository';
 import { A2A_PATH, AGENT_CARD_PATH, agentCard } from './agent-card';
 
 /** The one agent card of this process: served by the endpoint, returned by the request handler. */
@@ -43,7 +42,7 @@ const CANCEL_WAIT_MS = 10_000;
         new A2aRequestHandler({
           starter,
           runStream,
-          repository: new A2aTaskRepository(dataSource),
+          reads: new ConversationReads(dataSource),
           files,
           card,
           baseUrl: config.http.publicUrl,

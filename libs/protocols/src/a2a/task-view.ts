@@ -1,5 +1,6 @@
 import { type Artifact, type Message, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { type Deliverable, type Interaction, type InteractionType, type UiResource } from '@fed/contracts';
+import { type Interaction, type InteractionType, type UiResource } from '@fed/contracts';
+import { type ConversationRecords, type StoredMessage, type StoredTask } from '@fed/conversations';
 import {
   type TurnEnding,
   type TurnRef,
@@ -16,38 +17,6 @@ import {
 
 /** Document 3, "A2A default history": the most recent 100 messages when `historyLength` is not given. */
 export const DEFAULT_HISTORY_LENGTH = 100;
-
-/** A message row as the task view reads it. */
-export interface StoredMessage {
-  id: string;
-  sender: 'User' | 'AI';
-  text: string;
-  processing: boolean;
-  unfinished: boolean;
-  cancelRequested: boolean;
-  /** The turn failed: its error chunk's `error`. */
-  error: { code: string; message: string } | null;
-  /** A runtime has taken the turn (its heartbeat is set). */
-  started: boolean;
-  deliverables: Deliverable[] | null;
-  updatedAt: Date;
-}
-
-/** A task row of an assistant message: only those that carry UI or an interaction matter here. */
-export interface StoredTask {
-  messageId: string;
-  callId: string | null;
-  title: string | null;
-  content: string | null;
-  metadata: Record<string, unknown> | null;
-}
-
-/** A conversation as stored: its messages in order, the tasks of its assistant messages in order. */
-export interface ConversationRecords {
-  conversationId: string;
-  messages: StoredMessage[];
-  tasks: StoredTask[];
-}
 
 /** The `history` a request asks for: `undefined` (not given or not a non-negative integer), 0 or N. */
 export function historyWindow<T>(items: readonly T[], historyLength: number | undefined): T[] {

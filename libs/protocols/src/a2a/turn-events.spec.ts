@@ -1,7 +1,8 @@
 import { type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { type ChatCompletionChunk, contentChunk, errorChunk, finalChunk, roleChunk } from '@fed/contracts';
+import { type ConversationRecords } from '@fed/conversations';
 import { summaryOf } from './a2a-wire';
-import { type ConversationRecords, historyWindow, taskFromRecords } from './task-view';
+import { historyWindow, taskFromRecords } from './task-view';
 import { TurnEvents } from './turn-events';
 import { normaliseParams } from './turn-input';
 

@@ -8,7 +8,6 @@ import {
   type TurnStarter,
 } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
-import { heartbeatsEvery } from '@fed/server';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -168,17 +167,14 @@ export class ExecuteChatTool implements McpTool {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return () => undefined;
     let progress = 0;
-    // Nothing sets the beat's lastWrite: a notification goes out every interval.
-    const heartbeats = heartbeatsEvery(this.options.heartbeatMs);
-    const beat = heartbeats.add(() => {
+    const timer = setInterval(() => {
       progress += 1;
       const message = collector.currentStep ?? 'working';
       extra
         .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
         .catch(() => undefined);
-      return true;
-    });
-    return () => heartbeats.delete(beat);
+    }, this.options.heartbeatMs);
+    return () => clearInterval(timer);
   }
 }
 

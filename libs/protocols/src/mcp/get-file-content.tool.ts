@@ -1,5 +1,10 @@
 import { isStorableText, isUuid } from '@fed/contracts';
-import { type ConversationOwner, type DeliverableEntity, deliverablePathProblem } from '@fed/conversations';
+import {
+  type ConversationOwner,
+  type ConversationReads,
+  type StoredDeliverable,
+  deliverablePathProblem,
+} from '@fed/conversations';
 import { type Logger } from '@fed/observability';
 import { type BlobStore } from '@fed/storage';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -7,7 +12,6 @@ import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type McpTool, settle } from './mcp-tool';
 import { McpToolErrorCode, toolError, toolResult } from './mcp-tool-result';
-import { type McpRepository } from './mcp.repository';
 
 const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript|x-ndjson|csv|yaml|x-yaml|toml|sql)$)|\+(json|xml)$/;
 
@@ -56,7 +60,7 @@ export class GetFileContentTool implements McpTool {
   readonly name = 'get_file_content';
 
   constructor(
-    private readonly repository: McpRepository,
+    private readonly reads: ConversationReads,
     private readonly blobs: BlobStore,
     private readonly options: GetFileContentOptions,
   ) {}
@@ -80,7 +84,7 @@ export class GetFileContentTool implements McpTool {
       (args.conversationId !== undefined && !isUuid(args.conversationId) ? 'conversationId must be a UUID' : null) ??
       (args.messageId !== undefined && !isUuid(args.messageId) ? 'messageId must be a UUID' : null);
     if (problem) return toolError(McpToolErrorCode.InvalidParams, problem);
-    const file = await this.repository.newestDeliverable(owner, {
+    const file = await this.reads.newestDeliverable(owner, {
       filepath: args.filepath,
       ...(args.conversationId ? { conversationId: args.conversationId.toLowerCase() } : {}),
       ...(args.messageId ? { messageId: args.messageId.toLowerCase() } : {}),
@@ -104,7 +108,7 @@ export class GetFileContentTool implements McpTool {
     ]);
   }
 
-  private metadataOf(file: DeliverableEntity) {
+  private metadataOf(file: StoredDeliverable) {
     const query = new URLSearchParams({ messageId: file.messageId, filepath: file.filepath });
     return {
       conversationId: file.conversationId,

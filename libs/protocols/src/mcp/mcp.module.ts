@@ -1,7 +1,13 @@
 import { CatalogService, CatalogStoreModule, ToolServersModule } from '@fed/agent';
 import { RUN_STREAM, type RunStream } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { FilesService, TurnStarter, UiResourcesService, UiResourcesStoreModule } from '@fed/conversations';
+import {
+  ConversationReads,
+  FilesService,
+  TurnStarter,
+  UiResourcesService,
+  UiResourcesStoreModule,
+} from '@fed/conversations';
 import { LOGGER, type Logger } from '@fed/observability';
 import { SHUTDOWN_SIGNAL } from '@fed/server';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
@@ -16,7 +22,6 @@ import { ListPersonasTool } from './list-personas.tool';
 import { McpEndpoint } from './mcp-endpoint';
 import { McpMetadataController } from './mcp-metadata.controller';
 import { McpServerFactory } from './mcp-server.factory';
-import { McpRepository } from './mcp.repository';
 
 /**
  * MCP of document 3: the stateless streamable-HTTP endpoint `POST /api/v1/mcp` and its resource metadata
@@ -27,23 +32,23 @@ import { McpRepository } from './mcp.repository';
   controllers: [McpMetadataController],
   providers: [
     {
-      provide: McpRepository,
+      provide: ConversationReads,
       inject: [DataSource],
-      useFactory: (dataSource: DataSource) => new McpRepository(dataSource),
+      useFactory: (dataSource: DataSource) => new ConversationReads(dataSource),
     },
     {
       provide: ExecuteChatTool,
-      inject: [TurnStarter, RUN_STREAM, FilesService, McpRepository, SERVICE_CONFIG, SHUTDOWN_SIGNAL, LOGGER],
+      inject: [TurnStarter, RUN_STREAM, FilesService, ConversationReads, SERVICE_CONFIG, SHUTDOWN_SIGNAL, LOGGER],
       useFactory: (
         starter: TurnStarter,
         runStream: RunStream,
         files: FilesService,
-        repository: McpRepository,
+        reads: ConversationReads,
         config: ServiceConfig,
         shutdown: AbortSignal,
         logger: Logger,
       ) =>
-        new ExecuteChatTool(starter, runStream, files, repository, {
+        new ExecuteChatTool(starter, runStream, files, reads, {
           heartbeatMs: config.chat.heartbeatMs,
           shutdown,
           logger,
@@ -51,9 +56,9 @@ import { McpRepository } from './mcp.repository';
     },
     {
       provide: GetFileContentTool,
-      inject: [McpRepository, BLOB_STORE, SERVICE_CONFIG, LOGGER],
-      useFactory: (repository: McpRepository, blobs: BlobStore, config: ServiceConfig, logger: Logger) =>
-        new GetFileContentTool(repository, blobs, {
+      inject: [ConversationReads, BLOB_STORE, SERVICE_CONFIG, LOGGER],
+      useFactory: (reads: ConversationReads, blobs: BlobStore, config: ServiceConfig, logger: Logger) =>
+        new GetFileContentTool(reads, blobs, {
           inlineBytes: config.protocols.mcpInlineFileBytes,
           baseUrl: config.http.publicUrl,
           logger,

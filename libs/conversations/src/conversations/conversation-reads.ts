@@ -1,7 +1,48 @@
-import { type ConversationOwner } from '@fed/conversations';
 import { type Deliverable } from '@fed/contracts';
-import { type DataSource } from 'typeorm';
-import { type ConversationRecords, type StoredMessage, type StoredTask } from './task-view';
+import { type DataSource, IsNull } from 'typeorm';
+import { type ConversationOwner } from '../conversation-owner';
+import { DeliverableEntity } from '../storage/deliverable.entity';
+
+/** A message row as the A2A task view reads it. */
+export interface StoredMessage {
+  id: string;
+  sender: 'User' | 'AI';
+  text: string;
+  processing: boolean;
+  unfinished: boolean;
+  cancelRequested: boolean;
+  /** The turn failed: its error chunk's `error`. */
+  error: { code: string; message: string } | null;
+  /** A runtime has taken the turn (its heartbeat is set). */
+  started: boolean;
+  deliverables: Deliverable[] | null;
+  updatedAt: Date;
+}
+
+/** A task row of an assistant message: only those that carry UI or an interaction matter here. */
+export interface StoredTask {
+  messageId: string;
+  callId: string | null;
+  title: string | null;
+  content: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** A conversation as stored: its messages in order, the tasks of its assistant messages in order. */
+export interface ConversationRecords {
+  conversationId: string;
+  messages: StoredMessage[];
+  tasks: StoredTask[];
+}
+
+export interface DeliverableLookup {
+  filepath: string;
+  conversationId?: string;
+  messageId?: string;
+}
+
+/** A deliverable's row as MCP's `get_file_content` reads it. */
+export type StoredDeliverable = Readonly<DeliverableEntity>;
 
 interface MessageRow {
   id: string;
@@ -16,8 +57,11 @@ interface MessageRow {
   updated_at: Date;
 }
 
-/** The only place A2A queries: a conversation read as a task, always through its owner. */
-export class A2aTaskRepository {
+/**
+ * What the protocol endpoints (A2A, MCP) read of the conversation tables, always through the owner
+ * (another user's rows are absent). Kept here so the tables' queries live beside their schema.
+ */
+export class ConversationReads {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The owner's conversation (active or archived) with its messages and UI or interaction tasks; null when absent. */
@@ -61,6 +105,20 @@ export class A2aTaskRepository {
       [messageId, owner.userId, owner.tenantId],
     )) as unknown[];
     return rows.length > 0;
+  }
+
+  /** The owner's newest deliverable with this path, within the conversation and turn when given. */
+  newestDeliverable(owner: ConversationOwner, lookup: DeliverableLookup): Promise<StoredDeliverable | null> {
+    return this.dataSource.manager.findOne(DeliverableEntity, {
+      where: {
+        userId: owner.userId,
+        tenantId: owner.tenantId ?? IsNull(),
+        filepath: lookup.filepath,
+        ...(lookup.conversationId ? { conversationId: lookup.conversationId } : {}),
+        ...(lookup.messageId ? { messageId: lookup.messageId } : {}),
+      },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
   }
 }
 
