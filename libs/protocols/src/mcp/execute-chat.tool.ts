@@ -8,6 +8,7 @@ import {
   type TurnStarter,
 } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
+import { heartbeatsEvery } from '@fed/server';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -167,14 +168,17 @@ export class ExecuteChatTool implements McpTool {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return () => undefined;
     let progress = 0;
-    const timer = setInterval(() => {
+    // Nothing sets the beat's lastWrite: a notification goes out every interval.
+    const heartbeats = heartbeatsEvery(this.options.heartbeatMs);
+    const beat = heartbeats.add(() => {
       progress += 1;
       const message = collector.currentStep ?? 'working';
       extra
         .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
         .catch(() => undefined);
-    }, this.options.heartbeatMs);
-    return () => clearInterval(timer);
+      return true;
+    });
+    return () => heartbeats.delete(beat);
   }
 }
 
