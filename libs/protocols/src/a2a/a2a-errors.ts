@@ -1,5 +1,5 @@
 import { A2AError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { ApiError } from '@fed/contracts';
+import { ApiError, DomainError } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 import { randomUUID } from 'node:crypto';
 
@@ -18,6 +18,7 @@ export class A2aInternalError extends Error {
  */
 export function toA2aError(error: unknown, logger: Logger): Error {
   if (error instanceof A2AError || error instanceof A2aInternalError) return error;
+  if (error instanceof DomainError) return toA2aError(error.toApiError(), logger);
   if (error instanceof ApiError) {
     switch (error.code) {
       case 'conversation_not_found':

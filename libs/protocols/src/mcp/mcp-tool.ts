@@ -1,10 +1,10 @@
+import { ApiError, DomainError } from '@fed/contracts';
 import { type ConversationOwner } from '@fed/conversations';
 import { type Logger } from '@fed/observability';
 import { type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '@fed/contracts';
 import { McpToolErrorCode, toolError, toolErrorOf } from './mcp-tool-result';
 
 /** What a tool handler gets besides its arguments: the request's abort signal, `_meta`, notifications. */
@@ -28,6 +28,7 @@ export async function settle(
   try {
     return await work();
   } catch (error) {
+    if (error instanceof DomainError) return toolErrorOf(error.toApiError());
     if (error instanceof ApiError) return toolErrorOf(error);
     const errorId = randomUUID();
     logger.error({ err: error, errorId, tool }, 'MCP tool failed');
