@@ -1,4 +1,4 @@
-import { isStorableText } from '@fed/contracts';
+import { isStorableText, isUuid } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { type EmbeddingsClient } from './embeddings-client';
@@ -77,7 +77,7 @@ export class MemoryItems {
   }
 
   delete(id: string): Promise<boolean> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return Promise.resolve(false);
+    if (!isUuid(id)) return Promise.resolve(false);
     return this.repository.delete(id);
   }
 }

@@ -1,3 +1,4 @@
+import { isUuid } from '@fed/contracts';
 import { BlockList } from 'node:net';
 
 /** Who calls the gateway: a virtual API key, or a service account with a client-credentials token. */
@@ -23,7 +24,6 @@ export interface GatewayPrincipal {
 
 /** The header in which a credential of no tenant (the operator's, such as the agent's key) names the tenant it calls for. */
 export const CLIENT_TENANT_HEADER = 'x-client-tenant-id';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The principal whose tenant the call's log rows go to. A tenant's key or token always logs to its own tenant
@@ -31,7 +31,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * no tenant belongs to the operator, who may say which tenant a call is made for (the agent's turns).
  */
 export function onBehalfOf(principal: GatewayPrincipal, tenantHeader: string | undefined): GatewayPrincipal {
-  if (principal.tenantId !== null || tenantHeader === undefined || !UUID.test(tenantHeader)) return principal;
+  if (principal.tenantId !== null || tenantHeader === undefined || !isUuid(tenantHeader)) return principal;
   return { ...principal, tenantId: tenantHeader.toLowerCase() };
 }
 

@@ -1,3 +1,5 @@
+import { UUID_PATTERN } from '@fed/contracts';
+
 // JSON Schema (draft-07) of a realm file. docs/realm.schema.json is this object, kept equal by a test,
 // so editors can validate realm files; the importer validates with it before the domain rules run.
 const labelled = {
@@ -136,7 +138,7 @@ export const realmSchema = {
           enabled: { type: 'boolean', default: true },
           serviceAccountId: {
             type: 'string',
-            pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+            pattern: UUID_PATTERN,
           },
           tenant: {
             type: 'string',
