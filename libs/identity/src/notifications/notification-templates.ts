@@ -1,24 +1,7 @@
+import { type StatusEmailEvent } from '@fed/contracts';
+import { type MailMessage } from '@fed/notifications';
 import { negotiateLocale } from '../pages/locales';
 import { escapeHtml } from '../pages/page-shell';
-import { type MailMessage } from './notifier.port';
-
-/** What happened to the user (spec document 3, user status table). */
-export const statusEvents = ['user_approved', 'user_rejected'] as const;
-export type StatusEvent = (typeof statusEvents)[number];
-
-/**
- * E-mails of the account pages (sign-up, password reset) that carry a single-use link; the worker
- * makes the link's token when it sends (see signup/account-mails.ts), so no secret waits in the queue.
- */
-export const accountEvents = ['email_verification', 'password_reset', 'account_exists'] as const;
-export type AccountEvent = (typeof accountEvents)[number];
-
-export const notificationEvents = [...statusEvents, ...accountEvents] as const;
-export type NotificationEvent = (typeof notificationEvents)[number];
-
-export function isAccountEvent(event: NotificationEvent): event is AccountEvent {
-  return (accountEvents as readonly string[]).includes(event);
-}
 
 /** Languages with templates; any other language of `ui_locales` gets English, as the login pages do. */
 export type NotificationLocale = 'ja' | 'en';
@@ -35,7 +18,7 @@ interface Template {
   body: string[];
 }
 
-const templates: Record<NotificationLocale, Record<StatusEvent, Template>> = {
+const templates: Record<NotificationLocale, Record<StatusEmailEvent, Template>> = {
   en: {
     user_approved: {
       subject: 'Your account has been approved',
@@ -74,7 +57,11 @@ export interface Recipient {
 }
 
 /** The e-mail of an event in a language: plain text, and HTML with every user-provided value escaped. */
-export function renderNotification(event: StatusEvent, locale: NotificationLocale, recipient: Recipient): MailMessage {
+export function renderNotification(
+  event: StatusEmailEvent,
+  locale: NotificationLocale,
+  recipient: Recipient,
+): MailMessage {
   const template = templates[locale][event];
   const greeting = template.greeting(recipient.displayName);
   const paragraphs = [greeting, ...template.body];

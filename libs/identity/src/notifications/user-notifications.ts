@@ -1,6 +1,6 @@
+import { type EmailQueue } from '@fed/bus';
+import { type AccountEmailEvent, type EmailEvent, type EmailJob } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
-import { type AccountEvent, type NotificationEvent } from './notification-templates';
-import { type NotificationJob, type NotificationQueue } from './notification-queue';
 
 /**
  * What the user-status changes tell the user (spec document 3: approval, withdrawn approval). Call
@@ -9,7 +9,7 @@ import { type NotificationJob, type NotificationQueue } from './notification-que
  */
 export class UserNotifications {
   constructor(
-    private readonly queue: NotificationQueue,
+    private readonly queue: EmailQueue,
     private readonly logger: Logger,
   ) {}
 
@@ -24,14 +24,18 @@ export class UserNotifications {
   }
 
   /** An e-mail of the account pages (a link to confirm the address, to set a new password). */
-  accountMail(event: AccountEvent, userId: string, context: { locale: string; interaction?: string }): Promise<void> {
+  accountMail(
+    event: AccountEmailEvent,
+    userId: string,
+    context: { locale: string; interaction?: string },
+  ): Promise<void> {
     return this.enqueue(event, userId, context);
   }
 
   private async enqueue(
-    event: NotificationEvent,
+    event: EmailEvent,
     userId: string,
-    context: Pick<NotificationJob, 'locale' | 'interaction'> = {},
+    context: Pick<EmailJob, 'locale' | 'interaction'> = {},
   ): Promise<void> {
     try {
       await this.queue.enqueue({ version: 1, userId, event, ...context });

@@ -1,7 +1,6 @@
-import { type AccountMailComposer } from '../notifications/notification-delivery';
-import { type NotificationJob } from '../notifications/notification-queue';
-import { type AccountEvent } from '../notifications/notification-templates';
-import { type MailMessage } from '../notifications/notifier.port';
+import { type AccountEmailEvent, type EmailJob } from '@fed/contracts';
+import { type MailMessage } from '@fed/notifications';
+import { type AccountMailComposer } from '../notifications/user-mails';
 import { type UiLocale, isRightToLeft, negotiateLocale } from '../pages/locales';
 import { escapeHtml } from '../pages/page-shell';
 import { type UserEntity } from '../users/user.entity';
@@ -28,7 +27,7 @@ interface MailText {
   path: string;
 }
 
-const mails: Record<AccountEvent, MailText> = {
+const mails: Record<AccountEmailEvent, MailText> = {
   email_verification: {
     subject: 'verifySubject',
     body: 'verifyBody',
@@ -54,7 +53,7 @@ export class AccountMails implements AccountMailComposer {
     private readonly authUrl: string,
   ) {}
 
-  async compose(event: AccountEvent, job: NotificationJob, user: UserEntity): Promise<MailMessage | null> {
+  async compose(event: AccountEmailEvent, job: EmailJob, user: UserEntity): Promise<MailMessage | null> {
     const needed = event === 'email_verification' ? user.status === 'unverified' : user.passwordHash !== null;
     if (!needed) return null;
     const mail = mails[event];

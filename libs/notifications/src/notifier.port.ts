@@ -9,15 +9,10 @@ export interface MailMessage {
 /** Where e-mails to users go: an SMTP server, or the log when none is configured. */
 export interface Notifier {
   readonly kind: 'smtp' | 'log';
-  /** Resolves once the server accepted the message; a PermanentDeliveryError is not worth retrying. */
+  /** Resolves once the server accepted the message; a PermanentDeliveryError (@fed/bus) is not worth retrying. */
   send(message: MailMessage): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The server refused the message for good (a 5xx reply): trying again would get the same answer. */
-export class PermanentDeliveryError extends Error {
-  override readonly name = 'PermanentDeliveryError';
-}
-
 /** Nest injection token of the notifier. */
-export const NOTIFIER = Symbol.for('fed.identity.Notifier');
+export const NOTIFIER = Symbol.for('fed.notifications.Notifier');

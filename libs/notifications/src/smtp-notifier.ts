@@ -1,5 +1,6 @@
 import type * as Nodemailer from 'nodemailer';
-import { type MailMessage, type Notifier, PermanentDeliveryError } from './notifier.port';
+import { PermanentDeliveryError } from '@fed/bus';
+import { type MailMessage, type Notifier } from './notifier.port';
 
 export interface SmtpSettings {
   /** `smtp://user:pass@host:587` or `smtps://...`; credentials and TLS come from the URL. */

@@ -1,16 +1,9 @@
-import { testServiceUrls } from '@fed/config';
+import { PermanentDeliveryError } from '@fed/bus';
 import { createLogger } from '@fed/observability';
-import { deleteRedisKeys } from '@fed/testing';
-import { randomUUID } from 'node:crypto';
 import { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { BullNotificationQueue } from './bull-notification-queue';
 import { LogNotifier } from './log-notifier';
-import { MemoryNotificationQueue } from './memory-notification-queue';
-import { type NotificationJob, type NotificationQueue } from './notification-queue';
-import { notificationLocale, renderNotification } from './notification-templates';
-import { PermanentDeliveryError } from './notifier.port';
 import { SmtpNotifier } from './smtp-notifier';
 
 interface Received {
@@ -92,39 +85,17 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   }
 }
 
-const silent = createLogger({ service: 'test', level: 'silent' });
-
-describe('approval and rejection e-mails (templates)', () => {
-  const alice = { email: 'alice@example.com', displayName: 'Alice <script>alert(1)</script> & Co' };
-
-  it('writes the approval notification in Japanese and in English', () => {
-    expect(renderNotification('user_approved', 'ja', alice).subject).toBe('アカウントが承認されました');
-    expect(renderNotification('user_approved', 'en', alice).subject).toBe('Your account has been approved');
-    expect(renderNotification('user_rejected', 'ja', alice).subject).toBe('アカウントの承認が取り消されました');
-    expect(renderNotification('user_rejected', 'en', alice).text).toContain('pending again');
-  });
-
-  it("escapes the user's name in HTML and keeps it as written in the text", () => {
-    const message = renderNotification('user_approved', 'en', alice);
-    expect(message.to).toBe('alice@example.com');
-    expect(message.html).toContain('Alice &#60;script&#62;alert(1)&#60;/script&#62; &#38; Co');
-    expect(message.html).not.toContain('<script>');
-    expect(message.text).toContain('Hello Alice <script>alert(1)</script> & Co,');
-  });
-
-  it('picks Japanese for ja tags, English for the other login-page languages, the default when none is given', () => {
-    expect(notificationLocale('ja-JP', 'en')).toBe('ja');
-    expect(notificationLocale('fr', 'ja')).toBe('en');
-    expect(notificationLocale(undefined, 'ja')).toBe('ja');
-  });
-});
-
 describe('SmtpNotifier: e-mails through a real SMTP server', () => {
   it('delivers to the recipient, from SMTP_FROM, with the credentials of the URL', async () => {
     const smtp = await startSmtpServer();
     const notifier = new SmtpNotifier({ url: smtp.url, from: 'Federation <no-reply@example.com>' });
     try {
-      await notifier.send(renderNotification('user_approved', 'ja', { email: 'bob@example.com', displayName: 'Bob' }));
+      await notifier.send({
+        to: 'bob@example.com',
+        subject: 'アカウントが承認されました',
+        text: 'Bob 様\n',
+        html: '<!doctype html><html lang="ja"><body><p>Bob 様</p></body></html>',
+      });
       expect(smtp.received).toHaveLength(1);
       expect(smtp.received[0].to).toEqual(['bob@example.com']);
       expect(smtp.received[0].from).toBe('no-reply@example.com');
@@ -169,60 +140,5 @@ describe('LogNotifier: no SMTP_URL', () => {
     const record = JSON.parse(lines[0]) as Record<string, unknown>;
     expect(record).toMatchObject({ to: 'dave@example.com', subject: 'Approved' });
     expect(lines.join('')).not.toContain('secret-body-text');
-  });
-});
-
-const redis = { url: testServiceUrls().redisUrl, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
-
-describe.each([
-  ['in-process', () => new MemoryNotificationQueue({ attempts: 3, backoffMs: 50 })],
-  [
-    'BullMQ',
-    () => new BullNotificationQueue({ attempts: 3, backoffMs: 50, redisUrl: redis.url, keyPrefix: redis.keyPrefix }),
-  ],
-] as const)('the queue of e-mails (%s)', (_kind, create) => {
-  let queue: NotificationQueue;
-  const job = (userId: string): NotificationJob => ({ version: 1, userId, event: 'user_approved' });
-
-  beforeEach(() => {
-    queue = create();
-  });
-  afterEach(() => queue.close());
-  afterAll(() => deleteRedisKeys(redis.url, redis.keyPrefix));
-
-  it('retries a failed send with exponential backoff until it succeeds', async () => {
-    const tries: { attempt: number; at: number }[] = [];
-    queue.consume(async (_job, attempt) => {
-      tries.push({ attempt, at: Date.now() });
-      if (attempt < 3) throw new Error('451 try again later');
-    }, silent.error.bind(silent));
-    await queue.enqueue(job('u1'));
-    await until(() => tries.length === 3);
-    expect(tries.map((t) => t.attempt)).toEqual([1, 2, 3]);
-    expect(tries[1].at - tries[0].at).toBeGreaterThanOrEqual(45);
-    expect(tries[2].at - tries[1].at).toBeGreaterThanOrEqual(95);
-  });
-
-  it('gives up after the last attempt, and at once on a permanent refusal', async () => {
-    const given: { userId: string; error: string }[] = [];
-    const tries: string[] = [];
-    queue.consume(
-      async (job) => {
-        tries.push(job.userId);
-        throw job.userId === 'permanent' ? new PermanentDeliveryError('550 no such mailbox') : new Error('451');
-      },
-      (job, error) => given.push({ userId: job.userId, error: error.message }),
-    );
-    await queue.enqueue(job('permanent'));
-    await queue.enqueue(job('temporary'));
-    await until(() => given.length === 2);
-    expect(tries.filter((id) => id === 'permanent')).toHaveLength(1);
-    expect(tries.filter((id) => id === 'temporary')).toHaveLength(3);
-    expect(given).toEqual(
-      expect.arrayContaining([
-        { userId: 'permanent', error: '550 no such mailbox' },
-        { userId: 'temporary', error: '451' },
-      ]),
-    );
   });
 });
