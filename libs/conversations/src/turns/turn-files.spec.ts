@@ -1,4 +1,4 @@
-import { ApiError } from '@fed/contracts';
+import { DomainError } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 import { type ConversationOwner } from '../conversation-owner';
 import { TurnFiles } from './turn-files';
@@ -40,7 +40,7 @@ describe('turn files (input_file parts at admission)', () => {
   const refusal = (work: Promise<unknown>) =>
     work.then(
       () => undefined,
-      (error: unknown) => (error instanceof ApiError ? `${error.code}: ${error.message}` : error),
+      (error: unknown) => (error instanceof DomainError ? `${error.toApiError().code}: ${error.message}` : error),
     );
 
   it("stores each file once in the order of its first part, with an upload's size and a library item's id", async () => {

@@ -1,8 +1,9 @@
 import { type Edition } from '@fed/config';
-import { ApiError, type InputFileRef } from '@fed/contracts';
+import { type InputFileRef } from '@fed/contracts';
 import { type ConversationOwner } from '../conversation-owner';
 import { type StoredMessageFile } from '../storage';
 import { type TurnLibrary } from './turn-library.port';
+import { TurnsError } from './turns.errors';
 import { type TurnsRepository } from './turns.repository';
 
 /**
@@ -36,7 +37,7 @@ export class TurnFiles {
     for (const ref of references) {
       if ('fileId' in ref) {
         const upload = byId.get(ref.fileId.toLowerCase());
-        if (!upload) throw new ApiError('not_found', `input_file fileId ${ref.fileId} was not found`);
+        if (!upload) throw new TurnsError('input_file_not_found', `input_file fileId ${ref.fileId} was not found`);
         if (!files.has(upload.id)) {
           files.set(upload.id, {
             fileId: upload.id,
@@ -48,7 +49,7 @@ export class TurnFiles {
         }
       } else {
         const item = byPath.get(ref.filepath);
-        if (!item) throw new ApiError('not_found', `input_file filepath ${ref.filepath} was not found`);
+        if (!item) throw new TurnsError('input_file_not_found', `input_file filepath ${ref.filepath} was not found`);
         if (!files.has(item.fileId)) {
           files.set(item.fileId, {
             fileId: item.fileId,

@@ -3,6 +3,7 @@ import { loadConfig } from '@fed/config';
 import {
   ApiError,
   CHAT_TURN_DEFAULTS,
+  DomainError,
   type ChatCompletionChunk,
   type ChatTurnRequest,
   type RunJob,
@@ -93,7 +94,7 @@ describe('turn starter', () => {
   async function refusal(work: Promise<unknown>): Promise<string> {
     const error = await work.then(
       () => undefined,
-      (failure: unknown) => failure,
+      (failure: unknown) => (failure instanceof DomainError ? failure.toApiError() : failure),
     );
     expect(error).toBeInstanceOf(ApiError);
     return (error as ApiError).code;
@@ -311,9 +312,7 @@ describe('turn starter', () => {
       await database.dataSource.query(`UPDATE "conversations"."messages" SET "heartbeat_at" = now() WHERE "id" = $1`, [
         runId,
       ]);
-      expect(await starter.cancel(alice, conversationId, randomUUID()).catch((error: ApiError) => error.code)).toBe(
-        'not_found',
-      );
+      expect(await refusal(starter.cancel(alice, conversationId, randomUUID()))).toBe('not_found');
       expect((await message(runId)).cancel_requested_at).toBeNull();
 
       expect(await starter.cancel(alice, conversationId, runId)).toEqual({ conversationId, cancelled: true });

@@ -1,18 +1,12 @@
 import { type RunQueue, type RunStream, type Signals, StreamEndedError } from '@fed/bus';
 import { type ServiceConfig } from '@fed/config';
-import {
-  ApiError,
-  type ChatCancelResponse,
-  type ChatTurnRequest,
-  errorChunk,
-  finalChunk,
-  roleChunk,
-} from '@fed/contracts';
+import { type ChatCancelResponse, type ChatTurnRequest, errorChunk, finalChunk, roleChunk } from '@fed/contracts';
 import { type Logger, captureTraceContext } from '@fed/observability';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationsRepository } from '../conversations/conversations.repository';
 import { type TurnCatalog } from './turn-catalog.port';
 import { type TurnFiles } from './turn-files';
+import { TurnsError } from './turns.errors';
 import { type AdmittedTurn, type TurnsRepository } from './turns.repository';
 import { NOT_QUEUED, RUNTIME_LOST } from './turn-errors';
 
@@ -111,7 +105,7 @@ export class TurnStarter {
       // The turn cannot run: it must not stay processing (the next request would get 409).
       this.deps.logger.error({ err: error, runId: admitted.runId }, 'chat turn could not be queued');
       await this.deps.repository.endNow(admitted.runId);
-      throw new ApiError('service_unavailable', NOT_QUEUED.message);
+      throw new TurnsError('not_queued', NOT_QUEUED.message);
     }
     return admitted;
   }
@@ -121,9 +115,9 @@ export class TurnStarter {
     const runId = await this.deps.repository.processingRun(owner, conversationId);
     if (!runId || (await this.deps.runStream.state(runId)) === 'absent') {
       if (!(await this.deps.conversations.modeOf(owner, conversationId))) {
-        throw new ApiError('conversation_not_found', 'no such conversation');
+        throw new TurnsError('conversation_not_found', 'no such conversation');
       }
-      throw new ApiError('not_found', 'the conversation has no turn in progress');
+      throw new TurnsError('no_turn_in_progress', 'the conversation has no turn in progress');
     }
     return { conversationId, runId };
   }
@@ -134,12 +128,12 @@ export class TurnStarter {
    */
   async cancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {
     const mode = await this.deps.conversations.modeOf(owner, conversationId);
-    if (!mode) throw new ApiError('conversation_not_found', 'no such conversation');
+    if (!mode) throw new TurnsError('conversation_not_found', 'no such conversation');
     if (mode === 'archive') {
-      throw new ApiError('conversation_archived', 'the conversation is archived; restore it first');
+      throw new TurnsError('conversation_archived', 'the conversation is archived; restore it first');
     }
     if (messageId && !(await this.deps.repository.hasMessage(owner, conversationId, messageId))) {
-      throw new ApiError('not_found', 'no such message in this conversation');
+      throw new TurnsError('message_not_found', 'no such message in this conversation');
     }
     const runIds = await this.deps.repository.requestCancel(owner, conversationId, messageId);
     for (const runId of runIds) {
@@ -169,10 +163,10 @@ export class TurnStarter {
     this.pendingChecks.clear();
   }
 
-  private async missingConversation(owner: ConversationOwner, conversationId: string): Promise<ApiError> {
+  private async missingConversation(owner: ConversationOwner, conversationId: string): Promise<TurnsError> {
     return (await this.deps.conversations.modeOf(owner, conversationId)) === 'archive'
-      ? new ApiError('conversation_archived', 'the conversation is archived; restore it to continue it')
-      : new ApiError('conversation_not_found', 'no such conversation');
+      ? new TurnsError('conversation_archived', 'the conversation is archived; restore it to continue it')
+      : new TurnsError('conversation_not_found', 'no such conversation');
   }
 
   /** A cancelled turn that no runtime has taken (or whose runtime is silent) is ended here. */

@@ -1,4 +1,3 @@
-import { ApiError } from '@fed/contracts';
 import { modifyReturning } from '@fed/persistence';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, QueryFailedError } from 'typeorm';
@@ -6,6 +5,7 @@ import { type ConversationOwner } from '../conversation-owner';
 import { searchConfigOf } from '../search/search-language';
 import { type StoredMessageFile, type TurnOptions } from '../storage';
 import { NOT_QUEUED, RUNTIME_LOST } from './turn-errors';
+import { TurnsError } from './turns.errors';
 
 export interface AdmittedTurn {
   conversationId: string;
@@ -94,7 +94,7 @@ export class TurnsRepository {
       });
     } catch (error) {
       if (isUniqueViolation(error, ONE_PROCESSING_INDEX)) {
-        throw new ApiError(
+        throw new TurnsError(
           'conversation_processing',
           'the conversation is processing a turn; wait for it or cancel it',
         );

@@ -1,6 +1,6 @@
 import { type RunStream, STREAM_START } from '@fed/bus';
 import { type ServiceConfig } from '@fed/config';
-import { ApiError, type ChatCancelResponse } from '@fed/contracts';
+import { type ChatCancelResponse } from '@fed/contracts';
 import { type Logger, type OpenStreams } from '@fed/observability';
 import { type ServerResponse } from 'node:http';
 import {
@@ -12,6 +12,7 @@ import {
 import { relayRun, writeStreamHead } from './sse-relay';
 import { type ConversationOwner } from '../conversation-owner';
 import { type StartedTurn, type TurnStarter } from './turn-starter';
+import { TurnsError } from './turns.errors';
 
 /** An SSE `id:` we wrote: a run-stream offset (`<ms>-<seq>`). */
 const STREAM_OFFSET = /^[0-9]{1,20}-[0-9]{1,20}$/;
@@ -59,7 +60,7 @@ export class TurnsService {
     let after = STREAM_START;
     if (lastEventId !== undefined && lastEventId !== '') {
       if (typeof lastEventId !== 'string' || !STREAM_OFFSET.test(lastEventId)) {
-        throw new ApiError('invalid_parameter', 'Last-Event-ID must be an id of this stream');
+        throw new TurnsError('invalid_last_event_id', 'Last-Event-ID must be an id of this stream');
       }
       after = lastEventId;
     }
@@ -77,7 +78,7 @@ export class TurnsService {
     body: ChatCompletionRequestDto | MarketplaceChatRequestDto,
   ): Promise<StartedTurn> {
     const model = this.deps.config.chat.modelName;
-    if (body.model !== model) throw new ApiError('invalid_parameter', `model must be "${model}"`);
+    if (body.model !== model) throw new TurnsError('invalid_model', `model must be "${model}"`);
     const request =
       body instanceof ChatCompletionRequestDto
         ? toChatTurnRequest(body)

@@ -1,4 +1,3 @@
-import { ApiError } from '@fed/contracts';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationsRepository } from '../conversations/conversations.repository';
 import { type UiResourceHtmlResponse } from './ui-resources.dto';
@@ -9,11 +8,13 @@ import {
   ExternalUiUnavailableError,
 } from './external-ui-source.port';
 import { UI_HTML_MAX_BYTES } from './ui-resource-record';
+import { UiResourcesError } from './ui-resources.errors';
 import { type UiResourcesRepository } from './ui-resources.repository';
 
 const tooLarge = () =>
-  new ApiError('file_too_large', `the UI resource's HTML is larger than ${UI_HTML_MAX_BYTES} bytes`);
-const notFound = () => new ApiError('not_found', 'no UI resource with this toolCallId in the conversation');
+  new UiResourcesError('html_too_large', `the UI resource's HTML is larger than ${UI_HTML_MAX_BYTES} bytes`);
+const notFound = () =>
+  new UiResourcesError('ui_resource_not_found', 'no UI resource with this toolCallId in the conversation');
 
 /** `GET /v1/conversations/:conversationId/ui-resources/:toolCallId`: the HTML of an `html` UI resource. */
 export class UiResourcesService {
@@ -27,7 +28,7 @@ export class UiResourcesService {
   async html(owner: ConversationOwner, conversationId: string, toolCallId: string): Promise<UiResourceHtmlResponse> {
     // Archived conversations keep their resources.
     if (!(await this.conversations.modeOf(owner, conversationId))) {
-      throw new ApiError('conversation_not_found', 'conversation not found');
+      throw new UiResourcesError('conversation_not_found', 'conversation not found');
     }
     const row = await this.resources.find(owner, conversationId, toolCallId);
     // `data` resources travel inline in the stream: there is nothing to retrieve.
@@ -50,7 +51,10 @@ export class UiResourcesService {
       return (await source.read({ serverName, uri })).html;
     } catch (error) {
       if (error instanceof ExternalUiUnavailableError) {
-        throw new ApiError('upstream_api_error', 'the tool server of this UI resource could not be reached; try again');
+        throw new UiResourcesError(
+          'tool_server_unreachable',
+          'the tool server of this UI resource could not be reached; try again',
+        );
       }
       // Permanent: asking again gives the same answer, so not a 5xx that invites a retry.
       if (error instanceof ExternalUiGoneError) throw notFound();

@@ -1,4 +1,4 @@
-import { ApiError } from '@fed/contracts';
+import { ApiError, DomainError } from '@fed/contracts';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
 import { ConversationsRepository } from '../conversations/conversations.repository';
@@ -62,7 +62,7 @@ describe('UI resources: storage with the turn and retrieval', () => {
   async function failure(promise: Promise<unknown>): Promise<ApiError> {
     const error = await promise.then(
       () => undefined,
-      (caught: unknown) => caught,
+      (caught: unknown) => (caught instanceof DomainError ? caught.toApiError() : caught),
     );
     if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
     return error;
