@@ -11,6 +11,10 @@ export class CatalogError extends domainErrors({
   persona_not_found: 'not_found',
   playbook_not_found: 'not_found',
   skill_not_found: 'not_found',
+  // The chat request's catalog parameters.
+  unknown_persona: 'invalid_parameter',
+  invalid_playbook: 'invalid_parameter',
+  invalid_cursor: 'invalid_cursor',
 }) {}
 
 export type CatalogErrorCode = CatalogError['code'];

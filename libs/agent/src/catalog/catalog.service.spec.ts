@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ApiError } from '@fed/contracts';
+import { ApiError, DomainError } from '@fed/contracts';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
 import { CatalogAdminService } from './catalog-admin.service';
@@ -22,7 +22,7 @@ describe('agent catalog (spec: personaKey, playbookId, skillIds of the chat requ
   const refusal = async (work: Promise<unknown>) => {
     const error = await work.then(
       () => undefined,
-      (caught: unknown) => caught,
+      (caught: unknown) => (caught instanceof DomainError ? caught.toApiError() : caught),
     );
     expect(error).toBeInstanceOf(ApiError);
     return error as ApiError;

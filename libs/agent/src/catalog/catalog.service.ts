@@ -1,13 +1,6 @@
-import {
-  ApiError,
-  type CursorPage,
-  type PageQuery,
-  isStorableText,
-  isUuid,
-  toCursorPage,
-  toPageParams,
-} from '@fed/contracts';
+import { type CursorPage, type PageQuery, isStorableText, isUuid, toCursorPage, toPageParams } from '@fed/contracts';
 import { Injectable } from '@nestjs/common';
+import { CatalogError } from './catalog.errors';
 import {
   type CatalogPageQuery,
   CatalogRepository,
@@ -81,7 +74,7 @@ export class CatalogService {
     const { personaKey, playbookId } = selection;
     if (personaKey !== undefined && !isPersonaKey(personaKey)) throw unknownPersona();
     if (playbookId !== undefined && !isUuid(playbookId)) {
-      throw new ApiError('invalid_parameter', 'playbookId must be a playbookId returned by GET /v1/playbooks');
+      throw new CatalogError('invalid_playbook', 'playbookId must be a playbookId returned by GET /v1/playbooks');
     }
     const [persona, playbook, skills] = await Promise.all([
       personaKey === undefined ? null : this.repository.findPersona(personaKey),
@@ -90,10 +83,10 @@ export class CatalogService {
     ]);
     if (personaKey !== undefined && !persona) throw unknownPersona();
     if (playbookId !== undefined && !playbook) {
-      throw new ApiError('invalid_parameter', 'playbookId does not name a playbook (see GET /v1/playbooks)');
+      throw new CatalogError('invalid_playbook', 'playbookId does not name a playbook (see GET /v1/playbooks)');
     }
     if (playbook && !playbook.active) {
-      throw new ApiError('invalid_parameter', 'playbookId names a deactivated playbook');
+      throw new CatalogError('invalid_playbook', 'playbookId names a deactivated playbook');
     }
     return {
       ...(persona ? { persona: { key: persona.key, name: persona.name, instructions: persona.instructions } } : {}),
@@ -145,7 +138,7 @@ export class CatalogService {
       // The cursor is not signed: its parts go to SQL only when they have the shape we put there.
       const [name, key, ...rest] = params.after;
       if (typeof name !== 'string' || !isStorableText(name) || !isKey(key) || rest.length > 0) {
-        throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+        throw new CatalogError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
       }
       after = [name, key as string];
     }
@@ -154,6 +147,6 @@ export class CatalogService {
   }
 }
 
-function unknownPersona(): ApiError {
-  return new ApiError('invalid_parameter', 'personaKey does not name a persona (see GET /v1/personas)');
+function unknownPersona(): CatalogError {
+  return new CatalogError('unknown_persona', 'personaKey does not name a persona (see GET /v1/personas)');
 }

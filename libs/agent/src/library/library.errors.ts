@@ -10,6 +10,7 @@ export class LibraryError extends domainErrors({
   invalid_mime_type: 'invalid_parameter',
   filepath_exists: 'conflict',
   item_not_found: 'not_found',
+  invalid_cursor: 'invalid_cursor',
 }) {}
 
 export type LibraryErrorCode = LibraryError['code'];

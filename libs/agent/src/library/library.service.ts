@@ -1,7 +1,8 @@
-import { type CursorPage, type PageQuery, ApiError, toCursorPage, toPageParams } from '@fed/contracts';
+import { type CursorPage, type PageQuery, toCursorPage, toPageParams } from '@fed/contracts';
 import { type TurnLibrary, type TurnLibraryFile } from '@fed/conversations';
 import { Injectable } from '@nestjs/common';
 import { type LibraryItemEntity } from './library.entity';
+import { LibraryError } from './library.errors';
 import { LibraryRepository } from './library.repository';
 import { isLibraryFilepath } from './library.rules';
 
@@ -20,7 +21,7 @@ export class LibraryService implements TurnLibrary {
       // The cursor is not signed: its part goes to SQL only when it has the shape we put there.
       const [filepath, ...rest] = params.after;
       if (!isLibraryFilepath(filepath) || rest.length > 0) {
-        throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+        throw new LibraryError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
       }
       after = filepath;
     }
