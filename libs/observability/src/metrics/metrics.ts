@@ -1,7 +1,16 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { type MetricDefinition } from './operational-metrics';
 import { metricsAcrossWorkers } from './worker-metrics';
+
+/**
+ * A metric that features ask their app's Metrics for (`metrics.metric(definition)`): made once per
+ * registry on first use, so in `platform`, where every feature shares one registry, chat-service and
+ * agent-protocols count into the same `sse_streams_active`. docs/operations.md lists them all.
+ */
+export interface MetricDefinition<T> {
+  readonly name: string;
+  create(registry: Registry): T;
+}
 
 /** One Prometheus registry per app instance (never the global one, so apps in one process never clash). */
 export class Metrics {

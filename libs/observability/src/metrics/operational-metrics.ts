@@ -1,16 +1,6 @@
 import { type ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { type Metrics } from './metrics';
-
-/**
- * A metric that features ask their app's Metrics for (`metrics.metric(definition)`): made once per
- * registry on first use, so in `platform`, where every feature shares one registry, chat-service and
- * agent-protocols count into the same `sse_streams_active`. docs/operations.md lists them all.
- */
-export interface MetricDefinition<T> {
-  readonly name: string;
-  create(registry: Registry): T;
-}
+import { type MetricDefinition, type Metrics } from './metrics';
 
 export type SseStreamKind = 'chat' | 'a2a' | 'mcp';
 
