@@ -1,6 +1,5 @@
 import { type AppConfig, loadConfig } from '@fed/config';
-import { ApiKeysError } from '@fed/gateway';
-import { ClientsError, RealmError, SigningKeysError, UsersError, identityEntities } from '@fed/identity';
+import { identityEntities } from '@fed/identity';
 import {
   DataDirLockedError,
   type EmbeddedPostgres,
@@ -109,25 +108,4 @@ async function ensureMigrated(url: string, source: DatabaseSource): Promise<void
     `the running platform (pid ${source.pid}) has not applied ${pending.length} migration(s) this platformctl ` +
       'knows: restart the platform (it migrates at start), or run `platformctl migrate`',
   );
-}
-
-/** Refusals are the operator's input, not a failure of the tool: say why and exit 1. */
-export async function reportingRefusals(work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    if (
-      error instanceof ClientsError ||
-      error instanceof UsersError ||
-      error instanceof ApiKeysError ||
-      error instanceof SigningKeysError
-    ) {
-      process.stderr.write(`refused (${error.code}): ${error.message}\n`);
-    } else if (error instanceof RealmError) {
-      process.stderr.write(`${error.message}\n`);
-    } else {
-      throw error;
-    }
-    process.exitCode = 1;
-  }
 }
