@@ -21,6 +21,7 @@ export { migrations, type MigrationClass } from './migrations';
 export { pendingMigrations, revertLastMigration, runMigrations } from './migrator/migrator';
 export { contextSchemas, migrationsTable, platformSchema, type ContextSchema } from './schemas';
 export { modifyReturning } from './query/returning';
+export { ownedBy, type RowOwner } from './query/owned-by';
 export {
   BatchedLogWriter,
   type BatchedLogWriterOptions,
