@@ -1,3 +1,4 @@
+import { ownedBy } from '@fed/persistence';
 import { type ListOwner, isAcrossAgents } from './conversation-owner';
 
 /**
@@ -7,11 +8,7 @@ import { type ListOwner, isAcrossAgents } from './conversation-owner';
  * minus those of agents the account can no longer name.
  */
 export function listOwnerCondition(owner: ListOwner, parameters: unknown[]): string {
-  if (!isAcrossAgents(owner)) {
-    parameters.push(owner.userId, owner.tenantId);
-    const n = parameters.length;
-    return `"user_id" = $${n - 1} AND "tenant_id" IS NOT DISTINCT FROM $${n}`;
-  }
+  if (!isAcrossAgents(owner)) return ownedBy(owner, parameters);
   parameters.push(owner.accountId, owner.tenantId, owner.hiddenOwners);
   const n = parameters.length;
   return (

@@ -1,7 +1,7 @@
 import { type ConversationOwner, type ListOwner } from '../conversation-owner';
 import { ROW_AGENT_ID, listOwnerCondition } from '../list-owner.sql';
 import { type PageParams } from '@fed/contracts';
-import { modifyReturning } from '@fed/persistence';
+import { modifyReturning, ownedBy } from '@fed/persistence';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type ConversationMode, type ConversationRow } from './conversations.dto';
 
@@ -24,11 +24,8 @@ const ROW = `"id", "title", "created_at" AS "createdAt", "updated_at" AS "update
 const MOVED_COLUMNS = `"id", "user_id", "tenant_id", "title", "created_at", "updated_at"`;
 
 /** `AND` conditions limiting a statement to one owner; none for an operator (`owner` absent). */
-function ownedBy(owner: ConversationOwner | undefined, parameters: unknown[]): string {
-  if (!owner) return '';
-  parameters.push(owner.userId, owner.tenantId);
-  const n = parameters.length;
-  return ` AND "user_id" = $${n - 1} AND "tenant_id" IS NOT DISTINCT FROM $${n}`;
+function andOwnedBy(owner: ConversationOwner | undefined, parameters: unknown[]): string {
+  return owner ? ` AND ${ownedBy(owner, parameters)}` : '';
 }
 
 /** Escapes `%`, `_` and the escape character itself, so a title filter matches literally. */
@@ -77,7 +74,7 @@ export class ConversationsRepository {
   /** Which store holds the owner's conversation, if either does. */
   async modeOf(owner: ConversationOwner, conversationId: string): Promise<ConversationMode | null> {
     const parameters: unknown[] = [conversationId];
-    const owned = ownedBy(owner, parameters);
+    const owned = andOwnedBy(owner, parameters);
     const rows: { mode: ConversationMode }[] = await this.dataSource.query(
       `SELECT 'active' AS "mode" FROM ${tables.active} WHERE "id" = $1${owned}
        UNION ALL
@@ -99,7 +96,7 @@ export class ConversationsRepository {
     const rows = await modifyReturning<ConversationRow>(
       this.dataSource,
       `UPDATE ${tables.active} SET "title" = $2, "updated_at" = $3
-        WHERE "id" = $1${ownedBy(owner, parameters)}
+        WHERE "id" = $1${andOwnedBy(owner, parameters)}
         RETURNING ${ROW}`,
       parameters,
     );
@@ -135,7 +132,7 @@ export class ConversationsRepository {
     const parameters: unknown[] = [conversationId];
     const rows: { id: string }[] = await this.dataSource.query(
       `WITH "moved" AS (
-         DELETE FROM ${tables.archive} WHERE "id" = $1${ownedBy(owner, parameters)} RETURNING ${MOVED_COLUMNS}
+         DELETE FROM ${tables.archive} WHERE "id" = $1${andOwnedBy(owner, parameters)} RETURNING ${MOVED_COLUMNS}
        )
        INSERT INTO ${tables.active} (${MOVED_COLUMNS}) SELECT ${MOVED_COLUMNS} FROM "moved"
        RETURNING "id"`,
@@ -207,7 +204,7 @@ export class ConversationsRepository {
     return this.dataSource.transaction(async (manager) => {
       const parameters: unknown[] = [conversationId];
       const locked: unknown[] = await manager.query(
-        `SELECT "id" FROM ${tables.active} WHERE "id" = $1${ownedBy(owner, parameters)} FOR UPDATE`,
+        `SELECT "id" FROM ${tables.active} WHERE "id" = $1${andOwnedBy(owner, parameters)} FOR UPDATE`,
         parameters,
       );
       if (locked.length === 0) return 'absent';

@@ -1,4 +1,5 @@
 import { isUuid } from '@fed/contracts';
+import { ownedBy } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { type DeliverableBlobRow } from './deliverables.dto';
@@ -17,22 +18,24 @@ export class DeliverablesRepository {
     messageId: string,
     filepath: string,
   ): Promise<{ conversation: boolean; file: DeliverableBlobRow | null }> {
+    const parameters: unknown[] = [conversationId, messageId, filepath];
+    const owned = ownedBy(owner, parameters);
     const rows = (await this.dataSource.query(
       `WITH "owned" AS (
          SELECT 1 FROM "conversations"."conversations"
-          WHERE "id" = $1 AND "user_id" = $4 AND "tenant_id" IS NOT DISTINCT FROM $5
+          WHERE "id" = $1 AND ${owned}
          UNION ALL
          SELECT 1 FROM "conversations"."archived_conversations"
-          WHERE "id" = $1 AND "user_id" = $4 AND "tenant_id" IS NOT DISTINCT FROM $5
+          WHERE "id" = $1 AND ${owned}
        )
        SELECT EXISTS (SELECT 1 FROM "owned") AS "conversation", d."id", d."filename", d."mime_type" AS "mimeType",
               d."size", d."blob_key" AS "blobKey"
          FROM (SELECT 1) AS "one"
          LEFT JOIN "conversations"."deliverables" AS d
            ON d."conversation_id" = $1 AND d."message_id" = $2 AND d."filepath" = $3
-          AND d."user_id" = $4 AND d."tenant_id" IS NOT DISTINCT FROM $5
+          AND ${ownedBy(owner, parameters, 'd')}
           AND EXISTS (SELECT 1 FROM "owned")`,
-      [conversationId, messageId, filepath, owner.userId, owner.tenantId],
+      parameters,
     )) as ({ conversation: boolean } & { [K in keyof DeliverableBlobRow]: DeliverableBlobRow[K] | null })[];
     const row = rows[0];
     if (!row?.conversation) return { conversation: false, file: null };

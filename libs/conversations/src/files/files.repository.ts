@@ -1,5 +1,5 @@
 import { type PageParams } from '@fed/contracts';
-import { modifyReturning } from '@fed/persistence';
+import { modifyReturning, ownedBy } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 import { type ConversationOwner, type ListOwner } from '../conversation-owner';
 import { ROW_AGENT_ID, listOwnerCondition } from '../list-owner.sql';
@@ -8,7 +8,6 @@ import { type FileRow, type ListedFile } from './files.dto';
 const TABLE = '"conversations"."files"';
 const ROW = `"id", "filename", "bytes", "mime_type" AS "mimeType", "width", "height", "blob_key" AS "blobKey",
              "created_at" AS "createdAt"`;
-const OWNED = `"user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`;
 
 /** What the end of an upload learned about its bytes. */
 export interface StoredFacts {
@@ -84,19 +83,22 @@ export class FilesRepository {
   }
 
   async find(owner: ConversationOwner, id: string): Promise<FileRow | null> {
+    const parameters: unknown[] = [id];
     const rows: FileRow[] = await this.dataSource.query(
-      `SELECT ${ROW} FROM ${TABLE} WHERE "id" = $1 AND ${OWNED} AND "state" = 'stored'`,
-      [id, owner.userId, owner.tenantId],
+      `SELECT ${ROW} FROM ${TABLE} WHERE "id" = $1 AND ${ownedBy(owner, parameters)} AND "state" = 'stored'`,
+      parameters,
     );
     return rows[0] ?? null;
   }
 
   /** Deletes the owner's stored file; its blob key, or null when there was none. */
   async delete(owner: ConversationOwner, id: string): Promise<string | null> {
+    const parameters: unknown[] = [id];
     const rows = await modifyReturning<{ blobKey: string }>(
       this.dataSource,
-      `DELETE FROM ${TABLE} WHERE "id" = $1 AND ${OWNED} AND "state" = 'stored' RETURNING "blob_key" AS "blobKey"`,
-      [id, owner.userId, owner.tenantId],
+      `DELETE FROM ${TABLE} WHERE "id" = $1 AND ${ownedBy(owner, parameters)} AND "state" = 'stored'
+       RETURNING "blob_key" AS "blobKey"`,
+      parameters,
     );
     return rows[0]?.blobKey ?? null;
   }

@@ -1,5 +1,5 @@
 import { CHAT_TURN_DEFAULTS, type Deliverable } from '@fed/contracts';
-import { modifyReturning } from '@fed/persistence';
+import { modifyReturning, ownedBy } from '@fed/persistence';
 import type { DataSource } from 'typeorm';
 import type { PendingInteraction, Sender, StoredMessageFile, TurnOptions } from '../storage';
 import { searchConfigOf } from '../search/search-language';
@@ -331,10 +331,11 @@ export class TurnLedger {
   private async withUploads(files: StoredMessageFile[], userId: string, tenantId: string | null): Promise<TurnFile[]> {
     const uploadIds = files.filter((file) => file.filepath === undefined).map((file) => file.fileId);
     if (uploadIds.length === 0) return files;
+    const parameters: unknown[] = [uploadIds];
     const rows = (await this.dataSource.query(
       `SELECT "id", "blob_key", "bytes" FROM "conversations"."files"
-       WHERE "id" = ANY($1::uuid[]) AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 AND "state" = 'stored'`,
-      [uploadIds, userId, tenantId],
+       WHERE "id" = ANY($1::uuid[]) AND ${ownedBy({ userId, tenantId }, parameters)} AND "state" = 'stored'`,
+      parameters,
     )) as { id: string; blob_key: string; bytes: string }[];
     const stored = new Map(rows.map((row) => [row.id, row]));
     return files.map((file) => {

@@ -1,4 +1,5 @@
 import { type CursorKey, type PageParams } from '@fed/contracts';
+import { ownedBy } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { type ConversationMode } from '../conversations/conversations.dto';
@@ -85,7 +86,7 @@ const keyed =
 /** The owner's archived conversations (alias `a`), as the statement binds the owner. */
 const ownersArchive = (s: Statement, owner: ConversationOwner): string =>
   `${CONVERSATIONS.archive} AS a
-    WHERE a."user_id" = ${s.bind(owner.userId)} AND a."tenant_id" IS NOT DISTINCT FROM ${s.bind(owner.tenantId)}`;
+    WHERE ${ownedBy(owner, s.values, 'a')}`;
 
 /** The only place search queries: the owner's messages of one mode's conversations that match. */
 export class SearchRepository {
@@ -207,10 +208,8 @@ export class SearchRepository {
   ): Promise<FoundMessage[]> {
     const statement = new Statement();
     const found = candidates(statement);
-    const user = statement.bind(owner.userId);
-    const tenant = statement.bind(owner.tenantId);
+    const ofOwner = `c."id" = f."conversation_id" AND ${ownedBy(owner, statement.values, 'c')}`;
     const query = statement.bind(q);
-    const ofOwner = `c."id" = f."conversation_id" AND c."user_id" = ${user} AND c."tenant_id" IS NOT DISTINCT FROM ${tenant}`;
     // Streamed candidates look their conversation up one by one (by its key), which keeps their order.
     const conversation = gathered
       ? `JOIN ${CONVERSATIONS[mode]} AS c ON ${ofOwner}`

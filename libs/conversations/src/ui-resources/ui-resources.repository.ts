@@ -1,3 +1,4 @@
+import { ownedBy } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { type UiResourceEntity } from './ui-resource.entity';
@@ -13,12 +14,12 @@ export class UiResourcesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(owner: ConversationOwner, conversationId: string, toolCallId: string): Promise<StoredUiResource | null> {
+    const parameters: unknown[] = [conversationId, toolCallId];
     const rows = (await this.dataSource.query(
       `SELECT "type", "origin", "mime_type" AS "mimeType", "uri", "server_name" AS "serverName", "html", "size"
          FROM "conversations"."ui_resources"
-        WHERE "conversation_id" = $1 AND "tool_call_id" = $2 AND "user_id" = $3
-          AND "tenant_id" IS NOT DISTINCT FROM $4`,
-      [conversationId, toolCallId, owner.userId, owner.tenantId],
+        WHERE "conversation_id" = $1 AND "tool_call_id" = $2 AND ${ownedBy(owner, parameters)}`,
+      parameters,
     )) as StoredUiResource[];
     return rows[0] ?? null;
   }
