@@ -1,5 +1,6 @@
-// `npm test`: the services check, then formatting, lint, type check and every test.
-// Stops at the first failing step; ends with a plain "N passed, N failed" line.
+// `npm test`: the services check, then formatting, lint, type check, the unit tier of tests and the
+// integration tier (jest.config.cjs). `npm run test:unit` (--unit): the unit tier alone, no services.
+// Stops at the first failing step; ends with a plain "N passed, N failed" line over both tiers.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,22 +9,32 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { checkServices } = require('./check-services.cjs');
+const { unreachableServices } = require('./jest/unreachable-services.cjs');
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
 // npm puts node_modules/.bin first on PATH, so `node` here is the runtime package of devDependencies.
 console.log(`== node ${process.version} (${process.execPath})`);
 
-const problems = await checkServices();
-if (problems.length > 0) {
-  console.error(`npm test needs PostgreSQL and Redis on this machine.\n  ${problems.join('\n  ')}`);
-  process.exit(2);
+const unitOnly = process.argv.includes('--unit');
+const passArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
+
+if (!unitOnly) {
+  const problems = await checkServices();
+  if (problems.length > 0) {
+    console.error(`npm test needs PostgreSQL and Redis on this machine.\n  ${problems.join('\n  ')}`);
+    process.exit(2);
+  }
 }
 
-function step(title, command, args) {
+function step(title, command, args, env = {}) {
   const started = Date.now();
   console.log(`\n== ${title}`);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NX_DAEMON: 'false', ...env },
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.status !== 0) {
     console.error(`\n${title} failed after ${seconds}s`);
@@ -33,27 +44,53 @@ function step(title, command, args) {
   return true;
 }
 
-const passArgs = process.argv.slice(2);
 const ok =
-  step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']) &&
-  // The module-boundary lint rule reads Nx's cached project graph and skips itself without one.
-  step('project graph (nx)', bin('nx'), ['show', 'projects']) &&
-  step('lint (eslint)', bin('eslint'), ['--max-warnings=0', '.']) &&
-  step('type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+  unitOnly ||
+  (step('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']) &&
+    // The module-boundary lint rule reads Nx's cached project graph and skips itself without one.
+    step('project graph (nx)', bin('nx'), ['show', 'projects']) &&
+    step('lint (eslint)', bin('eslint'), ['--max-warnings=0', '.']) &&
+    step('type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']));
 if (!ok) process.exit(1);
 
+const tiers = [
+  // No service to share, so every core; the services unreachable for child processes too.
+  { name: 'unit', args: ['--maxWorkers=100%'], env: unreachableServices },
+  ...(unitOnly ? [] : [{ name: 'integration', args: [], env: {} }]),
+];
 const reportDir = mkdtempSync(path.join(tmpdir(), 'fed-jest-'));
-const report = path.join(reportDir, 'report.json');
-const testsOk = step('tests (jest)', bin('jest'), ['--ci', '--json', `--outputFile=${report}`, ...passArgs]);
-let summary = 'tests: 0 passed, 0 failed';
-try {
-  const results = JSON.parse(readFileSync(report, 'utf8'));
-  summary = `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed`;
-  if (results.numPendingTests > 0) summary += `, ${results.numPendingTests} skipped`;
-} catch {
-  // Jest did not write a report (it failed before running); the exit code says so.
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const timings = [];
+let testsOk = true;
+for (const tier of tiers) {
+  const report = path.join(reportDir, `${tier.name}.json`);
+  const started = Date.now();
+  // A path given to `npm test -- <path>` may match no spec of one tier.
+  const args = ['--ci', '--json', `--outputFile=${report}`, ...(passArgs.length > 0 ? ['--passWithNoTests'] : [])];
+  testsOk = step(
+    `tests, ${tier.name} tier (jest)`,
+    bin('jest'),
+    [...args, ...tier.args, ...passArgs, '--selectProjects', tier.name],
+    tier.env,
+  );
+  let counted = '';
+  try {
+    const results = JSON.parse(readFileSync(report, 'utf8'));
+    totals.passed += results.numPassedTests;
+    totals.failed += results.numFailedTests;
+    totals.skipped += results.numPendingTests;
+    counted = `, ${results.numTotalTests} tests in ${results.numTotalTestSuites} files`;
+  } catch {
+    // Jest did not write a report (it failed before running); the exit code says so.
+  }
+  timings.push(
+    `${tier.name} tier: ${((Date.now() - started) / 1000).toFixed(1)}s${counted}${testsOk ? '' : ', failed'}`,
+  );
+  if (!testsOk) break;
 }
 rmSync(reportDir, { recursive: true, force: true });
-console.log(`\n${summary}`);
+let summary = `tests: ${totals.passed} passed, ${totals.failed} failed`;
+if (totals.skipped > 0) summary += `, ${totals.skipped} skipped`;
+console.log(`\n${timings.join('\n')}\n\n${summary}`);
 // Not process.exit(): Node 24 can deadlock in it while V8 compiles in the background (libs/server end-process.ts).
 process.exitCode = testsOk ? 0 : 1;
