@@ -1,4 +1,4 @@
-import { modifyReturning } from '@fed/persistence';
+import { modifyReturning, ownedBy } from '@fed/persistence';
 import { randomUUID } from 'node:crypto';
 import { type DataSource, QueryFailedError } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
@@ -58,11 +58,12 @@ export class TurnsRepository {
             [conversationId, owner.userId, owner.tenantId, turn.title],
           );
         } else {
+          const parameters: unknown[] = [conversationId];
           const locked = await modifyReturning<{ id: string }>(
             manager,
             `UPDATE "conversations"."conversations" SET "updated_at" = now()
-             WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 RETURNING "id"`,
-            [conversationId, owner.userId, owner.tenantId],
+             WHERE "id" = $1 AND ${ownedBy(owner, parameters)} RETURNING "id"`,
+            parameters,
           );
           if (locked.length === 0) return null;
         }
@@ -106,42 +107,46 @@ export class TurnsRepository {
   /** The owner's stored uploads among `fileIds` (UUIDs), in one query; another user's are simply absent. */
   async storedFiles(owner: ConversationOwner, fileIds: readonly string[]): Promise<AttachableFile[]> {
     if (fileIds.length === 0) return [];
+    const parameters: unknown[] = [[...fileIds]];
     return (await this.dataSource.query(
       `SELECT "id", "filename", "mime_type" AS "mimeType", "width", "height" FROM "conversations"."files"
-       WHERE "id" = ANY($1::uuid[]) AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3 AND "state" = 'stored'`,
-      [[...fileIds], owner.userId, owner.tenantId],
+       WHERE "id" = ANY($1::uuid[]) AND ${ownedBy(owner, parameters)} AND "state" = 'stored'`,
+      parameters,
     )) as AttachableFile[];
   }
 
   /** The assistant message of the turn in progress, if any. */
   async processingRun(owner: ConversationOwner, conversationId: string): Promise<string | undefined> {
+    const parameters: unknown[] = [conversationId];
     const rows = (await this.dataSource.query(
       `SELECT "id" FROM "conversations"."messages"
-       WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3`,
-      [conversationId, owner.userId, owner.tenantId],
+       WHERE "conversation_id" = $1 AND "processing" AND ${ownedBy(owner, parameters)}`,
+      parameters,
     )) as { id: string }[];
     return rows[0]?.id;
   }
 
   /** Marks the processing turn (all, or `messageId`) as cancelled; returns the run ids marked. */
   async requestCancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<string[]> {
+    const parameters: unknown[] = [conversationId, messageId ?? null];
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource,
       `UPDATE "conversations"."messages" SET "cancel_requested_at" = COALESCE("cancel_requested_at", now())
-       WHERE "conversation_id" = $1 AND "processing" AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
-         AND ($4::uuid IS NULL OR "id" = $4::uuid)
+       WHERE "conversation_id" = $1 AND "processing" AND ${ownedBy(owner, parameters)}
+         AND ($2::uuid IS NULL OR "id" = $2::uuid)
        RETURNING "id"`,
-      [conversationId, owner.userId, owner.tenantId, messageId ?? null],
+      parameters,
     );
     return rows.map((row) => row.id);
   }
 
   /** Whether `messageId` is a message of the user's conversation. */
   async hasMessage(owner: ConversationOwner, conversationId: string, messageId: string): Promise<boolean> {
+    const parameters: unknown[] = [messageId, conversationId];
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM "conversations"."messages"
-       WHERE "id" = $1 AND "conversation_id" = $2 AND "user_id" = $3 AND "tenant_id" IS NOT DISTINCT FROM $4`,
-      [messageId, conversationId, owner.userId, owner.tenantId],
+       WHERE "id" = $1 AND "conversation_id" = $2 AND ${ownedBy(owner, parameters)}`,
+      parameters,
     )) as unknown[];
     return rows.length > 0;
   }
