@@ -1,4 +1,5 @@
 import { type Deliverable } from '@fed/contracts';
+import { ownedBy } from '@fed/persistence';
 import { type DataSource, IsNull } from 'typeorm';
 import { type ConversationOwner } from '../conversation-owner';
 import { DeliverableEntity } from '../storage/deliverable.entity';
@@ -66,43 +67,46 @@ export class ConversationReads {
 
   /** The owner's conversation (active or archived) with its messages and UI or interaction tasks; null when absent. */
   async records(owner: ConversationOwner, conversationId: string): Promise<ConversationRecords | null> {
-    const owned = (await this.dataSource.query(
+    const parameters: unknown[] = [conversationId];
+    const owned = ownedBy(owner, parameters);
+    const found = (await this.dataSource.query(
       `SELECT 1 FROM "conversations"."conversations"
-        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+        WHERE "id" = $1 AND ${owned}
        UNION ALL
        SELECT 1 FROM "conversations"."archived_conversations"
-        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+        WHERE "id" = $1 AND ${owned}
        LIMIT 1`,
-      [conversationId, owner.userId, owner.tenantId],
+      parameters,
     )) as unknown[];
-    if (owned.length === 0) return null;
+    if (found.length === 0) return null;
     const rows = (await this.dataSource.query(
       `SELECT "id", "sender", "text", "processing", "unfinished", "cancel_requested_at" IS NOT NULL AS "cancel_requested",
               "error", "heartbeat_at" IS NOT NULL AS "started", "deliverables", "updated_at"
          FROM "conversations"."messages"
-        WHERE "conversation_id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
+        WHERE "conversation_id" = $1 AND ${owned}
         ORDER BY "seq"`,
-      [conversationId, owner.userId, owner.tenantId],
+      parameters,
     )) as MessageRow[];
+    const taskParameters: unknown[] = [conversationId];
     const tasks = (await this.dataSource.query(
       `SELECT t."message_id" AS "messageId", t."call_id" AS "callId", t."title", t."content", t."metadata"
          FROM "conversations"."tasks" AS t
          JOIN "conversations"."messages" AS m ON m."id" = t."message_id"
-        WHERE t."conversation_id" = $1 AND m."user_id" = $2 AND m."tenant_id" IS NOT DISTINCT FROM $3
+        WHERE t."conversation_id" = $1 AND ${ownedBy(owner, taskParameters, 'm')}
           AND (t."metadata" ? 'uiResource' OR t."metadata" ? 'interaction_type' OR m."processing")
         ORDER BY m."seq", t."position", t."id"`,
-      [conversationId, owner.userId, owner.tenantId],
+      taskParameters,
     )) as StoredTask[];
     return { conversationId, messages: rows.map(toStoredMessage), tasks };
   }
 
   /** Whether a cancel was requested of the owner's turn `messageId` (what tells a cancel from the step limit). */
   async cancelRequested(owner: ConversationOwner, messageId: string): Promise<boolean> {
+    const parameters: unknown[] = [messageId];
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM "conversations"."messages"
-        WHERE "id" = $1 AND "user_id" = $2 AND "tenant_id" IS NOT DISTINCT FROM $3
-          AND "cancel_requested_at" IS NOT NULL`,
-      [messageId, owner.userId, owner.tenantId],
+        WHERE "id" = $1 AND ${ownedBy(owner, parameters)} AND "cancel_requested_at" IS NOT NULL`,
+      parameters,
     )) as unknown[];
     return rows.length > 0;
   }
