@@ -1,9 +1,14 @@
-import { AuditLogsModule, GatewayLogsModule, LlmLogsModule, LogRetentionModule } from '@fed/audit';
+import {
+  AccessLogsModule,
+  AuditLogsModule,
+  GatewayLogsModule,
+  GuardrailAlertsModule,
+  LlmLogsModule,
+  LogRetentionModule,
+} from '@fed/audit';
 import { AdminUsersModule, MasterDataModule } from '@fed/identity';
 import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
-import { AccessLogsModule } from '@fed/audit';
-import { GuardrailAlertsModule } from '@fed/audit';
 
 // Admin APIs of document 3: users, logs, shared memory, master data.
 // Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.

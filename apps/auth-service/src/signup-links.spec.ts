@@ -2,12 +2,11 @@ import 'reflect-metadata';
 import { type UsersService } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type DataSource } from 'typeorm';
 import { AccountFormClient, visibleText } from './testing/account-forms';
 import { bootAuthService, registryOf } from './testing/boot-auth-service';
 import { type SmtpMailbox, accountLinkIn, startSmtpMailbox, subjectOf } from './testing/smtp-mailbox';
-import { randomUUID } from 'node:crypto';
 
 const STRONG = 'violet tractor pebble harbor';
 const SIGN_UP = '/federation/auth/v1/account/signup';

@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import { Controller, Get } from '@nestjs/common';
+import { Controller, type ExecutionContext, Get } from '@nestjs/common';
 import { MemorySignals } from '@fed/bus';
 import { type ErrorEnvelope } from '@fed/contracts';
 import { type ServiceConfig } from '@fed/config';
 import { authzOf } from '@fed/observability';
 import { Reflector } from '@nestjs/core';
-import { type ExecutionContext } from '@nestjs/common';
 import { AccessTokenGuard } from './access-token.guard';
 import { type AccessTokenPrincipal } from './access-token.principal';
 import { type AccessTokenVerifier } from './access-token.verifier';

@@ -2,7 +2,6 @@ import { MCP_APP_MIME_TYPE } from '@fed/contracts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type * as SdkHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type AnswerLimits, answerLimits, answerTooLarge, boundedFetch } from './tool-server-fetch';
 import { UI_MAX_BYTES } from './mcp-ui';
 import { type ToolServerNetwork, addressRefusal } from './tool-server-network';
@@ -116,8 +115,8 @@ export async function connectToolServer(
 export async function listAllTools(
   client: Client,
   options: { timeoutMs: number; signal?: AbortSignal },
-): Promise<Tool[]> {
-  const tools: Tool[] = [];
+): Promise<SdkTypes.Tool[]> {
+  const tools: SdkTypes.Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
     const result = await client.listTools(cursor ? { cursor } : undefined, {

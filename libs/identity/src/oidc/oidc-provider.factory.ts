@@ -1,8 +1,7 @@
 import { ALWAYS_ALLOWED_SCOPES, scopes as supportedScopes } from '@fed/contracts';
 import { generateKeyPair, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import type Provider from 'oidc-provider';
-import { type Adapter, type AdapterPayload, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Adapter, AdapterPayload, Grant, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { type ClientEntity, isClientIdShaped, isPublicClient } from '../clients/client.entity';
 import { type ClientRepository } from '../clients/client.repository';
 import { type ConsentRepository } from '../consents/consent.repository';

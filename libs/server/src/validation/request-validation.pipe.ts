@@ -2,7 +2,6 @@ import { type ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/commo
 import { ApiError, type ErrorCode } from '@fed/contracts';
 import * as classTransformer from 'class-transformer';
 import * as classValidator from 'class-validator';
-import { type ValidationError, getMetadataStorage } from 'class-validator';
 import { type ConstraintContext } from './with-code';
 
 /** Where a request value comes from; the default code of a failure depends on it. */
@@ -56,7 +55,7 @@ export function RefuseUnknownFields(code: ErrorCode = 'invalid_parameter'): Clas
 // Carries class-validator's errors from the parent pipe's exception factory back to transform(),
 // which knows the request part they belong to.
 class RefusedInput extends Error {
-  constructor(readonly errors: ValidationError[]) {
+  constructor(readonly errors: classValidator.ValidationError[]) {
     super('refused input');
   }
 }
@@ -84,7 +83,7 @@ export class RequestValidationPipe extends ValidationPipe {
       validationError: { target: true, value: false },
       validatorPackage: classValidator,
       transformerPackage: classTransformer,
-      exceptionFactory: (errors: ValidationError[]) => new RefusedInput(errors),
+      exceptionFactory: (errors: classValidator.ValidationError[]) => new RefusedInput(errors),
     });
   }
 
@@ -145,7 +144,8 @@ function unknownFieldFailure(metatype: unknown, value: unknown, part: RequestPar
   if (code === undefined) return undefined;
   const declared = [
     ...new Set(
-      getMetadataStorage()
+      classValidator
+        .getMetadataStorage()
         .getTargetValidationMetadatas(metatype as new () => unknown, '', false, false)
         .map((metadata) => metadata.propertyName),
     ),
@@ -157,7 +157,11 @@ function unknownFieldFailure(metatype: unknown, value: unknown, part: RequestPar
 }
 
 /** Depth first through the properties in class-validator's order (the class's own, then inherited). */
-function firstFailure(errors: readonly ValidationError[], part: RequestPart, parentPath = ''): ValidationFailure {
+function firstFailure(
+  errors: readonly classValidator.ValidationError[],
+  part: RequestPart,
+  parentPath = '',
+): ValidationFailure {
   for (const error of errors) {
     const path = joinPath(parentPath, error.property);
     const constraint = firstConstraint(error);
@@ -181,7 +185,7 @@ function joinPath(parent: string, property: string): string {
  * Of a property's failed constraints, the one whose decorator is written highest: decorators
  * apply bottom-up, so class-validator records (and checks) them in the reverse of reading order.
  */
-function firstConstraint(error: ValidationError): string | undefined {
+function firstConstraint(error: classValidator.ValidationError): string | undefined {
   const failed = Object.keys(error.constraints ?? {});
   if (failed.length <= 1) return failed[0];
   const target = error.target as object | undefined;
@@ -199,7 +203,7 @@ function declaredConstraints(target: object, property: string): string[] {
   }
   let names = byProperty.get(property);
   if (!names) {
-    const storage = getMetadataStorage();
+    const storage = classValidator.getMetadataStorage();
     names = storage
       .getTargetValidationMetadatas(target as new () => unknown, '', false, false)
       .filter((metadata) => metadata.propertyName === property)
