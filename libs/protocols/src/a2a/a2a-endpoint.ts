@@ -224,8 +224,9 @@ export class A2aEndpoint {
     });
     try {
       for (;;) {
-        const step = await untilAborted(iterator.next(), call.signal);
-        if (step === ABORTED || step.done || call.signal.aborted) break;
+        // The turn's events follow call.signal: an aborted call ends them (no race needed here).
+        const step = await iterator.next();
+        if (step.done || call.signal.aborted) break;
         open();
         const id = call.eventId;
         call.eventId = undefined;
@@ -265,23 +266,4 @@ function requestOf(value: unknown): RpcRequest | RpcError {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
-}
-
-const ABORTED = Symbol('aborted');
-
-/** The promise's value, or ABORTED as soon as the signal is (the promise goes on). */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return ABORTED;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<typeof ABORTED>((resolve) => {
-        onAbort = () => resolve(ABORTED);
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
 }
