@@ -38,8 +38,10 @@ const escape = (file) => `^${path.join(root, file).replace(/[.*+?^${}()|[\]\\]/g
 const dir = mkdtempSync(path.join(tmpdir(), 'fed-unit-specs-'));
 const report = path.join(dir, 'report.json');
 console.log(`trying ${candidates.length} specs with PostgreSQL and Redis unreachable`);
-spawnSync(
-  path.join(root, 'node_modules/.bin/jest'),
+// node_modules/.bin first, as under npm: the specs and their child processes run on the project's Node.
+const bin = path.join(root, 'node_modules/.bin');
+const run = spawnSync(
+  path.join(bin, 'jest'),
   [
     '--ci',
     '--json',
@@ -47,9 +49,20 @@ spawnSync(
     '--config',
     JSON.stringify({ ...unit, testRegex: candidates.map(escape) }),
   ],
-  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...unreachableServices } },
+  {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, ...unreachableServices, PATH: `${bin}${path.delimiter}${process.env.PATH}` },
+  },
 );
-const results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+let results;
+try {
+  results = JSON.parse(readFileSync(report, 'utf8')).testResults;
+} catch {
+  console.error(`jest wrote no report:\n${run.stderr}`);
+  process.exit(1);
+}
 rmSync(dir, { recursive: true, force: true });
 
 const qualifies = new Set();
