@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AccessLogsModule, LogRetentionJob, LogRetentionModule } from '@fed/audit';
-import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor } from '@fed/gateway';
 import { AccessLog, type RunningService } from '@fed/server';
 import { DataSource } from 'typeorm';
 import { type AdminStack, bootAdminStack, call } from './testing/boot-admin-stack';
@@ -43,7 +43,7 @@ describe('access log (GET /v1/admin/access-logs): one row per HTTP request of ev
     const booted = await bootGateway(stack.database.url);
     gateway = booted.service;
     apiKey = (
-      await new ApiKeysService(new ApiKeyRepository(gateway.nest.get(DataSource)), {
+      await apiKeysServiceFor(gateway.nest.get(DataSource), {
         keyPrefix: booted.keyPrefix,
       }).create({ name: 'access-log-test' })
     ).apiKey;

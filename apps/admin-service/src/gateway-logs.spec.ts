@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor } from '@fed/gateway';
 import { type RunningService } from '@fed/server';
 import { DataSource } from 'typeorm';
 import { bootGateway } from './testing/boot-gateway';
@@ -26,7 +26,7 @@ describe('gateway log (GET /v1/admin/llm-gateway-logs): one row per gateway requ
     harness = await bootLogsHarness();
     const booted = await bootGateway(harness.database.url);
     gateway = booted.service;
-    const keys = new ApiKeysService(new ApiKeyRepository(gateway.nest.get(DataSource)), {
+    const keys = apiKeysServiceFor(gateway.nest.get(DataSource), {
       keyPrefix: booted.keyPrefix,
     });
     const created = await keys.create({ name: 'admin-logs-test' });

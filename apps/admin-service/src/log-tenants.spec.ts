@@ -12,7 +12,7 @@ import {
 } from '@fed/audit';
 import { Scopes } from '@fed/auth';
 import { GATEWAY_SCOPE } from '@fed/contracts';
-import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor } from '@fed/gateway';
 import { AccessLog, type RunningService } from '@fed/server';
 import { Controller, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { decodeJwt } from 'jose';
@@ -150,7 +150,7 @@ describe('admin logs: a logs:read token reads its own tenant only; the operator 
 
   const keyOf = async (name: string, tenantId?: string) =>
     (
-      await new ApiKeysService(new ApiKeyRepository(gateway.nest.get(DataSource)), { keyPrefix }).create({
+      await apiKeysServiceFor(gateway.nest.get(DataSource), { keyPrefix }).create({
         name,
         ...(tenantId ? { tenantId } : {}),
       })

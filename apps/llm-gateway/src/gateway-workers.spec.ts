@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { testServiceUrls } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import {
   type ProcessHandle,
@@ -46,8 +46,8 @@ describe('llm-gateway in worker processes (LLM_GATEWAY_WORKERS)', () => {
 
   beforeAll(async () => {
     buildDist();
-    database = await createTestDatabase({ entities: [ApiKeyEntity] });
-    ({ apiKey } = await new ApiKeysService(new ApiKeyRepository(database.dataSource), { keyPrefix: 'fed_' }).create({
+    database = await createTestDatabase({ entities: gatewayEntities });
+    ({ apiKey } = await apiKeysServiceFor(database.dataSource, { keyPrefix: 'fed_' }).create({
       name: 'workers',
     }));
   }, 60_000);

@@ -1,5 +1,5 @@
 import { type ServiceConfig } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, hashApiKey } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -22,19 +22,18 @@ export async function withAgentGatewayKey(config: ServiceConfig): Promise<Servic
       url: config.database.url as string,
       poolSize: 1,
       applicationName: 'fed-platform-setup',
-      entities: [ApiKeyEntity],
+      entities: gatewayEntities,
     }),
   );
   try {
-    const repository = new ApiKeyRepository(dataSource);
+    const keys = apiKeysServiceFor(dataSource, { keyPrefix: config.gateway.keyPrefix });
     if (existsSync(file)) {
       const kept = (await readFile(file, 'utf8')).trim();
-      const row = kept ? await repository.findByHash(hashApiKey(kept)) : null;
-      if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) {
+      if (kept && (await keys.isLive(kept))) {
         return { ...config, agent: { ...config.agent, gatewayApiKey: kept } };
       }
     }
-    const { apiKey } = await new ApiKeysService(repository, { keyPrefix: config.gateway.keyPrefix }).create({
+    const { apiKey } = await keys.create({
       name: KEY_NAME,
     });
     await mkdir(config.dataDir, { recursive: true });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { seedCatalog } from '@fed/agent';
-import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor } from '@fed/gateway';
 import { ClientsModule, ClientsService, UsersModule, UsersService } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
 import { existsSync } from 'node:fs';
@@ -70,7 +70,7 @@ export class DemoRealm implements OnApplicationBootstrap {
       grantTypes: ['client_credentials'],
       scopes: ['users:read', 'users:manage', 'logs:read', 'master:manage', 'sharedmemory:query', 'llm:invoke'],
     });
-    const keys = new ApiKeysService(new ApiKeyRepository(this.dataSource), {
+    const keys = apiKeysServiceFor(this.dataSource, {
       keyPrefix: this.config.gateway.keyPrefix,
     });
     // The demo's key belongs to the demo tenant: its calls are in that tenant's gateway log, which demo-service reads.

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type HostedApp, loadConfig, testServiceUrls } from '@fed/config';
-import { ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor } from '@fed/gateway';
 import { ClientsService } from '@fed/identity';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
@@ -208,7 +208,7 @@ describe('model gateway: keys, tokens and routing changes across processes', () 
   });
 
   it('re-reads the routing file when it changes, and keeps the old routing when the new file is invalid', async () => {
-    const keys = new ApiKeysService(new ApiKeyRepository(gateway.nest.get(DataSource)), { keyPrefix: 'fed_' });
+    const keys = apiKeysServiceFor(gateway.nest.get(DataSource), { keyPrefix: 'fed_' });
     const { apiKey } = await keys.create({ name: 'routing' });
     const client = new OpenAI({ baseURL: gatewayUrl, apiKey, maxRetries: 0 });
     const ids = async () => (await client.models.list()).data.map((m) => m.id);

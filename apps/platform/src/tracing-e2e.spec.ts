@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type HostedApp, testServiceUrls } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import {
   OtlpReceiver,
@@ -76,7 +76,7 @@ describe('one chat turn is one trace across the services', () => {
   beforeAll(async () => {
     buildDist();
     [database, receiver, upstream] = await Promise.all([
-      createTestDatabase({ entities: [ApiKeyEntity] }),
+      createTestDatabase({ entities: gatewayEntities }),
       OtlpReceiver.start(),
       ScriptedUpstream.start(),
     ]);
@@ -109,7 +109,7 @@ describe('one chat turn is one trace across the services', () => {
         retries: { attempts: 1 },
       }),
     );
-    const { apiKey } = await new ApiKeysService(new ApiKeyRepository(database.dataSource), {
+    const { apiKey } = await apiKeysServiceFor(database.dataSource, {
       keyPrefix: 'fed_',
     }).create({ name: 'agent' });
 

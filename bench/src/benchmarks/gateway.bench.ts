@@ -1,5 +1,5 @@
 import { testServiceUrls, variables } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { createDataSource, dataSourceOptions, runMigrations } from '@fed/persistence';
 import { deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
@@ -270,12 +270,12 @@ async function waitUntilAnswers(url: string, timeoutMs = 10_000): Promise<void> 
 
 export async function createKey(databaseUrl: string): Promise<string> {
   const dataSource = await createDataSource(
-    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'fed-bench', entities: [ApiKeyEntity] }),
+    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'fed-bench', entities: gatewayEntities }),
   );
   try {
     // Limits far above what the benchmark reaches: the limit check (one Redis round trip) runs on
     // every request, as in production, without ever refusing one.
-    const { apiKey } = await new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' }).create({
+    const { apiKey } = await apiKeysServiceFor(dataSource, { keyPrefix: 'fed_' }).create({
       name: 'bench',
       rpmLimit: 10_000_000,
       tpmLimit: 2_000_000_000,

@@ -1,5 +1,5 @@
 import { type AppConfig, type ServiceConfig, loadConfig } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, GatewayModule } from '@fed/gateway';
+import { GatewayModule, apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -109,11 +109,11 @@ async function createGatewayKey(databaseUrl: string): Promise<string> {
       url: databaseUrl,
       poolSize: 1,
       applicationName: 'agent-runtime-test',
-      entities: [ApiKeyEntity],
+      entities: gatewayEntities,
     }),
   );
   try {
-    const keys = new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' });
+    const keys = apiKeysServiceFor(dataSource, { keyPrefix: 'fed_' });
     return (await keys.create({ name: 'agent-runtime' })).apiKey;
   } finally {
     await dataSource.destroy();

@@ -1,5 +1,5 @@
 import { loadConfig } from '@fed/config';
-import { ApiKeyRepository, ApiKeysService, type ApiKeySettings } from '@fed/gateway';
+import { type ApiKeySettings, type ApiKeysService, apiKeysServiceFor } from '@fed/gateway';
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
@@ -54,7 +54,7 @@ export async function bootGateway(options: GatewayBoot): Promise<RunningGateway>
     config: options.redis ? config : { ...config, redis: { ...config.redis, url: undefined } },
     logger: createLogger({ service: 'llm-gateway', level: 'silent' }),
   });
-  const keys = new ApiKeysService(new ApiKeyRepository(service.nest.get(DataSource)), {
+  const keys = apiKeysServiceFor(service.nest.get(DataSource), {
     keyPrefix: config.gateway.keyPrefix,
   });
   return {

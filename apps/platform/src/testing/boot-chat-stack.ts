@@ -1,7 +1,7 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
 import { loadConfig } from '@fed/config';
 import { isManagementScope } from '@fed/contracts';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { createLogger } from '@fed/observability';
 import { createDataSource, dataSourceOptions } from '@fed/persistence';
 import { type RunningService, createServiceApp } from '@fed/server';
@@ -116,11 +116,10 @@ export async function bootChatStack(
 
 async function createGatewayKey(databaseUrl: string): Promise<string> {
   const dataSource = await createDataSource(
-    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'chat-stack-test', entities: [ApiKeyEntity] }),
+    dataSourceOptions({ url: databaseUrl, poolSize: 1, applicationName: 'chat-stack-test', entities: gatewayEntities }),
   );
   try {
-    return (await new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' }).create({ name: 'agent' }))
-      .apiKey;
+    return (await apiKeysServiceFor(dataSource, { keyPrefix: 'fed_' }).create({ name: 'agent' })).apiKey;
   } finally {
     await dataSource.destroy();
   }

@@ -1,5 +1,5 @@
 import { type AppConfig } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysError, ApiKeysService, type ApiKeyView } from '@fed/gateway';
+import { type ApiKeyView, ApiKeysError, type ApiKeysService, apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
@@ -8,12 +8,8 @@ import { tellRunningServices } from './signals';
 function withApiKeys<T>(
   work: (keys: ApiKeysService, config: AppConfig<'platformctl'>, dataSource: DataSource) => Promise<T>,
 ): Promise<T> {
-  return withEntities([ApiKeyEntity], (dataSource, config) =>
-    work(
-      new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: config.gateway.keyPrefix }),
-      config,
-      dataSource,
-    ),
+  return withEntities(gatewayEntities, (dataSource, config) =>
+    work(apiKeysServiceFor(dataSource, { keyPrefix: config.gateway.keyPrefix }), config, dataSource),
   );
 }
 

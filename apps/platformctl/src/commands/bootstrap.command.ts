@@ -1,6 +1,6 @@
 import { catalogEntities, seedCatalog } from '@fed/agent';
 import { type AppConfig } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService, hashApiKey } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { type RealmFile, clientsServiceFor, identityEntities, realmServiceFor, usersServiceFor } from '@fed/identity';
 import { type Command } from 'commander';
 import { randomBytes } from 'node:crypto';
@@ -155,16 +155,11 @@ async function ensureAgentKey(
   config: AppConfig<'platformctl'>,
   file: string,
 ): Promise<'kept' | 'created' | 'replaced'> {
-  const repository = new ApiKeyRepository(dataSource);
+  const keys = apiKeysServiceFor(dataSource, { keyPrefix: config.gateway.keyPrefix });
   const kept = (await readIfPresent(file))?.trim();
-  if (kept) {
-    const row =
-      kept.startsWith(config.gateway.keyPrefix) && kept.length <= 200
-        ? await repository.findByHash(hashApiKey(kept))
-        : null;
-    if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) return 'kept';
-  }
-  const { apiKey } = await new ApiKeysService(repository, { keyPrefix: config.gateway.keyPrefix }).create({
+  if (kept && kept.startsWith(config.gateway.keyPrefix) && kept.length <= 200 && (await keys.isLive(kept)))
+    return 'kept';
+  const { apiKey } = await keys.create({
     name: AGENT_KEY_NAME,
   });
   await writeOwnerOnly(file, `${apiKey}\n`);
@@ -175,7 +170,7 @@ async function bootstrap(dir: string, agentKeyDir: string): Promise<void> {
   for (const directory of new Set([dir, agentKeyDir])) await mkdir(directory, { recursive: true, mode: 0o700 });
   const credentialsFile = path.join(dir, DEMO_CREDENTIALS_FILE);
   const keyFile = path.join(agentKeyDir, AGENT_GATEWAY_KEY_FILE);
-  const entities = [...identityEntities, ApiKeyEntity, ...catalogEntities];
+  const entities = [...identityEntities, ...gatewayEntities, ...catalogEntities];
   const { realm, key, tokenUrl } = await withEntities(entities, async (dataSource, config) => {
     const lock = dataSource.createQueryRunner();
     await lock.connect();

@@ -1,6 +1,6 @@
 import { JwksServer, TestTokenIssuer } from '@fed/auth/testing';
 import { testServiceUrls } from '@fed/config';
-import { ApiKeyEntity, ApiKeyRepository, ApiKeysService } from '@fed/gateway';
+import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
 import { createDataSource, dataSourceOptions, runMigrations } from '@fed/persistence';
 import { createTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream, deleteRedisKeys, freePort } from '@fed/testing';
@@ -241,12 +241,11 @@ export class FaultStack {
         url: this.databaseUrl,
         poolSize: 1,
         applicationName: 'fed-faults',
-        entities: [ApiKeyEntity],
+        entities: gatewayEntities,
       }),
     );
     try {
-      return (await new ApiKeysService(new ApiKeyRepository(dataSource), { keyPrefix: 'fed_' }).create({ name }))
-        .apiKey;
+      return (await apiKeysServiceFor(dataSource, { keyPrefix: 'fed_' }).create({ name })).apiKey;
     } finally {
       await dataSource.destroy();
     }

@@ -1,8 +1,9 @@
 import { isUuid } from '@fed/contracts';
 import { parseNetworks } from '@fed/config';
 import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { type DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
-import { type ApiKeyRepository } from './api-key.repository';
+import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeysError } from './api-keys.errors';
 
 export type ApiKeyView = Omit<ApiKeyEntity, 'keyHash'>;
@@ -102,6 +103,12 @@ export class ApiKeysService {
     return (await this.repository.list()).map(toView);
   }
 
+  /** Whether `apiKey` is a key neither revoked nor expired (a kept agent key stays in use while it is). */
+  async isLive(apiKey: string): Promise<boolean> {
+    const row = await this.repository.findByHash(hashApiKey(apiKey));
+    return !!row && !row.revokedAt && (!row.expiresAt || row.expiresAt > this.now());
+  }
+
   /** Revokes the key with this id, or the one live key with this name; its id. */
   async revoke(idOrName: string): Promise<string> {
     let id = idOrName;
@@ -118,4 +125,12 @@ export class ApiKeysService {
       throw new ApiKeysError('key_not_found', `no live key ${JSON.stringify(idOrName)}`);
     return id;
   }
+}
+
+/** The service on a data source, as the apps, their tests and platformctl build it. */
+export function apiKeysServiceFor(
+  dataSource: DataSource,
+  settings: { keyPrefix: string; now?: () => Date },
+): ApiKeysService {
+  return new ApiKeysService(new ApiKeyRepository(dataSource), settings);
 }

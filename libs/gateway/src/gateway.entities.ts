@@ -1,0 +1,3 @@
+import { ApiKeyEntity } from './keys/api-key.entity';
+
+export const gatewayEntities = [ApiKeyEntity];
