@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { CatalogAdminService, CatalogRepository, catalogEntities } from '@fed/agent';
+import { catalogAdminServiceFor, catalogEntities } from '@fed/agent';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningChatService, bootChatService } from './testing/boot-chat-service';
 
@@ -43,7 +43,7 @@ describe('chat-service catalog lists (spec: GET /v1/personas, /v1/playbooks, /v1
 
   beforeAll(async () => {
     database = await createTestDatabase({ entities: catalogEntities });
-    const admin = new CatalogAdminService(new CatalogRepository(database.dataSource));
+    const admin = catalogAdminServiceFor(database.dataSource);
     const text = { description: 'what it is for', instructions: 'secret prompt text' };
     for (const [key, name] of [
       ['echo', 'Echo'],

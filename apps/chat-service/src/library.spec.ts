@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { LibraryAdminService, LibraryRepository, LibrarySweepJob, libraryEntities } from '@fed/agent';
+import { LibrarySweepJob, libraryAdminServiceFor, libraryEntities } from '@fed/agent';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { FsBlobStore } from '@fed/storage';
 import { randomUUID } from 'node:crypto';
@@ -33,7 +33,7 @@ describe('chat-service library (GET /v1/library, SaaS only)', () => {
     blobDir = await mkdtemp(path.join(tmpdir(), 'fed-library-http-'));
     blobs = new FsBlobStore(blobDir);
     await blobs.prepare();
-    const admin = new LibraryAdminService(new LibraryRepository(database.dataSource), blobs);
+    const admin = libraryAdminServiceFor(database.dataSource, blobs);
     await admin.addFile(
       'guides/style.md',
       { title: 'Style guide', description: 'How we write' },
@@ -130,7 +130,7 @@ describe('chat-service library (GET /v1/library, SaaS only)', () => {
       await utimes(path.join(blobDir, ...key.split('/')), at, at);
     };
     const twoHours = 2 * 3_600_000;
-    const items = await new LibraryRepository(database.dataSource).all();
+    const items = await libraryAdminServiceFor(database.dataSource, blobs).list();
     const itemKeys = items.flatMap((item) => (item.blobKey ? [item.blobKey] : []));
     expect(itemKeys).toHaveLength(2);
     for (const key of itemKeys) {

@@ -1,7 +1,8 @@
 import { TEST_TENANT_ID } from '@fed/auth/testing';
-import { MarketplaceAgentsAdminService, MarketplaceAgentsRepository } from '@fed/agent';
+import { type MarketplaceAgentsAdminService, marketplaceAgentsAdminServiceFor } from '@fed/agent';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { type RunningChatService, bootChatService } from './testing/boot-chat-service';
 
 interface Answer {
@@ -127,7 +128,7 @@ describe('Marketplace edition: conversation and file lists across a service acco
   beforeAll(async () => {
     database = await createTestDatabase();
     stack = await bootChatService({ databaseUrl: database.url, env: { EDITION: 'marketplace' } });
-    agents = new MarketplaceAgentsAdminService(stack.service.nest.get(MarketplaceAgentsRepository));
+    agents = marketplaceAgentsAdminServiceFor(stack.service.nest.get(DataSource));
     for (const id of ['support', 'sales', 'retired', 'moved', 'quiet']) {
       await agents.create({ id, name: id, instructions: `Be ${id}.` });
     }

@@ -1,10 +1,4 @@
-import {
-  ToolServerNetwork,
-  ToolServerRepository,
-  ToolServersAdminService,
-  ToolServerSecrets,
-  toolServerEntities,
-} from '@fed/agent';
+import { ToolServerNetwork, ToolServerSecrets, toolServerEntities, toolServersAdminServiceFor } from '@fed/agent';
 import { EXTERNAL_UI_ALT_TEXT, MCP_APP_MIME_TYPE } from '@fed/contracts';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { McpAppsServer, ScriptedUpstream, WEATHER_HTML, WEATHER_UI_URI } from '@fed/testing';
@@ -41,11 +35,9 @@ describe('external MCP tool servers in agent turns', () => {
   beforeAll(async () => {
     upstream = await ScriptedUpstream.start();
     server = await McpAppsServer.start({ authHeader: 'Bearer weather-token' });
-    const admin = new ToolServersAdminService(
-      new ToolServerRepository(database.dataSource),
-      new ToolServerSecrets(secretKey),
-      { network: ToolServerNetwork.of(true) },
-    );
+    const admin = toolServersAdminServiceFor(database.dataSource, new ToolServerSecrets(secretKey), {
+      network: ToolServerNetwork.of(true),
+    });
     await admin.add({
       name: 'weather',
       url: server.url,

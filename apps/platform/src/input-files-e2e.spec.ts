@@ -1,4 +1,4 @@
-import { LibraryAdminService, LibraryRepository, libraryEntities } from '@fed/agent';
+import { libraryAdminServiceFor, libraryEntities } from '@fed/agent';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { FsBlobStore } from '@fed/storage';
 import { ScriptedUpstream, minimalDocx, minimalPdf } from '@fed/testing';
@@ -247,7 +247,7 @@ describe('input_file parts: admission, the model receives the files, history sho
 
   it('reads a library file named by filepath like an upload; history shows the item id as fileId', async () => {
     const blobs = new FsBlobStore(blobDir);
-    const item = await new LibraryAdminService(new LibraryRepository(database.dataSource), blobs).addFile(
+    const item = await libraryAdminServiceFor(database.dataSource, blobs).addFile(
       'guides/house-style.md',
       { title: 'House style' },
       Readable.from(['Always write dates as YYYY-MM-DD.']),

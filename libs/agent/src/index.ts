@@ -1,6 +1,9 @@
-export * from './catalog/catalog.entities';
-export * from './catalog/catalog.module';
-export * from './runtime/agent.module';
+// The public surface: modules, services (and the factories that build them outside Nest), the types
+// their signatures use, and the errors they throw. Entities, repositories and helpers stay inside.
+
+export { catalogEntities } from './catalog/catalog.entities';
+export { CatalogModule, CatalogStoreModule, catalogAdminServiceFor } from './catalog/catalog.module';
+export { AgentModule } from './runtime/agent.module';
 export {
   CatalogAdminService,
   type CatalogFields,
@@ -9,14 +12,12 @@ export {
 } from './catalog/catalog-admin.service';
 export { type PersonaList, type PlaybookList, type SkillList } from './catalog/catalog.dto';
 export { CatalogError, type CatalogErrorCode } from './catalog/catalog.errors';
-export { CatalogRepository } from './catalog/catalog.repository';
 export { DESCRIPTION_MAX, INSTRUCTIONS_MAX, NAME_MAX } from './catalog/catalog.rules';
 export { CatalogService, type CatalogSelection, type ResolvedCatalog } from './catalog/catalog.service';
 export { seedCatalog } from './catalog/catalog.seed';
-export * from './library/library.module';
-export { LibraryItemEntity, type LibraryItemKind, libraryEntities } from './library/library.entity';
+export { LibraryModule, LibraryStoreModule, libraryAdminServiceFor } from './library/library.module';
+export { type LibraryItemEntity, type LibraryItemKind, libraryEntities } from './library/library.entity';
 export { LibraryService } from './library/library.service';
-export { LibraryRepository } from './library/library.repository';
 export { type LibrarySweepResult, LibrarySweepJob } from './library/library-sweep.job';
 export { LibraryError, type LibraryErrorCode } from './library/library.errors';
 export {
@@ -27,8 +28,7 @@ export {
   libraryBlobKey,
 } from './library/library-admin.service';
 export { type LibraryItem, type LibraryList } from './library/library.dto';
-export { type RecordedTool, ToolServerEntity, toolServerEntities } from './toolservers/tool-server.entity';
-export { ToolServerRepository } from './toolservers/tool-server.repository';
+export { type RecordedTool, toolServerEntities } from './toolservers/tool-server.entity';
 export { ToolServersError, type ToolServersErrorCode } from './toolservers/tool-servers.errors';
 export {
   type AddToolServer,
@@ -39,15 +39,14 @@ export {
 export { ToolServerSecrets, toolServerSecretsFor } from './toolservers/tool-server-secrets';
 export { ToolServerNetwork } from './toolservers/tool-server-network';
 export { ExternalUiRefusedError, ToolServerUiSource } from './toolservers/tool-server-ui-source';
-export { TOOL_SERVER_SECRETS, ToolServersModule } from './toolservers/tool-servers.module';
+export { TOOL_SERVER_SECRETS, ToolServersModule, toolServersAdminServiceFor } from './toolservers/tool-servers.module';
 export { type FileFormat, formatOf } from './runtime/attachments/file-formats';
 export {
-  MarketplaceAgentEntity,
+  type MarketplaceAgentEntity,
   type AgentModelConfig,
   marketplaceAgentEntities,
 } from './agents/marketplace-agent.entity';
-export { MarketplaceAgentsModule } from './agents/marketplace-agents.module';
-export { MarketplaceAgentsRepository } from './agents/marketplace-agents.repository';
+export { MarketplaceAgentsModule, marketplaceAgentsAdminServiceFor } from './agents/marketplace-agents.module';
 export { type AgentFields, MarketplaceAgentsAdminService } from './agents/marketplace-agents-admin.service';
 export { AgentsError, type AgentsErrorCode } from './agents/agents.errors';
 export { MAX_OUTPUT_TOKENS_MAX, MODEL_NAME_MAX, TEMPERATURE_MAX } from './agents/agent.rules';

@@ -2,18 +2,16 @@ import {
   type AgentFields,
   AgentsError,
   type MarketplaceAgentEntity,
-  MarketplaceAgentsAdminService,
-  MarketplaceAgentsRepository,
+  type MarketplaceAgentsAdminService,
   marketplaceAgentEntities,
+  marketplaceAgentsAdminServiceFor,
 } from '@fed/agent';
 import { type Command } from 'commander';
 import { readInstructionsFile } from './catalog.command';
 import { withEntities } from './database';
 
 function withAgents<T>(work: (agents: MarketplaceAgentsAdminService) => Promise<T>): Promise<T> {
-  return withEntities(marketplaceAgentEntities, (dataSource) =>
-    work(new MarketplaceAgentsAdminService(new MarketplaceAgentsRepository(dataSource))),
-  );
+  return withEntities(marketplaceAgentEntities, (dataSource) => work(marketplaceAgentsAdminServiceFor(dataSource)));
 }
 
 interface AgentOptions {

@@ -1,11 +1,11 @@
 import {
-  CatalogAdminService,
+  type CatalogAdminService,
   CatalogError,
   type CatalogFields,
   type CatalogItem,
   type CatalogKind,
-  CatalogRepository,
   INSTRUCTIONS_MAX,
+  catalogAdminServiceFor,
   catalogEntities,
 } from '@fed/agent';
 import { type Command } from 'commander';
@@ -13,9 +13,7 @@ import { open } from 'node:fs/promises';
 import { withEntities } from './database';
 
 function withCatalog<T>(work: (catalog: CatalogAdminService) => Promise<T>): Promise<T> {
-  return withEntities(catalogEntities, (dataSource) =>
-    work(new CatalogAdminService(new CatalogRepository(dataSource))),
-  );
+  return withEntities(catalogEntities, (dataSource) => work(catalogAdminServiceFor(dataSource)));
 }
 
 // Four bytes per character at most: a larger file cannot hold valid instructions, so it is not read whole.

@@ -1,8 +1,8 @@
 import {
-  LibraryAdminService,
+  type LibraryAdminService,
   LibraryError,
   type LibraryItemEntity,
-  LibraryRepository,
+  libraryAdminServiceFor,
   libraryEntities,
 } from '@fed/agent';
 import { openBlobStore } from '@fed/storage';
@@ -15,7 +15,7 @@ function withLibrary<T>(work: (library: LibraryAdminService) => Promise<T>): Pro
   return withEntities(libraryEntities, async (dataSource, config) => {
     const blobs = await openBlobStore(config.storage);
     try {
-      return await work(new LibraryAdminService(new LibraryRepository(dataSource), blobs.store));
+      return await work(libraryAdminServiceFor(dataSource, blobs.store));
     } finally {
       await blobs.close();
     }

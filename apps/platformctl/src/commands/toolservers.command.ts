@@ -1,11 +1,11 @@
 import {
   type ToolServerItem,
   ToolServerNetwork,
-  ToolServerRepository,
-  ToolServersAdminService,
+  type ToolServersAdminService,
   ToolServersError,
   toolServerEntities,
   toolServerSecretsFor,
+  toolServersAdminServiceFor,
 } from '@fed/agent';
 import { type Command } from 'commander';
 import { withEntities } from './database';
@@ -13,7 +13,7 @@ import { withEntities } from './database';
 function withToolServers<T>(work: (admin: ToolServersAdminService) => Promise<T>): Promise<T> {
   return withEntities(toolServerEntities, async (dataSource, config) =>
     work(
-      new ToolServersAdminService(new ToolServerRepository(dataSource), toolServerSecretsFor(config), {
+      toolServersAdminServiceFor(dataSource, toolServerSecretsFor(config), {
         network: ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
       }),
     ),

@@ -1,6 +1,8 @@
 import { MARKETPLACE_AGENTS, type MarketplaceAgentLookup } from '@fed/conversations';
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { MarketplaceAgentsAdminService } from './marketplace-agents-admin.service';
 import { marketplaceAgentEntities } from './marketplace-agent.entity';
 import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
 
@@ -29,3 +31,8 @@ import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
   exports: [MarketplaceAgentsRepository, MARKETPLACE_AGENTS],
 })
 export class MarketplaceAgentsModule {}
+
+/** The administrator's service on a data source, as platformctl and the tests build it. */
+export function marketplaceAgentsAdminServiceFor(dataSource: DataSource): MarketplaceAgentsAdminService {
+  return new MarketplaceAgentsAdminService(new MarketplaceAgentsRepository(dataSource));
+}

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { CatalogAdminService } from './catalog-admin.service';
 import { CatalogController } from './catalog.controller';
 import { catalogEntities } from './catalog.entities';
 import { CatalogRepository } from './catalog.repository';
@@ -23,3 +25,8 @@ export class CatalogStoreModule {}
   exports: [CatalogStoreModule],
 })
 export class CatalogModule {}
+
+/** The administrator's service on a data source, as platformctl and the tests build it. */
+export function catalogAdminServiceFor(dataSource: DataSource): CatalogAdminService {
+  return new CatalogAdminService(new CatalogRepository(dataSource));
+}

@@ -1,5 +1,8 @@
+import { type BlobStore } from '@fed/storage';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DataSource } from 'typeorm';
+import { LibraryAdminService } from './library-admin.service';
 import { LibrarySweepJob } from './library-sweep.job';
 import { LibraryController } from './library.controller';
 import { libraryEntities } from './library.entity';
@@ -22,3 +25,8 @@ export class LibraryStoreModule {}
   exports: [LibraryStoreModule],
 })
 export class LibraryModule {}
+
+/** The administrator's service on a data source, as platformctl and the tests build it. */
+export function libraryAdminServiceFor(dataSource: DataSource, blobs: BlobStore): LibraryAdminService {
+  return new LibraryAdminService(new LibraryRepository(dataSource), blobs);
+}

@@ -8,6 +8,7 @@ import { ToolServerRepository } from './tool-server.repository';
 import { type ToolServerSecrets, toolServerSecretsFor } from './tool-server-secrets';
 import { ToolServerNetwork } from './tool-server-network';
 import { ToolServerUiSource } from './tool-server-ui-source';
+import { ToolServersAdminService } from './tool-servers-admin.service';
 
 /** The sealing key of auth headers; undefined when the app has none (servers without a header still work). */
 export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
@@ -44,3 +45,12 @@ export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
   exports: [ToolServerRepository, TOOL_SERVER_SECRETS, EXTERNAL_UI_SOURCE],
 })
 export class ToolServersModule {}
+
+/** The administrator's service on a data source, as platformctl and the tests build it. */
+export function toolServersAdminServiceFor(
+  dataSource: DataSource,
+  secrets: ToolServerSecrets | undefined,
+  options: { network?: ToolServerNetwork } = {},
+): ToolServersAdminService {
+  return new ToolServersAdminService(new ToolServerRepository(dataSource), secrets, options);
+}
