@@ -1,4 +1,4 @@
-import { FilesRepository, FilesService, FilesSweepJob } from '@fed/conversations';
+import { FilesService, FilesSweepJob, filesServiceFor } from '@fed/conversations';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { createHash, randomUUID } from 'node:crypto';
@@ -568,7 +568,7 @@ describe('chat-service: files', () => {
     it('leaves an upload alone while its bytes keep arriving, and takes one that stalls', async () => {
       const dataSource = chat.service.nest.get(DataSource);
       // The service as chat-service builds it, refreshing its row every 50 ms instead of every 30 s.
-      const files = new FilesService(new FilesRepository(dataSource), store, { touchIntervalMs: 50 });
+      const files = filesServiceFor(dataSource, store, { touchIntervalMs: 50 });
       const server = http.createServer((request, response) => {
         files.upload({ userId: alice.userId, tenantId: null }, request).then(
           (body) => response.writeHead(201).end(JSON.stringify(body)),

@@ -5,7 +5,12 @@ import { DeliverablesModule } from '../deliverables/deliverables.module';
 import { FilesSweepJob } from './files-sweep.job';
 import { FilesController } from './files.controller';
 import { FilesRepository } from './files.repository';
-import { FilesService } from './files.service';
+import { type FilesOptions, FilesService } from './files.service';
+
+/** The service on a data source, as this module and the protocol front doors build it. */
+export function filesServiceFor(dataSource: DataSource, store: BlobStore, options?: FilesOptions): FilesService {
+  return new FilesService(new FilesRepository(dataSource), store, options);
+}
 
 /**
  * Uploaded files of document 2 (`/v1/files`); the blob store is the process's (BLOB_STORE). Its sweep
@@ -18,8 +23,7 @@ import { FilesService } from './files.service';
     {
       provide: FilesService,
       inject: [DataSource, BLOB_STORE],
-      useFactory: (dataSource: DataSource, store: BlobStore) =>
-        new FilesService(new FilesRepository(dataSource), store),
+      useFactory: (dataSource: DataSource, store: BlobStore) => filesServiceFor(dataSource, store),
     },
     FilesSweepJob,
   ],

@@ -1,5 +1,5 @@
 import { CatalogService, CatalogStoreModule, LibraryService, LibraryStoreModule } from '@fed/agent';
-import { FilesRepository, FilesService, TurnStarterModule } from '@fed/conversations';
+import { FilesService, TurnStarterModule, filesServiceFor } from '@fed/conversations';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -21,8 +21,7 @@ import { DataSource } from 'typeorm';
     {
       provide: FilesService,
       inject: [DataSource, BLOB_STORE],
-      useFactory: (dataSource: DataSource, store: BlobStore) =>
-        new FilesService(new FilesRepository(dataSource), store),
+      useFactory: (dataSource: DataSource, store: BlobStore) => filesServiceFor(dataSource, store),
     },
   ],
   exports: [TurnStarterModule, FilesService],
