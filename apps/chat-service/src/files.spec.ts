@@ -1,3 +1,4 @@
+import { type DomainError } from '@fed/contracts';
 import { FilesService, FilesSweepJob, filesServiceFor } from '@fed/conversations';
 import { useTestDatabase } from '@fed/persistence/testing';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
@@ -572,7 +573,7 @@ describe('chat-service: files', () => {
       const server = http.createServer((request, response) => {
         files.upload({ userId: alice.userId, tenantId: null }, request).then(
           (body) => response.writeHead(201).end(JSON.stringify(body)),
-          (error: { code?: string }) => response.writeHead(400).end(JSON.stringify({ code: error.code })),
+          (error: DomainError) => response.writeHead(400).end(JSON.stringify({ code: error.toApiError().code })),
         );
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

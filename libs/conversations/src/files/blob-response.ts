@@ -1,9 +1,9 @@
-import { ApiError } from '@fed/contracts';
 import { type BlobRange, type BlobStore, BlobNotFoundError } from '@fed/storage';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { combineRanges, parse as parseRange } from 'range-parser';
+import { FilesError } from './files.errors';
 
 /** A stored blob as a download: its bytes and what the response says about them. */
 export interface DownloadableBlob {
@@ -66,7 +66,7 @@ function requestedRange(header: string | undefined, bytes: number): BlobRange | 
   if (parsed.type !== 'bytes' || (parsed.code & 1) !== 0) return null;
   if (parsed.ranges.length === 0) {
     if ((parsed.code & 2) === 0) return null;
-    throw new ApiError('range_not_satisfiable', `the range is outside the file's ${bytes} bytes`, {
+    throw new FilesError('range_not_satisfiable', `the range is outside the file's ${bytes} bytes`).withHeaders({
       'Content-Range': `bytes */${bytes}`,
     });
   }
@@ -118,7 +118,7 @@ export async function sendBlob(
     try {
       body = await blob.store.get(blob.key, range ?? undefined);
     } catch (error) {
-      if (error instanceof BlobNotFoundError) throw new ApiError('not_found', 'file not found');
+      if (error instanceof BlobNotFoundError) throw new FilesError('file_not_found', 'file not found');
       throw error;
     }
   }

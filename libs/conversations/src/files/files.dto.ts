@@ -1,7 +1,8 @@
-import { ApiError, type PageParams, type PageQuery, isPrintableLine, isUuid, toPageParams } from '@fed/contracts';
+import { type PageParams, type PageQuery, isPrintableLine, isUuid, toPageParams } from '@fed/contracts';
 import { OrderedCursorPageQuery, withCode } from '@fed/server';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
+import { FilesError } from './files.errors';
 
 /** The spec's UploadedFile (201 of `POST /v1/files`). */
 export interface UploadedFileResponse {
@@ -87,7 +88,7 @@ export function filePage(query: PageQuery): PageParams {
   const page = toPageParams(query, { list: FILE_LIST });
   const [createdAtKey, id] = page.after ?? [];
   if (page.after && (page.after.length !== 2 || !isTimestampKey(createdAtKey) || !isUuid(id))) {
-    throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
+    throw new FilesError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
   }
   return page;
 }

@@ -1,4 +1,4 @@
-import { ApiError, type PageQuery, isUuid, toCursorPage } from '@fed/contracts';
+import { type PageQuery, isUuid, toCursorPage } from '@fed/contracts';
 import { type BlobStore, BlobTooLargeError, sweepUnreferencedBlobs } from '@fed/storage';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +18,7 @@ import {
   toFileResponse,
   toUploadedFileResponse,
 } from './files.dto';
+import { FilesError } from './files.errors';
 import { type FilesRepository } from './files.repository';
 import { UploadCutOffError, receiveUpload } from './multipart-upload';
 
@@ -29,7 +30,7 @@ export const UPLOADS_PREFIX = 'uploads/';
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 const SWEEP_BATCH = 500;
 
-const notFound = () => new ApiError('not_found', 'file not found');
+const notFound = () => new FilesError('file_not_found', 'file not found');
 
 export interface FilesOptions {
   maxUploadBytes?: number;
@@ -108,13 +109,14 @@ export class FilesService {
       });
       // Swept as abandoned: no byte arrived for the whole sweep age. The client's fault, and it may retry.
       if (!row)
-        throw new ApiError('invalid_request', 'the upload stalled for longer than the server waits; send it again');
+        throw new FilesError('upload_stalled', 'the upload stalled for longer than the server waits; send it again');
       return toUploadedFileResponse(row);
     } catch (error) {
       await this.removeUpload(fileId, blobKey, rowWritten);
       if (meter?.exceeded || error instanceof BlobTooLargeError) throw tooLarge(this.maxUploadBytes, request);
-      if (error instanceof UploadCutOffError) throw withConnectionClose(new ApiError('invalid_request', error.message));
-      if (error instanceof ApiError) throw request.complete ? error : withConnectionClose(error);
+      if (error instanceof UploadCutOffError)
+        throw withConnectionClose(new FilesError('upload_refused', error.message));
+      if (error instanceof FilesError) throw request.complete ? error : withConnectionClose(error);
       throw error;
     }
   }
@@ -128,9 +130,9 @@ export class FilesService {
     file: { filename: string; bytes: Buffer },
   ): Promise<UploadedFileResponse & { mimeType: string }> {
     const refusal = filenameRefusal(file.filename);
-    if (refusal) throw new ApiError('invalid_parameter', refusal);
+    if (refusal) throw new FilesError('invalid_filename', refusal);
     if (file.bytes.length > this.maxUploadBytes) {
-      throw new ApiError('payload_too_large', `the file is larger than ${this.maxUploadBytes / (1024 * 1024)} MB`);
+      throw new FilesError('file_too_large', `the file is larger than ${this.maxUploadBytes / (1024 * 1024)} MB`);
     }
     const fileId = randomUUID();
     const blobKey = `${UPLOADS_PREFIX}${fileId}`;
@@ -139,7 +141,7 @@ export class FilesService {
       await this.store.put(blobKey, Readable.from([file.bytes]), { maxBytes: this.maxUploadBytes });
       const facts = describeFile(file.bytes.subarray(0, HEAD_BYTES), file.filename);
       const row = await this.files.markStored(fileId, { filename: file.filename, bytes: file.bytes.length, ...facts });
-      if (!row) throw new ApiError('service_unavailable', 'the file could not be stored; send it again');
+      if (!row) throw new FilesError('file_not_stored', 'the file could not be stored; send it again');
       return { ...toUploadedFileResponse(row), mimeType: facts.mimeType };
     } catch (error) {
       await this.removeUpload(fileId, blobKey, true);
@@ -230,13 +232,13 @@ export class FilesService {
   }
 }
 
-function withConnectionClose(error: ApiError): ApiError {
-  return new ApiError(error.code, error.message, { ...error.headers, Connection: 'close' });
+function withConnectionClose(error: FilesError): FilesError {
+  return error.withHeaders({ Connection: 'close' });
 }
 
 // Answered while the client may still be sending: the connection is closed after the answer, so the
 // rest of the body is never read.
-function tooLarge(maxBytes: number, request: IncomingMessage): ApiError {
-  const error = new ApiError('payload_too_large', `the file is larger than ${maxBytes / (1024 * 1024)} MB`);
+function tooLarge(maxBytes: number, request: IncomingMessage): FilesError {
+  const error = new FilesError('file_too_large', `the file is larger than ${maxBytes / (1024 * 1024)} MB`);
   return request.complete ? error : withConnectionClose(error);
 }

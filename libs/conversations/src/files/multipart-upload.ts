@@ -1,7 +1,7 @@
-import { ApiError } from '@fed/contracts';
 import busboy, { type Busboy } from 'busboy';
 import { type IncomingMessage } from 'node:http';
 import { type Readable } from 'node:stream';
+import { FilesError } from './files.errors';
 
 /** The client went away before the body was complete. */
 export class UploadCutOffError extends Error {
@@ -29,7 +29,7 @@ const LIMITS = { fieldSize: 4096, fields: 20, parts: 32, headerPairs: 32 };
 /** Buffering between the socket, the parser and the file stream: fewer, larger writes to the store. */
 const STREAM_BUFFER_BYTES = 1024 * 1024;
 
-const refused = (message: string) => new ApiError('invalid_request', message);
+const refused = (message: string) => new FilesError('upload_refused', message);
 
 /**
  * Reads a `multipart/form-data` upload straight off the request: exactly one file part named `file`
