@@ -67,6 +67,7 @@ export default tseslint.config(
         'error',
         { enforceBuildableLibDependency: false, allow: [], banTransitiveDependencies: false, depConstraints },
       ],
+      'no-duplicate-imports': ['error', { includeExports: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',

@@ -40,6 +40,7 @@ export { DeliverablesError, type DeliverablesErrorCode } from './deliverables/de
 
 export { type FilesOptions, FilesService, type SweepResult } from './files/files.service';
 export { type FilesSweepResult, FilesSweepJob } from './files/files-sweep.job';
+export { FilesError, type FilesErrorCode } from './files/files.errors';
 
 export { type SearchConfig, searchConfigOf } from './search/search-language';
 export { SearchError, type SearchErrorCode } from './search/search.errors';

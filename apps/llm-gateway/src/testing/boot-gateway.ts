@@ -3,8 +3,7 @@ import { type ApiKeySettings, type ApiKeysService, apiKeysServiceFor } from '@fe
 import { createLogger } from '@fed/observability';
 import { type RunningService, createServiceApp } from '@fed/server';
 import { freePort } from '@fed/testing';
-import { writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';

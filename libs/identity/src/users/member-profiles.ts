@@ -1,6 +1,5 @@
+import { isUuid } from '@fed/contracts';
 import { type DataSource } from 'typeorm';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What of a user decides which organization and role items of the shared memory they see and write. */
 export interface MemberProfile {
@@ -14,7 +13,7 @@ export class MemberProfiles {
 
   async of(userId: string): Promise<MemberProfile> {
     // A subject that is not a user id (a service account) has no profile; the comparison as uuid keeps the key's index.
-    if (!UUID.test(userId)) return {};
+    if (!isUuid(userId)) return {};
     const [row] = (await this.dataSource.query(
       `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id" = $1::uuid`,
       [userId],
