@@ -544,7 +544,7 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
         .spec.metrics?.find((m) => m.type === 'Pods' && m.pods?.metric.name === 'sse_streams_active');
       expect([app, metric?.pods?.target.type]).toEqual([app, 'AverageValue']);
       const target = Number(metric?.pods?.target.averageValue);
-      // README, Benchmarks: 10,000 idle streams per chat-service instance, about 150 MiB + 57 KiB a stream.
+      // docs/benchmarks.md, "Chat relay, 2026-11-25": 10,000 idle streams per chat-service instance, about 150 MiB + 57 KiB a stream.
       expect(target).toBeGreaterThan(0);
       expect(target).toBeLessThanOrEqual(10_000 / 4);
       if (app === 'chat-service') {

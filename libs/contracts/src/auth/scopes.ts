@@ -30,7 +30,7 @@ export const ALWAYS_ALLOWED_SCOPES: readonly string[] = ['openid', OFFLINE_ACCES
 
 /**
  * The model gateway's scope, beyond document 1's list: a client-credentials token calls /llm/v1 only
- * with it (docs/architecture.md, "Model gateway"); a user's token never calls the gateway.
+ * with it (docs/gateway.md, "Keys, limits and quotas"); a user's token never calls the gateway.
  */
 export const GATEWAY_SCOPE = 'llm:invoke' satisfies Scope;
 
