@@ -1,3 +1,4 @@
+import { type RedisOptions as WorkerConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { within } from '../internal/within';
 
@@ -33,6 +34,19 @@ export function connectionOptions(endpoint: RedisEndpoint, role: string): RedisO
     // disconnect() of a socket that already failed waits this long (ref'd) for a 'close' that never
     // comes; the 2 s default would keep a stopping process alive for nothing.
     disconnectTimeout: 200,
+  };
+}
+
+/** A BullMQ worker's connection: its blocking fetch needs one of its own, with unlimited retries. */
+export function workerConnectionOptions(endpoint: RedisEndpoint, role: string): WorkerConnectionOptions {
+  const { connectionName, connectTimeout, disconnectTimeout } = connectionOptions(endpoint, role);
+  return {
+    url: endpoint.url,
+    connectionName,
+    connectTimeout,
+    disconnectTimeout,
+    retryStrategy: reconnectDelay,
+    maxRetriesPerRequest: null,
   };
 }
 

@@ -6,11 +6,10 @@ import { within } from '../internal/within';
 import { type EmailQueueSettings, emailQueueDefaults } from '../settings';
 import {
   closeRedisClient,
-  connectionOptions,
   createRedisClient,
   keyspace,
-  reconnectDelay,
   type RedisEndpoint,
+  workerConnectionOptions,
 } from './redis-connection';
 
 export interface RedisEmailQueueOptions extends RedisEndpoint, EmailQueueSettings {}
@@ -64,17 +63,8 @@ export class RedisEmailQueue implements EmailQueue {
         throw error;
       }
     };
-    const { connectionName, connectTimeout, disconnectTimeout } = connectionOptions(this.options, 'email-worker');
     this.worker = new Worker<EmailJob>(QUEUE_NAME, process, {
-      // BullMQ's blocking fetch needs a connection of its own with unlimited retries.
-      connection: {
-        url: this.options.url,
-        connectionName,
-        connectTimeout,
-        disconnectTimeout,
-        retryStrategy: reconnectDelay,
-        maxRetriesPerRequest: null,
-      },
+      connection: workerConnectionOptions(this.options, 'email-worker'),
       prefix: this.bullPrefix,
       concurrency: emailQueueDefaults.concurrency,
     });

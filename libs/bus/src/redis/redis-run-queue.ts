@@ -1,5 +1,5 @@
 import { type RunJob } from '@fed/contracts';
-import { type Job, type Processor, Queue, type RedisOptions, WaitingError, Worker } from 'bullmq';
+import { type Job, type Processor, Queue, WaitingError, Worker } from 'bullmq';
 import { type Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import {
@@ -19,12 +19,11 @@ import { type RunQueueSettings, runQueueDefaults } from '../settings';
 import {
   type ClosableRedis,
   closeRedisClient,
-  connectionOptions,
   createRedisClient,
   endRedisClient,
   keyspace,
-  reconnectDelay,
   type RedisEndpoint,
+  workerConnectionOptions,
 } from './redis-connection';
 import { RedisConsumerPresence } from './redis-consumer-presence';
 import { RunJobHolds } from './run-job-holds';
@@ -98,7 +97,7 @@ export class RedisRunQueue implements RunQueue {
       (processor) =>
         new Worker<RunJob>(this.queueName, processor, {
           // BullMQ opens and owns a worker's two connections; its blocking fetch needs unlimited retries.
-          connection: this.workerConnection(),
+          connection: workerConnectionOptions(this.options, 'worker'),
           prefix: this.bullPrefix,
           concurrency,
           lockDuration: stallMs,
@@ -117,18 +116,6 @@ export class RedisRunQueue implements RunQueue {
     );
     this.consumers.add(consumer);
     return consumer;
-  }
-
-  private workerConnection(): RedisOptions {
-    const { connectionName, connectTimeout, disconnectTimeout } = connectionOptions(this.options, 'worker');
-    return {
-      url: this.options.url,
-      connectionName,
-      connectTimeout,
-      disconnectTimeout,
-      retryStrategy: reconnectDelay,
-      maxRetriesPerRequest: null,
-    };
   }
 
   async pendingCount(): Promise<number> {
