@@ -1,81 +1,9 @@
 import { PermanentDeliveryError } from '@fed/bus';
 import { createLogger } from '@fed/observability';
-import { type AddressInfo } from 'node:net';
+import { startSmtpServer } from '@fed/testing';
 import { Writable } from 'node:stream';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { LogNotifier } from './log-notifier';
 import { SmtpNotifier } from './smtp-notifier';
-
-interface Received {
-  from: string;
-  to: string[];
-  subject: string;
-  raw: string;
-}
-
-/** An SMTP server on loopback with simple auth; `refuse` answers a message's recipient with a reply code. */
-async function startSmtpServer(refuse: (attempt: number) => number | undefined = () => undefined) {
-  const received: Received[] = [];
-  let attempts = 0;
-  const options: SMTPServerOptions = {
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth: (auth, _session, callback) =>
-      auth.username === 'mailer' && auth.password === 's3cret'
-        ? callback(null, { user: auth.username })
-        : callback(Object.assign(new Error('bad credentials'), { responseCode: 535 })),
-    onRcptTo: (_address, _session, callback) => {
-      const code = refuse(++attempts);
-      callback(code ? Object.assign(new Error(`refused with ${code}`), { responseCode: code }) : null);
-    },
-    onData: (stream, session, callback) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          subject: decodeHeader(raw, 'Subject'),
-          raw,
-        });
-        callback();
-      });
-    },
-  };
-  const server = new SMTPServer(options);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://mailer:s3cret@127.0.0.1:${port}`,
-    received,
-    attempts: () => attempts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A header's value with RFC 2047 encoded words decoded (enough for what nodemailer writes). */
-function decodeHeader(raw: string, name: string): string {
-  const headers = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-  const line = headers.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  if (!line) return '';
-  const value = line.slice(name.length + 1).trim();
-  const words = [...value.matchAll(/=\?utf-8\?([bq])\?([^?]*)\?=/gi)];
-  if (words.length === 0) return value;
-  return Buffer.concat(
-    words.map(([, encoding, text]) =>
-      encoding.toLowerCase() === 'b'
-        ? Buffer.from(text, 'base64')
-        : Buffer.from(
-            text
-              .replace(/_/g, ' ')
-              .replace(/=([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-            'latin1',
-          ),
-    ),
-  ).toString('utf8');
-}
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -9,3 +9,4 @@ export * from './test-documents';
 export * from './metrics-scrape';
 export * from './otlp-receiver';
 export * from './tls/https-test-server';
+export * from './smtp-server';
