@@ -20,6 +20,8 @@ export const domainEdges = {
   identity: ['audit'],
   memory: [],
   protocols: ['agent', 'conversations'],
+  // The sign-in side of the identity domain builds on the directory, never the reverse.
+  'sign-in': ['audit', 'identity'],
 };
 const depConstraints = [
   ...layers.map((layer) => ({
@@ -46,6 +48,11 @@ const deepImports = {
 const testHelpers = {
   group: ['@fed/testing', '@fed/persistence/testing', '@fed/auth/testing', '@fed/storage/testing'],
   message: 'Test helpers are for spec files and testing folders only.',
+};
+// The directory's inner surface is for its sibling in the same domain and schema alone.
+const identityInternal = {
+  group: ['@fed/identity/internal'],
+  message: "Only libs/sign-in uses the identity library's inner surface; use @fed/identity.",
 };
 const testFiles = [
   '**/*.spec.ts',
@@ -76,7 +83,7 @@ export default tseslint.config(
           message: 'Read configuration through @fed/config; nothing else reads process.env.',
         },
       ],
-      'no-restricted-imports': ['error', { patterns: [deepImports, testHelpers] }],
+      'no-restricted-imports': ['error', { patterns: [deepImports, testHelpers, identityInternal] }],
     },
   },
   {
@@ -92,6 +99,14 @@ export default tseslint.config(
   },
   {
     files: testFiles,
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImports, identityInternal] }] },
+  },
+  {
+    files: ['libs/sign-in/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImports, testHelpers] }] },
+  },
+  {
+    files: ['libs/sign-in/src/**/*.spec.ts', 'libs/sign-in/src/testing/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [deepImports] }] },
   },
   {

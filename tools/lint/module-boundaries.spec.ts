@@ -21,7 +21,7 @@ const eslint = new ESLint({ cwd: process.cwd() });
 const errors = [];
 for (const { filePath, code } of probes) {
   const [result] = await eslint.lintText(code, { filePath });
-  errors.push(result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message));
+  errors.push(result.messages.filter((m) => ['@nx/enforce-module-boundaries', 'no-restricted-imports'].includes(m.ruleId)).map((m) => m.message));
 }
 console.log(JSON.stringify(errors));
 `;
@@ -94,6 +94,16 @@ const layerProbes: (Probe & { name: string })[] = [
     filePath: 'libs/memory/src/probe.ts',
     code: importing('@fed/persistence'),
   },
+  {
+    name: "keeps the identity library's inner surface to libs/sign-in",
+    filePath: 'apps/admin-service/src/probe.ts',
+    code: importing('@fed/identity/internal'),
+  },
+  {
+    name: 'lets libs/sign-in build on the identity library',
+    filePath: 'libs/sign-in/src/probe.ts',
+    code: importing('@fed/identity/internal'),
+  },
 ];
 
 describe('module boundaries', () => {
@@ -139,11 +149,19 @@ describe('module boundaries', () => {
     expect(layerErrors('allows a domain lib to use infrastructure libs')).toEqual([]);
   });
 
+  it("keeps the identity library's inner surface to libs/sign-in", () => {
+    expect(layerErrors("keeps the identity library's inner surface to libs/sign-in")).toEqual([
+      expect.stringContaining("Only libs/sign-in uses the identity library's inner surface"),
+    ]);
+    expect(layerErrors('lets libs/sign-in build on the identity library')).toEqual([]);
+  });
+
   it('gives every domain lib its own scope tag and a row in the table of eslint.config.mjs', () => {
     expect(domainLibs).toEqual(expect.arrayContaining(['agent', 'conversations', 'identity', 'protocols']));
     for (const lib of domainLibs) expect(libTags[lib]).toContain(`scope:${lib}`);
     expect(Object.keys(domainEdges).sort()).toEqual(domainLibs);
     expect(forbidden).toContainEqual(['conversations', 'agent']);
+    expect(forbidden).toContainEqual(['identity', 'sign-in']);
   });
 
   it.each(forbidden)('refuses the domain edge %s -> %s', (from, to) => {

@@ -16,6 +16,8 @@ const schemaOwners: Record<string, readonly string[]> = {
   identity: ['identity'],
   memory: ['memory'],
   persistence: [platformSchema],
+  // One domain in two libraries (the directory and the sign-in side): the schema is the domain's.
+  'sign-in': ['identity'],
 };
 
 /** Known crossings, each with its reason; the spec fails when one is gone, so the list cannot go stale. */
@@ -84,7 +86,7 @@ function sourceFiles(dir: string): string[] {
 const libs = readdirSync(path.join(root, 'libs'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
-const allSchemas = Object.values(schemaOwners).flat();
+const allSchemas = [...new Set(Object.values(schemaOwners).flat())];
 
 function crossings(): Crossing[] {
   return libs.flatMap((lib) =>
@@ -101,7 +103,7 @@ const exempt = (crossing: Crossing) => exemptions.some((e) => e.file === crossin
 describe('schema ownership', () => {
   const found = crossings();
 
-  it('gives every schema exactly one owning library', () => {
+  it('gives every schema an owner: one library, or the two of the identity domain', () => {
     expect([...allSchemas].sort()).toEqual([...contextSchemas, platformSchema].sort());
     for (const lib of Object.keys(schemaOwners)) expect(libs).toContain(lib);
   });

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig, testServiceUrls } from '@fed/config';
-import { ClientsService, OidcModule, RealmImportModule, SigningKeysModule, UsersService } from '@fed/identity';
+import { ClientsService, RealmImportModule, SigningKeysModule, UsersService } from '@fed/identity';
+import { OidcModule } from '@fed/sign-in';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService, createServiceApp } from '@fed/server';

@@ -4,8 +4,7 @@ import { ClientsService } from '@fed/identity';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { ScriptedUpstream } from '@fed/testing';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the token comes from a real auth-service, as a cluster runs it.
-import { bootAuthService } from '../../auth-service/src/testing/boot-auth-service';
+import { bootAuthService } from '@fed/sign-in/testing';
 import { type RunningAgentRuntime, bootAgentRuntime } from './testing/boot-agent-runtime';
 import { textAnswer } from './testing/model-answers';
 import { readToEnd, startTurn, streamedText } from './testing/turn-fixture';

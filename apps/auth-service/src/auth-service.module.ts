@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { OidcModule, RealmImportModule, SignUpModule, SigningKeysModule } from '@fed/identity';
+import { SignInModule } from '@fed/sign-in';
 
-// OpenID Connect provider of document 1: discovery, authorize, token, userinfo, JWKS, revoke,
-// login and consent pages, sign-up and password reset. The host (config, logging, health, database, bus, auth) is shared.
-@Module({ imports: [SigningKeysModule, OidcModule, SignUpModule, RealmImportModule] })
+// OpenID Connect provider of document 1 (libs/sign-in). The host (config, logging, health, database, bus, auth) is shared.
+@Module({ imports: [SignInModule] })
 export class AuthServiceModule {}

@@ -6,8 +6,13 @@ import { buildDist, cleanEnv, deleteRedisKeys, signIn, startProcess } from '@fed
 import { decodeProtectedHeader } from 'jose';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bootAuthService, bootOtherService, createApprovedUser, registryOf } from './testing/boot-auth-service';
-import { ScopeProbeModule } from './testing/scope-probe.module';
+import {
+  ScopeProbeModule,
+  bootAuthService,
+  bootOtherService,
+  createApprovedUser,
+  registryOf,
+} from '@fed/sign-in/testing';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
 const PASSWORD = 'correct horse battery staple';

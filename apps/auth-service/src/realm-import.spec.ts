@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from '@fed/sign-in/testing';
 
 describe('REALM_IMPORT at start', () => {
   let database: TestDatabase;

@@ -5,8 +5,7 @@ import { type RunningService } from '@fed/server';
 import { MetricsScrape, deleteRedisKeys } from '@fed/testing';
 import { randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { bootAuthService, bootOtherService, registryOf } from './testing/boot-auth-service';
-import { ScopeProbeModule } from './testing/scope-probe.module';
+import { ScopeProbeModule, bootAuthService, bootOtherService, registryOf } from '@fed/sign-in/testing';
 
 /**
  * Distributed: auth-service and another service (its own Nest app, bus connections and revocation

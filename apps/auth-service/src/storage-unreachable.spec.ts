@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService } from '@fed/server';
 import { TcpProxy } from '@fed/testing';
-import { bootAuthService, registryOf } from './testing/boot-auth-service';
+import { bootAuthService, registryOf } from '@fed/sign-in/testing';
 
 /** The spec's 502 `bad_gateway` rows: the service's own storage cannot be reached (connection cut). */
 describe('auth-service with its database unreachable', () => {

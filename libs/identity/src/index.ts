@@ -1,7 +1,7 @@
-// The public surface: modules, services (and the factories that build them outside Nest), the types
-// their signatures use, and the errors they throw. Entities, repositories and helpers stay inside.
+// The directory's public surface: modules, services (and the factories that build them outside Nest),
+// the types their signatures use, and the errors they throw. Entities, repositories and helpers stay
+// inside; the sign-in library (libs/sign-in) reaches the ones it builds on through ./internal.
 
-export { OidcModule } from './oidc/oidc.module';
 export { RealmImportModule, realmServiceFor } from './realm/realm-import.module';
 export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
 export { ClientsModule, clientsServiceFor } from './clients/clients.module';
@@ -10,7 +10,6 @@ export { AdminUsersModule } from './users/admin/admin-users.module';
 export { UserProfileModule } from './users/profile/user-profile.module';
 export { MasterDataListsModule, MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
 export { NotificationsModule } from './notifications/notifications.module';
-export { SignUpModule } from './signup/signup.module';
 
 export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
 export { type ClientRegistration } from './clients/client-registration';
@@ -46,13 +45,11 @@ export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/sign
 // The data source of every process that touches the identity schema needs the entity list.
 export { identityEntities } from './identity.entities';
 
-// The pages' languages and texts: specs check the rendered pages against the catalogs.
+// The languages of the pages and e-mails.
 export { type UiLocale, negotiateLocale, uiLocales } from './pages/locales';
-export { scopeText, signInText } from './oidc/interactions/messages';
-export { signOutText } from './oidc/sign-out/messages';
 
-export { IdentityProvidersModule, idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/identity-providers.module';
-export { IDP_CALLBACK_PATH } from './idp/idp-cookies';
+export { idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/tenant-idps.factory';
+export { IDP_CALLBACK_PATH } from './pages/paths';
 export { TenantIdpsService, type TenantIdpView } from './idp/tenant-idps.service';
 export { type TenantIdpSettings } from './idp/tenant-idp.rules';
 export { type ClaimMapping, type MappedField, mappedFields } from './idp/claim-mapping';

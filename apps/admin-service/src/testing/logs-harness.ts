@@ -1,6 +1,7 @@
 import { AuditLogsModule, GatewayLogsModule, LogRetentionModule } from '@fed/audit';
 import { loadConfig } from '@fed/config';
-import { ClientsService, OidcModule, SigningKeysModule, UsersService } from '@fed/identity';
+import { ClientsService, SigningKeysModule, UsersService } from '@fed/identity';
+import { OidcModule } from '@fed/sign-in';
 import { createLogger } from '@fed/observability';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { type RunningService, createServiceApp } from '@fed/server';

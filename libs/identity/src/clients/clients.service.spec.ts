@@ -1,10 +1,10 @@
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { identityEntities } from '../index';
+import { identityEntities } from '..';
 import { ClientEntity } from './client.entity';
 import { ClientRepository } from './client.repository';
 import { ClientsError } from './clients.errors';
 import { ClientsService } from './clients.service';
-import { selfRegisteredClient } from '../oidc/registration/client-metadata';
+import { randomUUID } from 'node:crypto';
 
 describe('client registry (real PostgreSQL)', () => {
   let database: TestDatabase;
@@ -107,19 +107,29 @@ describe('client registry (real PostgreSQL)', () => {
   it('gives a public client (one that registered itself) no secret, and none to rotate; the database agrees', async () => {
     const at = new Date();
     const repository = new ClientRepository(database.dataSource);
+    // The row the sign-in library's registration stores for a client that registered itself.
     await repository.insert(
-      selfRegisteredClient(
-        'dcr-test',
-        'dynamic',
-        {
-          name: 'Host',
-          redirectUris: ['http://127.0.0.1:9/cb'],
-          grantTypes: ['authorization_code'],
-          scopes: ['mcp:all'],
-        },
-        at,
-        null,
-      ),
+      Object.assign(new ClientEntity(), {
+        clientId: 'dcr-test',
+        name: 'Host',
+        tenantId: null,
+        secretHash: null,
+        secretRotatedAt: at,
+        tokenEndpointAuthMethod: 'none',
+        registration: 'dynamic',
+        metadataExpiresAt: null,
+        redirectUris: ['http://127.0.0.1:9/cb'],
+        postLogoutRedirectUris: [],
+        grantTypes: ['authorization_code'],
+        scopes: ['mcp:all'],
+        publicationStatus: 'Published',
+        consentRequired: true,
+        requirePkce: true,
+        serviceAccountId: randomUUID(),
+        enabled: true,
+        createdAt: at,
+        updatedAt: at,
+      } satisfies Omit<ClientEntity, 'tenant'>),
     );
     await expect(clients.rotateSecret('dcr-test')).rejects.toMatchObject({ code: 'public_client' });
     expect(await clients.authenticate('dcr-test', '')).toBeNull();

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { placeholdersOf, registeredCatalogs } from './catalog';
 import { negotiateLocale, uiLocales } from './locales';
 
-// Every file named `messages.ts` under the identity lib defines catalogs; loading them all here means a
-// new area is checked without being listed.
-const identitySource = join(__dirname, '..');
+// Every file named `messages.ts` under the identity domain's two libraries (this one and libs/sign-in)
+// defines catalogs; loading them all here means a new area is checked without being listed.
+const domainSources = [join(__dirname, '..'), join(__dirname, '../../../sign-in/src')];
 
 function messageFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -17,7 +17,7 @@ function messageFiles(directory: string): string[] {
 
 describe('message catalogs', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by path, found at run time
-  for (const file of messageFiles(identitySource)) require(file);
+  for (const file of domainSources.flatMap(messageFiles)) require(file);
   const catalogs = registeredCatalogs();
 
   it('finds the catalogs of the login, consent, error and sign-out pages and of the page shell', () => {

@@ -4,7 +4,7 @@ import { SIGNALS, type Signals } from '@fed/bus';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 import { DataSource } from 'typeorm';
-import { type IdpSecretsConfig, idpSecretsKeyFor, tenantIdpsServiceFor } from '../idp/identity-providers.module';
+import { type IdpSecretsConfig, idpSecretsKeyFor, tenantIdpsServiceFor } from '../idp/tenant-idps.factory';
 import { identityEntities } from '../identity.entities';
 import { type SessionInvalidations, signalSessionInvalidations } from '../users/session-invalidations';
 import { readRealmFile } from './realm-file';

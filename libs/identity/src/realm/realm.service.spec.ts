@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientRepository } from '../clients/client.repository';
 import { ClientsService } from '../clients/clients.service';
-import { identityEntities } from '../index';
+import { identityEntities } from '..';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { UserRepository } from '../users/user.repository';
 import { UsersService } from '../users/users.service';

@@ -1,7 +1,7 @@
 import { type TestDatabase, createTestDatabase, schemaDrift } from '@fed/persistence/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, jwtVerify } from 'jose';
-import { identityEntities } from '../index';
+import { identityEntities } from '..';
 import { KeyDecryptionError, KeyEncryption } from './key-encryption';
 import { SigningKeyEntity } from './signing-key.entity';
 import { SigningKeyRepository } from './signing-key.repository';

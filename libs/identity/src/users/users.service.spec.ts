@@ -1,5 +1,5 @@
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
-import { identityEntities } from '../index';
+import { identityEntities } from '..';
 import { TenantEntity } from '../tenants/tenant.entity';
 import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';

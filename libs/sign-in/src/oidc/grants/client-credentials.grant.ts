@@ -1,0 +1,52 @@
+import { type ClientEntity, type TenantEntity } from '@fed/identity/internal';
+import { type TokenIssuer } from '../token-issuer';
+import { oauthErrors } from '../oauth-http';
+import { type GrantRequest } from './grant-request';
+
+/** The spec's client-credentials token response: no refresh token, and an ID token for the service account. */
+export interface ClientCredentialsResponse {
+  access_token: string;
+  id_token?: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  scope: string;
+}
+
+/**
+ * `client_credentials`: tokens of the client's service account. Without `scope` the client gets all
+ * of its scopes; a scope it was not given is `invalid_scope`; a disabled tenant is `unauthorized_client`.
+ * `resource` (RFC 8707), one of `resources`, binds the access token to it (`aud`); another is `invalid_target`.
+ */
+export function clientCredentialsGrant(issuer: TokenIssuer, resources: readonly string[]) {
+  return async ({ client, params }: GrantRequest): Promise<ClientCredentialsResponse> => {
+    const { resource } = params;
+    if (resource !== undefined && !resources.includes(resource)) {
+      throw oauthErrors.invalidTarget('resource is not a resource of this server');
+    }
+    const tenant = serviceAccountTenant(client);
+    const requested = params.scope?.split(' ').filter(Boolean);
+    const granted = requested ?? client.scopes;
+    const refused = granted.find((scope) => !client.scopes.includes(scope));
+    if (refused !== undefined) throw oauthErrors.invalidScope(`scope not allowed for this client: ${refused}`);
+
+    const scope = [...new Set(granted)].join(' ');
+    const tokens = await issuer.forServiceAccount({ ...client, tenant }, scope, resource);
+    return {
+      access_token: tokens.accessToken,
+      id_token: tokens.idToken,
+      expires_in: issuer.tokenTtlSeconds,
+      token_type: 'Bearer',
+      scope,
+    };
+  };
+}
+
+/**
+ * The tenant whose claims a service account's tokens carry: null for the platform operator's integration
+ * (a client of no tenant); a client whose tenant is disabled gets no tokens (`unauthorized_client`).
+ */
+export function serviceAccountTenant(client: ClientEntity): TenantEntity | null {
+  if (client.tenantId === null) return null;
+  if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the client's tenant is disabled");
+  return client.tenant;
+}

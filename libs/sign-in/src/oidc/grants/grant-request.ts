@@ -1,0 +1,10 @@
+import { type ClientEntity } from '@fed/identity/internal';
+
+/** A token request whose client has authenticated and may use the grant. */
+export interface GrantRequest {
+  client: ClientEntity;
+  /** The form's parameters, each present at most once. */
+  params: Readonly<Record<string, string | undefined>>;
+}
+
+export type GrantHandler = (request: GrantRequest) => Promise<object>;

@@ -1,0 +1,95 @@
+import { type Counters } from '@fed/bus';
+import { type Logger } from '@fed/observability';
+import { throttleKey } from '../../brute-force/throttle-key';
+import { type ClientEntity, type ClientRepository } from '@fed/identity/internal';
+import { RegistrationError, selfRegisteredClient } from './client-metadata';
+import { type MetadataDocumentFetcher, isMetadataDocumentUrl } from './metadata-document-fetcher';
+
+export interface MetadataFetchBudget {
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR: fetches per origin (scheme, host, port) and hour, every instance. */
+  perHostPerHour: number;
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_ADDRESS_PER_HOUR: fetches one requester's address may cause per hour, every instance. */
+  perAddressPerHour: number;
+  /** How long a refused document stays refused without being fetched again. */
+  failureSeconds?: number;
+}
+
+const WINDOW_SECONDS = 3600;
+const DEFAULT_FAILURE_SECONDS = 60;
+
+/**
+ * The clients of the OpenID provider, as ClientCache reads them: a registered row as stored; a `client_id` that
+ * is a metadata document's URL resolved through its document, fetched on first use and again once its row has
+ * expired, then stored (so the consent, the grants and every instance read one row). A document that cannot be
+ * fetched or is refused makes the client unknown (null), with the reason logged: the authorization endpoint
+ * then shows its `invalid_client` page, never redirecting to a URI nobody vouched for.
+ *
+ * Anyone can name any URL as a client_id, so fetches are bounded beyond each one's own limits: only a lookup made
+ * for a request's address (the authorization and token endpoints) fetches, at most `perAddressPerHour` for one
+ * address and `perHostPerHour` per origin (atomic takes of the bus's counters, shared by every instance); the
+ * provider's own lookups (login, consent) read the stored row only. A refusal is remembered for `failureSeconds`
+ * (also in the counters), so a flood of one bad URL costs one fetch a minute.
+ * Past the limit a stored row, even expired, is still used: hammering random paths of a real client's host must
+ * not take that client offline. Without a row the client is unknown, as for a failed fetch.
+ */
+export class SelfRegisteredClients {
+  private readonly failureSeconds: number;
+
+  constructor(
+    private readonly clients: ClientRepository,
+    private readonly documents: MetadataDocumentFetcher,
+    private readonly counters: Counters,
+    private readonly budget: MetadataFetchBudget,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.failureSeconds = budget.failureSeconds ?? DEFAULT_FAILURE_SECONDS;
+  }
+
+  async find(clientId: string, requester?: string): Promise<ClientEntity | null> {
+    const stored = await this.clients.find(clientId);
+    if (!isMetadataDocumentUrl(clientId)) return stored;
+    if (stored && stored.registration !== 'metadata_document') return stored;
+    const now = this.now();
+    if (requester === undefined || (stored?.metadataExpiresAt && stored.metadataExpiresAt > now)) return stored;
+    const failureKey = throttleKey('registration', 'metadata-refused', clientId);
+    if ((await this.counters.peek(failureKey)).count > 0) return null;
+    const byAddress = await this.counters.take(
+      throttleKey('registration', 'metadata-fetches-by', requester),
+      this.budget.perAddressPerHour,
+      WINDOW_SECONDS,
+    );
+    if (!byAddress.taken) {
+      this.logger.warn(
+        { clientId, requester, limit: this.budget.perAddressPerHour, stale: stored !== null },
+        'client metadata document not fetched: its requester is over the hourly limit',
+      );
+      return stored;
+    }
+    const origin = new URL(clientId).origin;
+    const taken = await this.counters.take(
+      throttleKey('registration', 'metadata-fetches', origin),
+      this.budget.perHostPerHour,
+      WINDOW_SECONDS,
+    );
+    if (!taken.taken) {
+      this.logger.warn(
+        { clientId, origin, limit: this.budget.perHostPerHour, stale: stored !== null },
+        'client metadata document not fetched: its host is over the hourly limit',
+      );
+      return stored;
+    }
+    try {
+      const { metadata, expiresAt } = await this.documents.fetch(clientId, now);
+      await this.clients.upsertMetadataDocumentClient(
+        selfRegisteredClient(clientId, 'metadata_document', metadata, now, expiresAt),
+      );
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      this.logger.warn({ clientId, code: error.code, reason: error.description }, 'client metadata document refused');
+      await this.counters.extend(failureKey, this.failureSeconds);
+      return null;
+    }
+    return this.clients.find(clientId);
+  }
+}
