@@ -1,11 +1,16 @@
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { RoutingError, type RoutingTable, buildRoutingTable } from './routing-table';
 import { routingSchema } from './routing.schema';
 import { type RoutingFile } from './routing.types';
 
-const validate = new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile<RoutingFile>(routingSchema);
+// Compiled at the first routing file read, not at load (platformctl loads this module for commands that read none).
+let compiled: ValidateFunction<RoutingFile> | undefined;
+function routingValidator(): ValidateFunction<RoutingFile> {
+  compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile<RoutingFile>(routingSchema);
+  return compiled;
+}
 
 /** Parses and checks a routing file's text (YAML, of which JSON is a subset). */
 export function parseRoutingFile(text: string, env?: Record<string, string | undefined>): RoutingTable {
@@ -15,6 +20,7 @@ export function parseRoutingFile(text: string, env?: Record<string, string | und
   } catch (error) {
     throw new RoutingError([`not YAML or JSON: ${(error as Error).message.split('\n')[0]}`]);
   }
+  const validate = routingValidator();
   if (!validate(document)) {
     throw new RoutingError(
       (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`.trim()),

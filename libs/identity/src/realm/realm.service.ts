@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import { isManagementScope } from '@fed/contracts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager } from 'typeorm';
@@ -27,12 +27,18 @@ export class RealmError extends Error {
   }
 }
 
-const validateSchema = new Ajv({
-  allErrors: true,
-  useDefaults: false,
-  strict: true,
-  strictRequired: false,
-}).compile<RealmFile>(realmSchema);
+// Compiled at the first validation, not at load: compiling takes about 200 ms, and most processes that load
+// this module (platformctl's other commands, a service that imports no realm) never validate one.
+let compiledSchema: ValidateFunction<RealmFile> | undefined;
+function validateSchema(): ValidateFunction<RealmFile> {
+  compiledSchema ??= new Ajv({
+    allErrors: true,
+    useDefaults: false,
+    strict: true,
+    strictRequired: false,
+  }).compile<RealmFile>(realmSchema);
+  return compiledSchema;
+}
 // Imports of one realm serialize; transaction-scoped, so it also holds on the embedded PostgreSQL.
 const IMPORT_LOCK = "hashtext('identity.realm-import')";
 
@@ -61,10 +67,9 @@ export class RealmService {
 
   /** Structure by the JSON Schema, then the same rules as every other way in; every problem at once. */
   validate(input: unknown): RealmFile {
-    if (!validateSchema(input)) {
-      throw new RealmError(
-        (validateSchema.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`),
-      );
+    const schema = validateSchema();
+    if (!schema(input)) {
+      throw new RealmError((schema.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`));
     }
     const problems: string[] = [];
     const tenants = new Set((input.tenants ?? []).map((t) => t.name));
