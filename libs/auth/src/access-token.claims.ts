@@ -2,16 +2,10 @@ import { isUuid } from '@fed/contracts';
 import { invalidToken } from './auth.errors';
 import { type AccessTokenClaims } from './access-token.principal';
 
-// The audience of the platform's access tokens (Authorization Code flow; Client Credentials tokens
-// have none) unless one was asked for a resource (RFC 8707): then `aud` is that resource's URL
-// (protected-resources.ts). ID tokens name the client instead and are refused by typ.
+// `broker`, or the resource URL a token was asked for (RFC 8707); Client Credentials tokens have no `aud`.
 export const ACCESS_TOKEN_AUDIENCE = 'broker';
 
-/**
- * `auth_time` to the millisecond (epoch ms), in the Authorization Code flow's access tokens: a session
- * cut-off (a password reset, a demotion) is compared with it, so a sign-in made just after the cut-off,
- * in the same second, is told apart from one made just before (`auth_time` and `iat` are whole seconds).
- */
+/** Epoch ms, because whole-second `auth_time` cannot order a sign-in and a session cut-off in the same second. */
 export const AUTH_TIME_MS_CLAIM = 'auth_time_ms';
 
 export interface ClaimRules {
@@ -21,12 +15,7 @@ export interface ClaimRules {
   maxTokenAgeSeconds: number;
 }
 
-/**
- * Checks an already signature-verified payload against the spec's access-token rules, once for every
- * service: a claim of the wrong shape is 401 `invalid_token` here, never a failure further in (a tenant
- * id that is not a UUID reaching a query, say). The tenant id comes back in lower case. A token bound
- * to a resource passes only where `acceptedResource` names that resource.
- */
+/** The spec's claim rules for every service: a malformed claim is a 401 here, never a failure deeper in. */
 export function checkAccessTokenClaims(
   payload: Record<string, unknown>,
   rules: ClaimRules,
@@ -38,10 +27,7 @@ export function checkAccessTokenClaims(
   return claims;
 }
 
-/**
- * The resource a token is bound to (RFC 8707): its `aud` when that is one string other than `broker`.
- * A token of `broker`, or a Client Credentials token without audience, is bound to none.
- */
+/** The RFC 8707 resource a token is bound to: its `aud` when that is one string other than `broker`. */
 export function tokenResource(claims: Pick<AccessTokenClaims, 'aud'>): string | undefined {
   return typeof claims.aud === 'string' && claims.aud !== ACCESS_TOKEN_AUDIENCE ? claims.aud : undefined;
 }
@@ -111,11 +97,7 @@ function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-/**
- * As the spec's flows give it: Authorization Code tokens carry `aud: broker`; Client Credentials tokens
- * (a service account with the `M2M` role) carry no audience at all; a token asked for a resource
- * carries that resource's URL alone, which `checkTokenResource` compares with the route's.
- */
+// Code-flow tokens carry `aud: broker`, Client Credentials tokens none, resource tokens the resource URL alone.
 function audienceAccepted(payload: Record<string, unknown>): boolean {
   const { aud } = payload;
   if (aud === undefined) return isClientCredentialsToken(payload);

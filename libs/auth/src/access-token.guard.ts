@@ -11,11 +11,7 @@ import { RESOURCES_METADATA } from './resources.decorator';
 import { SAAS_ONLY_METADATA } from './saas-only.decorator';
 import { SCOPES_METADATA } from './scopes.decorator';
 
-/**
- * Every route needs a valid access token unless it is @Public(); @Scopes() adds a scope check,
- * which the Marketplace edition skips (spec: "token only, no scope check"). In that edition a
- * @SaasOnly() route is an unknown one (404), checked before the token.
- */
+/** In Marketplace, scopes are not checked (spec: "token only, no scope check") and @SaasOnly() routes are 404. */
 @Injectable()
 export class AccessTokenGuard implements CanActivate {
   private readonly checksScopes: boolean;
@@ -57,8 +53,7 @@ export class AccessTokenGuard implements CanActivate {
     return true;
   }
 
-  // The decorator nearest the route wins: a method's @Scopes inside a @Public() class is protected,
-  // a method's @Public() inside a @Scopes class is open.
+  // The decorator nearest the route wins (method over class).
   private ruleFor(context: ExecutionContext): 'public' | readonly string[] | undefined {
     for (const target of [context.getHandler(), context.getClass()]) {
       if (this.reflector.get<boolean | undefined>(PUBLIC_METADATA, target)) return 'public';

@@ -43,9 +43,8 @@ export interface AccessTokenPrincipal {
   readonly issuedAt: number;
   /** Unix seconds. */
   readonly expiresAt: number;
-  /** `auth_time_ms`: when the user signed in, epoch milliseconds (Authorization Code tokens that carry it). */
+  /** `auth_time_ms`, epoch ms, when the token carries it. */
   readonly authTimeMs?: number;
-  /** A Client Credentials token of a service account rather than a user's. */
   readonly isServiceAccount: boolean;
   /** The resource (RFC 8707) the token was issued for, its `aud`; absent for a token of `broker`. */
   readonly resource?: string;

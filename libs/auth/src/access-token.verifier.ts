@@ -14,11 +14,7 @@ import { VerificationCache } from './verification-cache';
 
 export type AccessTokenVerifierOptions = ClaimRules;
 
-/**
- * Turns a compact access token into a principal or an `invalid_token` ApiError (401): RS256
- * signature by a key of the issuer's JWKS, the spec's claims, then the revocation list, which is
- * consulted on every call, cached or not.
- */
+/** RS256 signature, spec claims, then the revocation list, which is consulted on every call, cached or not. */
 export class AccessTokenVerifier {
   constructor(
     private readonly options: AccessTokenVerifierOptions,
@@ -29,18 +25,12 @@ export class AccessTokenVerifier {
     private readonly roles: CurrentRoles = new CurrentRoles({ clockSkewSeconds: 0, maxTokenAgeSeconds: 0 }),
   ) {}
 
-  /**
-   * Whether the user of a verified token is an admin now (a change of role applies from the next
-   * call, in memory); a service account holds no user role and is not asked.
-   */
+  /** A role change applies from the next call. */
   isAdminNow(principal: AccessTokenPrincipal): boolean {
     return this.roles.isAdmin(principal);
   }
 
-  /**
-   * `acceptedResource`: the resource URL (or URLs) the calling route serves; a token bound to another resource
-   * is refused (checked on every call, so one cache entry serves every route).
-   */
+  /** The resource is checked on every call, so one cache entry serves every route. */
   async verify(token: string, acceptedResource?: AcceptedResource): Promise<AccessTokenPrincipal> {
     const now = Date.now();
     const principal = this.cache.get(token, now, this.keys.version) ?? (await this.verifyUncached(token));
@@ -57,8 +47,7 @@ export class AccessTokenVerifier {
     const principal = toPrincipal(claims);
     const { clockSkewSeconds, maxTokenAgeSeconds } = this.options;
     const validUntilSeconds = Math.min(claims.exp, claims.iat + maxTokenAgeSeconds) + clockSkewSeconds;
-    // Verified against the key set as it was when the work started: if a key left meanwhile, the
-    // entry is born stale and the next use verifies again.
+    // Cached under the key-set version from the start: a key removed meanwhile makes the entry stale at once.
     this.cache.set(token, principal, validUntilSeconds * 1000, keysVersion);
     return principal;
   }

@@ -92,11 +92,7 @@ const providers: Provider[] = [
   { provide: APP_GUARD, useExisting: AccessTokenGuard },
 ];
 
-/**
- * Token verification for every route of the app (APP_GUARD). Needs SERVICE_CONFIG and SIGNALS
- * from the host; listens for revocations from init to destroy, and shows the revocation list's size
- * as `auth_revocation_list_size` when the host has METRICS.
- */
+/** The global token guard; needs SERVICE_CONFIG and SIGNALS from the host, METRICS optional. */
 @Global()
 @Module({ providers, exports: [AccessTokenVerifier, RevocationList, CurrentRoles, AccessTokenGuard] })
 export class AuthModule implements OnModuleInit, OnModuleDestroy {

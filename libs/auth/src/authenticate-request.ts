@@ -11,14 +11,7 @@ export interface AuthenticatedRequest {
   headers: { authorization?: string };
 }
 
-/**
- * The bearer check of every protected route: the token verified, then one of `anyOf` required unless
- * `checkScopes` is false (the Marketplace edition); a management scope of a user's token counts only
- * while the user's role is admin now. `resource` is the URL (or URLs) of the protected resource the route
- * serves (protected-resources.ts): a token issued for it is taken besides `broker` ones; a route without
- * one takes no resource-bound token. Throws the 401/403 `ApiError` with its challenge and
- * notes the outcome for the access log. The guard runs it for Nest routes; fast routes call it themselves.
- */
+/** The bearer check of every protected route: the guard calls it for Nest routes, fast routes call it directly. */
 export async function authenticateRequest(
   verifier: AccessTokenVerifier,
   request: AuthenticatedRequest,
@@ -52,7 +45,6 @@ export async function authenticateRequest(
   return principal;
 }
 
-/** The access log's reason for a token that was refused. */
 function deniedTokenReason(authorization: string | undefined, error: unknown): AuthzReason {
   if (authorization === undefined || authorization === '') return 'missing_token';
   return error instanceof Error && error.message === REVOKED_TOKEN ? 'revoked_token' : 'invalid_token';

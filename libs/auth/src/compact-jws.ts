@@ -1,10 +1,8 @@
 import { type KeyObject, verify } from 'node:crypto';
 import { invalidToken } from './auth.errors';
 
-// A deliberately narrow JWS reader: compact serialization, RS256 only, no extensions. jose's
-// jwtVerify goes through WebCrypto (about 10,000 verifications/s per core here, below the budget of
-// 20,000); node:crypto's synchronous verify does about 36,000. jose remains the independent signer
-// in the tests.
+// Deliberately narrow (compact, RS256, no extensions) and on node:crypto's sync verify: jose's WebCrypto path
+// is too slow for the budget (docs/benchmarks.md). jose stays the independent signer in the tests.
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 16_384;
@@ -28,8 +26,7 @@ export function parseCompactJws(token: string): CompactJws {
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) throw invalidToken('malformed token');
   const [encodedHeader, encodedPayload, encodedSignature] = parts;
   const header = decodeJsonObject(encodedHeader);
-  // Checked before any key is looked at, so `none`, HS256 (with the RSA key as an HMAC secret) and
-  // every other algorithm are refused whatever the key set holds.
+  // Checked before any key lookup, so `none` and HS256-with-the-RSA-key are refused whatever the key set holds.
   if (header.alg !== 'RS256') throw invalidToken('the signing algorithm is not allowed');
   // No extension is understood here, so none may be critical (RFC 7515 section 4.1.11; b64=false).
   if (header.crit !== undefined || header.b64 !== undefined) throw invalidToken('unsupported token header');

@@ -11,7 +11,6 @@ export interface CurrentRolesOptions {
   now?: () => number;
 }
 
-/** What the role check reads of a verified user token. */
 export interface RoleHolder {
   readonly subject: string;
   /** `realm_access.roles` when the token was signed. */
@@ -23,11 +22,8 @@ export type UserRole = RoleChangedV1['role'];
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * The current role of users whose role changed recently, pushed over the retained `auth.role-changed`
- * signal and read in memory on every admin call. A token's `realm_access.roles` was the user's role
- * when it was signed; a change known here is newer than any token still accepted that predates it,
- * so the change wins. A change is forgotten once every token signed before it has expired: from then
- * on the token's own claim is current.
+ * Recent role changes from the retained `auth.role-changed` signal. A change known here is newer than any
+ * still-accepted token, so it beats the token's claim until every token signed before it has expired.
  */
 export class CurrentRoles {
   /** sub -> the latest change, and Unix seconds after which it may go. */
@@ -54,7 +50,6 @@ export class CurrentRoles {
     this.startSweeping();
   }
 
-  /** Whether the user of `token` is an admin now: the latest change known, or else the token's claim. */
   isAdmin(token: RoleHolder): boolean {
     const change = this.changes.size > 0 ? this.changes.get(token.subject) : undefined;
     return change ? change.role === 'admin' : token.roles.includes('admin');

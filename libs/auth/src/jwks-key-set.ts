@@ -16,11 +16,7 @@ export const JWKS_DEFAULTS = { refetchCooldownMs: 5_000, maxAgeMs: 10 * 60_000, 
 
 const MIN_RSA_MODULUS_BITS = 2048;
 
-/**
- * The issuer's signing keys, fetched from the JWKS endpoint and kept in memory. An unknown `kid`
- * triggers one refetch (key rotation); concurrent refetches share one request; a failed fetch
- * keeps the keys already known and never yields a key.
- */
+/** An unknown `kid` triggers one shared refetch (rotation); a failed fetch keeps the known keys. */
 export class JwksKeySet {
   private keys = new Map<string, KeyObject>();
   private loadedAt = -Infinity;
@@ -72,10 +68,7 @@ export class JwksKeySet {
     this.attemptedAt = -Infinity;
   }
 
-  /**
-   * Subscribes to `auth.signing-key-revoked`, then reads the revocations retained from before this
-   * instance started; resolves once both are done.
-   */
+  /** Subscribes first, then reads retained revocations, so none is missed. */
   async attach(signals: Signals): Promise<void> {
     await this.detach();
     this.subscription = await signals.subscribe('auth.signing-key-revoked', (signal) => this.onKeyRevoked(signal));

@@ -11,7 +11,6 @@ export interface RevocationListOptions {
   now?: () => number;
 }
 
-/** What a revocation can name in a verified token. */
 export interface RevocableToken {
   readonly tokenId: string;
   readonly subject: string;
@@ -24,11 +23,9 @@ export interface RevocableToken {
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Revoked tokens (`jti`) and per-subject cut-offs (`sub` + the cut-off's instant), pushed over Signals
- * and checked in memory on every request. A cut-off ends the logins made before it: a token that says
- * when its user signed in (`auth_time_ms`) is compared to the millisecond; one that does not (a token
- * signed before the claim existed) by `iat` against `issuedBefore`, the second after the cut-off. An entry is forgotten once no token it refuses could
- * pass the verifier anyway, so memory stays bounded by what is revoked within one token lifetime.
+ * Revoked `jti`s and per-subject cut-offs from Signals, checked in memory on every request. A cut-off is
+ * compared with `auth_time_ms` when the token has it, else `iat` with `issuedBefore`. Entries are forgotten
+ * once no token they refuse could pass the verifier anyway, which bounds memory.
  */
 export class RevocationList {
   /** jti -> Unix seconds after which the entry may go. */
@@ -58,10 +55,7 @@ export class RevocationList {
     this.startSweeping();
   }
 
-  /**
-   * `issuedBefore`: Unix seconds, the second after the cut-off; `cutOffMs`: the cut-off itself (a signal
-   * of an older publisher has none: the whole second is taken then).
-   */
+  /** `issuedBefore`: the second after the cut-off; `cutOffMs` defaults to it for older publishers. */
   invalidateSessions(subject: string, issuedBefore: number, cutOffMs = issuedBefore * 1000): void {
     const current = this.cutOffs.get(subject);
     if (current && current.issuedBefore >= issuedBefore && current.cutOffMs >= cutOffMs) return;
@@ -83,10 +77,7 @@ export class RevocationList {
     return token.authTimeMs !== undefined ? token.authTimeMs < cutOff.cutOffMs : token.issuedAt < cutOff.issuedBefore;
   }
 
-  /**
-   * Subscribes to `auth.token-revoked` and `auth.sessions-invalidated`, then reads what was retained
-   * of them before this instance started; resolves once both are live and loaded (no gap between).
-   */
+  /** Subscribes first, then loads retained signals, so there is no gap between the two. */
   async attach(signals: Signals): Promise<void> {
     await this.detach();
     this.subscriptions = await Promise.all([

@@ -3,8 +3,7 @@ import { SetMetadata } from '@nestjs/common';
 export const SAAS_ONLY_METADATA = 'fed.auth.saasOnly';
 
 /**
- * Routes of the SaaS edition only (document 2's edition table, document 3's "The Marketplace edition has
- * none of these endpoints"). With `EDITION=marketplace` they answer the 404 of an unknown route, before
- * any token is looked at: a caller cannot tell them from a path that was never there.
+ * SaaS-only routes (document 2's edition table, document 3). With `EDITION=marketplace` they 404 before
+ * any token is read, so they cannot be told from a path that never existed.
  */
 export const SaasOnly = () => SetMetadata(SAAS_ONLY_METADATA, true);

@@ -9,11 +9,7 @@ interface Entry {
 
 export const DEFAULT_VERIFICATION_CACHE_SIZE = 10_000;
 
-/**
- * Tokens already verified, by their exact string, so a client that reuses its token costs a map
- * lookup instead of an RSA verification. Bounded (least recently used goes first); an entry dies at
- * the token's expiry or when the key set loses a key. Revocation is checked on every use elsewhere.
- */
+/** LRU of verified tokens; an entry dies at expiry or when a key leaves. Revocation is checked elsewhere, every use. */
 export class VerificationCache {
   private readonly entries = new Map<string, Entry>();
 

@@ -6,10 +6,7 @@ import { SigningKeyEntity } from './signing-keys/signing-key.entity';
 import { TenantEntity } from './tenants/tenant.entity';
 import { UserEntity } from './users/user.entity';
 
-/**
- * The directory's entities (users, tenants, clients, keys, master data): for Nest modules and data
- * sources outside Nest (platformctl). The sign-in library's tables of the same schema are `signInEntities`.
- */
+/** For Nest modules and data sources outside Nest (platformctl); the sign-in tables are `signInEntities`. */
 export const identityEntities = [
   AccountTokenEntity,
   ClientEntity,

@@ -1,6 +1,4 @@
-// The directory's public surface: modules, services (and the factories that build them outside Nest),
-// the types their signatures use, and the errors they throw. Entities, repositories and helpers stay
-// inside; the sign-in library (libs/sign-in) reaches the ones it builds on through ./internal.
+// The public surface; the sign-in library reaches internals through ./internal.
 
 export { RealmImportModule, realmServiceFor } from './realm/realm-import.module';
 export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
@@ -42,10 +40,8 @@ export {
 export { type KeyEncryption, KeyDecryptionError } from './signing-keys/key-encryption';
 export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/signing-keys.errors';
 
-// The data source of every process that touches the identity schema needs the entity list.
 export { identityEntities } from './identity.entities';
 
-// The languages of the pages and e-mails.
 export { type UiLocale, negotiateLocale, uiLocales } from './pages/locales';
 
 export { idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/tenant-idps.factory';

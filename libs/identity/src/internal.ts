@@ -1,6 +1,4 @@
-// What the sign-in library (libs/sign-in, the same domain and schema) builds on: the directory's
-// entities, repositories and page shell. Nothing else may import this (eslint.config.mjs); apps and
-// other libraries use the public index.
+// For libs/sign-in (same domain and schema) only; eslint.config.mjs forbids other importers.
 export { validRedirectUris } from './clients/client-registration';
 export {
   ClientEntity,

@@ -1,10 +1,7 @@
 import { type Logger } from '@fed/observability';
 import { type MailMessage, type Notifier } from './notifier.port';
 
-/**
- * Without SMTP_URL (all-in-one default): each e-mail is a log line with its recipient and subject,
- * so an operator sees whom to tell. Bodies are never logged: later e-mails may carry sign-in links.
- */
+/** Without SMTP_URL: logs recipient and subject only, since bodies may carry sign-in links. */
 export class LogNotifier implements Notifier {
   readonly kind = 'log';
 

@@ -40,7 +40,6 @@ export function emailQueueFor(config: NotifyConfig, logger: Logger): EmailQueue 
   });
 }
 
-/** Takes queued e-mails from the start of the app until it stops. */
 @Injectable()
 export class NotificationWorker implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
@@ -66,10 +65,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnModuleDestr
   }
 }
 
-/**
- * Sending e-mails to users: the queue (exported as EMAIL_QUEUE, to enqueue), the notifier and the
- * worker, which runs wherever the module is imported. `composer` writes each e-mail when it is sent.
- */
+/** Exports EMAIL_QUEUE; the worker runs wherever this is imported; `composer` writes each e-mail when sent. */
 @Module({})
 export class MailDeliveryModule {
   static register(composer: Omit<FactoryProvider<MailComposer>, 'provide'>): DynamicModule {

@@ -3,19 +3,13 @@ import { type EmailJob, emailEvents } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 import { type MailMessage, type Notifier } from './notifier.port';
 
-/**
- * Writes the e-mail of a job when it is sent, from the recipient as they are then: given by the
- * library that owns the recipient (identity). `no-recipient`: the user no longer exists; `stale`:
- * their state changed so that the e-mail is no longer wanted.
- */
+/** Writes a job's e-mail at send time from the recipient's current state; `stale`: no longer wanted. */
 export interface MailComposer {
   compose(job: EmailJob): Promise<MailMessage | 'no-recipient' | 'stale'>;
 }
 
-/** Nest injection token of the composer the delivery uses. */
 export const MAIL_COMPOSER = Symbol.for('fed.notifications.MailComposer');
 
-/** The worker's side: has the e-mail written as of now, sends it. */
 export class NotificationDelivery {
   constructor(
     private readonly composer: MailComposer,

@@ -6,7 +6,6 @@ export interface MailMessage {
   html?: string;
 }
 
-/** Where e-mails to users go: an SMTP server, or the log when none is configured. */
 export interface Notifier {
   readonly kind: 'smtp' | 'log';
   /** Resolves once the server accepted the message; a PermanentDeliveryError (@fed/bus) is not worth retrying. */
@@ -14,5 +13,4 @@ export interface Notifier {
   close(): Promise<void>;
 }
 
-/** Nest injection token of the notifier. */
 export const NOTIFIER = Symbol.for('fed.notifications.Notifier');

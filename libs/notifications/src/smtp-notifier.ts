@@ -5,7 +5,6 @@ import { type MailMessage, type Notifier } from './notifier.port';
 export interface SmtpSettings {
   /** `smtp://user:pass@host:587` or `smtps://...`; credentials and TLS come from the URL. */
   url: string;
-  /** `From` of every message. */
   from: string;
 }
 
@@ -15,11 +14,7 @@ const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 30_000;
 const DNS_TIMEOUT_MS = 10_000;
 
-/**
- * Sends through an SMTP server with nodemailer: one connection per message, no pool to go stale.
- * nodemailer is loaded with the first message: a process that imports this library but never mails
- * does not carry it.
- */
+/** One connection per message (no pool to go stale); nodemailer is loaded with the first message. */
 export class SmtpNotifier implements Notifier {
   readonly kind = 'smtp';
   private transport: Promise<ReturnType<typeof Nodemailer.createTransport>> | undefined;

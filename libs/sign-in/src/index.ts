@@ -1,6 +1,4 @@
-// The sign-in side of the identity domain: the OpenID provider, its pages, sign-up and password
-// reset, brokering to tenants' own providers. It builds on the directory (libs/identity), never the
-// reverse.
+// Builds on the directory (libs/identity), never the reverse.
 export { SignInModule } from './sign-in.module';
 export { OidcModule } from './oidc/oidc.module';
 export { SignUpModule } from './signup/signup.module';

@@ -5,7 +5,6 @@ import { RefreshTokenEntity } from './oidc/refresh-tokens/refresh-token.entity';
 import { TokenFamilyEntity } from './oidc/refresh-tokens/token-family.entity';
 import { RevokedAccessTokenEntity } from './oidc/revocation/revoked-access-token.entity';
 
-/** The sign-in side's tables of the identity schema: the provider's artifacts, refresh tokens, consents, brokered tokens. */
 export const signInEntities = [
   ConsentEntity,
   IdpUserTokensEntity,

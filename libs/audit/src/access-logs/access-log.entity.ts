@@ -1,10 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/**
- * One row per HTTP request of a service (spec document 3, "Access log"), written by every service's
- * host (libs/server AccessLog), read here. `created_at` is the record's `timestamp` (the request's
- * start): pages, from/to, day counts and retention go by it.
- */
+/** Spec document 3, "Access log"; written by every service's host (libs/server AccessLog). */
 @Entity({ schema: 'audit', name: 'access_logs' })
 @Index('access_logs_created_at_idx', ['createdAt', 'id'])
 // A tenant's page (the caller's tenant in the query); rows without a tenant are the operator's only.
@@ -18,7 +14,6 @@ export class AccessLogEntity {
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
 
-  /** The service (app) that answered. */
   @Column({ type: 'text', nullable: true })
   service!: string | null;
 
@@ -53,7 +48,7 @@ export class AccessLogEntity {
   @Column({ type: 'text', nullable: true })
   authzReason!: string | null;
 
-  /** The tenant of the request's authenticated caller; null: no caller authenticated, or written before tenants were recorded. */
+  /** The authenticated caller's tenant; null: none, or a row from before tenants were recorded. */
   @Column({ type: 'text', nullable: true })
   tenantId!: string | null;
 }

@@ -1,10 +1,7 @@
 import { type NumberedPageEnvelope } from '@fed/contracts';
 import { type AccessLogEntity } from './access-log.entity';
 
-/**
- * An access log record (spec document 3, "Access log"): `timestamp` always, the rest nullable; plus
- * `accessLogId` and `service` (which service answered), as the other logs carry their ids.
- */
+/** Spec document 3, "Access log", plus `accessLogId` and `service`. */
 export interface AccessLogResponse {
   accessLogId: string;
   timestamp: string;

@@ -9,7 +9,6 @@ const COLUMNS = `"id", "created_at" AS "createdAt", "service", "source_namespace
   "source_ip" AS "sourceIp", "method", "host", "path", "user_agent" AS "userAgent", "status_code" AS "statusCode",
   "duration_ms" AS "durationMs", "authz_result" AS "authzResult", "authz_reason" AS "authzReason", "tenant_id" AS "tenantId"`;
 
-/** Reads `audit.access_logs` (every service's host writes it: libs/server AccessLog). */
 @Injectable()
 export class AccessLogsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -7,11 +7,7 @@ export interface AuditActionMetadata {
   action: string;
 }
 
-/**
- * Records the admin action of this handler in the audit log once it has answered with a 2xx:
- * `meta` is the route's parameters, plus what the handler adds through `@AuditDetails()`. Needs
- * AuditTrailModule in the app (admin-service imports it).
- */
+/** Records the handler's admin action once it answered 2xx; needs AuditTrailModule in the app. */
 export const AuditAction = (resource: string, action: string): MethodDecorator =>
   SetMetadata<string, AuditActionMetadata>(AUDIT_ACTION, { resource, action });
 
@@ -22,7 +18,7 @@ const NAMED = Symbol('fed.audit.named');
 /** What a handler adds to its audit row: `meta` (a summary of the body, never secrets), or the row's names. */
 export interface AuditDetails {
   add(details: Record<string, unknown>): void;
-  /** Names the action when the route alone does not (a role change is `promote` or `demote`; a shared handler's resource). */
+  /** For when the route alone does not name the action (a role change is `promote` or `demote`). */
   name(names: Partial<AuditActionMetadata>): void;
 }
 
@@ -35,12 +31,10 @@ export function auditDetailsOf(request: object): Record<string, unknown> | undef
   return (request as RequestWithDetails)[DETAILS];
 }
 
-/** The route's resource and action, as the handler named them (`AuditDetails.name`) where it did. */
 export function auditNamesOf(request: object, route: AuditActionMetadata): AuditActionMetadata {
   return { ...route, ...(request as RequestWithDetails)[NAMED] };
 }
 
-/** `@AuditDetails() audit: AuditDetails` in a handler decorated with `@AuditAction`. */
 export const AuditDetails = createParamDecorator((_data: unknown, context: ExecutionContext): AuditDetails => {
   const request = context.switchToHttp().getRequest<RequestWithDetails>();
   return {

@@ -9,7 +9,6 @@ import { AuditTrail, auditActorOf } from './audit-trail';
 
 type AuditedRequest = IncomingMessage & { params?: Record<string, string> };
 
-/** Registered for every route (APP_INTERCEPTOR); acts on handlers marked with `@AuditAction`. */
 @Injectable()
 export class AuditActionInterceptor implements NestInterceptor {
   constructor(
@@ -34,7 +33,6 @@ export class AuditActionInterceptor implements NestInterceptor {
 
   private recordIfSucceeded(audited: AuditActionMetadata, request: AuditedRequest, response: ServerResponse): void {
     if (response.statusCode < 200 || response.statusCode >= 300) return;
-    // A route without a principal (@Public) has no actor to record.
     const principal = principalOf(request);
     if (!principal) return;
     const params = request.params && Object.keys(request.params).length > 0 ? { ...request.params } : undefined;

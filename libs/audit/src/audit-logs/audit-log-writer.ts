@@ -39,11 +39,7 @@ export interface AuditLogWriterOptions {
   onDropped?: (rows: number, reason: DropReason) => void;
 }
 
-/**
- * Audit rows written in batches (BatchedLogWriter), off the path of the admin call that caused them:
- * a slow or absent database never slows or fails the call; rows buffered when the process dies
- * without a graceful stop (a crash, SIGKILL) are lost: at most one tick's worth.
- */
+/** Batched off the admin call's path, so a slow database never slows it; a crash loses at most one tick of rows. */
 export class AuditLogWriter extends BatchedLogWriter<AuditLogRecord> {
   constructor(dataSource: Pick<DataSource, 'query'>, options: AuditLogWriterOptions) {
     super(dataSource, TABLE, { ...options, maxBufferedRows: options.maxBufferedRows ?? 50_000 });

@@ -38,7 +38,7 @@ export class AuditLogEntity {
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
 
-  /** The acting admin's tenant (`tenant.id` of their token); null: a token without a tenant, or written before tenants were recorded. */
+  /** The acting admin's tenant; null: a token without one, or a row from before tenants were recorded. */
   @Column({ type: 'text', nullable: true })
   tenantId!: string | null;
 }

@@ -11,14 +11,10 @@ import { AuditLogsController } from './audit-logs.controller';
 import { AuditLogsRepository } from './audit-logs.repository';
 import { AuditTrail } from './audit-trail';
 
-// Rows reach the table this long after their action at most (admin actions are few: one small
-// INSERT a tick when there are any).
+// Admin actions are few: one small INSERT a tick when there are any.
 const AUDIT_FLUSH_MS = 500;
 
-/**
- * AuditTrail for any lib's admin controllers, and the interceptor behind `@AuditAction`. Global:
- * a controller in identity, memory or agent records without importing audit's module.
- */
+/** Global, so a controller in identity, memory or agent records without importing audit's module. */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AuditLogEntity, LogDayCountEntity])],

@@ -11,7 +11,6 @@ export interface AuditEntry {
   meta?: Record<string, unknown> | null;
 }
 
-/** Who did it, as the request shows. */
 export interface AuditActor {
   userId: string;
   userEmail: string | null;
@@ -24,10 +23,7 @@ export interface AuditActor {
 const MAX_TEXT = 1000;
 const MAX_DEPTH = 4;
 
-/**
- * The actor of a request: the token's subject and `email` claim (when the token carries one), the
- * client address as the host computes it (`trustProxyHops`), the User-Agent and the token's tenant.
- */
+/** The client address as the host computes it (`trustProxyHops`). */
 export function auditActorOf(
   principal: Pick<AccessTokenPrincipal, 'subject' | 'claims' | 'tenant'>,
   request: IncomingMessage,
@@ -44,10 +40,7 @@ export function auditActorOf(
   };
 }
 
-/**
- * Records admin actions. Never throws and never waits for the database: the row is buffered and
- * written in the next batch (see AuditLogWriter for what a crash loses).
- */
+/** Never throws and never waits for the database: rows go out in the next batch (see AuditLogWriter). */
 export class AuditTrail {
   constructor(private readonly writer: AuditLogWriter) {}
 
@@ -76,8 +69,7 @@ export class AuditTrail {
   }
 }
 
-// PostgreSQL refuses NUL in text and jsonb, and lone surrogates in jsonb: such characters (a path
-// parameter may carry %00) become U+FFFD rather than costing the row.
+// PostgreSQL refuses NUL in text and jsonb, and lone surrogates in jsonb (a path parameter may carry %00).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function cleanText(value: string): string {

@@ -13,25 +13,19 @@ export interface LogTable {
 }
 
 /**
- * Rows of a page narrowed by equal columns (quoted snake_case names, values bound as parameters). Their
- * total is the sum of `countedAs`'s day counts when one counts exactly these rows, else a count(*) (the
- * table needs an index that leads with the column).
+ * Equal-column filters (quoted snake_case names, bound values). The total sums `countedAs`'s day counts
+ * when given, else is a count(*), which needs an index leading with the column.
  */
 export interface LogPageFilter {
   equals: readonly { column: string; value: string }[];
   countedAs?: string;
 }
 
-/** Who reads a log: the caller's tenant (`tenant.id` of the token), absent for a token without one. */
 export interface LogReader {
   tenantId?: string;
 }
 
-/**
- * What a reader of a log may see: the caller's tenant's rows only (counted under `<log>:<tenantId>`, which
- * the tables' triggers keep), or, for a token without a tenant (the platform operator's), every row, those
- * without a tenant included.
- */
+/** A tenant's rows, counted under `<log>:<tenantId>` by the triggers; a token without a tenant sees every row. */
 export function tenantScope(log: LogTable['log'], tenantId: string | undefined): LogPageFilter | undefined {
   if (tenantId === undefined) return undefined;
   return { equals: [{ column: '"tenant_id"', value: tenantId }], countedAs: `${log}:${tenantId}` };
@@ -40,10 +34,8 @@ export function tenantScope(log: LogTable['log'], tenantId: string | undefined):
 const day = (instant: Date) => instant.toISOString().slice(0, 10);
 
 /**
- * One page of a log, newest first by `created_at` (then id), within a range of whole UTC days, and
- * the number of rows in that range. The page walks the table's (created_at, id) index; the total is
- * a sum of the day counts the table's triggers keep, so neither grows with the table (a deep page
- * still skips `offset` index entries).
+ * Newest first within whole UTC days, with the range's total. The page walks the (created_at, id) index and
+ * the total sums trigger-kept day counts, so neither grows with the table.
  */
 export async function readLogPage<Row>(
   dataSource: Pick<DataSource, 'transaction'>,
@@ -75,8 +67,7 @@ export async function readLogPage<Row>(
     dayConditions.push(`"day" < $${dayValues.length}::date`);
   }
   const where = rowConditions.length > 0 ? `WHERE ${rowConditions.join(' AND ')}` : '';
-  // One snapshot for both (REPEATABLE READ): read apart, a row committed between them was counted but
-  // not listed (or listed but not counted).
+  // One REPEATABLE READ snapshot: read apart, a row committed in between could be counted but not listed.
   const [rows, totals] = await dataSource.transaction('REPEATABLE READ', async (manager) => [
     (await manager.query(
       `SELECT ${columns} FROM ${table} ${where} ORDER BY "created_at" DESC, "id" DESC LIMIT $${rowValues.length + 1} OFFSET $${rowValues.length + 2}`,

@@ -46,8 +46,7 @@ export interface GatewayLogWriterOptions {
   onDropped?: (rows: number, reason: DropReason) => void;
 }
 
-// An object literal of one shape: serialized in about a third of the time of one built key by key
-// (a dictionary, 7.6 against 2.7 µs a row), on the event loop of every gateway call.
+// An object literal of one shape serializes much faster than one built key by key; this runs on every gateway call.
 function toRecord(row: GatewayLogRow): GatewayLogRecord {
   return {
     id: row.id,

@@ -14,7 +14,6 @@ const COLUMNS = `"id", "created_at" AS "createdAt", "virtual_key_id" AS "virtual
   "cache_creation_input_tokens" AS "cacheCreationInputTokens", "reasoning_tokens" AS "reasoningTokens",
   "cost_usd" AS "costUsd", "currency", "metadata", "tenant_id" AS "tenantId"`;
 
-/** Reads `audit.llm_gateway_logs` (GatewayLogWriter writes it). */
 @Injectable()
 export class GatewayLogsRepository {
   constructor(private readonly dataSource: DataSource) {}

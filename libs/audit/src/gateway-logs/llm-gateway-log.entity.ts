@@ -91,7 +91,7 @@ export class LlmGatewayLogEntity {
   @Column({ type: 'jsonb', nullable: true })
   metadata!: Record<string, unknown> | null;
 
-  /** The tenant of the caller's key or token; null: a key of no tenant, or written before tenants were recorded. */
+  /** The caller's key or token tenant; null: a key of no tenant, or a row from before tenants were recorded. */
   @Column({ type: 'text', nullable: true })
   tenantId!: string | null;
 }

@@ -1,16 +1,12 @@
 import { type TextSpan } from './pii-detectors';
 
 /**
- * Text folded for comparison: each code point by compatibility decomposition (NFKD: full-width
- * `Ｆａｌｃｏｎ` is `falcon`, half-width `ｶﾞ` is `ガ`) and lower case, with the offset in the original
- * text of each folded code unit, so a match found in the folded text is a span of the original.
+ * Text folded by NFKD (full-width `Ｆａｌｃｏｎ` is `falcon`) and lower case, keeping each folded unit's original
+ * offset so a match maps back to a span of the original.
  */
 export interface FoldedText {
   text: string;
-  /**
-   * `origin[i]`: where folded unit i came from; one more entry for the end. Null when every unit
-   * stays where it was (ASCII text, folded by lower case alone).
-   */
+  /** One entry per folded unit, plus the end; null when offsets are unchanged (ASCII). */
   origin: number[] | null;
 }
 
@@ -32,7 +28,6 @@ export function foldText(text: string): FoldedText {
   return { text: folded, origin };
 }
 
-/** A term as the text it must match is folded. */
 export function foldTerm(term: string): string {
   let folded = '';
   for (const codePoint of term.trim()) folded += fold(codePoint);
@@ -46,9 +41,8 @@ function fold(codePoint: string): string {
 const ASCII_WORD = /[a-z0-9_]/;
 
 /**
- * Where any of `terms` (folded) occurs in `text`, case-insensitively. A term that begins or ends with
- * an ASCII letter or digit must not touch another one there (`class` is not in `classic`); terms in
- * scripts written without spaces (Japanese, Chinese) match anywhere.
+ * A term starting or ending with an ASCII letter or digit must not touch another there (`class` is not in
+ * `classic`); terms in scripts written without spaces match anywhere.
  */
 export function findTerms(folded: FoldedText, terms: readonly string[]): TextSpan[] {
   const found: TextSpan[] = [];

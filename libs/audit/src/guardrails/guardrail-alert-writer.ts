@@ -6,7 +6,6 @@ import { type GuardrailStage } from './guardrail-rules';
 /** Longest excerpt stored (the engine's are shorter; PII labels may lengthen them a little). */
 export const EXCERPT_LIMIT = 400;
 
-/** Who and what a finding is about. */
 export interface GuardrailAlertContext {
   service: string;
   stage: GuardrailStage;

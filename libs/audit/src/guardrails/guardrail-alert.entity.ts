@@ -1,9 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/**
- * One rule that matched one message (docs/admin.md, "Guardrail alerts"). Pages, from/to, day counts
- * and retention go by `created_at`; the other indexes serve the tenant scope and the filters.
- */
+/** One rule that matched one message (docs/admin.md, "Guardrail alerts"). */
 @Entity({ schema: 'audit', name: 'guardrail_alerts' })
 @Index('guardrail_alerts_created_at_idx', ['createdAt', 'id'])
 @Index('guardrail_alerts_tenant_idx', ['tenantId', 'createdAt', 'id'])
@@ -21,11 +18,10 @@ export class GuardrailAlertEntity {
   @Column({ type: 'text' })
   service!: string;
 
-  /** `input` or `output`. */
+  /** `input`, `output` or `gateway`. */
   @Column({ type: 'text' })
   stage!: string;
 
-  /** The rule's name. */
   @Column({ type: 'text' })
   rule!: string;
 

@@ -9,16 +9,14 @@ const COLUMNS = `"id", "created_at" AS "createdAt", "service", "stage", "rule", 
   "action", "match_count" AS "matchCount", "excerpt", "conversation_id" AS "conversationId",
   "message_id" AS "messageId", "user_id" AS "userId", "tenant_id" AS "tenantId", "caller"`;
 
-/** What a reader may see, and what it asked for. */
 export interface GuardrailAlertFilter {
-  /** The caller's tenant: only its alerts. Absent: every tenant's (a token without a tenant). */
+  /** Absent: every tenant's (a token without a tenant). */
   tenantId?: string;
   severity?: string;
   rule?: string;
   conversationId?: string;
 }
 
-/** Reads `audit.guardrail_alerts` (GuardrailAlertWriter writes it, in agent-runtime). */
 @Injectable()
 export class GuardrailAlertsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -35,8 +33,7 @@ export class GuardrailAlertsRepository {
     if (filter.conversationId !== undefined) {
       equals.push({ column: '"conversation_id"', value: filter.conversationId });
     }
-    // A tenant's rows are counted per day by the table's triggers ('guardrail:<tenantId>'); the other
-    // filters are counted through their index.
+    // Day counts exist for a tenant alone ('guardrail:<tenantId>'); other filters count through their index.
     const tenantOnly = filter.tenantId !== undefined && equals.length === 1;
     return readLogPage<GuardrailAlertEntity>(this.dataSource, GUARDRAIL_ALERTS, COLUMNS, range, page, {
       equals,

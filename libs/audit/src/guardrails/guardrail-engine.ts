@@ -12,7 +12,6 @@ export const PATTERN_WINDOW = 4096;
 export const PATTERN_OVERLAP = 256;
 export const REDACTED = '[REDACTED]';
 
-/** A rule that matched a text: where first, how often, and the excerpt an alert keeps. */
 export interface GuardrailFinding {
   rule: GuardrailRule;
   matchCount: number;
@@ -22,7 +21,6 @@ export interface GuardrailFinding {
 
 export interface GuardrailVerdict {
   findings: GuardrailFinding[];
-  /** The first matching rule whose action is `block`. */
   blockedBy?: GuardrailRule;
 }
 
@@ -42,8 +40,7 @@ export class GuardrailEngine {
       if (rule.kind === 'blocked_terms') folded ??= foldText(text);
       const spans = matchesOf(rule, text, folded);
       if (spans.length === 0) continue;
-      // What a pattern matched may be the secret it looks for (a key, a token): masked like PII. A
-      // blocked term is the operator's own word and stays readable.
+      // A pattern's match may be the secret it looks for, so it is masked like PII; blocked terms stay readable.
       const excerpt = excerptOf(
         text,
         spans[0],
@@ -55,7 +52,6 @@ export class GuardrailEngine {
     return { findings, blockedBy: findings.find((finding) => finding.rule.action === 'block')?.rule };
   }
 
-  /** `text` with every match of the stage's `redact` rules replaced by [REDACTED]. */
   redact(stage: GuardrailStage, text: string): string {
     const rules = this.rules.filter((rule) => rule.action === 'redact' && rule.stages.includes(stage));
     if (rules.length === 0) return text;
@@ -98,11 +94,7 @@ function patternMatches(pattern: RegExp, text: string): TextSpan[] {
   return found;
 }
 
-/**
- * The match with EXCERPT_CONTEXT characters on each side, on one line; the match itself masked when a
- * PII detector found it, and every other PII match in the excerpt masked too, so the alert log keeps
- * no e-mail address, phone or card number.
- */
+/** Every PII match in the excerpt is masked, so the alert log keeps no e-mail address, phone or card number. */
 export function excerptOf(text: string, match: TextSpan, maskMatch: boolean, matchLabel = '[pii]'): string {
   const matchEnd = Math.min(match.end, match.start + EXCERPT_MATCH);
   const from = Math.max(0, match.start - EXCERPT_CONTEXT);
@@ -122,12 +114,11 @@ export function excerptOf(text: string, match: TextSpan, maskMatch: boolean, mat
     .map((mask) => ({ ...mask, start: Math.max(mask.start, from), end: Math.min(mask.end, to) }));
   const labels = new Map(visible.map((mask) => [`${mask.start}:${mask.end}`, mask.label]));
   let excerpt = replaceSpans(text.slice(0, to), visible, (span) => labels.get(`${span.start}:${span.end}`) ?? '[pii]');
-  // Offsets after replacement: the part before `from` was not touched.
   excerpt = excerpt.slice(from);
   return `${from > 0 ? '…' : ''}${excerpt.replace(/\s+/g, ' ')}${to < text.length ? '…' : ''}`;
 }
 
-/** `text` with the spans (overlapping ones merged into the first) replaced. */
+/** Overlapping spans are merged into the first. */
 function replaceSpans(text: string, spans: TextSpan[], replacement: (span: TextSpan) => string): string {
   const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
   let result = '';

@@ -6,10 +6,7 @@ import { unsafePatternReason } from './safe-pattern';
 export const RULE_KINDS = ['pattern', 'blocked_terms', 'pii'] as const;
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const ACTIONS = ['alert', 'redact', 'block'] as const;
-/**
- * `input`: the user's message before the agent's model call; `output`: the agent's final answer;
- * `gateway`: the messages of every request to the model gateway's chat-completions and messages endpoints.
- */
+/** `input`: the user's message before the model call; `output`: the final answer; `gateway`: model gateway requests. */
 export const STAGES = ['input', 'output', 'gateway'] as const;
 
 export type RuleKind = (typeof RULE_KINDS)[number];
@@ -62,7 +59,6 @@ export const DEFAULT_GUARDRAIL_RULES: readonly GuardrailRule[] = [
   },
 ];
 
-/** A rules file that cannot be used; the message names the file, the rule and the field. */
 export class GuardrailRulesError extends Error {
   constructor(message: string) {
     super(message);
@@ -70,7 +66,6 @@ export class GuardrailRulesError extends Error {
   }
 }
 
-/** The rules of `GUARDRAIL_RULES_FILE`, or the default set without one. Throws GuardrailRulesError. */
 export function loadGuardrailRules(file: string | undefined): readonly GuardrailRule[] {
   if (!file) return DEFAULT_GUARDRAIL_RULES;
   let raw: string;

@@ -8,10 +8,7 @@ import { loadGuardrailRules } from './guardrail-rules';
 
 const FLUSH_MS = 1000;
 
-/**
- * The content filter for the service that runs turns (agent-runtime): the rules of
- * GUARDRAIL_RULES_FILE, read and checked at start (a bad rule stops the app), and the alert writer.
- */
+/** For agent-runtime: the rules of GUARDRAIL_RULES_FILE, checked at start (a bad rule stops the app). */
 @Module({
   providers: [
     {

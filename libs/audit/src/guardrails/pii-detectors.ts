@@ -7,19 +7,15 @@ export interface TextSpan {
 export const PII_DETECTORS = ['email', 'phone', 'payment_card'] as const;
 export type PiiDetector = (typeof PII_DETECTORS)[number];
 
-// Every quantifier is bounded and no two can split the same characters, so each pattern is linear in
-// the text (a start position costs at most a few hundred steps).
+// Every quantifier is bounded and none can split the same characters, so each pattern is linear.
 const EMAIL =
   /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
-// An international number (+ and country code) or a national one written with separators: 10-15
-// digits (isPhoneNumber). Plain digit runs (order numbers, ids) and dotted groups (IP addresses,
-// versions) are not phone numbers here.
+// International (+ and country code) or national with separators, 10-15 digits. Plain digit runs
+// (ids) and dotted groups (IP addresses, versions) are not phone numbers here.
 const PHONE =
   /(?<![\w+.-])(?:\+\d{1,3}[ -]?)?(?:\(\d{1,5}\)[ -]?)?\d{1,5}(?:[ -]\d{1,5}){1,4}(?![\w.]|-\d)|(?<![\w+])\+\d{9,15}(?!\w)/g;
-// 13-19 digits, optionally in groups separated by one space or hyphen.
 const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])/g;
 
-/** The spans of `text` each detector finds. */
 export function detectPii(detector: PiiDetector, text: string): TextSpan[] {
   switch (detector) {
     case 'email':
@@ -40,9 +36,8 @@ function spans(pattern: RegExp, text: string): TextSpan[] {
 function isPhoneNumber(candidate: string): boolean {
   const digits = candidate.replace(/\D/g, '');
   if (digits.length < 10 || digits.length > 15) return false;
-  // How phone numbers are written: international (+81 90-1234-5678), an area code in parentheses
-  // ((555) 123-4567), a national trunk prefix 0 (03-1234-5678, 020 7946 0958), or the North American
-  // 3-3-4 groups. Other groups of digits ("2024 2025 2026", amounts) are not.
+  // International, area code in parentheses, national trunk prefix 0, or North American 3-3-4 groups;
+  // other digit groups ("2024 2025 2026", amounts) are not phone numbers.
   return /^[+(0]/.test(candidate) || /^\d{3}[ -]\d{3}[ -]\d{4}$/.test(candidate);
 }
 

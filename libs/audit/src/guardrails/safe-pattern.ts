@@ -2,12 +2,10 @@
 export const MAX_PATTERN_LENGTH = 500;
 
 /**
- * Why a rule's regular expression is refused, or null when it is accepted. JavaScript's engine
- * backtracks, so a pattern that can match the same text in exponentially many ways ("catastrophic
- * backtracking") would hold the event loop for minutes on one message. Refused: a quantified group
- * that contains a quantifier (`(a+)+`, `(\w*x?)*`) or an alternation (`(a|aa)*`), backreferences and
- * lookarounds (`\1`, `(?=`, `(?<=`), and more than one unbounded quantifier (`.*a.*b`). What remains
- * backtracks at worst quadratically, over the text windows the engine runs it on (guardrail-engine.ts).
+ * Why a rule's regex is refused, or null. The engine backtracks, so a pattern with exponentially many ways to
+ * match would hold the event loop for minutes: quantified groups containing quantifiers or alternations,
+ * backreferences, lookarounds and more than one unbounded quantifier are refused. What remains is at worst
+ * quadratic over the engine's text windows (guardrail-engine.ts).
  */
 export function unsafePatternReason(source: string): string | null {
   if (source.length === 0) return 'the pattern is empty';
@@ -18,7 +16,6 @@ export function unsafePatternReason(source: string): string | null {
     return `the pattern is not a valid regular expression (${(error as Error).message})`;
   }
   if (/\\[1-9]|\\k</.test(source)) return 'backreferences are not allowed';
-  // Each open group: whether a quantifier or an alternation occurs inside it.
   const groups: { quantified: boolean; alternation: boolean }[] = [];
   let inClass = false;
   let unbounded = 0;
@@ -99,8 +96,7 @@ export function unsafePatternReason(source: string): string | null {
         previous = 'atom';
     }
   }
-  // Two unbounded quantifiers in a row (`.*a.*b`, `\w+\w+!`) backtrack polynomially: cubic over a window
-  // of text is seconds. One is at worst quadratic over a window.
+  // Two unbounded quantifiers in a row backtrack polynomially (cubic over a window is seconds).
   if (unbounded > 1) return 'at most one unbounded quantifier (*, + or {n,}) is allowed: bound the others ({0,50})';
   return null;
 }

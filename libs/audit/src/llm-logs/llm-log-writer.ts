@@ -7,7 +7,6 @@ export const LLM_LOG_TEXT_LIMIT = 4000;
 
 /** One model call as the runtime knows it; fields it does not know are left out (stored null). */
 export interface LlmCallRecord {
-  /** When the call started. */
   startedAt: Date;
   durationMs: number;
   service: string;
@@ -70,16 +69,12 @@ export interface LlmLogWriterOptions {
   onError?: (error: unknown, bufferedRows: number) => void;
 }
 
-/**
- * The LLM log's rows (one per model call of the agent runtime), written in batches off the turn's
- * path (BatchedLogWriter): a slow or absent database never delays or fails a turn.
- */
+/** Batched off the turn's path, so a slow or absent database never delays or fails a turn. */
 export class LlmLogWriter extends BatchedLogWriter {
   constructor(dataSource: Pick<DataSource, 'query'>, options: LlmLogWriterOptions) {
     super(dataSource, TABLE, { ...options, maxBufferedRows: options.maxBufferedRows ?? 50_000 });
   }
 
-  /** Queues the row of one model call: a new time-ordered id, contents bounded and made storable. */
   record(call: LlmCallRecord): void {
     const { startedAt, ...fields } = call;
     const row: Partial<Record<keyof LlmLogEntity, unknown>> = {

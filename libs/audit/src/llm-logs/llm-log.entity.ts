@@ -1,9 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * One row per model call of the agent runtime (spec document 3, "LLM log"). `created_at` is the
- * record's `timestamp` (the call's start): pages, from/to, day counts and retention go by it.
- * `recorded_at` is its `createdAt` (when the runtime recorded the call, at its end).
+ * Spec document 3, "LLM log". `created_at` is the record's `timestamp` (the call's start), which pages,
+ * day counts and retention go by; `recorded_at` is its `createdAt` (the call's end).
  */
 @Entity({ schema: 'audit', name: 'llm_logs' })
 @Index('llm_logs_created_at_idx', ['createdAt', 'id'])
@@ -14,11 +13,9 @@ export class LlmLogEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'llm_logs_pkey' })
   id!: string;
 
-  /** `timestamp`. */
   @Column({ type: 'timestamptz' })
   createdAt!: Date;
 
-  /** `createdAt`. */
   @Column({ type: 'timestamptz', nullable: true })
   recordedAt!: Date | null;
 

@@ -12,7 +12,6 @@ const COLUMNS = `"id", "created_at" AS "createdAt", "recorded_at" AS "recordedAt
   "context_summary" AS "contextSummary", "suggested_approach" AS "suggestedApproach",
   "conversation_goal" AS "conversationGoal", "final_content" AS "finalContent", "metadata", "tenant_id" AS "tenantId"`;
 
-/** Reads `audit.llm_logs` (LlmLogWriter writes it, in agent-runtime). */
 @Injectable()
 export class LlmLogsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -7,11 +7,7 @@ import { type RetainedLog, deleteExpiredLogRows } from './log-retention';
 
 const HOUR_MS = 3_600_000;
 
-/**
- * Deletes log rows past their kind's retention (AUDIT_LOG_RETENTION_DAYS, GATEWAY_LOG_RETENTION_DAYS,
- * LLM_LOG_RETENTION_DAYS, ACCESS_LOG_RETENTION_DAYS,
- * GUARDRAIL_ALERT_RETENTION_DAYS; 0 keeps them): at start, then hourly, in batches.
- */
+/** Deletes log rows past their kind's *_RETENTION_DAYS (0 keeps them): at start, then hourly, in batches. */
 @Injectable()
 export class LogRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly periodic: PeriodicPass<Record<RetainedLog, number>>;

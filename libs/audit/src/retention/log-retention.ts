@@ -15,9 +15,8 @@ const BATCH_ROWS = 5000;
 const DAY_MS = 86_400_000;
 
 /**
- * Deletes the rows of `log` created more than `days` days before `now`, oldest first, a batch per
- * statement (short transactions; the writers keep inserting meanwhile). Instances running at once
- * take different rows (SKIP LOCKED). Returns the rows deleted.
+ * Oldest first, one batch per statement so transactions stay short while writers insert; concurrent instances
+ * take different rows (SKIP LOCKED).
  */
 export async function deleteExpiredLogRows(
   dataSource: Pick<DataSource, 'query'>,

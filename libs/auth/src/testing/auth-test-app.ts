@@ -39,8 +39,7 @@ class ApiErrorTestFilter implements ExceptionFilter {
   }
 }
 
-// Mirrors the host of the apps (@fed/server): a global module that provides SERVICE_CONFIG and
-// SIGNALS and imports AuthModule.
+// Mirrors the apps' host (@fed/server): a global module providing SERVICE_CONFIG and SIGNALS.
 @Global()
 @Module({})
 class TestHostModule {

@@ -21,10 +21,7 @@ export const TEST_ISSUER = 'http://127.0.0.1:8080/realms/federation';
 /** The `tenant.id` of the default claims (tenants are keyed by UUID; the verifier refuses any other id). */
 export const TEST_TENANT_ID = '00000000-0000-4000-8000-00000000000a';
 
-/**
- * Plays the auth service in tests: real RSA keys and tokens signed by jose, and the JWKS they
- * verify against. The newest published key signs; older ones stay published until retired.
- */
+/** Plays the auth service in tests; the newest published key signs. */
 export class TestTokenIssuer {
   private readonly published: SigningKey[] = [];
 
@@ -48,7 +45,6 @@ export class TestTokenIssuer {
     return { kid, publicJwk: await this.signer.generate(kid) };
   }
 
-  /** Publishes a new key, which signs from now on. */
   async rotate(kid = `key-${randomUUID()}`): Promise<SigningKey> {
     const key = await this.unpublishedKey(kid);
     this.published.push(key);

@@ -14,15 +14,9 @@ export interface ClientRegistration {
   consentRequired?: boolean;
   /** Default true; false only for a legacy confidential client that cannot send PKCE. */
   requirePkce?: boolean;
-  /**
-   * Needed to give an application (authorization_code) a management scope: its users whose role is
-   * admin then hold it (the spec has system integrations choose them). Checked, not stored.
-   */
+  /** Needed to give a code-flow application a management scope (held by its admin users). Checked, not stored. */
   allowManagementScopes?: boolean;
-  /**
-   * The platform operator's own integration: a client of no tenant, whose tokens carry no `tenant` claim
-   * (they read every tenant's logs, manage platform-wide master data). client_credentials only.
-   */
+  /** The platform operator's own client_credentials integration: no tenant, so its tokens carry no `tenant` claim. */
   operator?: boolean;
 }
 
@@ -103,10 +97,7 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
   };
 }
 
-/**
- * Authorization redirect URIs, deduplicated: absolute https URLs (http only on the loopback, RFC 8252), at most
- * 20, at least one when `required` (a code-flow client); also the rule of self-registered clients' URIs.
- */
+/** Absolute https URLs (http only on the loopback, RFC 8252), at most 20; also the rule for self-registered clients. */
 export function validRedirectUris(uris: readonly string[], required: boolean): string[] {
   const valid = unique(uris);
   if (required && valid.length === 0) {
@@ -129,8 +120,8 @@ export function validPostLogoutRedirectUris(uris: readonly string[]): string[] {
   return valid;
 }
 
-// Redirects go only to exactly registered URIs (compared byte for byte later), so each one must be
-// an absolute https URL (http only on the loopback), without fragment or credentials (RFC 6749 3.1.2).
+// Redirects go only to exactly registered URIs, so each must be an absolute https URL (http only on the
+// loopback) without fragment or credentials (RFC 6749 3.1.2).
 function checkRedirectUri(uri: string, kind = 'redirect URI'): void {
   const refuse = (why: string): never => {
     throw new ClientsError('invalid_redirect_uri', `${kind} ${JSON.stringify(uri.slice(0, 200))} ${why}`);

@@ -8,10 +8,7 @@ export type GrantType = (typeof grantTypes)[number];
 export const tokenEndpointAuthMethods = ['client_secret_basic', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof tokenEndpointAuthMethods)[number];
 
-/**
- * Who registered the client: an operator (platformctl, the realm file), the client itself by its Client ID
- * Metadata Document (its `client_id` is the document's URL), or RFC 7591 dynamic registration.
- */
+/** A `metadata_document` client's `client_id` is its Client ID Metadata Document URL; `dynamic` is RFC 7591. */
 export const clientRegistrations = ['operator', 'metadata_document', 'dynamic'] as const;
 export type ClientRegistrationKind = (typeof clientRegistrations)[number];
 
@@ -42,9 +39,8 @@ export class ClientEntity {
   name!: string;
 
   /**
-   * The tenant whose `tenant.*` claims its tokens carry; a disabled tenant gets no tokens. Null: the platform
-   * operator's own integration (client_credentials only), whose tokens carry no `tenant` claim, or a client
-   * that registered itself (users of every tenant may use it; its tokens carry the user's tenant).
+   * A disabled tenant gets no tokens. Null: the operator's own integration (tokens without `tenant`), or a
+   * self-registered client usable by every tenant's users (tokens carry the user's tenant).
    */
   @Index('clients_tenant_id_idx')
   @Column({ type: 'uuid', nullable: true })
@@ -54,10 +50,7 @@ export class ClientEntity {
   @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'clients_tenant_id_fkey' })
   tenant?: TenantEntity;
 
-  /**
-   * SHA-256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. Null for a
-   * public client, which has none.
-   */
+  /** SHA-256: secrets are 256 random bits, so a slow hash adds only latency. Null for a public client. */
   @Column({ type: 'bytea', nullable: true })
   secretHash!: Buffer | null;
 
@@ -90,14 +83,10 @@ export class ClientEntity {
   @Column({ type: 'text' })
   publicationStatus!: PublicationStatus;
 
-  /** Consent screen enabled for this application. */
   @Column({ type: 'boolean' })
   consentRequired!: boolean;
 
-  /**
-   * The authorization code flow must use PKCE (S256): the default for every client (OAuth 2.1, the
-   * security BCP); off only for a legacy confidential client whose operator opted it out.
-   */
+  /** PKCE (S256) by default (OAuth 2.1, the security BCP); off only for an opted-out legacy confidential client. */
   @Column({ type: 'boolean', default: true })
   requirePkce!: boolean;
 
@@ -123,10 +112,7 @@ export function isPublicClient(client: Pick<ClientEntity, 'tokenEndpointAuthMeth
 /** Longest `client_id` of a Client ID Metadata Document (the MCP authorization spec's bound for its URL). */
 export const MAX_METADATA_CLIENT_ID = 2048;
 
-/**
- * Whether `clientId` could name a client, checked before any lookup: an operator's ids are at most 64
- * characters, and only an `https://` URL (a metadata document's) may be longer, up to 2,048.
- */
+/** Checked before any lookup: operator ids are at most 64 characters; only an `https://` URL may be longer. */
 export function isClientIdShaped(clientId: string): boolean {
   return clientId.length <= 64 || (clientId.length <= MAX_METADATA_CLIENT_ID && clientId.startsWith('https://'));
 }

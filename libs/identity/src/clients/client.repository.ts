@@ -26,12 +26,11 @@ export class ClientRepository {
     return this.dataSource.manager.find(ClientEntity, { order: { clientId: 'ASC' }, relations: { tenant: true } });
   }
 
-  /** See tenantNamed(): the default tenant is created on first use. */
   tenantNamed(name: string, defaultEndpoint: string): Promise<TenantEntity | null> {
     return tenantNamed(this.dataSource.manager, name, defaultEndpoint);
   }
 
-  /** Inserts unless the id is taken; false when it was (atomic: no read-then-write race). */
+  /** False when the id was taken (atomic: no read-then-write race). */
   async insert(client: ClientEntity): Promise<boolean> {
     const result = await this.dataSource.manager
       .createQueryBuilder()
@@ -44,10 +43,7 @@ export class ClientRepository {
     return result.raw.length === 1;
   }
 
-  /**
-   * Stores a metadata document's client as fetched, in one statement: inserted, or its row replaced when it is
-   * a metadata document's (never an operator's). Instances fetching the same document at once both land.
-   */
+  /** One statement, replacing only a metadata document's row (never an operator's), so concurrent fetches both land. */
   async upsertMetadataDocumentClient(client: ClientEntity): Promise<void> {
     await this.dataSource.manager.query(
       `INSERT INTO "identity"."clients" ("client_id", "name", "tenant_id", "secret_hash", "secret_rotated_at",
@@ -74,11 +70,9 @@ export class ClientRepository {
   }
 
   /**
-   * Deletes, in one statement, the clients that registered themselves and are unused: created more than
-   * `unusedDays` ago, no token family of theirs left (every code exchange makes one, kept until a day after it
-   * expires, revoked or not), and no sign-in under way (an unexpired code, grant or interaction naming them). A
-   * metadata document's row goes only once expired too (it is fetched again on its next use); a dynamic client is
-   * gone for good (it registers again). Their consents go with them (the foreign key cascades).
+   * Deletes unused self-registered clients in one statement: older than `unusedDays`, no token family left and no
+   * sign-in under way. A metadata document's row also waits for expiry (it is refetched on next use); a dynamic
+   * client must register again. Consents cascade.
    */
   async deleteUnusedSelfRegistered(unusedDays: number): Promise<number> {
     const rows = await modifyReturning<unknown>(
@@ -100,7 +94,6 @@ export class ClientRepository {
     return rows.length;
   }
 
-  /** Replaces the sign-out redirect URIs; false when no such client. */
   async updatePostLogoutRedirectUris(clientId: string, uris: string[], at: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       ClientEntity,
@@ -110,7 +103,6 @@ export class ClientRepository {
     return result.affected === 1;
   }
 
-  /** Replaces the secret hash; false when no such client. */
   async updateSecret(clientId: string, secretHash: Buffer, at: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       ClientEntity,

@@ -1,10 +1,6 @@
 import { domainErrors } from '@fed/contracts';
 
-/**
- * A refused client registration or change; the message is safe to show to an operator. Each code
- * names the REST API's answer; a tenant is only ever named in a registration, so a missing one is a
- * bad parameter, not a 404.
- */
+/** Safe to show an operator; a tenant is only named in a registration, so a missing one is a bad parameter. */
 export class ClientsError extends domainErrors({
   invalid_client_id: 'invalid_parameter',
   invalid_name: 'invalid_parameter',

@@ -12,7 +12,6 @@ export function clientsServiceFor(dataSource: DataSource, config: Pick<ServiceCo
   return new ClientsService(new ClientRepository(dataSource), { defaultTenantEndpoint: config.http.publicUrl });
 }
 
-/** The client registry of the OpenID provider. */
 @Module({
   imports: [TypeOrmModule.forFeature([ClientEntity, TenantEntity])],
   providers: [

@@ -13,20 +13,16 @@ export interface IssuedSecret {
   clientSecret: string;
 }
 
-// Compared against when the client is unknown, so the answer takes the same time either way.
+// Compared against for an unknown client, so the answer takes the same time either way.
 const UNKNOWN_CLIENT_HASH = hashClientSecret(randomBytes(32).toString('base64url'));
 
-/** SHA-256 of a client secret, as stored. */
 export function hashClientSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
-/**
- * Whether `secret` is the secret of `client`, in constant time; an unknown client (null) is compared
- * against a decoy so that the answer takes the same time either way.
- */
+/** Constant time; an unknown client (null) is compared against a decoy. */
 export function clientSecretMatches(client: Pick<ClientEntity, 'secretHash'> | null, secret: string): boolean {
-  // A public client has no secret: nothing it is sent can match, and the answer takes the same time.
+  // A public client has no secret: nothing matches, in the same time.
   const stored = client?.secretHash ?? null;
   return timingSafeEqual(stored ?? UNKNOWN_CLIENT_HASH, hashClientSecret(secret)) && stored !== null;
 }
@@ -50,10 +46,7 @@ export class ClientsService {
     this.now = settings.now ?? (() => new Date());
   }
 
-  /**
-   * Registers a client in `tenantName` (the default tenant when omitted), or in no tenant when it is the
-   * platform operator's integration (`operator`).
-   */
+  /** In `tenantName` (default tenant when omitted), or in no tenant for the operator's integration. */
   async create(registration: ClientRegistration & { tenantName?: string }): Promise<IssuedSecret> {
     const valid = validateRegistration(registration);
     const tenantId = await this.tenantIdOf(registration);
@@ -87,7 +80,6 @@ export class ClientsService {
     return tenant.id;
   }
 
-  /** Whether any client is registered at all. */
   any(): Promise<boolean> {
     return this.repository.any();
   }
@@ -96,7 +88,6 @@ export class ClientsService {
     return (await this.repository.list()).map(toView);
   }
 
-  /** Replaces the URIs the sign-out page may redirect to. */
   async setPostLogoutRedirectUris(clientId: string, uris: readonly string[]): Promise<ClientView> {
     const valid = validPostLogoutRedirectUris(uris);
     if (!(await this.repository.updatePostLogoutRedirectUris(clientId, valid, this.now()))) {

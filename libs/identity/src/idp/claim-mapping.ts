@@ -39,10 +39,7 @@ export interface UpstreamProfile {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
 
-/**
- * The claim named `name`: a top-level member, else a dotted path into nested objects (Keycloak writes
- * `org.name` as `{org: {name}}`).
- */
+/** A top-level member, else a dotted path (Keycloak writes `org.name` as `{org: {name}}`). */
 function claimAt(claims: Readonly<Record<string, unknown>>, name: string): unknown {
   if (Object.hasOwn(claims, name)) return claims[name];
   let value: unknown = claims;
@@ -59,10 +56,7 @@ function line(value: unknown, max: number): string | undefined {
   return trimmed.length > 0 && trimmed.length <= max && isPrintableLine(trimmed) ? trimmed : undefined;
 }
 
-/**
- * Organization and job as the user carries them: an upstream `{id, label}` object as it is, or a string,
- * which is both until the master data names it (see TenantSignIn).
- */
+/** An upstream `{id, label}` as it is, or a string, which is both until the master data names it (see TenantSignIn). */
 function labelled(value: unknown): Labelled | undefined {
   if (typeof value === 'object' && value !== null) {
     const { id, label } = value as Record<string, unknown>;
@@ -74,7 +68,6 @@ function labelled(value: unknown): Labelled | undefined {
   return code ? { id: code, label: code } : undefined;
 }
 
-/** The upstream's claims (ID token and userinfo together) read through the tenant's mapping. */
 export function profileFrom(
   subject: string,
   claims: Readonly<Record<string, unknown>>,

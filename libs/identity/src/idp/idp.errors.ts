@@ -1,9 +1,6 @@
 import { domainErrors } from '@fed/contracts';
 
-/**
- * A refused change to a tenant's identity provider; the message is safe to show to an operator. A
- * tenant is only ever named in a request, so a missing one is a bad parameter.
- */
+/** Messages are safe to show an operator; a tenant is only named in a request, so a missing one is a bad parameter. */
 export class IdpError extends domainErrors({
   tenant_not_found: 'invalid_parameter',
   not_enterprise: 'invalid_request',

@@ -13,10 +13,8 @@ export class UnsealError extends Error {
 }
 
 /**
- * Secrets of the identity-provider brokering at rest and in cookies: AES-256-GCM, as the signing keys,
- * under a key derived from KEY_ENCRYPTION_KEY for one purpose, with the owner (a tenant, a user, a
- * cookie) as associated data, so a ciphertext copied elsewhere does not open. Layout: version | iv |
- * tag | ciphertext.
+ * AES-256-GCM under a per-purpose key derived from KEY_ENCRYPTION_KEY, with the owner (tenant, user, cookie) as
+ * associated data so a ciphertext copied elsewhere does not open. Layout: version | iv | tag | ciphertext.
  */
 export class SealedBox {
   private readonly key: Buffer;

@@ -19,7 +19,6 @@ export interface IdpRow {
   claims: ClaimMapping;
 }
 
-/** Tenants' identity providers and their e-mail domains: the only place that queries them. */
 export class TenantIdpRepository {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -42,7 +41,6 @@ export class TenantIdpRepository {
     return tenant ? this.find(tenant) : null;
   }
 
-  /** The tenant (with a provider) whose staff use this e-mail domain. */
   async tenantOfDomain(domain: string): Promise<TenantEntity | null> {
     const row = await this.dataSource.manager.findOne(TenantIdpDomainEntity, {
       where: { domain },
@@ -51,10 +49,7 @@ export class TenantIdpRepository {
     return row?.provider?.tenant ?? null;
   }
 
-  /**
-   * Creates or replaces the tenant's provider and its domains in one transaction (or the caller's). A
-   * domain of another tenant is refused, decided by the domain's primary key, not by a read before.
-   */
+  /** One transaction; a domain of another tenant is refused by the domain's primary key, not a prior read. */
   async save(
     tenantId: string,
     row: IdpRow,
@@ -110,10 +105,7 @@ export class TenantIdpRepository {
     return result.affected === 1;
   }
 
-  /**
-   * Labels of the master data's codes, to complete an organization or job the upstream names by code: the
-   * tenant's own entries and the platform-wide ones (never another tenant's).
-   */
+  /** Master-data labels for upstream codes: the tenant's own and platform-wide entries, never another tenant's. */
   async masterLabels(tenantId: string, organization: string | undefined, job: string | undefined) {
     const manager = this.dataSource.manager;
     const seen = (code: string) => [

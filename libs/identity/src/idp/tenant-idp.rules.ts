@@ -2,7 +2,6 @@ import { isPrintableLine } from '@fed/contracts';
 import { type ClaimMapping, defaultClaimMapping, mappedFields } from './claim-mapping';
 import { IdpError } from './idp.errors';
 
-/** A tenant's identity provider as an operator states it (realm file, platformctl). */
 export interface TenantIdpSettings {
   issuer: string;
   clientId: string;
@@ -10,7 +9,6 @@ export interface TenantIdpSettings {
   clientSecret?: string;
   /** Default `openid profile email`; must include `openid`. */
   scopes?: string[];
-  /** E-mail domains whose users are sent to this provider from the login page. */
   domains?: string[];
   /** Upstream claim names, for the fields that differ from the defaults. */
   claims?: Partial<Record<string, string>>;
@@ -32,7 +30,6 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const CLAIM_NAME = /^[\x21-\x7E]{1,200}$/;
 
-/** An issuer is an https URL (http only on the loopback, for development) without query, fragment or credentials. */
 function validIssuer(issuer: string): string {
   let url: URL;
   try {
@@ -50,7 +47,6 @@ function validIssuer(issuer: string): string {
   return issuer;
 }
 
-/** True when the issuer is served over plain http on the loopback (a development provider). */
 export function isLoopbackHttp(issuer: string): boolean {
   const url = new URL(issuer);
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
@@ -87,7 +83,7 @@ function validClaims(claims: Partial<Record<string, string>> | undefined): Claim
   return mapping;
 }
 
-/** The same rules for every way in (realm file, platformctl); every value checked as hostile input. */
+/** The same rules for every way in (realm file, platformctl); every value is hostile input. */
 export function validateIdpSettings(settings: TenantIdpSettings): ValidTenantIdpSettings {
   const issuer = validIssuer(settings.issuer);
   const clientId = settings.clientId;

@@ -9,17 +9,15 @@ import { SECRET_PURPOSE, TenantIdpsService } from './tenant-idps.service';
 export type IdpSecretsConfig = Pick<ServiceConfig, 'signingKeys' | 'dataDir' | 'database'>;
 
 /**
- * The key that seals tenants' provider secrets outside the service (realm import, platformctl):
- * KEY_ENCRYPTION_KEY, or the all-in-one key in DATA_DIR when the database is the embedded one beside
- * it. With an external database and no key there is none: a key made up here would not be the one
- * auth-service opens them with.
+ * KEY_ENCRYPTION_KEY, or the all-in-one key in DATA_DIR beside an embedded database. With an external database
+ * and no key, none: a key made up here would not be the one auth-service opens the secrets with.
  */
 export async function idpSecretsKeyFor(config: IdpSecretsConfig): Promise<KeyEncryption | undefined> {
   if (config.signingKeys.encryptionKey) return new KeyEncryption(config.signingKeys.encryptionKey);
   return config.database.url ? undefined : keyEncryptionFor(config);
 }
 
-/** The service on a data source, as the brokering module, realm import and platformctl build it; without `encryption` no secret can be stored. */
+/** Without `encryption` no secret can be stored. */
 export function tenantIdpsServiceFor(dataSource: DataSource, encryption?: KeyEncryption): TenantIdpsService {
   return new TenantIdpsService(
     new TenantIdpRepository(dataSource),

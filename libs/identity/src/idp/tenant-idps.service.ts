@@ -17,7 +17,6 @@ export interface TenantIdpView {
   updatedAt: Date;
 }
 
-/** What the relying party needs of a tenant's provider, the secret opened. */
 export interface UpstreamSettings {
   tenant: TenantEntity;
   issuer: string;
@@ -32,7 +31,6 @@ export interface UpstreamSettings {
 export const SECRET_PURPOSE = 'tenant-idp-secrets';
 const secretContext = (tenantId: string) => `tenant-idp-client-secret:${tenantId}`;
 
-/** An enterprise tenant's upstream OpenID provider: set, shown, removed, and opened for the relying party. */
 export class TenantIdpsService {
   constructor(
     private readonly repository: TenantIdpRepository,
@@ -46,7 +44,6 @@ export class TenantIdpsService {
     return this.show(tenantName);
   }
 
-  /** Inside the caller's transaction (a realm import), or in one of its own. */
   async setWithin(manager: EntityManager | undefined, tenantName: string, settings: TenantIdpSettings): Promise<void> {
     const valid = validateIdpSettings(settings);
     const tenant = await this.enterpriseTenant(tenantName, manager);
@@ -64,8 +61,8 @@ export class TenantIdpsService {
       clientSecretCiphertext = this.secrets.seal(valid.clientSecret, secretContext(tenant.id));
     }
     const { issuer, clientId, scopes, claims } = valid;
-    // Like the secret: domains not given keep the stored ones (a `set` that changes the issuer must not
-    // silently end home-realm discovery); an empty list given removes them.
+    // Omitted domains keep the stored ones, so a `set` that changes the issuer does not silently end
+    // home-realm discovery; an empty list removes them.
     const domains = settings.domains === undefined && existing ? existing.domains : valid.domains;
     await this.repository.save(
       tenant.id,
@@ -87,13 +84,12 @@ export class TenantIdpsService {
     }
   }
 
-  /** Every tenant's provider, for a realm export (without secrets). */
   async viewOfTenant(tenant: TenantEntity): Promise<TenantIdpView | null> {
     const stored = await this.repository.find(tenant);
     return stored ? viewOf(stored) : null;
   }
 
-  /** The relying party's settings of a tenant; null without a provider; UnsealError when the secret does not open. */
+  /** UnsealError when the secret does not open. */
   async upstreamOf(tenantId: string): Promise<UpstreamSettings | null> {
     const stored = await this.repository.findByTenantId(tenantId);
     if (!stored) return null;

@@ -6,11 +6,7 @@ import { MasterDataService, masterDataTenantOf } from './master-data.service';
 // Changes are rare and made by admins: a client may keep a list for a minute (its own cache only).
 const LIST_CACHE = 'private, max-age=60';
 
-/**
- * `{base_url}/api/v1/organizations` and `/api/v1/job-types` (document 2, "Master data"; SaaS only): the
- * admin lists as users read them, to render a profile. Any valid token, no scope. A user sees what their
- * tenant's admin lists (the tenant's entries and the platform-wide ones), in its order and shape.
- */
+/** Document 2, "Master data": the lists as a user's tenant admin sees them; any valid token, no scope. */
 @SaasOnly()
 @Controller('api/v1')
 export class MasterDataListsController {

@@ -11,7 +11,6 @@ import {
 import { type MasterDataKind } from './master-data.entity';
 import { MasterDataService, masterDataTenantOf } from './master-data.service';
 
-// One set of handlers for both kinds; each route class names its kind and its list's field.
 abstract class MasterDataController {
   protected abstract readonly kind: MasterDataKind;
   protected abstract readonly listField: 'organizations' | 'jobTypes';
@@ -64,7 +63,6 @@ abstract class MasterDataController {
   }
 }
 
-/** `{base_url}/api/v1/admin/organizations`. */
 @SaasOnly()
 @Controller('api/v1/admin/organizations')
 @Scopes('master:manage')
@@ -74,7 +72,6 @@ export class OrganizationsController extends MasterDataController {
   protected readonly auditResource = 'config/organizations';
 }
 
-/** `{base_url}/api/v1/admin/job-types`. */
 @SaasOnly()
 @Controller('api/v1/admin/job-types')
 @Scopes('master:manage')

@@ -3,8 +3,7 @@ import { IsDefined, IsString, ValidateBy } from 'class-validator';
 import { type MasterRecord } from './master-data.repository';
 import { MASTER_CODE_MESSAGE, MAX_LABEL_CHARACTERS, isMasterCode, isMasterLabel } from './master-data.rules';
 
-// The spec names the endpoints' scope (master:manage) but not the records:
-// `{code, label, platformWide, createdAt, updatedAt}`.
+// The spec names the scope (master:manage) but not the record's fields.
 
 export interface MasterRecordResponse {
   code: string;
@@ -43,13 +42,11 @@ function MasterLabel(): PropertyDecorator {
   );
 }
 
-/** `:code` of a record's routes. */
 export class MasterCodeParams {
   @MasterCode()
   code!: string;
 }
 
-/** `POST` body: `code` and `label`; other fields are ignored. */
 export class CreateMasterRecordBody {
   @MasterCode()
   code!: string;
@@ -58,7 +55,7 @@ export class CreateMasterRecordBody {
   label!: string;
 }
 
-/** `PATCH` body: the new `label` (a code is never changed: users carry it). */
+/** A code is never changed: users carry it. */
 export class UpdateMasterRecordBody {
   @MasterLabel()
   label!: string;

@@ -1,10 +1,8 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { TenantEntity } from '../tenants/tenant.entity';
 
-// Master data of document 3 ("master:manage"): the organizations and job types a user belongs to.
-// A tenant's own entries (`tenantId`), or platform-wide ones (`tenantId` null, the platform operator's) that
-// every tenant sees. A code is unique among what one tenant sees: its own entries and the platform-wide ones
-// (the per-tenant and platform indexes below; a tenant's code against a platform one is checked on insert).
+// Document 3 master data. `tenantId` null: platform-wide, seen by every tenant. A code is unique among what one
+// tenant sees; a tenant code against a platform one is checked on insert, the rest by the indexes below.
 
 @Entity({ schema: 'identity', name: 'organizations' })
 @Index('organizations_code_tenant_id_key', ['code', 'tenantId'], { unique: true })

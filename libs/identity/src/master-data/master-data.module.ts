@@ -7,12 +7,10 @@ import { JobTypeEntity, OrganizationEntity } from './master-data.entity';
 import { MasterDataRepository } from './master-data.repository';
 import { MasterDataService } from './master-data.service';
 
-/** The service on a data source, as this module and platformctl build it. */
 export function masterDataServiceFor(dataSource: DataSource): MasterDataService {
   return new MasterDataService(new MasterDataRepository(dataSource));
 }
 
-/** Organizations and job types: their tables and the service, without routes. */
 @Module({
   imports: [TypeOrmModule.forFeature([OrganizationEntity, JobTypeEntity])],
   providers: [{ provide: MasterDataService, inject: [DataSource], useFactory: masterDataServiceFor }],

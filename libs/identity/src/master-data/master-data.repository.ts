@@ -4,19 +4,14 @@ import { type MasterDataKind } from './master-data.entity';
 export interface MasterRecord {
   code: string;
   label: string;
-  /** Null: platform-wide (every tenant sees it; only the platform operator changes it). */
   tenantId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/**
- * Whose entries a call reads and changes: a tenant's id (its own entries, and the platform-wide ones it
- * sees but cannot change), or null for the platform operator (the platform-wide entries).
- */
+/** A tenant's id (its own entries, plus platform-wide ones read-only), or null for the operator (platform-wide). */
 export type MasterDataTenant = string | null;
 
-// Each kind's table, the user column that carries its `{id, label}`, and its insert lock's first key.
 const tables: Record<MasterDataKind, { table: string; userColumn: string; lock: number }> = {
   organization: { table: '"identity"."organizations"', userColumn: 'organization', lock: 1_795_404_001 },
   jobType: { table: '"identity"."job_types"', userColumn: 'job', lock: 1_795_404_002 },
@@ -40,20 +35,14 @@ const toRecord = (row: RecordRow): MasterRecord => ({
   updatedAt: row.updated_at,
 });
 
-/** An insert refused: the tenant has the code, a platform-wide entry has it, or (operator) some tenant has it. */
 export type TakenBy = 'own' | 'platform' | 'tenant';
 
-/** A change of a code the caller sees but may not change (a tenant naming a platform-wide entry). */
 export type ChangeOutcome<T> = { kind: 'done'; value: T } | { kind: 'absent' } | { kind: 'platform' };
 
-/**
- * Organizations and job types. The caller's tenant is in every statement: another tenant's entry is
- * never read, changed or counted, and neither are its users.
- */
+/** The caller's tenant is in every statement: another tenant's entries and users are never read, changed or counted. */
 export class MasterDataRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** What `tenant` sees, by code: its own entries and the platform-wide ones (the operator: those only). */
   async list(kind: MasterDataKind, tenant: MasterDataTenant): Promise<MasterRecord[]> {
     const rows = (await this.dataSource.query(
       `SELECT ${RETURNED} FROM ${tables[kind].table}
@@ -64,11 +53,7 @@ export class MasterDataRepository {
     return rows.map(toRecord);
   }
 
-  /**
-   * A new entry of `tenant`, or why its code is taken. A code is unique among what any one tenant sees, so a
-   * tenant's code may not be a platform-wide one, nor a platform-wide code any tenant's: the check and the
-   * insert run under a lock of the code, so two concurrent creations cannot both pass it.
-   */
+  /** The uniqueness check and insert run under a lock of the code, so two concurrent creations cannot both pass. */
   async insert(
     kind: MasterDataKind,
     tenant: MasterDataTenant,
@@ -97,9 +82,8 @@ export class MasterDataRepository {
   }
 
   /**
-   * The new label of `tenant`'s entry, and the same label in the `{id, label}` its users carry, in one
-   * statement (the admin User object shows the stored label): a tenant's entry relabels that tenant's users
-   * only; a platform-wide one the users of every tenant that has no entry of that code.
+   * Relabels the entry and the `{id, label}` its users carry in one statement: a tenant's entry its own users,
+   * a platform-wide one the users of every tenant without an entry of that code.
    */
   async updateLabel(
     kind: MasterDataKind,
@@ -136,10 +120,7 @@ export class MasterDataRepository {
     return { kind: 'done', value: toRecord(row) };
   }
 
-  /**
-   * Deletes `tenant`'s entry unless a user still carries its code (a tenant's entry: a user of that tenant;
-   * a platform-wide one: any user), decided in the statement under the row's lock.
-   */
+  /** Refused while a user carries the code (any user, for a platform-wide entry), decided under the row's lock. */
   async delete(
     kind: MasterDataKind,
     tenant: MasterDataTenant,

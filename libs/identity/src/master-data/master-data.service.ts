@@ -4,10 +4,7 @@ import { MasterDataError } from './master-data.errors';
 import { type MasterDataTenant, type MasterRecord, MasterDataRepository, type TakenBy } from './master-data.repository';
 import { checkCode, checkLabel } from './master-data.rules';
 
-/**
- * Whose entries a token manages: its tenant's (it also sees the platform-wide ones, which it cannot
- * change), or, for a token without a tenant (the platform operator's integration), the platform-wide ones.
- */
+/** A token without a tenant (the operator's integration) manages the platform-wide entries. */
 export function masterDataTenantOf(principal: AccessTokenPrincipal): MasterDataTenant {
   return principal.tenant?.id ?? null;
 }
@@ -20,18 +17,14 @@ const taken: Record<TakenBy, string> = {
   tenant: "is a tenant's own: a platform-wide code may not be one a tenant has",
 };
 
-/**
- * Organizations and job types, for the admin API (`master:manage`), the users' lists and platformctl alike.
- * Every call names whose entries it acts on (`MasterDataTenant`): a tenant's (it sees the platform-wide
- * ones too, but changes only its own) or the platform operator's (null: the platform-wide ones).
- */
+/** For the admin API, the users' lists and platformctl; every call names whose entries it acts on. */
 export class MasterDataService {
   constructor(
     private readonly repository: MasterDataRepository,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The records `tenant` sees, by code (the lists are not paginated). */
+  /** Not paginated. */
   list(kind: MasterDataKind, tenant: MasterDataTenant): Promise<MasterRecord[]> {
     return this.repository.list(kind, tenant);
   }
@@ -54,7 +47,6 @@ export class MasterDataService {
     return created;
   }
 
-  /** A new label; users who carry the code (in the entry's tenant, or any for a platform-wide one) show it. */
   async update(
     kind: MasterDataKind,
     tenant: MasterDataTenant,
@@ -73,7 +65,6 @@ export class MasterDataService {
     return outcome.value;
   }
 
-  /** Refused while a user carries the code. */
   async delete(kind: MasterDataKind, tenant: MasterDataTenant, code: string): Promise<void> {
     const outcome = await this.repository.delete(kind, tenant, checkCode(code));
     if (outcome.kind === 'absent') throw notFound(kind, code);

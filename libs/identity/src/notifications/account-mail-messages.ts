@@ -1,7 +1,6 @@
 import { defineCatalog } from '../pages/catalog';
 
-// The e-mails of the account pages, in the 14 languages of `ui_locales`: the language of the page
-// that asked for the e-mail. The link follows `verifyBody`, `resetBody` or `existsBody` on its own line.
+// In the language of the page that asked for the e-mail; the link follows the body on its own line.
 
 export const accountMailText = defineCatalog('account-mail', {
   ja: {

@@ -41,10 +41,8 @@ const mails: Record<AccountEmailEvent, MailText> = {
 };
 
 /**
- * The worker's side of the account e-mails. The link's token is made here, when the e-mail is sent:
- * the queue holds only the user's id, so no usable secret waits in Redis (or is retried from there).
- * A retried send makes a new token; the unsent one expires unused. Nothing is sent to a user who no
- * longer needs it (already confirmed; no password to reset).
+ * The link's token is made at send time, so the queue holds only the user's id and no usable secret waits in
+ * Redis. A retry makes a new token; nothing is sent to a user who no longer needs it.
  */
 export class AccountMails implements AccountMailComposer {
   constructor(

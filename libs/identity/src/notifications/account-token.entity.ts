@@ -4,11 +4,7 @@ import { UserEntity } from '../users/user.entity';
 export const accountTokenPurposes = ['email_verification', 'password_reset'] as const;
 export type AccountTokenPurpose = (typeof accountTokenPurposes)[number];
 
-/**
- * The single-use secret of a link sent by e-mail (confirm an address, set a new password). Only its
- * SHA-256 is stored; the row stays after use or expiry for a while, so that a link clicked again can
- * be answered "already used" or "expired" rather than "unknown".
- */
+/** Only the SHA-256 is stored; rows outlive use and expiry so a late click reads "used" or "expired", not "unknown". */
 @Entity({ schema: 'identity', name: 'account_tokens' })
 @Check('account_tokens_purpose', `"purpose" IN ('email_verification', 'password_reset')`)
 @Index('account_tokens_expires_at_idx', ['expiresAt'])

@@ -3,7 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { type AccountTokenPurpose } from './account-token.entity';
 
-/** What a link's token is now: usable (by whom), or why not. */
 export type AccountTokenState =
   { usable: true; userId: string } | { usable: false; reason: 'used' | 'expired' | 'unknown' };
 
@@ -17,16 +16,13 @@ function digest(token: string): string {
 }
 
 /**
- * The tokens of e-mail links. Each is used at most once: consuming one is a single conditional UPDATE
- * (`used_at IS NULL AND expires_at > now()`), so of two clicks at once exactly one gets through, and
- * the change it unlocks is made in that same statement. Using one also ends the user's other unused
- * tokens of the same purpose: the newest link sent does not leave older ones open.
+ * Consuming is one conditional UPDATE (`used_at IS NULL AND expires_at > now()`) that also makes the change it
+ * unlocks, so of two concurrent clicks exactly one wins; it also ends the user's other tokens of that purpose.
  */
 @Injectable()
 export class AccountTokenRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A new token of `userId`; only its digest is stored. */
   async issue(userId: string, purpose: AccountTokenPurpose, ttlSeconds: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await this.dataSource.query(
@@ -37,7 +33,7 @@ export class AccountTokenRepository {
     return token;
   }
 
-  /** The token's state, without using it (a page that shows the form the token unlocks). */
+  /** Without using it (a page showing the form the token unlocks). */
   async state(token: string, purpose: AccountTokenPurpose): Promise<AccountTokenState> {
     if (!TOKEN.test(token)) return { usable: false, reason: 'unknown' };
     const [row] = (await this.dataSource.query(
@@ -51,10 +47,7 @@ export class AccountTokenRepository {
     return { usable: true, userId: row.userId };
   }
 
-  /**
-   * Uses an e-mail verification token: the address is verified and an `unverified` user becomes
-   * `pending` (an administrator approves next). The user's id, or undefined when the token was not usable.
-   */
+  /** Verifies the address and moves `unverified` to `pending` (an administrator approves next). */
   async verifyEmail(token: string): Promise<string | undefined> {
     if (!TOKEN.test(token)) return undefined;
     const rows = (await this.dataSource.query(
@@ -70,10 +63,8 @@ export class AccountTokenRepository {
   }
 
   /**
-   * Uses a password reset token: the new password hash is stored and every session of the user ends
-   * in the same statement (tokens issued before `at` are refused, refresh-token families revoked, the
-   * provider's sessions and grants deleted). Following the link proved the address, so it is verified
-   * too. The user's id, or undefined when the token was not usable.
+   * Stores the new hash and ends every session of the user in the same statement. Following the link proved
+   * the address, so it is verified too.
    */
   async resetPassword(token: string, passwordHash: string, at: Date): Promise<string | undefined> {
     if (!TOKEN.test(token)) return undefined;
@@ -101,7 +92,6 @@ export class AccountTokenRepository {
     return rows[0]?.id;
   }
 
-  /** Deletes the rows a week after their expiry. */
   async sweep(): Promise<number> {
     const [, deleted] = (await this.dataSource.query(
       `DELETE FROM "identity"."account_tokens" WHERE "expires_at" < now() - interval '${KEEP_AFTER_EXPIRY}'`,
@@ -110,10 +100,7 @@ export class AccountTokenRepository {
   }
 }
 
-/**
- * The opening CTEs of a consuming statement ($1: the token's digest): `consumed` holds the user of a
- * usable token, now used; the user's other unused tokens of the purpose are used up with it.
- */
+/** Opening CTEs ($1: the token's digest): `consumed` holds the user of a usable token; siblings are used up too. */
 function consume(purpose: AccountTokenPurpose): string {
   return `WITH "consumed" AS (
          UPDATE "identity"."account_tokens" SET "used_at" = now()

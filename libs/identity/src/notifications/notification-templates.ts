@@ -6,7 +6,6 @@ import { escapeHtml } from '../pages/page-shell';
 /** Languages with templates; any other language of `ui_locales` gets English, as the login pages do. */
 export type NotificationLocale = 'ja' | 'en';
 
-/** The template language for a language tag (a `ui_locales` value), `fallback` when none is given. */
 export function notificationLocale(tag: string | undefined, fallback: NotificationLocale): NotificationLocale {
   if (!tag) return fallback;
   return negotiateLocale({ uiLocales: tag }) === 'ja' ? 'ja' : 'en';
@@ -56,7 +55,7 @@ export interface Recipient {
   displayName: string;
 }
 
-/** The e-mail of an event in a language: plain text, and HTML with every user-provided value escaped. */
+/** HTML with every user-provided value escaped. */
 export function renderNotification(
   event: StatusEmailEvent,
   locale: NotificationLocale,

@@ -12,11 +12,7 @@ import { UserNotifications } from './user-notifications';
 
 type MailsConfig = Pick<ServiceConfig, 'notify' | 'auth'>;
 
-/**
- * Approval and rejection e-mails (spec document 3), and the e-mails of the account pages (sign-up
- * confirmation, password reset). Import it where they are asked for (admin-service, auth-service); the
- * worker runs wherever it is imported: inject UserNotifications and call it after the change.
- */
+/** Status and account-page e-mails (spec document 3); the worker runs wherever this is imported. */
 @Module({
   imports: [
     MailDeliveryModule.register({

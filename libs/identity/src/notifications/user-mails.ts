@@ -7,15 +7,12 @@ import { type NotificationLocale, notificationLocale, renderNotification } from 
 /** The status an event leaves the user in: an e-mail whose event the user has since left is stale. */
 const statusAfter: Record<StatusEmailEvent, UserStatus> = { user_approved: 'approved', user_rejected: 'pending' };
 
-/**
- * Writes an account e-mail when it is sent, with a link whose token is made then (so no secret waits in
- * the queue); null when the user no longer needs it (already verified, no password to reset).
- */
+/** The link's token is made at send time (no secret waits in the queue); null when no longer needed. */
 export interface AccountMailComposer {
   compose(event: AccountEmailEvent, job: EmailJob, user: UserEntity): Promise<MailMessage | null>;
 }
 
-/** The e-mails identity sends: read the user as they are now, write the e-mail in their language. */
+/** Reads the user as they are at send time. */
 export class UserMails implements MailComposer {
   constructor(
     private readonly users: Pick<UserRepository, 'find'>,

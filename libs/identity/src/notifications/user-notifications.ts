@@ -2,11 +2,7 @@ import { type EmailQueue } from '@fed/bus';
 import { type AccountEmailEvent, type EmailEvent, type EmailJob } from '@fed/contracts';
 import { type Logger } from '@fed/observability';
 
-/**
- * What the user-status changes tell the user (spec document 3: approval, withdrawn approval). Call
- * after the change is stored: the e-mail is queued, never sent inline, and a queue failure is
- * logged rather than failing the change that already happened.
- */
+/** Call after the change is stored: the e-mail is queued, and a queue failure is logged, not thrown. */
 export class UserNotifications {
   constructor(
     private readonly queue: EmailQueue,
@@ -23,7 +19,6 @@ export class UserNotifications {
     return this.enqueue('user_rejected', userId);
   }
 
-  /** An e-mail of the account pages (a link to confirm the address, to set a new password). */
   accountMail(
     event: AccountEmailEvent,
     userId: string,

@@ -1,7 +1,6 @@
 import { type UiLocale } from './locales';
 
-// Message catalogs of the provider's pages: one per area (login, sign-up, identity provider...), each
-// written in all 14 languages. Every catalog registers itself here so that one test checks them all.
+// Every catalog registers itself here so that one test checks them all, in all 14 languages.
 
 export type Messages<K extends string> = Readonly<Record<UiLocale, Readonly<Record<K, string>>>>;
 export type Translate<K extends string> = (
@@ -17,10 +16,7 @@ export interface RegisteredCatalog {
 
 const registry = new Map<string, RegisteredCatalog>();
 
-/**
- * A catalog's translate function. Placeholders are `{name}`; their values are inserted as given (the
- * page escapes the whole text), and a placeholder without a value stays visible rather than vanishing.
- */
+/** Values are inserted unescaped (the page escapes the whole text); a placeholder without a value stays visible. */
 export function defineCatalog<K extends string>(area: string, messages: Messages<K>): Translate<K> {
   if (registry.has(area)) throw new Error(`the message catalog "${area}" is defined twice`);
   registry.set(area, { area, messages });
@@ -30,12 +26,11 @@ export function defineCatalog<K extends string>(area: string, messages: Messages
     );
 }
 
-/** Every catalog defined so far (the modules that define them must have been imported). */
+/** Only catalogs whose modules have been imported. */
 export function registeredCatalogs(): readonly RegisteredCatalog[] {
   return [...registry.values()];
 }
 
-/** The `{name}` placeholders of one message, sorted, for comparing languages. */
 export function placeholdersOf(message: string): string[] {
   return [...message.matchAll(/\{([a-zA-Z][a-zA-Z0-9_]*)\}/g)].map((match) => match[1]).sort();
 }

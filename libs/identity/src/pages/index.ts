@@ -1,4 +1,3 @@
-// The page and language contract of the provider's pages (login, consent, sign-up, identity provider).
 export {
   type UiLocale,
   defaultLocale,

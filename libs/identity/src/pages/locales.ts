@@ -1,5 +1,3 @@
-// The languages of the provider's pages and how one is chosen for a request.
-
 /** The languages of `ui_locales` (spec document 1); `ja` is the default. */
 export const uiLocales = [
   'ja',
@@ -21,11 +19,9 @@ export type UiLocale = (typeof uiLocales)[number];
 
 export const defaultLocale: UiLocale = 'ja';
 
-// Chinese is written in two scripts: a bare `zh` or a Traditional region must not fall to the first
-// `zh-*` entry by accident.
+// A bare `zh` or a Traditional region must not fall to the first `zh-*` entry by accident.
 const traditionalChinese = new Set(['zh-tw', 'zh-hk', 'zh-mo', 'zh-hant']);
 
-/** The supported language that best matches one language tag, or undefined. */
 export function matchLocale(tag: string): UiLocale | undefined {
   const wanted = tag.trim().toLowerCase();
   if (wanted === '' || wanted.length > 35) return undefined;
@@ -44,7 +40,6 @@ export function isUiLocale(value: unknown): value is UiLocale {
   return typeof value === 'string' && (uiLocales as readonly string[]).includes(value);
 }
 
-/** The first supported language of a space-separated `ui_locales` value. */
 function fromUiLocales(value: unknown): UiLocale | undefined {
   if (typeof value !== 'string') return undefined;
   for (const tag of value.split(' ').slice(0, 20)) {
@@ -76,10 +71,7 @@ function fromAcceptLanguage(header: string | undefined): UiLocale | undefined {
   return undefined;
 }
 
-/**
- * The page language: one picked with the page's switcher (only one of the 14 tags is trusted), else the
- * first supported of `ui_locales`, else the best of `Accept-Language`, else `ja`.
- */
+/** Only one of the 14 tags is trusted from the switcher; then `ui_locales`, `Accept-Language`, `ja`. */
 export function negotiateLocale(from: { chosen?: unknown; uiLocales?: unknown; acceptLanguage?: string }): UiLocale {
   if (isUiLocale(from.chosen)) return from.chosen;
   return fromUiLocales(from.uiLocales) ?? fromAcceptLanguage(from.acceptLanguage) ?? defaultLocale;

@@ -1,10 +1,8 @@
 import { type UiLocale, isRightToLeft, uiLocales } from './locales';
 import { languageNames, shellText } from './messages';
 
-// The frame of every page of the provider: plain HTML with no script, every value escaped, served with
-// a CSP that allows nothing but inline style. Pages put their content in `body` (inside <main>, starting
-// with an <h1>) and may use the shared classes: `error` (with role="alert"), `notice`, `actions` (a row
-// of buttons), `secondary` (a quieter button), `links` (a list of links under a form).
+// No script, every value escaped, and a CSP that allows only inline style. Shared classes: `error`
+// (with role="alert"), `notice`, `actions`, `secondary`, `links`.
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -26,8 +24,7 @@ export interface PageView {
   switcher?: (locale: UiLocale) => string;
 }
 
-// Colours meet WCAG AA contrast on white (text 4.5:1, controls 3:1); logical properties keep the
-// layout right for Arabic.
+// WCAG AA contrast on white; logical properties keep the layout right for Arabic.
 const style = `
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans",sans-serif;line-height:1.5;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;background:#fff}

@@ -1,5 +1,3 @@
-// Where the provider and its pages live under {auth_url}: the sign-in library serves them, and the
-// e-mails of this library link to them.
 export const OIDC_BASE_PATH = '/federation/auth/v1';
 export const INTERACTION_PATH = `${OIDC_BASE_PATH}/interaction`;
 /** Where tenants' own providers send the user back to (registered upstream as the redirect URI). */

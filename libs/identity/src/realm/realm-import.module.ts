@@ -12,7 +12,6 @@ import { RealmService } from './realm.service';
 
 type RealmConfig = Pick<ServiceConfig, 'http'> & IdpSecretsConfig;
 
-/** The service on a data source, as the import at start and platformctl build it. */
 export function realmServiceFor(
   dataSource: DataSource,
   config: RealmConfig,
@@ -25,7 +24,7 @@ export function realmServiceFor(
   });
 }
 
-/** REALM_IMPORT: the realm file is imported at start (idempotent, all or nothing; a bad file stops the start). */
+/** REALM_IMPORT: idempotent, all or nothing; a bad file stops the start. */
 @Injectable()
 class ImportRealmAtStart implements OnApplicationBootstrap {
   constructor(

@@ -1,7 +1,6 @@
 import { UUID_PATTERN } from '@fed/contracts';
 
-// JSON Schema (draft-07) of a realm file. docs/realm.schema.json is this object, kept equal by a test,
-// so editors can validate realm files; the importer validates with it before the domain rules run.
+// JSON Schema (draft-07) of a realm file; a test keeps docs/realm.schema.json equal to it for editors.
 const labelled = {
   type: 'object',
   additionalProperties: false,
@@ -12,7 +11,6 @@ const labelled = {
   },
 };
 
-// An enterprise tenant's own OpenID provider (docs/tenant-identity-providers.md).
 const claimName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7E]+$' };
 const tenantIdp = {
   type: 'object',

@@ -27,8 +27,7 @@ export class RealmError extends Error {
   }
 }
 
-// Compiled at the first validation, not at load: compiling takes about 200 ms, and most processes that load
-// this module (platformctl's other commands, a service that imports no realm) never validate one.
+// Compiled lazily: most processes that load this module never validate a realm.
 let compiledSchema: ValidateFunction<RealmFile> | undefined;
 function validateSchema(): ValidateFunction<RealmFile> {
   compiledSchema ??= new Ajv({
@@ -46,15 +45,12 @@ export interface RealmSettings {
   defaultTenantEndpoint: string;
   /** Told of users whose sessions the import ended; absent: their access tokens expire by themselves. */
   invalidations?: SessionInvalidations;
-  /** Stores tenants' identity providers (their secrets sealed with KEY_ENCRYPTION_KEY); absent: files with one are refused. */
+  /** Absent: files with an identity provider are refused. */
   identityProviders?: () => Promise<TenantIdpsService>;
   now?: () => Date;
 }
 
-/**
- * Realm files in and out. Import is idempotent and all-or-nothing (one transaction): records are
- * matched by tenant name, client id and e-mail address; what the file states replaces what is stored.
- */
+/** Import is one idempotent transaction, matching by tenant name, client id and e-mail; the file's values win. */
 export class RealmService {
   private readonly now: () => Date;
 
@@ -65,7 +61,7 @@ export class RealmService {
     this.now = settings.now ?? (() => new Date());
   }
 
-  /** Structure by the JSON Schema, then the same rules as every other way in; every problem at once. */
+  /** Reports every problem at once. */
   validate(input: unknown): RealmFile {
     const schema = validateSchema();
     if (!schema(input)) {
@@ -338,7 +334,6 @@ export class RealmService {
       throw error;
     }
     report.users[existing ? 'updated' : 'created']++;
-    // Told to every service after the commit, as platformctl's set-role does.
     return existing && existing.role !== fields.role ? { userId: existing.id, role: fields.role } : undefined;
   }
 }
@@ -363,7 +358,6 @@ async function explained(path: string, work: () => Promise<void>): Promise<void>
   }
 }
 
-/** Providers only for enterprise tenants, each valid, and no e-mail domain claimed twice in the file. */
 function validateTenantIdps(realm: RealmFile, problems: string[]): void {
   const domains = new Set<string>();
   (realm.tenants ?? []).forEach((tenant, index) => {

@@ -8,7 +8,6 @@ export interface RealmTenant {
   type: TenantType;
   endpoint: string;
   enabled?: boolean;
-  /** Enterprise tenants only: the upstream OpenID provider its staff sign in with. */
   idp?: TenantIdpSettings;
 }
 
@@ -23,7 +22,7 @@ export interface RealmClient {
   scopes?: string[];
   publicationStatus?: PublicationStatus;
   consentRequired?: boolean;
-  /** Default true: the code flow must use PKCE; false only for a legacy confidential client. */
+  /** False only for a legacy confidential client. */
   requirePkce?: boolean;
   /** Needed for a management scope on an authorization_code client (held by its admin users only). */
   allowManagementScopes?: boolean;
@@ -31,7 +30,7 @@ export interface RealmClient {
   serviceAccountId?: string;
   /** Tenant name; the default saas tenant when omitted. */
   tenant?: string;
-  /** The platform operator's integration: in no tenant (client_credentials only; no `tenant` given). */
+  /** The operator's integration: no tenant, client_credentials only. */
   operator?: boolean;
 }
 
@@ -65,7 +64,7 @@ export interface ImportReport {
   tenants: { created: number; updated: number };
   clients: { created: number; updated: number };
   users: { created: number; updated: number };
-  /** Secrets generated for new clients that the file gave none: shown once. */
+  /** Shown once. */
   generatedSecrets: { clientId: string; secret: string }[];
   /** Users the file demoted or no longer approves: their existing sessions ended. */
   sessionsEnded: string[];

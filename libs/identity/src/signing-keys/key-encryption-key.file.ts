@@ -4,10 +4,7 @@ import path from 'node:path';
 
 export const KEY_ENCRYPTION_KEY_FILE = 'key-encryption-key';
 
-/**
- * All-in-one mode without KEY_ENCRYPTION_KEY: a key generated once and kept beside the embedded
- * database, readable by its owner only. Losing it makes the stored signing keys unreadable.
- */
+/** All-in-one mode without KEY_ENCRYPTION_KEY; losing this file makes the stored signing keys unreadable. */
 export async function keyEncryptionKeyFromDataDir(dataDir: string): Promise<string> {
   const file = path.join(dataDir, KEY_ENCRYPTION_KEY_FILE);
   try {

@@ -13,10 +13,7 @@ export class KeyDecryptionError extends Error {
   }
 }
 
-/**
- * Private keys at rest: AES-256-GCM under KEY_ENCRYPTION_KEY, with the key id as associated data,
- * so a ciphertext copied onto another row does not decrypt. Layout: version | iv | tag | ciphertext.
- */
+/** AES-256-GCM with the key id as associated data, so a ciphertext copied onto another row does not decrypt. */
 export class KeyEncryption {
   private readonly key: Buffer;
 

@@ -1,8 +1,8 @@
 import { type PublicSigningJwk } from './signing-key.entity';
 import { type SigningKeysService } from './signing-keys.service';
 
-// JWKS reads are rare (verifiers cache) but unauthenticated: a short-lived copy keeps a flood of
-// them off the database. A rotation shows within this time, well inside its publication lead.
+// The JWKS is unauthenticated: a short-lived copy keeps a flood of reads off the database, and a rotation
+// still shows well inside its publication lead.
 const CACHE_MS = 5000;
 
 export class PublishedJwks {

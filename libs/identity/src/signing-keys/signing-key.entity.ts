@@ -10,11 +10,7 @@ export interface PublicSigningJwk {
   e: string;
 }
 
-/**
- * One RS256 key of the OpenID provider. It is published from creation, signs from `activatesAt`
- * until `retiredAt`, and stays published until `expiresAt`, when no token it signed is valid any more,
- * or until `revokedAt` when it was compromised.
- */
+/** Published from creation, signs from `activatesAt` to `retiredAt`, published until `expiresAt` or `revokedAt`. */
 @Entity({ schema: 'identity', name: 'signing_keys' })
 @Check('signing_keys_alg', `"alg" = 'RS256'`)
 @Check('signing_keys_retired_after_activation', `"retired_at" IS NULL OR "retired_at" >= "activates_at"`)
@@ -32,7 +28,7 @@ export class SigningKeyEntity {
   @Column({ type: 'jsonb' })
   publicJwk!: PublicSigningJwk;
 
-  /** The PKCS#8 private key, AES-256-GCM encrypted with KEY_ENCRYPTION_KEY (see key-encryption.ts). */
+  /** PKCS#8, sealed with KEY_ENCRYPTION_KEY (key-encryption.ts). */
   @Column({ type: 'bytea' })
   privateKeyCiphertext!: Buffer;
 

@@ -2,15 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SigningKeyEntity } from './signing-key.entity';
 
-// Serializes key creation and rotation across instances; transaction-scoped, so it also works on
-// the embedded PostgreSQL (one shared session).
+// Transaction-scoped, so it also works on the embedded PostgreSQL (one shared session).
 const ROTATION_LOCK = "hashtext('identity.signing_keys')";
 
 @Injectable()
 export class SigningKeyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Runs `work` in a transaction holding the rotation lock. */
   locked<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(${ROTATION_LOCK})`);
@@ -22,7 +20,6 @@ export class SigningKeyRepository {
     return manager.find(SigningKeyEntity, { order: { activatesAt: 'ASC', createdAt: 'ASC' } });
   }
 
-  /** Keys whose tokens may still be valid at `now`: published in the JWKS. */
   published(now: Date): Promise<SigningKeyEntity[]> {
     return this.dataSource.manager
       .createQueryBuilder(SigningKeyEntity, 'key')
@@ -32,7 +29,6 @@ export class SigningKeyRepository {
       .getMany();
   }
 
-  /** The key that signs at `now`: the latest activated one that is neither retired nor revoked. */
   signingAt(now: Date, manager: EntityManager = this.dataSource.manager): Promise<SigningKeyEntity | null> {
     return manager
       .createQueryBuilder(SigningKeyEntity, 'key')

@@ -24,7 +24,6 @@ export async function keyEncryptionFor(config: Pick<ServiceConfig, 'signingKeys'
   return new KeyEncryption(config.signingKeys.encryptionKey ?? (await keyEncryptionKeyFromDataDir(config.dataDir)));
 }
 
-/** The service on a data source, as this module and platformctl build it. */
 export function signingKeysServiceFor(
   dataSource: DataSource,
   encryption: KeyEncryption,
@@ -49,10 +48,7 @@ class EnsureSigningKey implements OnApplicationBootstrap {
   }
 }
 
-/**
- * A key revoked by another process (`platformctl keys revoke`) leaves this instance's JWKS and signing
- * key at once, not after their few seconds in memory.
- */
+/** A key revoked by another process leaves this instance's JWKS and signing key at once, not after their cache time. */
 @Injectable()
 class ForgetRevokedKeys implements OnModuleInit, OnModuleDestroy {
   private subscription?: Subscription;

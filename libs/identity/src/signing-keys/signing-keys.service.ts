@@ -35,14 +35,10 @@ export interface ActiveSigningKey {
   privateKey: KeyObject;
 }
 
-/**
- * The provider's RS256 keys. Rotation publishes the next key before it signs (verifiers refetch the
- * JWKS on an unknown `kid`), and keeps the retired key published until every token it signed has expired.
- */
+/** The next key is published before it signs, and a retired key stays published until every token it signed expired. */
 export class SigningKeysService {
   private readonly now: () => Date;
   private active?: { key: ActiveSigningKey; recheckAt: Date; retiresAt: number };
-  /** The lookup of the signing key under way, if one is. */
   private lookup?: Promise<ActiveSigningKey>;
   /** Counts forgetSigningKey(): a lookup begun before one does not keep its answer. */
   private generation = 0;
@@ -65,17 +61,12 @@ export class SigningKeysService {
     });
   }
 
-  /**
-   * Adds a key that starts signing `activateInSeconds` from now; the current key signs until then,
-   * then stays published for the token lifetime. A key announced by an earlier rotation that has not
-   * signed yet is replaced.
-   */
+  /** The current key signs until then, then stays published for the token lifetime; an unused announced key goes. */
   async rotate(activateInSeconds: number): Promise<SigningKeyStatus> {
     if (!Number.isInteger(activateInSeconds) || activateInSeconds < 0) {
       throw new RangeError('activateInSeconds must be a non-negative integer');
     }
-    // A new key sealed with another encryption key than the current one would be unreadable to the
-    // provider: prove this encryption key opens the current key first.
+    // A new key sealed with another encryption key would be unreadable: prove this one opens the current key first.
     if (await this.repository.signingAt(this.now())) await this.activeSigningKey();
     const created = await this.repository.locked(async (manager) => {
       const now = this.now();
@@ -95,10 +86,8 @@ export class SigningKeysService {
   }
 
   /**
-   * Emergency withdrawal of a compromised key: out of the JWKS at once and never signs again. When it is
-   * the key signing now, a new key signs from this moment (verifiers fetch it on first sight of its
-   * `kid`), replacing one announced earlier that has not signed yet. Telling running verifiers is the
-   * caller's job (`auth.signing-key-revoked`); repeating it changes nothing.
+   * When it is the key signing now, a new key signs at once, replacing an announced one. Telling running
+   * verifiers (`auth.signing-key-revoked`) is the caller's job; repeating changes nothing.
    */
   async revoke(kid: string): Promise<{ revoked: SigningKeyStatus; replacement?: SigningKeyStatus }> {
     // As in rotate(): a replacement sealed with another encryption key would be unreadable.
@@ -130,7 +119,6 @@ export class SigningKeysService {
     };
   }
 
-  /** Forgets the signing key held in memory (another process revoked or rotated keys). */
   forgetActiveKey(): void {
     this.forgetSigningKey();
   }
@@ -140,18 +128,14 @@ export class SigningKeysService {
     return (await this.repository.all()).map((key) => this.statusOf(key, now));
   }
 
-  /** The JWKS document of the spec: every key a valid token may name. */
   async publishedJwks(): Promise<{ keys: PublicSigningJwk[] }> {
     return { keys: (await this.repository.published(this.now())).map((key) => key.publicJwk) };
   }
 
   /**
-   * The key to sign with now, decrypted. Kept in memory and looked up again at most every few seconds
-   * (a rotation may come from another process) and at the moment a scheduled next key activates.
-   * One lookup at a time, however many tokens are being signed: the call that starts it waits for it,
-   * the calls that come meanwhile sign with the key in memory unless it has retired. (Every call
-   * looking it up at once had been a burst of hundreds of queries every few seconds at 1,000 tokens
-   * a second, each token waiting behind them: the token endpoint's p99 under load.)
+   * Cached, and looked up again every few seconds (rotation by another process) and when a scheduled key activates.
+   * One lookup at a time: calls meanwhile sign with the key in memory unless it retired, so signing never queues
+   * behind a burst of queries.
    */
   activeSigningKey(): Promise<ActiveSigningKey> {
     const now = this.now();
@@ -165,7 +149,7 @@ export class SigningKeysService {
     return lookup;
   }
 
-  /** After a rotation or revocation here: the next call looks the key up, and a lookup under way is not kept. */
+  /** A lookup under way is not kept either. */
   private forgetSigningKey(): void {
     this.active = undefined;
     this.lookup = undefined;

@@ -5,10 +5,7 @@ import { TenantEntity } from './tenant.entity';
 /** Users and clients without a tenant belong to this saas tenant, created on first use. */
 export const DEFAULT_TENANT = 'default';
 
-/**
- * The tenant named `name`. The default tenant is created when missing (atomically, under concurrent
- * callers) with `defaultEndpoint`; any other name must exist: null otherwise.
- */
+/** The default tenant is created atomically when missing; any other name must exist. */
 export async function tenantNamed(
   manager: EntityManager,
   name: string,

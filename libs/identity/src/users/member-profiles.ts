@@ -12,7 +12,7 @@ export class MemberProfiles {
   constructor(private readonly dataSource: DataSource) {}
 
   async of(userId: string): Promise<MemberProfile> {
-    // A subject that is not a user id (a service account) has no profile; the comparison as uuid keeps the key's index.
+    // A service account's subject is no user id; comparing as uuid keeps the key's index.
     if (!isUuid(userId)) return {};
     const [row] = (await this.dataSource.query(
       `SELECT "organization"->>'id' AS "org_id", "job"->>'id' AS "job_role" FROM "identity"."users" WHERE "id" = $1::uuid`,

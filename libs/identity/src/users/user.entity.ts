@@ -7,7 +7,6 @@ export type UserRole = (typeof userRoles)[number];
 export const userStatuses = ['unverified', 'pending', 'approved'] as const;
 export type UserStatus = (typeof userStatuses)[number];
 
-/** A code and its label, as master data gives them (`organization`, `job`). */
 export interface Labelled {
   id: string;
   label: string;
@@ -19,7 +18,6 @@ export interface Labelled {
 @Unique('users_username_key', ['username'])
 @Check('users_role', `"role" IN ('admin', 'user')`)
 @Check('users_status', `"status" IN ('unverified', 'pending', 'approved')`)
-// The admin list: a tenant's users, newest first.
 @Index('users_tenant_id_created_at_idx', ['tenantId', 'createdAt'])
 export class UserEntity {
   /** `sub` of the user's tokens. */

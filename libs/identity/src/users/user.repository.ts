@@ -33,7 +33,6 @@ export class UserRepository {
     return this.dataSource.manager.find(UserEntity, { order: { email: 'ASC' }, relations: { tenant: true } });
   }
 
-  /** See tenantNamed(): the default tenant is created on first use. */
   tenantNamed(name: string, defaultEndpoint: string): Promise<TenantEntity | null> {
     return tenantNamed(this.dataSource.manager, name, defaultEndpoint);
   }
@@ -51,10 +50,7 @@ export class UserRepository {
     return result.raw.length === 1;
   }
 
-  /**
-   * Moves `id` from `from` to `to` in one statement; false when it was not in `from` (or is absent).
-   * Leaving `approved` ends the sessions issued before `at`.
-   */
+  /** One statement; false when not in `from`. Leaving `approved` ends sessions issued before `at`. */
   async transition(id: string, from: UserStatus, to: UserStatus, at: Date, scope: UserScope = {}): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       UserEntity,
@@ -64,7 +60,7 @@ export class UserRepository {
     return result.affected === 1;
   }
 
-  /** Sets the role of an approved user; lowering it also invalidates the sessions issued before `at`. */
+  /** Approved users only; lowering the role also ends sessions issued before `at`. */
   async setRole(
     id: string,
     role: UserRole,
@@ -83,18 +79,14 @@ export class UserRepository {
     return { changed: updated.length === 1, sessionsInvalidated: updated[0]?.invalidated === true };
   }
 
-  /** The user `id` when it is within `scope` (another tenant's user is as absent as an unknown one). */
+  /** Another tenant's user is as absent as an unknown one. */
   findInScope(id: string, scope: UserScope): Promise<UserEntity | null> {
     return this.dataSource.manager.findOne(UserEntity, {
       where: { id, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) },
     });
   }
 
-  /**
-   * Removes the user in one statement, with what lets them back in: their refresh-token families (their
-   * tokens cascade), consents (by foreign key) and the provider's stored sessions and grants of their
-   * account. False when absent (or outside `scope`).
-   */
+  /** One statement, with what lets them back in: refresh-token families, consents, provider sessions and grants. */
   async delete(id: string, scope: UserScope = {}): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `WITH "removed" AS (

@@ -9,10 +9,7 @@ import { UserEntity } from './user.entity';
 import { UserRepository } from './user.repository';
 import { UsersService } from './users.service';
 
-/**
- * The service on a data source, as this module and platformctl build it. Without `invalidations`
- * (a command without a bus) a user's access tokens keep working until they expire.
- */
+/** Without `invalidations` (a command without a bus) access tokens keep working until they expire. */
 export function usersServiceFor(
   dataSource: DataSource,
   config: Pick<ServiceConfig, 'http'>,
@@ -25,7 +22,6 @@ export function usersServiceFor(
   );
 }
 
-/** Users and their tenants; ended sessions are told to every service over the bus. */
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, TenantEntity])],
   providers: [

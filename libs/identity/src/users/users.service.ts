@@ -30,8 +30,7 @@ export interface UsersSettings {
   now?: () => Date;
 }
 
-// argon2id (the library's default algorithm; a test checks the PHC prefix) with OWASP's parameters
-// (19 MiB, 2 passes, 1 lane): about 20 ms per hash on one core.
+// argon2id (the library default; a test checks the PHC prefix) with OWASP's parameters.
 const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
 const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
@@ -51,7 +50,6 @@ export class UsersService {
   constructor(
     private readonly repository: UserRepository,
     private readonly settings: UsersSettings,
-    /** Absent (a command without a bus): the user's access tokens keep working until they expire. */
     private readonly invalidations?: SessionInvalidations,
   ) {
     this.now = settings.now ?? (() => new Date());
@@ -94,21 +92,17 @@ export class UsersService {
     return { user: toView((await this.repository.find(user.id)) as UserEntity), generatedPassword };
   }
 
-  /** The user when the login (e-mail or username) and password match; null otherwise. */
   async verifyPassword(login: string, password: string): Promise<UserView | null> {
     return this.checkLoginPassword(await this.findForLogin(login), password);
   }
 
-  /**
-   * The user a login form names (e-mail address or username), or null. Found before the password is
-   * checked, so the brute-force throttle counts by user: e-mail and username share one budget.
-   */
+  /** Found before the password check, so the throttle counts by user (e-mail and username share one budget). */
   async findForLogin(login: string): Promise<UserEntity | null> {
     const normalized = login.trim().toLowerCase();
     return normalized.length <= 254 ? this.repository.findByLogin(normalized) : null;
   }
 
-  /** The user when the password is theirs; null otherwise (the decoy hash keeps an unknown user as slow). */
+  /** The decoy hash keeps an unknown user as slow. */
   async checkLoginPassword(user: UserEntity | null, password: string): Promise<UserView | null> {
     if (password.length > MAX_PASSWORD) return null;
     const stored = user?.passwordHash ?? (await this.decoyHash);
@@ -116,12 +110,11 @@ export class UsersService {
     return user && user.passwordHash && matches ? toView(user) : null;
   }
 
-  /** A successful sign-in: the admin User object's `lastLoginAt`. */
+  /** The admin User object's `lastLoginAt`. */
   async recordLogin(userId: string): Promise<void> {
     await this.repository.recordLogin(userId, this.now());
   }
 
-  /** Whether any user exists at all. */
   any(): Promise<boolean> {
     return this.repository.any();
   }
@@ -136,7 +129,7 @@ export class UsersService {
     return toView(user);
   }
 
-  /** pending -> approved; any other status is refused (admin API: 400). A user outside `scope` is not found. */
+  /** Any other status is refused (admin API: 400); a user outside `scope` is not found. */
   approve(userId: string, scope: UserScope = {}): Promise<void> {
     return this.transition(userId, 'pending', 'approved', this.now(), scope);
   }
@@ -148,22 +141,19 @@ export class UsersService {
     await this.invalidations?.invalidate(userId, at);
   }
 
-  /** Only approved users; lowering admin to user invalidates their existing sessions; every service is told. */
+  /** Approved users only; lowering admin to user ends their sessions. */
   async setRole(userId: string, role: UserRole, scope: UserScope = {}): Promise<{ sessionsInvalidated: boolean }> {
     if (!userRoles.includes(role)) throw new UsersError('invalid_role', 'role must be admin or user');
     const at = this.now();
     const result = await this.repository.setRole(userId, role, at, scope);
     if (!result.changed) await this.explainRefusal(userId, 'the user is not approved', scope);
     if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
-    // Every service asks the current role on an admin call: a promotion or demotion holds from the next one.
+    // Admin calls check the current role, so the change holds from the next one.
     await this.invalidations?.roleChanged?.(userId, role, at);
     return { sessionsInvalidated: result.sessionsInvalidated };
   }
 
-  /**
-   * Removes the user (one statement, with their refresh tokens, consents and provider sessions) and ends
-   * the access tokens already issued to them everywhere, as a lowered role does.
-   */
+  /** Also ends the access tokens already issued to them everywhere, as a lowered role does. */
   async delete(userId: string, scope: UserScope = {}): Promise<void> {
     const at = this.now();
     if (!(await this.repository.delete(userId, scope))) throw new UsersError('user_not_found', 'no such user');
@@ -196,7 +186,7 @@ export interface UserFields {
   status?: UserStatus;
 }
 
-/** The rules every user record meets, however it arrives (CLI, realm file, admin API); normalized. */
+/** However the record arrives (CLI, realm file, admin API). */
 export function validateUserFields(input: UserFields): Required<UserFields> {
   const email = input.email.trim().toLowerCase();
   if (email.length > 254 || !EMAIL.test(email) || !isPrintableLine(email)) {
@@ -222,7 +212,6 @@ export function validateBio(bio: string): void {
     throw new UsersError('invalid_name', 'bio must be at most 2000 characters of storable text');
 }
 
-/** argon2id hash of a password that meets the rules. */
 export async function hashPassword(password: string): Promise<string> {
   checkPassword(password);
   return hash(password, ARGON2);
@@ -232,7 +221,6 @@ export function verifyPasswordHash(passwordHash: string, password: string): Prom
   return verify(passwordHash, password).catch(() => false);
 }
 
-/** The password rules of every user record (length, storable text); a UsersError `invalid_password` otherwise. */
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD || !isStorableText(password)) {
     throw new UsersError('invalid_password', `password must be ${MIN_PASSWORD}-${MAX_PASSWORD} characters`);

@@ -19,7 +19,6 @@ import { UpstreamClients } from './upstream-clients';
 import { UpstreamSessions } from './upstream-sessions';
 import { signInEntities } from '../sign-in.entities';
 
-/** Enterprise tenants' own identity providers: the relying party, the callback, fresh userinfo. */
 @Module({
   imports: [TypeOrmModule.forFeature([...identityEntities, ...signInEntities]), SigningKeysModule],
   controllers: [IdpCallbackController],

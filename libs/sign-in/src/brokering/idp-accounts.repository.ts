@@ -27,20 +27,16 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { driverError?: { code?: string } }).driverError?.code === '23505';
 }
 
-/** Users of a tenant's provider, found and created by the upstream subject, and their upstream tokens. */
 export class IdpAccountsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * The user the upstream subject is linked to in this tenant, refreshed from the profile; or a new,
-   * approved user (the tenant's provider vouches for its staff). Never an existing account found by
-   * e-mail alone: a local user with the same address is refused, not taken over. The e-mail address's
-   * unique key decides between concurrent first sign-ins of one subject.
+   * Never links an existing account by e-mail alone: a local user with the same address is refused, not taken
+   * over. New users are approved (the provider vouches for its staff); the e-mail's unique key settles races.
    */
   async link(tenant: TenantEntity, profile: UpstreamProfile, at: Date): Promise<LinkOutcome> {
     if (profile.email === undefined) return { refused: 'email_missing' };
-    // A tenant that lists its domains vouches only for those: its provider cannot hand out another
-    // tenant's (or a SaaS user's) address, which would take that address from its owner.
+    // A tenant that lists domains vouches only for those, so its provider cannot take another tenant's address.
     if (!(await this.withinDomains(tenant, profile.email))) return { refused: 'email_outside_domains' };
     const fields = ownedFields({ ...profile, email: profile.email }, at);
     const linked = await this.linked(tenant, profile.subject);
@@ -71,7 +67,6 @@ export class IdpAccountsRepository {
     return concurrent ? { user: concurrent } : { refused: 'account_exists' };
   }
 
-  /** Whether `email` is in one of the tenant's domains; any address when it lists none. */
   private async withinDomains(tenant: TenantEntity, email: string): Promise<boolean> {
     const domains = (await this.dataSource.query(
       `SELECT "domain" FROM "identity"."tenant_idp_domains" WHERE "tenant_id" = $1`,

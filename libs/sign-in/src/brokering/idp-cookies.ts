@@ -13,9 +13,8 @@ const RESULT_COOKIE = 'fed_idp_result';
 const FLOW_SECONDS = 900;
 const RESULT_SECONDS = 120;
 
-/** What the browser's trip to the upstream must bring back: kept sealed in the browser, not on the server. */
+/** Sealed in the browser, not kept on the server. */
 export interface IdpFlow {
-  /** The oidc-provider interaction to finish. */
   uid: string;
   tenantId: string;
   state: string;
@@ -24,14 +23,12 @@ export interface IdpFlow {
   locale: UiLocale;
 }
 
-/** How the trip ended, carried from the callback to the interaction (whose cookie has its own path). */
+/** Carried from the callback to the interaction, whose cookie has its own path. */
 export type IdpResult = { uid: string; accountId: string } | { uid: string; error: 'access_denied' };
 
 /**
- * The two cookies of a sign-in through a tenant's provider: HttpOnly, SameSite=Lax (the upstream sends
- * the browser back with a top-level GET), Secure with an https issuer, sealed (AES-256-GCM) so that
- * neither can be read or forged, each with an expiry inside. The flow cookie binds the callback to the
- * browser that started the sign-in; the result is bound to its interaction.
+ * SameSite=Lax (the upstream returns with a top-level GET), sealed so neither can be read or forged. The flow
+ * cookie binds the callback to the browser that started; the result is bound to its interaction.
  */
 export class IdpCookies {
   private readonly box: SealedBox;
@@ -97,7 +94,7 @@ export class IdpCookies {
   }
 }
 
-/** The interaction's own path: where oidc-provider's interaction cookie is sent too. */
+/** Where oidc-provider's interaction cookie is sent too. */
 export function resultPath(uid: string): string {
   return `${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
 }

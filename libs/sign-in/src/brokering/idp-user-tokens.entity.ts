@@ -1,10 +1,7 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 import { UserEntity } from '@fed/identity/internal';
 
-/**
- * The upstream tokens of a user's last sign-in through their tenant's provider, kept so that userinfo
- * can ask the upstream for fresh attributes. Sealed like the client secret, each bound to its user.
- */
+/** Kept so userinfo can ask the upstream for fresh attributes; sealed and bound to the user. */
 @Entity({ schema: 'identity', name: 'idp_user_tokens' })
 export class IdpUserTokensEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'idp_user_tokens_pkey' })

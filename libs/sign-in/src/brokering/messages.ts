@@ -1,7 +1,6 @@
 import { defineCatalog } from '@fed/identity/internal';
 
-// The pages of a sign-in through a tenant's own identity provider (all of them errors: the happy path
-// only redirects). Short, plain sentences that say what happened and what to do.
+// All error pages: the happy path only redirects.
 export const idpText = defineCatalog('identity-provider', {
   ja: {
     title: '組織アカウントでのログイン',

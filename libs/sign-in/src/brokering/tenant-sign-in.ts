@@ -30,10 +30,8 @@ const refusalPages = {
 const random = () => randomBytes(32).toString('base64url');
 
 /**
- * Sign-in of an enterprise tenant's staff at the tenant's own provider, inside oidc-provider's login
- * interaction: the login page sends the browser upstream (by `idp_hint` or by the e-mail domain typed
- * in); the upstream sends it back to the callback, which links the user by the upstream subject and
- * hands the result to the interaction, which finishes like a password login (consent follows as usual).
+ * Inside oidc-provider's login interaction: the login page sends the browser upstream (`idp_hint` or the e-mail
+ * domain); the callback links the user by upstream subject and the interaction finishes like a password login.
  */
 export class TenantSignIn {
   private readonly callbackUrl: string;
@@ -49,10 +47,7 @@ export class TenantSignIn {
     this.callbackUrl = `${authUrl}${IDP_CALLBACK_PATH}`;
   }
 
-  /**
-   * On the login page: finishes the interaction when the browser is back from the upstream, or sends it
-   * upstream when `idp_hint` names a tenant with a provider. True when it answered.
-   */
+  /** True when it answered. */
   async onLoginPage(
     provider: Provider,
     details: Details,
@@ -78,7 +73,7 @@ export class TenantSignIn {
     return true;
   }
 
-  /** On the login form, before any password is looked at: an address of a tenant's e-mail domain goes upstream. */
+  /** Before any password is looked at. */
   async onLoginForm(details: Details, login: string, locale: UiLocale, res: Response): Promise<boolean> {
     const at = login.lastIndexOf('@');
     if (at < 1 || login.length > 254) return false;
@@ -88,7 +83,6 @@ export class TenantSignIn {
     return true;
   }
 
-  /** `GET /federation/auth/v1/idp/callback`: the upstream's answer, checked, the user linked. */
   async callback(req: Request, res: Response): Promise<void> {
     const flow = this.cookies.readFlow(req.headers.cookie);
     res.append('Set-Cookie', this.cookies.clearFlow());
@@ -141,7 +135,6 @@ export class TenantSignIn {
     res.set('Cache-Control', 'no-store').redirect(303, target.href);
   }
 
-  /** Back to the interaction's own path, where its cookie (and the result's) are sent. */
   private finishWith(res: Response, result: Parameters<IdpCookies['result']>[0]): void {
     res.append('Set-Cookie', this.cookies.result(result));
     res.set('Cache-Control', 'no-store').redirect(303, resultPath(result.uid));

@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { IdpError, isLoopbackHttp, UnsealError, type UpstreamSettings } from '@fed/identity/internal';
 
-/** The upstream could not be reached or did not answer usefully: the spec's 502 `bad_gateway`. */
+/** The spec's 502 `bad_gateway`. */
 export class UpstreamUnreachable extends Error {
   constructor(cause: unknown) {
     super(`the identity provider could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, {
@@ -11,11 +11,7 @@ export class UpstreamUnreachable extends Error {
   }
 }
 
-/**
- * The upstream answered, but its answer does not check out: an ID token not signed by a key of its JWKS,
- * signed with an algorithm outside ID_TOKEN_ALGORITHMS (`none`, HS256), or with claims that do not match.
- * A bad gateway too (502), never a sign-in.
- */
+/** An answer that does not check out (signature, algorithm, claims): also 502, never a sign-in. */
 export class UpstreamAnswerRejected extends UpstreamUnreachable {
   constructor(cause: unknown) {
     super(cause);
@@ -24,10 +20,7 @@ export class UpstreamAnswerRejected extends UpstreamUnreachable {
   }
 }
 
-/**
- * The algorithms an upstream ID token may be signed with, whatever the provider's metadata offers:
- * asymmetric ones, so only the provider's private key can sign and its JWKS can check.
- */
+/** Asymmetric only, whatever the metadata offers, so only the provider's private key can sign. */
 export const ID_TOKEN_ALGORITHMS: readonly string[] = [
   'RS256',
   'RS384',
@@ -42,7 +35,7 @@ export const ID_TOKEN_ALGORITHMS: readonly string[] = [
   'Ed25519',
 ];
 
-/** The tenant's provider is configured wrongly (none, a secret that does not open, an issuer that does not match): 500 `server_error`. */
+/** No provider, a secret that does not open, a mismatched issuer: 500 `server_error`. */
 export class UpstreamMisconfigured extends Error {
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
@@ -50,8 +43,7 @@ export class UpstreamMisconfigured extends Error {
   }
 }
 
-// openid-client's codes of answers that only a configuration change fixes, not a retry (the issuer
-// of the discovery document is not the configured one, metadata missing, a non-https endpoint).
+// openid-client codes that only a configuration change fixes, not a retry.
 const CONFIGURATION_CODES = new Set<string>([
   'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED',
   'OAUTH_MISSING_SERVER_METADATA',
@@ -60,8 +52,7 @@ const CONFIGURATION_CODES = new Set<string>([
   'OAUTH_REQUEST_PROTOCOL_FORBIDDEN',
 ]);
 
-// openid-client's codes of an answer that arrived but fails a check: a JWS signature or key that is not
-// the provider's, an algorithm not accepted, claims (iss, aud, nonce, exp) that do not match.
+// openid-client codes of an answer that arrived but fails a check (signature, key, algorithm, claims).
 const REJECTED_ANSWER_CODES = new Set<string>([
   'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED',
   'OAUTH_KEY_SELECTION_FAILED',
@@ -72,7 +63,7 @@ const REJECTED_ANSWER_CODES = new Set<string>([
   'OAUTH_PARSE_ERROR',
 ]);
 
-/** Whether a failure talking to the upstream is its outage or bad answer (502) or our tenant's configuration (500). */
+/** The upstream's outage or bad answer (502), or our tenant's configuration (500). */
 export function upstreamFailure(error: unknown): UpstreamUnreachable | UpstreamMisconfigured {
   if (error instanceof UpstreamUnreachable || error instanceof UpstreamMisconfigured) return error;
   if (error instanceof UnsealError || error instanceof IdpError) {
@@ -105,12 +96,7 @@ interface CachedConfiguration {
   configuration: Promise<oidc.Configuration>;
 }
 
-/**
- * The relying party's view of each tenant's upstream: its discovered metadata, cached per tenant for an
- * hour (and until the tenant's provider changes); a failed discovery is not cached. The discovery
- * checks that the document's `issuer` is exactly the configured one; ID tokens are checked against it,
- * and their signature against its JWKS.
- */
+/** Discovered metadata cached per tenant for an hour (and until its provider changes); failures are not cached. */
 export class UpstreamClients {
   private readonly cache = new Map<string, CachedConfiguration>();
 
@@ -137,7 +123,6 @@ export class UpstreamClients {
       execute: insecure ? [oidc.allowInsecureRequests] : [],
     });
     const { supportsPKCE: _helper, ...metadata } = discovered.serverMetadata();
-    // OpenID Connect's default when the metadata names none.
     const offered = metadata.id_token_signing_alg_values_supported ?? ['RS256'];
     const algorithms = offered.filter((alg) => ID_TOKEN_ALGORITHMS.includes(alg));
     if (algorithms.length === 0) {
@@ -146,7 +131,7 @@ export class UpstreamClients {
       );
     }
     if (!metadata.jwks_uri) throw new UpstreamMisconfigured('the identity provider publishes no jwks_uri');
-    // Only the accepted algorithms: an ID token with another `alg` (none, HS256) is refused before any key is looked at.
+    // Only accepted algorithms, so an ID token with another `alg` (none, HS256) is refused before any key lookup.
     const configuration = new oidc.Configuration(
       { ...metadata, id_token_signing_alg_values_supported: algorithms },
       settings.clientId,
@@ -155,8 +140,7 @@ export class UpstreamClients {
     );
     configuration.timeout = TIMEOUT_SECONDS;
     if (insecure) oidc.allowInsecureRequests(configuration);
-    // openid-client checks an ID token from the token endpoint for its claims only, trusting TLS for the
-    // rest; a loopback http provider has no TLS, and a token must be the provider's whatever the transport.
+    // openid-client otherwise trusts TLS for token-endpoint ID tokens; loopback http has none.
     oidc.enableNonRepudiationChecks(configuration);
     return configuration;
   }

@@ -24,7 +24,6 @@ export interface AuthorizationRequest {
 }
 
 export interface CodeExchange {
-  /** The callback URL as the upstream sent the browser to it. */
   callbackUrl: URL;
   state: string;
   nonce: string;
@@ -38,13 +37,7 @@ const EXPIRY_MARGIN_MS = 10_000;
 const accessContext = (userId: string) => `idp-access-token:${userId}`;
 const refreshContext = (userId: string) => `idp-refresh-token:${userId}`;
 
-/**
- * The relying party of tenants' providers (openid-client): the authorization request (code, PKCE
- * S256, state, nonce), the code exchange with its checks (state, issuer, nonce, ID token signature),
- * the profile read through the tenant's claim mapping, and later the fresh profile userinfo asks for
- * with the upstream tokens kept from the sign-in (refreshed when expired). Every failure is an
- * UpstreamUnreachable (502) or an UpstreamMisconfigured (500).
- */
+/** openid-client relying party (PKCE S256, state, nonce); failures are UpstreamUnreachable or UpstreamMisconfigured. */
 export class UpstreamSessions {
   private readonly tokens: SealedBox;
   // One refresh per user at a time in this process: providers that rotate refresh tokens refuse a second use.
@@ -60,7 +53,6 @@ export class UpstreamSessions {
     this.tokens = new SealedBox(encryption, 'idp-user-tokens');
   }
 
-  /** Whether the tenant signs in with its own provider. */
   async hasProvider(tenant: TenantEntity): Promise<boolean> {
     return (await this.repository.find(tenant)) !== null;
   }
@@ -82,10 +74,7 @@ export class UpstreamSessions {
     });
   }
 
-  /**
-   * The code exchanged, the ID token checked, userinfo read: the user's profile. The upstream's refusal
-   * (`error` in the callback) is an oidc.AuthorizationResponseError, passed through.
-   */
+  /** The upstream's refusal (`error` in the callback) passes through as oidc.AuthorizationResponseError. */
   async exchange(tenantId: string, exchange: CodeExchange) {
     return this.attempt(async () => {
       const settings = await this.settingsOf(tenantId);
@@ -105,7 +94,6 @@ export class UpstreamSessions {
     }, [oidc.AuthorizationResponseError]);
   }
 
-  /** Keeps the upstream tokens of the user's sign-in, sealed, for userinfo. */
   async keepTokens(userId: string, response: UpstreamTokens, at: Date): Promise<void> {
     await this.accounts.saveTokens({
       userId,
@@ -118,10 +106,7 @@ export class UpstreamSessions {
     });
   }
 
-  /**
-   * Userinfo's `idp` object fresh from the upstream, for a user who signed in through it; undefined for
-   * one who never did (a realm file's tenant user signing in with a password): the stored values answer.
-   */
+  /** Undefined for a user who never signed in upstream (a realm file's password user): the stored values answer. */
   async freshIdp(user: UserEntity & { tenant: TenantEntity }) {
     const stored = await this.accounts.tokensOf(user.id);
     if (!stored || user.idpSubject === null) return undefined;
@@ -197,7 +182,7 @@ export class UpstreamSessions {
     return settings;
   }
 
-  /** Runs `work`, turning any failure into the 502 or 500 kind, except the errors named to pass. */
+  /** Except the errors named to pass. */
   private async attempt<T>(work: () => Promise<T>, passing: (new (...args: never[]) => Error)[] = []): Promise<T> {
     try {
       return await work();

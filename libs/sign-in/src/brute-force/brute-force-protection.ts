@@ -5,7 +5,6 @@ import { ClientThrottle } from './client-throttle';
 import { LoginThrottle, defaultLoginThrottlePolicy } from './login-throttle';
 import { type SignInEvents, signInMetrics } from './sign-in-events';
 
-/** Makes the throttles of the app: all count in its shared counters and report to its metrics. */
 @Injectable()
 export class BruteForceProtection {
   readonly events: SignInEvents;

@@ -3,7 +3,6 @@ import { IGNORED_SIGN_IN_EVENTS, type SignInEvents } from './sign-in-events';
 import { throttleKey } from './throttle-key';
 
 export interface ClientThrottlePolicy {
-  /** Failures are counted over this window (seconds). */
   windowSeconds: number;
   /** Failures of one client id from one address that lock that pair for the rest of the window. */
   lockAfterPerSource: number;
@@ -14,15 +13,11 @@ export const defaultClientThrottlePolicy: ClientThrottlePolicy = { windowSeconds
 const MAX_REMEMBERED = 10_000;
 
 /**
- * Brute-force protection of client secrets (token endpoint, revoke, Marketplace). Only a (client id,
- * address) pair is ever locked, never a client: client ids are public, so a lock on the client would
- * let anyone cut off its users. The secret is compared first (a constant-time hash compare), then one
- * atomic counter step decides: a wrong secret is always counted, a right one stands only while its
- * pair is below the limit. So however many guesses arrive at once, at most the limit of them per window
- * is ever tested, and a busy client's concurrent right secrets are never counted as attempts.
+ * Only a (client id, address) pair is locked, never a client: client ids are public, so a client lock would let
+ * anyone cut off its users. One atomic counter step after the constant-time compare means at most the limit of
+ * concurrent guesses per window is tested, and concurrent right secrets are never counted.
  */
 export class ClientThrottle {
-  /** Pairs found clean with a right secret, until when: see `rememberCleanMs`. */
   private readonly clean = new Map<string, number>();
   private readonly now: () => number;
   private readonly events: SignInEvents;
@@ -32,13 +27,11 @@ export class ClientThrottle {
     private readonly policy: ClientThrottlePolicy = defaultClientThrottlePolicy,
     private readonly options: {
       /**
-       * For the hot path (the token endpoint): a right secret from a pair found with no failures is
-       * accepted without asking the counters again for this long. A failure seen here forgets the
-       * pair at once; one seen by another instance applies here within this time. 0: always ask.
+       * A right secret from a pair found clean skips the counters for this long (the token endpoint's hot path); a
+       * failure elsewhere applies here within this time. 0: always ask.
        */
       rememberCleanMs?: number;
       now?: () => number;
-      /** Refusals (`invalid_client`, `throttled`) and the locks of pairs. */
       events?: SignInEvents;
     } = {},
   ) {
@@ -46,7 +39,7 @@ export class ClientThrottle {
     this.events = options.events ?? IGNORED_SIGN_IN_EVENTS;
   }
 
-  /** Whether the client authentication stands, given whether the secret matched; a refusal looks like a wrong secret. */
+  /** A refusal looks like a wrong secret. */
   async accepts(clientId: string, source: string, secretMatches: boolean): Promise<boolean> {
     const pair = `${clientId}\u0000${source}`;
     const remember = this.options.rememberCleanMs ?? 0;

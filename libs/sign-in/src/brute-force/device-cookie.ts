@@ -7,18 +7,15 @@ const MAC_LENGTH = 43; // HMAC-SHA256 in base64url
 export interface DeviceCookieSettings {
   /** HMAC-SHA256 key, e.g. `KeyEncryption.derive('device-cookie')`. */
   key: Buffer;
-  /** Where the browser sends the cookie back: the login form's path. */
   path: string;
-  /** Over https (the issuer's scheme): the cookie is marked Secure. */
   secure: boolean;
   now?: () => number;
 }
 
 /**
- * Device cookies (OWASP, "Slow down online guessing attacks with device cookies"): a browser that
- * signed in to an account gets a signed cookie naming the user, a random nonce and an expiry. Its next
- * attempts on that account are counted by the nonce instead of the address, and account holds do not
- * apply to them, so an attacker, even one behind the same address, cannot hold the real user back.
+ * OWASP device cookies: later attempts from a browser that signed in to the account are counted by its nonce,
+ * not the address, and account holds skip them, so an attacker, even behind the same address, cannot hold the
+ * real user back.
  */
 export class DeviceCookies {
   private readonly now: () => number;
@@ -27,7 +24,6 @@ export class DeviceCookies {
     this.now = settings.now ?? Date.now;
   }
 
-  /** The `Set-Cookie` value that marks this browser as one `userId` signed in from. */
   issue(userId: string): string {
     const expiresAt = Math.floor(this.now() / 1000) + LIFETIME_SECONDS;
     const payload = `${userId}.${randomBytes(16).toString('base64url')}.${expiresAt}`;
@@ -36,7 +32,7 @@ export class DeviceCookies {
     return [`${DEVICE_COOKIE}=${payload}.${this.mac(payload)}`, ...attributes].join('; ');
   }
 
-  /** The nonce of a valid device cookie for `userId` in a `Cookie` header; undefined for none, forged, expired or another user's. */
+  /** Undefined for none, forged, expired or another user's. */
   nonceFor(cookieHeader: string | undefined, userId: string): string | undefined {
     for (const value of cookieValues(cookieHeader, DEVICE_COOKIE)) {
       const parts = value.split('.');

@@ -3,15 +3,13 @@ import { IGNORED_SIGN_IN_EVENTS, type SignInEvents } from './sign-in-events';
 import { throttleKey } from './throttle-key';
 
 export interface LoginThrottlePolicy {
-  /** Failures are counted over this window (seconds). */
   windowSeconds: number;
   /** Attempts of one account from one source that lock that pair for the rest of the window. */
   lockAfterPerSource: number;
   /** Failures of one account from all sources after which untrusted attempts on it are held back. */
   slowAfterPerAccount: number;
-  /** The longest one hold lasts (seconds). */
   maxHoldSeconds: number;
-  /** Holds armed per account per window at most: what bounds the time an attack can hold an account. */
+  /** Bounds the time an attack can hold an account. */
   maxHoldsPerWindow: number;
 }
 
@@ -24,23 +22,18 @@ export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
   maxHoldsPerWindow: 8,
 };
 
-/** Whose password is tried: a user found by the login (e-mail and username share one budget), else the login's text. */
+/** A user found by the login (e-mail and username share one budget), else the login's text. */
 export type LoginAccount = { userId: string } | { unknownLogin: string };
 
-/**
- * Where an attempt comes from: the caller's address, or the nonce of a valid device cookie given to
- * this account's browser at a successful login (a trusted source: account holds never apply to it).
- */
+/** A device cookie's nonce is a trusted source: account holds never apply to it. */
 export type LoginSource = { address: string } | { deviceNonce: string };
 
 export type LoginAttempt<T> = { refused: true; retryAfterSeconds: number } | { refused: false; user: T | null };
 
 /**
- * Brute-force protection of password logins. An attempt is reserved atomically before the password
- * is checked (argon2 is slow, so guesses checked after a separate read would all pass it at once):
- * one source gets `lockAfterPerSource` checks per window on an account however many it sends together.
- * Failures from many sources only hold the account back for untrusted sources, briefly and a bounded
- * number of times, so neither an attacker nor a botnet can lock the real user out.
+ * The attempt is reserved atomically before the password check (argon2 is slow, so a separate read would let
+ * concurrent guesses all pass). Failures from many sources only briefly hold the account for untrusted
+ * sources, a bounded number of times, so no botnet can lock the real user out.
  */
 export class LoginThrottle {
   constructor(
@@ -49,7 +42,6 @@ export class LoginThrottle {
     private readonly events: SignInEvents = IGNORED_SIGN_IN_EVENTS,
   ) {}
 
-  /** Runs `checkPassword` (the user, or null for a wrong password) unless the attempt is refused. */
   async attempt<T>(
     account: LoginAccount,
     source: LoginSource,
@@ -71,14 +63,13 @@ export class LoginThrottle {
     try {
       user = await checkPassword();
     } catch (error) {
-      // The check could not run (storage down): an outage must not count as a failure and lock anyone out.
+      // Storage down: an outage must not count as a failure and lock anyone out.
       await this.counters.release(pairKey).catch(() => undefined);
       throw error;
     }
     // A wrong password keeps its reservation as the failure; a right one clears this source's.
     if (user === null) {
       this.events.failed('invalid_credentials');
-      // The last attempt this source had on the account: the pair is locked for the rest of the window.
       if (reservation.count >= lockAfterPerSource) this.events.lockedOut();
       await this.failedOn(accountValues);
     } else await this.counters.reset(pairKey);

@@ -1,6 +1,5 @@
 import { type LoginFailureReason, type Metrics, authLockouts, authLoginFailures } from '@fed/observability';
 
-/** What brute-force protection tells operators: failed sign-ins by reason, and each lock it arms. */
 export interface SignInEvents {
   failed(reason: LoginFailureReason): void;
   lockedOut(): void;

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * The counter key of one throttle value. Accounts, addresses and logins come from requests: hashed
- * (as a JSON list, so no value can forge a separator), keys stay short whatever their text.
- */
+/** Request values are hashed as a JSON list, so no value can forge a separator and keys stay short. */
 export function throttleKey(
   kind: 'client' | 'login' | 'mail' | 'registration',
   part: string,

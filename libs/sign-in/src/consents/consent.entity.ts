@@ -1,10 +1,7 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { ClientEntity, UserEntity } from '@fed/identity/internal';
 
-/**
- * A user's consent to an application: the application's scopes when the user agreed. The consent
- * screen is shown again, with every scope, once the application has a scope not in this list.
- */
+/** The consent screen is shown again, with every scope, once the application has a scope not in this list. */
 @Entity({ schema: 'identity', name: 'consents' })
 export class ConsentEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'consents_pkey' })

@@ -15,13 +15,8 @@ export interface AuthorizeRefusal {
 const known = new Set<string>([...supportedScopes, ...ALWAYS_ALLOWED_SCOPES]);
 
 /**
- * The spec's authorization-request rules that oidc-provider does not apply itself, checked once the
- * client and its exactly registered `redirect_uri` are known (so the error may be redirected):
- * a disabled client is `access_denied`; a response type other than `code` is answered in the query; `scope` is required and may only
- * name scopes of the spec that the client was given, and `openid` and `offline_access` (an OAuth client
- * that asks for no ID token need not name `openid`); `resource` (RFC 8707), if any, is one of
- * `knownResources`, once; the only response mode is `query`; PKCE is required unless the client was
- * opted out.
+ * The spec's authorization-request rules oidc-provider does not apply, checked once the client and its exact
+ * `redirect_uri` are known so the error can be redirected.
  */
 export function precheckAuthorization(
   client: ClientEntity,
@@ -52,18 +47,14 @@ export function precheckAuthorization(
   }
   const target = checkResource(query.resource, knownResources);
   if (target) return target;
-  // OAuth 2.1 and the security BCP: every client proves it started the flow; a method other than S256
-  // is the provider's invalid_request.
+  // OAuth 2.1 and the security BCP; a method other than S256 is the provider's invalid_request.
   if (client.requirePkce && (query.code_challenge === undefined || query.code_challenge === '')) {
     return { error: 'invalid_request', description: 'code_challenge is required (PKCE with S256)' };
   }
   return undefined;
 }
 
-/**
- * RFC 8707 2: the resource a token is asked for. One value (repeated, it must be the same one), naming
- * a resource of this server exactly: the token's `aud` will be that string.
- */
+/** RFC 8707 2: one value (repeats must be equal) naming a resource exactly, since it becomes the token's `aud`. */
 function checkResource(resource: unknown, knownResources: readonly string[]): AuthorizeRefusal | undefined {
   if (resource === undefined) return undefined;
   const values = typeof resource === 'string' ? [resource] : Array.isArray(resource) ? [...new Set(resource)] : [];

@@ -10,10 +10,7 @@ import { ClientCache } from './client-cache';
 import { toProviderScope } from './offline-access';
 import { OIDC_PROVIDER } from './oidc.tokens';
 
-/**
- * The routes oidc-provider answers itself: the authorization endpoint and its resume step after
- * login and consent. (The token endpoint is ours: TokenEndpointMiddleware.)
- */
+/** Routes oidc-provider answers itself; the token endpoint is ours (TokenEndpointMiddleware). */
 @Controller('federation/auth/v1')
 export class AuthorizeController {
   private readonly handle: ReturnType<Provider['callback']>;
@@ -65,7 +62,6 @@ export class AuthorizeController {
   }
 }
 
-/** The request's URL with `scope` replaced (unchanged when it is the same). */
 function withScope(url: string, scope: string): string {
   const parsed = new URL(url, 'http://request.invalid');
   if (parsed.searchParams.get('scope') === scope) return url;

@@ -10,11 +10,7 @@ export interface DiscoveryOptions {
   dynamicRegistration: boolean;
 }
 
-/**
- * The spec's discovery table, in its order, then what an MCP client reads (RFC 8414 and the MCP
- * authorization spec 2025-11-25): the scopes, client ID metadata documents, public clients (`none`),
- * and the registration endpoint while dynamic registration is on.
- */
+/** The spec's table in its order, then what an MCP client reads (RFC 8414, MCP authorization spec 2025-11-25). */
 export function discoveryDocument(authUrl: string, issuer: string, options: DiscoveryOptions) {
   const endpoint = (name: string) => `${authUrl}${OIDC_BASE_PATH}/${name}`;
   return {
@@ -41,10 +37,8 @@ export function discoveryDocument(authUrl: string, issuer: string, options: Disc
 const ISSUER_PATH = 'realms/federation';
 
 /**
- * The discovery document, served by us rather than by oidc-provider, whose document lists more than
- * the spec allows and builds its URLs from the request. Every path answers the same bytes: below the
- * issuer (OpenID Connect Discovery, and its RFC 8414 alias), and at the root of the auth host with the
- * issuer's path appended (RFC 8414 3.1, and the form the MCP authorization spec tries next).
+ * Ours, since oidc-provider's lists more than the spec allows and builds URLs from the request. Every path
+ * serves the same bytes: below the issuer, and at the host's root with the issuer's path appended (RFC 8414 3.1).
  */
 @Controller()
 export class DiscoveryController {

@@ -4,16 +4,12 @@ import { PublishedJwks } from '@fed/identity/internal';
 
 export class TokenRejected extends Error {}
 
-/**
- * Verifies tokens this provider signed, against its own published keys (no HTTP): RS256 only,
- * `kid` required, our issuer. Used by userinfo and revocation, which must also accept what the
- * `auth` lib's verifier would and nothing more.
- */
+/** Against our own published keys (no HTTP), accepting what the `auth` lib's verifier would and nothing more. */
 @Injectable()
 export class LocalTokenVerifier {
   constructor(private readonly jwks: PublishedJwks) {}
 
-  /** The verified payload; `ignoreExpiry` for revocation, where an expired token is simply done. */
+  /** `ignoreExpiry` for revocation, where an expired token is simply done. */
   async verify(token: string, issuer: string, options: { ignoreExpiry?: boolean; clockSkewSeconds?: number } = {}) {
     if (token.length > 16_384 || token.split('.').length !== 3) throw new TokenRejected('the token is malformed');
     const keys = createLocalJWKSet(await this.jwks.current());

@@ -29,7 +29,6 @@ import { TokenIssuer } from './token-issuer';
 
 const MARKETPLACE_TOKEN_PATH = 'api/v1/auth/external-service-token';
 
-/** Outside the Marketplace edition the route does not exist; checked before the body is. */
 @Injectable()
 class MarketplaceEditionOnly implements CanActivate {
   constructor(@Inject(SERVICE_CONFIG) private readonly config: ServiceConfig) {}
@@ -54,11 +53,8 @@ class MarketplaceErrorFilter implements ExceptionFilter {
 }
 
 /**
- * `POST /api/v1/auth/external-service-token` (Marketplace edition only; 404 otherwise): a service
- * account's id and secret in a JSON body for a client-credentials access token. Errors keep the
- * `success` flag of the answer: `{"success": false, "error", "error_description"}` with the status
- * of the token endpoint's table (400 invalid_request, 401 invalid_client, 400 unauthorized_client,
- * 502 bad_gateway).
+ * Marketplace edition only (404 otherwise). Errors keep the answer's `success` flag, with the token endpoint's
+ * statuses: `{"success": false, "error", "error_description"}`.
  */
 @Controller('api/v1/auth')
 @UseGuards(MarketplaceEditionOnly)
@@ -75,9 +71,7 @@ export class MarketplaceTokenController {
     @Inject(BODY_ERROR_FORMATS) bodyFormats: BodyErrorFormats,
   ) {
     this.throttle = bruteForce.clientThrottle();
-    // A body the host's parser refuses (not JSON, over its bounds, a repeated member name, too large) is
-    // refused before routing: in this endpoint's format too, 400 invalid_request as RFC 6749 5.2 has it.
-    // Outside the edition the path is unknown, in the REST envelope like every unknown path.
+    // Bodies the host's parser refuses get this endpoint's format too (400 invalid_request, RFC 6749 5.2).
     if (config.edition === 'marketplace') {
       bodyFormats.add(`/${MARKETPLACE_TOKEN_PATH}`, ({ message }) => ({
         status: 400,

@@ -1,6 +1,5 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
-/** An RFC 6749 5.2 error: its status, code and a description for the client. */
 export class OAuthError extends Error {
   constructor(
     readonly error: string,
@@ -38,7 +37,6 @@ export function sendOAuthJson(
   res.end(JSON.stringify(body));
 }
 
-/** RFC 6749 5.2 / RFC 6750 3.1 error bodies of the OAuth endpoints we serve ourselves. */
 export function sendOAuthError(
   res: ServerResponse,
   status: number,
@@ -49,7 +47,7 @@ export function sendOAuthError(
   sendOAuthJson(res, status, { error, error_description: description }, headers);
 }
 
-/** Failures of our own infrastructure (database, Redis) unreachable: the spec's 502 `bad_gateway`. */
+/** Our own infrastructure (database, Redis) unreachable: the spec's 502 `bad_gateway`. */
 export function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? error.message : '';
@@ -63,15 +61,11 @@ export function isUnreachable(error: unknown): boolean {
 const FORM_LIMIT_BYTES = 64 * 1024;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
-/** Whether the request says its body is a form (`application/x-www-form-urlencoded`). */
 export function hasFormBody(req: IncomingMessage): boolean {
   return FORM_TYPE.test(req.headers['content-type'] ?? '');
 }
 
-/**
- * The `application/x-www-form-urlencoded` body of an OAuth request (at most 64 KiB), each parameter
- * at most once (RFC 6749 3.1: a repeated parameter is `invalid_request`); empty values count as absent.
- */
+/** At most 64 KiB; a repeated parameter is `invalid_request` (RFC 6749 3.1); empty values count as absent. */
 export async function readOAuthForm(req: IncomingMessage): Promise<Record<string, string>> {
   if (!hasFormBody(req)) {
     throw oauthErrors.invalidRequest('the body must be application/x-www-form-urlencoded');

@@ -53,8 +53,7 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
   const codeFlow = client.grantTypes.includes('authorization_code');
   return {
     client_id: client.clientId,
-    // The provider authenticates no client (the token endpoint is ours) but wants a secret on record,
-    // except for a public client, which has none.
+    // The provider authenticates no client (the token endpoint is ours) but wants a secret on record.
     ...(client.secretHash ? { client_secret: client.secretHash.toString('hex') } : {}),
     grant_types: codeFlow ? ['authorization_code'] : [],
     redirect_uris: client.redirectUris,
@@ -66,7 +65,6 @@ function clientMetadata(client: ClientEntity): AdapterPayload {
   };
 }
 
-/** Clients come from the registry; the provider's other models live in PostgreSQL. */
 function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
   return class Storage implements Adapter {
     constructor(private readonly model: string) {}
@@ -101,9 +99,8 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
 }
 
 /**
- * Makes `grant` cover the application's scopes that a user of `role` may hold, and rejects the others
- * (the role rule): a rejected scope counts as answered, so a request naming it is not sent to the
- * consent screen again, and the code does not carry it. A rejection of an earlier role is lifted.
+ * A rejected scope counts as answered, so a request naming it skips the consent screen and the code omits it.
+ * A rejection of an earlier role is lifted.
  */
 export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: readonly string[]): void {
   grant.rejected = undefined;
@@ -114,11 +111,7 @@ export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: re
   if (withheld.length > 0) grant.rejectOIDCScope(withheld.join(' '));
 }
 
-/**
- * The scopes of an authorization request that its consent page lists: those it asks for that the user
- * may hold for the application (management scopes only for an admin), `openid` and `offline_access`
- * included, in the request's order.
- */
+/** Management scopes only for an admin; `openid` and `offline_access` included, in the request's order. */
 export function scopesToConsent(requested: unknown, role: UserRole, clientScopes: readonly string[]): string[] {
   const names = fromProviderScope(typeof requested === 'string' ? requested.split(' ').filter(Boolean) : []);
   const held = new Set([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)]);
@@ -126,11 +119,8 @@ export function scopesToConsent(requested: unknown, role: UserRole, clientScopes
 }
 
 /**
- * The grant of a returning user: consent is asked on the first use of an application whose consent
- * screen is enabled, and again (for every scope the request asks for) once the request asks for a
- * scope the user has not agreed to and may hold (a promotion to admin adds its management scopes).
- * Otherwise the grant covers the application's scopes the user's role allows, without a consent
- * screen; the code carries only those the request asks for.
+ * Consent is asked on first use (when the screen is enabled) and again once the request asks for a scope the
+ * user may hold but has not agreed to (a promotion adds management scopes); otherwise no screen.
  */
 function loadExistingGrant(clients: ClientRepository, consents: ConsentRepository, users: UserRepository) {
   return async (ctx: KoaContextWithOIDC) => {
@@ -149,7 +139,7 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
       (name) => !ALWAYS_ALLOWED_SCOPES.includes(name),
     );
     if (client.consentRequired && !(await consents.covers(accountId, client.clientId, asked))) return undefined;
-    // A client that registered itself is asked about every time: nobody the user trusts vouches for what it says.
+    // Self-registered clients are asked about every time: nobody the user trusts vouches for them.
     if (client.registration !== 'operator') return undefined;
     const grant =
       existing && existing.accountId === accountId
@@ -162,10 +152,8 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
 }
 
 /**
- * oidc-provider stamps a login with whole seconds; a session cut-off made in the same second could not
- * tell a sign-in just after it from one just before. Every login of this provider (password or a
- * tenant's identity provider) is stamped to the millisecond instead (Unix seconds with a fraction; the
- * tokens' `auth_time` stays whole seconds, `auth_time_ms` carries the rest).
+ * oidc-provider stamps logins in whole seconds, which cannot order a sign-in against a session cut-off in the same
+ * second; we stamp to the millisecond (tokens' `auth_time` stays whole, `auth_time_ms` carries the rest).
  */
 function stampLoginsToTheMillisecond(provider: Provider): void {
   const loginAccount = provider.Session.prototype.loginAccount;
@@ -192,16 +180,15 @@ function serverErrorRedirect(
 }
 
 /**
- * The provider insists on a signing key though it signs nothing we hand out (every token is ours). It
- * gets a throwaway key of its own, held in memory only and never in the JWKS, so that anything it might
- * sign is refused by every verifier.
+ * The provider insists on a signing key though every token is ours: a throwaway key, never in the JWKS, so
+ * anything it might sign is refused by every verifier.
  */
 async function unpublishedSigningJwk(): Promise<Record<string, unknown>> {
   const { privateKey } = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
   return { ...privateKey.export({ format: 'jwk' }), kid: `unpublished-${randomUUID()}`, alg: 'RS256', use: 'sig' };
 }
 
-/** Loaded when a server mounts the provider, not by every importer of this lib (platformctl). */
+/** Loaded lazily, not by every importer of this lib (platformctl). */
 export async function createOidcProvider(
   deps: OidcProviderDependencies,
   settings: OidcProviderSettings,
@@ -239,8 +226,7 @@ export async function createOidcProvider(
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     loadExistingGrant: loadExistingGrant(clients, consents, users),
     async renderError(ctx, out) {
-      // The provider pages its own failures (5xx); the spec delivers server_error to the client by
-      // redirect, which is safe once the client and its exactly registered redirect_uri are known.
+      // The spec redirects server_error to the client: safe once the client and exact redirect_uri are known.
       const back = serverErrorRedirect(ctx, out, settings.issuer);
       if (back) {
         ctx.status = 302;
@@ -270,9 +256,8 @@ export async function createOidcProvider(
       userinfo: { enabled: false },
       registration: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      // The authorization request's checks (authorize-precheck.ts) already refused any other resource;
-      // the code records the one named, which the token endpoint turns into the token's `aud`. No scope
-      // belongs to a resource: the scopes stay the platform's, granted as without a resource.
+      // authorize-precheck.ts refused other resources; the code records the one named for the token's `aud`.
+      // No scope belongs to a resource.
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
@@ -288,12 +273,11 @@ export async function createOidcProvider(
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   });
   stampLoginsToTheMillisecond(provider);
-  // Forwarded headers count only from the proxies we were told of, and only that many entries of them.
+  // Forwarded headers count only from the configured proxies, and only that many entries.
   provider.proxy = settings.trustProxyHops > 0;
   provider.maxIpsCount = settings.trustProxyHops;
   if (httpsIssuer) {
-    // The browser reaches us over https (the issuer says so) even where TLS ends at a proxy whose headers
-    // are not trusted: the request counts as secure, so the Secure cookies above can be set.
+    // The issuer says https even where TLS ends at an untrusted proxy, so the Secure cookies can be set.
     Object.defineProperty(provider.request, 'protocol', { get: () => 'https' });
   }
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) =>

@@ -45,10 +45,7 @@ import { signInEntities } from '../sign-in.entities';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/**
- * Deletes expired sessions, codes, refresh tokens, token families and revocations now and then, and the unused
- * clients that registered themselves (ClientRepository.deleteUnusedSelfRegistered).
- */
+/** Expired artifacts, tokens and revocations, and unused self-registered clients. */
 @Injectable()
 export class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -90,7 +87,7 @@ export class ExpiredArtifactsSweeper implements OnModuleInit, OnApplicationShutd
   }
 }
 
-/** The OpenID provider of spec document 1: discovery, authorize (login, consent), token, userinfo, revoke. */
+/** The OpenID provider of spec document 1. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([...identityEntities, ...signInEntities]),

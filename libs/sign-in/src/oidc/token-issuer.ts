@@ -12,19 +12,18 @@ export interface TokenIssuerSettings {
 export interface UserLogin {
   client: ClientEntity;
   user: UserEntity & { tenant: TenantEntity };
-  /** Granted scopes, space separated. */
   scope: string;
   /** `sid`: the browser session. */
   sessionId: string;
-  /** `auth_time`, Unix seconds, to the millisecond where the login was stamped so. */
+  /** Unix seconds, to the millisecond where the login was stamped so. */
   authTime: number;
-  /** Copied into the ID token (code exchange only). */
+  /** Code exchange only. */
   nonce?: string;
-  /** The resource (RFC 8707) the access token is for: its `aud` instead of `broker`. */
+  /** RFC 8707: the access token's `aud` instead of `broker`. */
   resource?: string;
 }
 
-/** What identifies an access token before it is signed: its refresh token is stored with it first. */
+/** Known before signing, since its refresh token is stored with it first. */
 export interface AccessTokenPlan {
   jti: string;
   /** Unix seconds. */
@@ -35,15 +34,11 @@ export interface AccessTokenPlan {
 
 export interface IssuedTokens {
   accessToken: string;
-  /** Only for a scope with `openid`: an OAuth client that did not ask for one gets no ID token. */
+  /** Only for a scope with `openid`. */
   idToken?: string;
 }
 
-/**
- * Signs the spec's access and ID tokens (RS256, `kid`, `typ` JWT) with the active signing key. The
- * ID token carries no `at_hash` (optional in the code flow, OpenID Connect Core 3.1.3.6), so that both
- * tokens are signed at the same time rather than one after the other.
- */
+/** No `at_hash` (optional in the code flow, OpenID Connect Core 3.1.3.6), so both tokens are signed at once. */
 export class TokenIssuer {
   constructor(
     private readonly keys: SigningKeysService,
@@ -54,17 +49,12 @@ export class TokenIssuer {
     return this.settings.tokenTtlSeconds;
   }
 
-  /** The `jti`, `iat` and `exp` of an access token to be signed now. */
   planAccessToken(): AccessTokenPlan {
     const issuedAt = Math.floor(Date.now() / 1000);
     return { jti: randomUUID(), issuedAt, expiresAt: issuedAt + this.settings.tokenTtlSeconds };
   }
 
-  /**
-   * Client Credentials: tokens of the client's service account, with none of the code-flow claims. The
-   * platform operator's integration (a client of no tenant) gets no `tenant` claim: it is outside every tenant.
-   * The access token has no audience, or the `resource` it was asked for (RFC 8707).
-   */
+  /** No code-flow claims, no `tenant` for the operator's integration; `aud` only for a requested resource. */
   async forServiceAccount(
     client: Omit<ClientEntity, 'tenant'> & { tenant: TenantEntity | null },
     scope: string,
@@ -86,7 +76,6 @@ export class TokenIssuer {
     });
   }
 
-  /** Authorization Code and refresh: the user's tokens, the access token as planned (stored with its refresh token). */
   async forUser(login: UserLogin, plan: AccessTokenPlan): Promise<IssuedTokens> {
     const { client, user, scope } = login;
     const scopes = new Set(scope.split(' '));
@@ -150,7 +139,6 @@ export function userRoles(user: Pick<UserEntity, 'role' | 'developer'>): string[
   return user.developer ? [user.role, 'developer'] : [user.role];
 }
 
-/** Users of an enterprise tenant who come with identity-provider attributes. */
 export function isTenantUser(user: UserEntity & { tenant: TenantEntity }): boolean {
   return user.tenant.type === 'enterprise' && user.idpSubject !== null;
 }

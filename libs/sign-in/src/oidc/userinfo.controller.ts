@@ -12,7 +12,6 @@ import { OAuthError, hasFormBody, isUnreachable, readOAuthForm, sendOAuthError }
 import { TokenRevocations } from './revocation/token-revocations';
 import { isTenantUser } from './token-issuer';
 
-/** The spec's UserInfo response; `idp` only for users of an enterprise tenant with identity-provider attributes. */
 export function userInfoOf(user: UserEntity & { tenant: TenantEntity }, scopes: ReadonlySet<string>) {
   return {
     sub: user.id,
@@ -36,10 +35,8 @@ export function userInfoOf(user: UserEntity & { tenant: TenantEntity }, scopes: 
 }
 
 /**
- * `GET` and `POST /federation/auth/v1/userinfo`: the same answer for a valid access token in the header,
- * or, on POST, in an `access_token` form parameter (RFC 6750 2.2). A user who signed in through their
- * tenant's provider gets `idp` fresh from that provider (502 when it cannot be reached, 500 when the
- * tenant's provider is configured wrongly).
+ * The token in the header, or on POST in an `access_token` form field (RFC 6750 2.2). Tenant-provider users get
+ * `idp` fresh from upstream (502 unreachable, 500 misconfigured).
  */
 @Controller('federation/auth/v1/userinfo')
 export class UserinfoController {
@@ -107,8 +104,7 @@ export class UserinfoController {
     try {
       const { issuer, clockSkewSeconds } = this.config.auth;
       const payload = await this.verifier.verify(token, issuer, { clockSkewSeconds });
-      // The same claim rules as every other service's verifier: an ID token, or a token without the
-      // audience its flow gives, is refused here too.
+      // The same claim rules as every service's verifier, so ID tokens and wrong-audience tokens are refused here too.
       const claims = checkAccessTokenClaims(
         payload,
         { issuer, clockSkewSeconds, maxTokenAgeSeconds: DEFAULT_MAX_TOKEN_AGE_SECONDS },
@@ -159,7 +155,7 @@ export class UserinfoController {
   }
 }
 
-/** RFC 6750 3.1 `invalid_request`: the request itself is wrong (two token methods, a bad form). */
+/** RFC 6750 3.1: two token methods, a bad form. */
 function refuseRequest(res: Response, description: string): void {
   // A repeated parameter's name is the caller's: only RFC 6750's error_description characters go in the header.
   const inHeader = description.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '').slice(0, 200);

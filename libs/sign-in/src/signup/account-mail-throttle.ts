@@ -23,9 +23,8 @@ const USERNAME_HOLD_SECONDS = 24 * 60 * 60;
 export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
- * The rate limit of the pages that send e-mail (sign-up, resend, forgotten password). Counted before
- * the address is looked up, for known and unknown addresses alike, so a refusal tells nothing about an
- * account. Each step is one atomic `take`: concurrent requests never pass the limit.
+ * Counted before the address is looked up, known or not, so a refusal tells nothing about an account; each
+ * step is one atomic `take`, so concurrent requests never pass the limit.
  */
 export class AccountMailThrottle {
   constructor(
@@ -34,10 +33,8 @@ export class AccountMailThrottle {
   ) {}
 
   /**
-   * Holds a username asked for at sign-up for a day, whoever asked and whatever became of the request.
-   * False when it is held already: "taken" then answers alike after a sign-up of a known address (no
-   * account made) and of a new one (the name now used), so a username cannot probe whether an address
-   * has an account.
+   * Held for a day whoever asked, so "taken" answers alike for a known address (no account made) and a new
+   * one: a username cannot probe whether an address has an account.
    */
   async holdUsername(username: string): Promise<boolean> {
     return (await this.counters.take(throttleKey('mail', 'username', username), 1, USERNAME_HOLD_SECONDS)).taken;

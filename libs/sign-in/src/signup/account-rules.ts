@@ -2,18 +2,15 @@ import { isPrintableLine } from '@fed/contracts';
 import { checkPassword, UsersError, validateUserFields } from '@fed/identity/internal';
 import { type StrengthProblem, passwordStrength, personalWords } from './password-strength';
 
-/** Why a form of the account pages was refused; each has its message in the catalog. */
 export type FormProblem =
   | { field: 'email'; problem: 'invalid_email' | 'organization_domain' }
   | { field: 'username'; problem: 'invalid_username' | 'username_taken' }
   | { field: 'password'; problem: 'password_rules' }
   | { field: 'password'; problem: 'password_weak'; strength?: StrengthProblem };
 
-// Stricter than the users service's: at least 3 characters and no '@', so that a chosen username can
-// never be read as someone's e-mail address by the login form, which accepts either.
+// Stricter than the users service's (3+ characters, no '@'), so the login form can never read a username as an address.
 const SIGN_UP_USERNAME = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 
-/** The e-mail address, normalized as stored, or undefined when it is not one. */
 export function normalizedEmail(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 254 || !isPrintableLine(value)) return undefined;
   try {
@@ -29,7 +26,7 @@ export function normalizedUsername(value: unknown): string | undefined {
   return SIGN_UP_USERNAME.test(username) ? username : undefined;
 }
 
-/** The users service's password rules, then zxcvbn's strength check against the account's own words. */
+/** zxcvbn's check runs against the account's own words. */
 export async function passwordProblem(
   password: string,
   email: string,

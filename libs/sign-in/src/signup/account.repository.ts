@@ -2,19 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type UserStatus } from '@fed/identity/internal';
 
-/** What the account pages need to know of a user. */
 export interface AccountRecord {
   id: string;
   email: string;
   username: string;
   status: UserStatus;
-  /** False for users who sign in only through their identity provider: they have no password to reset. */
+  /** False for identity-provider-only users: no password to reset. */
   hasPassword: boolean;
 }
 
 const COLUMNS = `"id", "email", "username", "status", "password_hash" IS NOT NULL AS "hasPassword"`;
 
-/** The users' side of the account pages: by e-mail address only (a username is never an address here). */
+/** By e-mail address only (a username is never an address here). */
 @Injectable()
 export class AccountRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -33,7 +32,6 @@ export class AccountRepository {
     return row;
   }
 
-  /** Whether a login form would find someone by this name (as a username, or as an address). */
   /** Whether an enterprise tenant's users of this e-mail domain sign in at its own identity provider. */
   async organizationDomain(domain: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
@@ -43,6 +41,7 @@ export class AccountRepository {
     return rows.length > 0;
   }
 
+  /** Whether a login form would find someone by this name (as a username, or as an address). */
   async loginTaken(name: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM "identity"."users" WHERE "username" = $1 OR "email" = $1 LIMIT 1`,

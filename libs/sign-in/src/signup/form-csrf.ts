@@ -1,9 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export interface FormCsrfSettings {
-  /** Derived from KEY_ENCRYPTION_KEY for this use only. */
   key: Buffer;
-  /** The cookie's Path: the pages that carry these forms. */
   path: string;
   secure: boolean;
 }
@@ -14,14 +12,12 @@ const NONCE = /^[A-Za-z0-9_-]{22}$/;
 const MAX_AGE_SECONDS = 2 * 3600;
 
 /**
- * CSRF tokens of the account pages, which belong to no sign-in request: a signed double-submit
- * cookie. The browser holds a random nonce in an HttpOnly cookie; each form carries the HMAC of it,
- * which another site can neither read nor compute, so it cannot post these forms for the user.
+ * Signed double-submit cookie, since these pages belong to no sign-in request: forms carry the HMAC of an
+ * HttpOnly nonce, which another site can neither read nor compute.
  */
 export class FormCsrf {
   constructor(private readonly settings: FormCsrfSettings) {}
 
-  /** The form's token, and the cookie to set when the browser has none yet. */
   issue(cookieHeader: string | undefined): { token: string; setCookie: string } {
     const nonce = nonceIn(cookieHeader) ?? randomBytes(16).toString('base64url');
     const secure = this.settings.secure ? '; Secure' : '';

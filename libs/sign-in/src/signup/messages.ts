@@ -1,8 +1,6 @@
 import { defineCatalog } from '@fed/identity/internal';
 
-// The sign-up, e-mail confirmation and password-reset pages and their e-mails, in the 14 languages of
-// `ui_locales`. `{email}`, `{hours}`, `{minutes}`, `{name}` are filled in; values are escaped where they
-// enter HTML.
+// Placeholders are filled in; values are escaped where they enter HTML.
 
 export const accountText = defineCatalog('account', {
   ja: {

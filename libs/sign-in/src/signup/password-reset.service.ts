@@ -11,16 +11,13 @@ import { type MailFormOutcome, type Requester, type UnusableLink } from './accou
 import { AccountRepository } from './account.repository';
 import { type FormProblem, normalizedEmail, passwordProblem } from './account-rules';
 
-/** Nest injection token of the session invalidations the password reset publishes. */
 export const ACCOUNT_SESSION_INVALIDATIONS = Symbol.for('fed.identity.AccountSessionInvalidations');
 
 export type ResetOutcome = { kind: 'reset' } | { kind: 'refused'; problems: FormProblem[] } | UnusableLink;
 
 /**
- * Password reset by e-mail. Asking for a link answers the same for every address (an e-mail goes only
- * to an account with a password); using it sets the password and ends every session of the user: the
- * refresh-token families and the provider's sessions in the same statement, the access tokens already
- * issued through the retained `auth.sessions-invalidated` signal.
+ * Asking answers the same for every address. Using a link ends every session: refresh families and provider
+ * sessions in the same statement, issued access tokens via the retained `auth.sessions-invalidated` signal.
  */
 @Injectable()
 export class PasswordResetService {

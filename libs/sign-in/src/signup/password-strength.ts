@@ -5,10 +5,9 @@ export type StrengthProblem = 'keyboard' | 'repeat' | 'sequence' | 'dates' | 'co
 
 export type StrengthVerdict = { strong: true } | { strong: false; problem?: StrengthProblem };
 
-// zxcvbn scores 0-4; 3 is "safely unguessable" (about 10^8 guesses and more).
+// 3 is zxcvbn's "safely unguessable".
 const MIN_SCORE = 3;
 
-// zxcvbn's warning keys (its feedback without translations), grouped into what the pages explain.
 const problemOf: Record<string, StrengthProblem> = {
   straightRow: 'keyboard',
   keyPattern: 'keyboard',
@@ -30,9 +29,8 @@ const problemOf: Record<string, StrengthProblem> = {
 
 let estimator: Promise<ZxcvbnFactory> | undefined;
 
-// Loaded and built on first use (about 150 ms, some 20 MB of dictionaries, 35 MB of RSS): only processes
-// that show the pages pay, not every process that imports this library.
-// The Levenshtein matcher is off: it costs 100-450 ms of event loop per check, a gift to a flood of posts.
+// Loaded lazily (large dictionaries): only processes that show the pages pay. The Levenshtein matcher is
+// off: its cost per check would make a flood of posts block the event loop.
 function zxcvbn(): Promise<ZxcvbnFactory> {
   estimator ??= (async () => {
     const [{ ZxcvbnFactory }, common, english] = await Promise.all([
@@ -49,7 +47,7 @@ function zxcvbn(): Promise<ZxcvbnFactory> {
   return estimator;
 }
 
-/** zxcvbn's verdict on a password that already meets the length rules; `personal`: the user's own words. */
+/** For a password that already meets the length rules. */
 export async function passwordStrength(password: string, personal: readonly string[]): Promise<StrengthVerdict> {
   const result = (await zxcvbn()).check(password, [...personal]);
   if (result.score >= MIN_SCORE) return { strong: true };
@@ -57,7 +55,6 @@ export async function passwordStrength(password: string, personal: readonly stri
   return { strong: false, problem: warning ? problemOf[warning] : undefined };
 }
 
-/** The words of an account a password must not be built on: the address, its local part, the username. */
 export function personalWords(email: string, username: string): string[] {
   return [email, email.split('@')[0], username];
 }

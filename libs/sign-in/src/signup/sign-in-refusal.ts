@@ -1,10 +1,7 @@
 import { accountPaths, accountUrl, interactionUid, type UiLocale, type UserStatus } from '@fed/identity/internal';
 import { accountText } from './messages';
 
-/**
- * What the login page says to a user whose password was right but who may not sign in yet, and the
- * link that helps (a new confirmation link). Shown only after a correct password: it enumerates nothing.
- */
+/** Shown only after a correct password, so it enumerates nothing. */
 export function notApprovedAnswer(
   status: Exclude<UserStatus, 'approved'>,
   uid: string,

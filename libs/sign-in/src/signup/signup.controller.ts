@@ -28,23 +28,16 @@ import {
 type Form = Record<string, unknown>;
 type Page = keyof typeof accountPaths;
 
-// Read by hand, after the path is known and before anything else: a refusal is a page (HTML, in the
-// user's language), not a JSON error. Small: the largest form has four short fields and a token.
+// Read by hand first, so a refusal is an HTML page in the user's language, not a JSON error.
 const readForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
 
-/** An answer of the account pages: status, HTML, and a `Retry-After` for a rate-limited form. */
 interface Answer {
   status: number;
   html: string;
   retryAfterSeconds?: number;
 }
 
-/**
- * The account pages under `/federation/auth/v1/account`: sign-up, e-mail confirmation (and a new
- * link), forgotten password and the new-password page. Plain forms with a CSRF token (a signed
- * double-submit cookie: these pages belong to no sign-in request); a link from an e-mail opens a page
- * with a button, and only the form's POST uses the link's token.
- */
+/** A link from an e-mail opens a page with a button: only the form's POST uses the link's token. */
 @Controller('federation/auth/v1/account')
 export class SignUpController {
   constructor(
@@ -216,7 +209,6 @@ export class SignUpController {
     });
   }
 
-  /** The view every form of `page` starts from; `context` given for a POST (the form's own fields). */
   private form(req: Request, page: Page, csrf: string, context = contextOf(req), token?: string) {
     const extra: Record<string, string> = token ? { token } : {};
     return {
@@ -290,7 +282,6 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** The page's language (a switcher's or form's choice, `ui_locales`, `Accept-Language`) and sign-in to return to. */
 function contextOf(req: Request, body: Form = {}): AccountContext {
   return {
     locale: negotiateLocale({
@@ -312,7 +303,7 @@ function message(status: number, view: MessageView): Answer {
 
 const unusableTitles = { used: 'linkUsedTitle', expired: 'linkExpiredTitle', unknown: 'linkUnknownTitle' } as const;
 
-/** A link that cannot be used: why, and where to get a new one. Used or expired: 410; never issued: 404. */
+/** Used or expired: 410; never issued: 404. */
 function unusableAnswer(outcome: UnusableLink, context: AccountContext, renew: 'resend' | 'forgot'): Answer {
   const help = renew === 'resend' ? 'verifyLinkHelp' : 'resetLinkHelp';
   return message(outcome.reason === 'unknown' ? 404 : 410, {

@@ -47,10 +47,7 @@ class AccountTokensSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-/**
- * Sign-up of the default SaaS tenant, e-mail confirmation and password reset (the account pages of
- * auth-service). Its e-mails go through the notification queue, whose worker runs here too.
- */
+/** The account pages of auth-service; the notification queue's worker runs here too. */
 @Module({
   imports: [UsersModule, NotificationsModule, SigningKeysModule],
   controllers: [SignUpController],

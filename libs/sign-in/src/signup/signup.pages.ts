@@ -12,9 +12,7 @@ import { type FormProblem } from './account-rules';
 import { accountText } from './messages';
 import { type StrengthProblem } from './password-strength';
 
-// The sign-up, confirmation and password-reset pages: plain HTML forms with no script on the shared
-// page shell. Every value is escaped where it enters the HTML; a refusal is announced (role="alert")
-// and described on the fields it concerns.
+// No script; values are escaped where they enter the HTML.
 
 type Key = Parameters<typeof accountText>[1];
 type Switcher = (locale: UiLocale) => string;
@@ -32,7 +30,6 @@ interface FormView {
   /** Field values to show again (never a password). */
   values?: { email?: string; username?: string };
   problems?: readonly FormProblem[];
-  /** A refusal of the whole form (too many requests, expired form). */
   alert?: string;
 }
 
@@ -64,7 +61,6 @@ function problemMessages(locale: UiLocale, problem: FormProblem): string[] {
   return lines;
 }
 
-/** The alert above a form: the whole form's refusal, or what is wrong with each field. */
 function alertOf(view: FormView): string {
   const { locale } = view.context;
   const lines = view.alert
@@ -130,7 +126,6 @@ ${items.join('\n')}
 </nav>`;
 }
 
-/** "Back to sign-in" when the user came from a login page; the other account pages they may want. */
 export function accountLinks(context: AccountContext, others: readonly ('signUp' | 'resend' | 'forgot')[]): PageLink[] {
   const back = signInUrl(context);
   const keys = { signUp: 'signUpLink', resend: 'resendLink', forgot: 'forgotLink' } as const;
@@ -169,7 +164,6 @@ ${field(view, { name: 'password', label: 'passwordLabel', type: 'password', auto
   );
 }
 
-/** The one-field forms: a new confirmation link, a password-reset link. */
 export function emailFormPage(view: FormView & { purpose: 'resend' | 'forgot' }): string {
   const { locale } = view.context;
   const [title, intro] =
@@ -187,7 +181,7 @@ ${field(view, { name: 'email', label: 'emailLabel', type: 'email', autocomplete:
   );
 }
 
-/** The page of a confirmation link: a button, so that a mail scanner fetching the link confirms nothing. */
+/** A button, so a mail scanner fetching the link confirms nothing. */
 export function verifyPage(view: FormView & { token: string }): string {
   const { locale } = view.context;
   return formPage(
@@ -225,7 +219,6 @@ export interface MessageView {
   switcher?: Switcher;
 }
 
-/** A page that only tells something: an e-mail was sent, a link worked or did not. */
 export function messagePage(view: MessageView): string {
   const { locale } = view.context;
   return renderPage({
@@ -237,5 +230,4 @@ ${view.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n
   });
 }
 
-/** What the pages tell of the links' lifetimes. */
 export const lifetimeVars = { hours: linkLifetimes.verificationHours, minutes: linkLifetimes.resetMinutes };

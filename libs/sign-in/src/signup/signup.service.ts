@@ -18,12 +18,8 @@ export interface SignUpForm {
 }
 
 /**
- * Sign-up of the default SaaS tenant and the confirmation of the address. A new user is `unverified`
- * until they follow the e-mailed link, then `pending` until an administrator approves them.
- *
- * The answer does not depend on whether the address has an account: the same page, status and work
- * (the password is hashed either way, one e-mail is queued either way: a confirmation link to a new
- * address, a "you already have an account" e-mail with a password-reset link to a known one).
+ * `unverified` until the e-mailed link is followed, then `pending` until approved. The answer and the work are
+ * the same whether or not the address has an account (password hashed, one e-mail queued either way).
  */
 @Injectable()
 export class SignUpService {
@@ -45,8 +41,7 @@ export class SignUpService {
       ...[await passwordProblem(password, email ?? '', username ?? '')].filter((problem) => problem !== undefined),
     ];
     if (!email || !username || problems.length > 0) return { kind: 'refused', problems };
-    // Such an address belongs to its organization's provider: an account made here would take it first and
-    // keep its owner from ever signing in there (users are unique by address).
+    // The address belongs to its organization's provider: an account here would keep its owner from signing in there.
     if (await this.accounts.organizationDomain(email.slice(email.lastIndexOf('@') + 1))) {
       return { kind: 'refused', problems: [{ field: 'email', problem: 'organization_domain' }] };
     }
@@ -76,7 +71,7 @@ export class SignUpService {
     return { kind: 'sent', email };
   }
 
-  /** Another confirmation link, for an address whose account is still `unverified` (and only then). */
+  /** Only while the account is still `unverified`. */
   async resend(form: { email: unknown }, from: Requester): Promise<MailFormOutcome> {
     const email = normalizedEmail(form.email);
     if (!email) return { kind: 'refused', problems: [{ field: 'email', problem: 'invalid_email' }] };
@@ -89,12 +84,11 @@ export class SignUpService {
     return { kind: 'sent', email };
   }
 
-  /** Whether a confirmation link still works (the page shows its button, or why not). */
   linkState(token: string): Promise<AccountTokenState> {
     return this.tokens.state(token, 'email_verification');
   }
 
-  /** Uses a confirmation link: of two uses at once, exactly one confirms. */
+  /** Of two concurrent uses, exactly one confirms. */
   async verify(token: string): Promise<{ kind: 'verified' } | UnusableLink> {
     if (await this.tokens.verifyEmail(token)) return { kind: 'verified' };
     const state = await this.tokens.state(token, 'email_verification');

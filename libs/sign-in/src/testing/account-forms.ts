@@ -1,16 +1,11 @@
-/** A page as a browser would get it, with the CSRF token of its form (if it has one). */
 export interface FetchedPage {
   status: number;
   html: string;
   headers: Headers;
-  /** The hidden fields of its form (CSRF token, language, sign-in to return to, a link's token). */
   hidden: Record<string, string>;
 }
 
-/**
- * The account pages over plain HTTP, as one browser: it keeps the cookies the pages set (the form's
- * CSRF cookie) and posts forms with the token of the page it last fetched.
- */
+/** One browser over plain HTTP: keeps the pages' cookies and posts with the last page's token. */
 export class AccountFormClient {
   private readonly cookies = new Map<string, string>();
   private hidden: Record<string, string> = {};
@@ -21,7 +16,6 @@ export class AccountFormClient {
     return this.keep(await fetch(new URL(pathAndQuery, this.baseUrl), { headers: this.headers() }));
   }
 
-  /** Posts `fields` with the hidden fields of the last page fetched, as its form would. */
   async post(path: string, fields: Record<string, string>): Promise<FetchedPage> {
     const body = new URLSearchParams({ ...this.hidden, ...fields });
     const response = await fetch(new URL(path, this.baseUrl), {
@@ -33,7 +27,6 @@ export class AccountFormClient {
     return this.keep(response);
   }
 
-  /** GETs the page of `path` (for its CSRF token), then posts its form. */
   async submit(path: string, fields: Record<string, string>): Promise<FetchedPage> {
     await this.get(path);
     return this.post(path.split('?')[0], fields);

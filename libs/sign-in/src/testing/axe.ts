@@ -11,10 +11,7 @@ export interface AxeViolation {
   targets: string[];
 }
 
-/**
- * The WCAG 2.1 A/AA violations of the page as it is now, by axe-core run in the page. The page must
- * come from a context with CSP bypassed (`axeContext`), since the provider's pages allow no script.
- */
+/** The page must come from a CSP-bypassing context (`axeContext`), since the provider's pages allow no script. */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: axe.source });
   return page.evaluate(
@@ -33,7 +30,6 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   );
 }
 
-/** Fails with every violation listed (rule, impact, elements) unless the page has none. */
 export async function expectNoAxeViolations(page: Page): Promise<void> {
   const violations = await axeViolations(page);
   const summary = violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);

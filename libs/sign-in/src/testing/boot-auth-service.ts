@@ -12,15 +12,13 @@ export interface AuthServiceBoot {
   databaseUrl: string;
   /** One key per database: the signing key made at a first start must open at the next. */
   encryptionKey?: string;
-  /** More environment (e.g. REALM_IMPORT). */
   env?: Record<string, string>;
-  /** Feature modules besides auth-service's own (test probes). */
   features?: Type[];
-  /** Use this Redis (with a key prefix of the test's own) instead of the in-process bus. */
+  /** Instead of the in-process bus. */
   redis?: { url: string; keyPrefix: string };
 }
 
-/** auth-service as its main.ts starts it (its one feature is SignInModule), on a free loopback port, with a silent log and the in-process bus unless `redis` is given. */
+/** As main.ts starts it, on a free loopback port with a silent log. */
 export async function bootAuthService(options: AuthServiceBoot): Promise<RunningService> {
   const port = await freePort();
   const config = loadConfig('auth-service', {
@@ -41,10 +39,7 @@ export async function bootAuthService(options: AuthServiceBoot): Promise<Running
   });
 }
 
-/**
- * "Another service" of a distributed install: its own Nest app, bus connections, JWKS cache and
- * revocation list, sharing only the database, Redis and the JWKS URL with `auth`; `features` are its routes.
- */
+/** Its own Nest app, bus connections, JWKS cache and revocation list, sharing only database, Redis and JWKS URL. */
 export async function bootOtherService(
   app: Exclude<ServiceName, 'auth-service'>,
   options: { auth: RunningService; databaseUrl: string; redis: { url: string; keyPrefix: string }; features: Type[] },
@@ -65,7 +60,6 @@ export async function bootOtherService(
   });
 }
 
-/** The registry of a running auth-service: its data source, and its clients and users services. */
 export function registryOf(service: RunningService) {
   return {
     dataSource: service.nest.get(DataSource),
@@ -82,7 +76,7 @@ export interface TestTenant {
   enabled: boolean;
 }
 
-/** A tenant with the id a test names (no service creates one with a chosen id: realm files match tenants by name). */
+/** No service creates a tenant with a chosen id: realm files match tenants by name. */
 export async function insertTenant(service: RunningService, tenant: TestTenant): Promise<void> {
   await service.nest
     .get(DataSource)

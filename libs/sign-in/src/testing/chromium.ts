@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
-// Debian's chromium (`apt-get install chromium`; .ci/run installs it). Specs that need it are skipped,
-// loudly, where it is missing.
+// Debian's chromium (.ci/run installs it); specs needing it are skipped loudly where it is missing.
 export const CHROMIUM = '/usr/bin/chromium';
 
 export function describeWithChromium(spec: string): jest.Describe {
@@ -26,10 +25,7 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/**
- * A context whose pages can run axe-core: the provider's pages forbid every script by CSP, which the
- * check must bypass (the pages themselves stay unchanged). `locale` sets the browser's Accept-Language.
- */
+/** The provider's pages forbid every script by CSP, which axe-core must bypass. */
 export function axeContext(browser: Browser, options: { locale?: string } = {}): Promise<BrowserContext> {
   return browser.newContext({ bypassCSP: true, ...options });
 }

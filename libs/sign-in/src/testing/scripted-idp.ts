@@ -2,10 +2,7 @@ import { freePort } from '@fed/testing';
 import { type KeyObject, createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 
-/**
- * How the scripted provider's token endpoint signs the ID token: with its key (`genuine`), with another
- * key under the same `kid` (`forged`), unsigned (`none`), or HMAC with the client secret (`HS256`).
- */
+/** `forged`: another key under the same `kid`. */
 export type IdTokenSigning = 'genuine' | 'forged' | 'none' | 'HS256';
 
 export interface ScriptedIdp {
@@ -13,7 +10,6 @@ export interface ScriptedIdp {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Set before a sign-in: how its ID token is signed. */
   signing: IdTokenSigning;
   /** The claims of the ID token and of userinfo. */
   claims: Record<string, unknown>;
@@ -23,10 +19,8 @@ export interface ScriptedIdp {
 const KID = 'signing-key-1';
 
 /**
- * An OpenID provider of our own on loopback, scripted for the checks of an ID token: its authorization
- * endpoint signs in at once (no page) and sends the browser back; its token endpoint answers an ID token
- * signed as `signing` says. Its metadata offers `none` and HS256 besides RS256, as a hostile or broken
- * provider's could: the relying party must refuse them by its own list.
+ * Signs in at once and answers an ID token signed as `signing` says. Its metadata offers `none` and HS256, as a
+ * hostile provider's could: the relying party must refuse them by its own list.
  */
 export async function startScriptedIdp(options: { claims: Record<string, unknown> }): Promise<ScriptedIdp> {
   const port = await freePort();

@@ -11,7 +11,6 @@ export interface SmtpMailbox {
   /** SMTP_URL of the server (loopback, no TLS, no auth). */
   url: string;
   received: ReceivedMail[];
-  /** The `count`-th e-mail (from 1) to `to`, waiting for it up to `timeoutMs`. */
   nth(to: string, count: number, timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
@@ -65,7 +64,6 @@ export function plainTextOf(mail: ReceivedMail): string {
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
-/** The account link (confirmation or password reset) of an e-mail, from its plain-text part. */
 export function accountLinkIn(mail: ReceivedMail): URL {
   const match = /https?:\/\/\S+\/federation\/auth\/v1\/account\/\S+/.exec(plainTextOf(mail));
   if (!match) throw new Error(`no account link in the e-mail to ${mail.to}`);

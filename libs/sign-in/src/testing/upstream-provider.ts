@@ -16,11 +16,7 @@ export interface UpstreamProvider {
   stop(): Promise<void>;
 }
 
-/**
- * A second, real OpenID provider (oidc-provider with its development login form: any password signs
- * in the account named by the login), standing in for an enterprise tenant's identity provider. Its
- * client may refresh, and grants are given without a consent screen.
- */
+/** A real oidc-provider (any password signs in the named account) standing in for a tenant's identity provider. */
 export async function startUpstreamProvider(options: {
   redirectUri: string;
   accounts: Record<string, UpstreamAccount>;
@@ -31,8 +27,7 @@ export async function startUpstreamProvider(options: {
   const clientId = 'federation-broker';
   const clientSecret = randomBytes(24).toString('base64url');
   const accounts = new Map(Object.entries(options.accounts));
-  // Its warnings about development-only defaults (memory adapter, generated keys, its login form) are
-  // what a test provider is made of.
+  // Its development-only warnings are expected of a test provider.
   const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const provider = new Provider(issuer, {
     clients: [

@@ -4,7 +4,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ChangeRoleBody, ListUsersQuery, UserIdParams } from './admin-users.dto';
 import { AdminUsersService } from './admin-users.service';
 
-/** `{base_url}/api/v1/admin/users` (document 3, "Admin API"); requests are validated by the app's pipe. */
+/** Document 3, "Admin API"; the app's pipe validates requests. */
 @SaasOnly()
 @Controller('api/v1/admin/users')
 @Scopes('users:manage')

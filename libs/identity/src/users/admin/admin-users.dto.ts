@@ -33,7 +33,6 @@ function MasterCodeFilter(name: string): PropertyDecorator {
 
 const SEARCH_MESSAGE = `search must be 1-${MAX_SEARCH_CHARACTERS} characters of text`;
 
-/** `GET /v1/admin/users`: the page and the filters; other parameters are ignored. */
 export class ListUsersQuery extends NumberedPageQueryDto {
   @IsOptional()
   @IsIn(userRoles, badParameter('role must be admin or user'))
@@ -61,17 +60,13 @@ export class ListUsersQuery extends NumberedPageQueryDto {
   job_type?: string;
 }
 
-/**
- * `:userId`: a user id is a UUID in any letter case, kept lowercase; anything else names no user,
- * so it is the same 404 as an unknown one.
- */
+/** Any letter case, kept lowercase; anything but a UUID is the same 404 as an unknown user. */
 export class UserIdParams {
   @Transform(({ value }: { value: unknown }) => (isUuid(value) ? value.toLowerCase() : value))
   @ValidateBy({ name: 'isUserId', validator: { validate: isUuid } }, withCode('not_found', 'no such user'))
   userId!: string;
 }
 
-/** `PUT .../role` body: `role`, `admin` or `user`, required. */
 export class ChangeRoleBody {
   @Checks(IsDefined(badParameter('role is required')), IsIn(userRoles, badParameter('role must be admin or user')))
   role!: UserRole;

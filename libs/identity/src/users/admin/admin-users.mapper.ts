@@ -3,7 +3,7 @@ import { type AdminUserResponse } from './admin-users.dto';
 
 const toValueLabel = (stored: Labelled) => ({ value: stored.id, label: stored.label });
 
-/** The user fields the admin User object shows (also what `GET /v1/users/me` shows of the user). */
+/** Also what `GET /v1/users/me` shows of the user. */
 export type AdminUserFields = Pick<
   UserEntity,
   | 'id'
@@ -19,7 +19,7 @@ export type AdminUserFields = Pick<
   | 'lastLoginAt'
 >;
 
-/** A user as the admin API shows it: never the entity (no password hash, no session cut-off). */
+/** Never the entity: no password hash, no session cut-off. */
 export function toAdminUserResponse(user: AdminUserFields): AdminUserResponse {
   return {
     userId: user.id,

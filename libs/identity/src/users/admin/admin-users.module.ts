@@ -5,7 +5,6 @@ import { AdminUsersController } from './admin-users.controller';
 import { AdminUsersRepository } from './admin-users.repository';
 import { AdminUsersService } from './admin-users.service';
 
-/** The admin API's user routes (`users:read`, `users:manage`), over UsersService. */
 @Module({
   imports: [UsersModule, NotificationsModule],
   controllers: [AdminUsersController],

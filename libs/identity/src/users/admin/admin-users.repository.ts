@@ -4,7 +4,6 @@ import { DataSource } from 'typeorm';
 import { type UserScope } from '../user.repository';
 import { type UserRole, UserEntity } from '../user.entity';
 
-/** The admin list's filters, validated. */
 export interface UserFilters {
   role?: UserRole;
   /** true: approved; false: any other status (unverified or pending). */
@@ -18,12 +17,10 @@ export interface UserFilters {
 // LIKE's wildcards and its escape character, matched literally.
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-/** Reads for the admin user list. */
 @Injectable()
 export class AdminUsersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A page of `scope`'s users matching `filters`, newest first, and how many match in all. */
   async page(
     scope: UserScope,
     filters: UserFilters,

@@ -10,15 +10,11 @@ import { type AdminUserResponse, type ListUsersQuery } from './admin-users.dto';
 import { toAdminUserResponse } from './admin-users.mapper';
 import { AdminUsersRepository } from './admin-users.repository';
 
-/**
- * Which users an admin token may see and change: its tenant's (`tenant.id`). Every token our provider
- * issues carries a tenant; one without (none today) acts across tenants, as platformctl does.
- */
+/** Its tenant's users; a token without a tenant (none issued today) acts across tenants, as platformctl does. */
 export function adminScopeOf(principal: AccessTokenPrincipal): UserScope {
   return principal.tenant ? { tenantId: principal.tenant.id } : {};
 }
 
-/** The admin API's users (document 3): the list, and the changes UsersService makes. */
 @Injectable()
 export class AdminUsersService {
   constructor(
@@ -65,7 +61,7 @@ export class AdminUsersService {
 
   async approve(principal: AccessTokenPrincipal, userId: string): Promise<{ userId: string; approved: true }> {
     await this.users.approve(userId, adminScopeOf(principal));
-    // Queued, not sent: the answer never waits for the SMTP server (a queue failure is logged, not raised).
+    // Queued: the answer never waits for SMTP, and a queue failure is logged, not raised.
     await this.notifications.userApproved(userId);
     return { userId, approved: true };
   }

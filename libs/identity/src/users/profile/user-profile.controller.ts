@@ -3,11 +3,7 @@ import { Body, Controller, Get, Header, Patch } from '@nestjs/common';
 import { UpdateProfileBody, type UserProfileResponse } from './user-profile.dto';
 import { UserProfileService } from './user-profile.service';
 
-/**
- * `{base_url}/api/v1/users/me` (document 2, "User information"; SaaS only). Any valid token, no scope:
- * basic user information is allowed by default (document 1). There is no user id in the path, so
- * another user's profile is never reachable.
- */
+/** Document 2, "User information": any valid token (document 1); no user id in the path, so no one else's profile. */
 @SaasOnly()
 @Controller('api/v1/users')
 export class UserProfileController {

@@ -6,16 +6,12 @@ import { type TenantType } from '../../tenants/tenant.entity';
 import { type AdminUserResponse } from '../admin/admin-users.dto';
 import { type AdminUserFields, toAdminUserResponse } from '../admin/admin-users.mapper';
 
-/**
- * `GET /v1/users/me`: the admin API's User object (omission rules included) with the user's display
- * name and their tenant.
- */
+/** The admin User object (omission rules included) plus the display name and tenant. */
 export interface UserProfileResponse extends AdminUserResponse {
   displayName: string;
   tenant: { id: string; type: TenantType; name: string };
 }
 
-/** What the profile shows: the admin fields, the display name and the user's tenant. */
 export interface ProfileRecord extends AdminUserFields {
   displayName: string;
   tenant: { id: string; type: TenantType; name: string };
@@ -29,7 +25,7 @@ export function toUserProfileResponse(profile: ProfileRecord): UserProfileRespon
   };
 }
 
-// The limits every user record has (validateUserFields, validateBio), counted in code points here.
+// The limits of every user record (validateUserFields, validateBio), counted in code points here.
 export const MAX_DISPLAY_NAME_CHARACTERS = 200;
 export const MAX_BIO_CHARACTERS = 2000;
 
@@ -43,10 +39,7 @@ export function isBioText(value: unknown): boolean {
 const refusal = (message: string) => withCode('invalid_parameter', message);
 const trimmed = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
-/**
- * `PATCH /v1/users/me`: the fields a user may change, at least one of them. Any other field (role, email,
- * organization, status...) is refused by name: silently dropping it would let a client believe it changed.
- */
+/** Other fields are refused by name: silently dropping one would let a client believe it changed. */
 @RefuseUnknownFields()
 export class UpdateProfileBody {
   /** Trimmed; one line. `null` is refused: a user always has a name. */

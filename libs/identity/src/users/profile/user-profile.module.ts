@@ -7,7 +7,6 @@ import { UserProfileController } from './user-profile.controller';
 import { UserProfileRepository } from './user-profile.repository';
 import { UserProfileService } from './user-profile.service';
 
-/** The user's own profile, `/v1/users/me` (chat-service); the admin side is AdminUsersModule. */
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity, TenantEntity])],
   controllers: [UserProfileController],

@@ -14,15 +14,11 @@ interface ProfileRow extends Omit<ProfileRecord, 'tenant'> {
   tenantId: string;
 }
 
-/** The profile's own writes; reads go through UserRepository.find(). */
 @Injectable()
 export class UserProfileRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Applies `changes` in one statement and returns the profile as it now is, with its tenant. Null when
-   * nothing was updated: the user is absent, or their fields come from their tenant's identity provider.
-   */
+  /** One statement; null when the user is absent or their fields come from their tenant's identity provider. */
   async update(userId: string, changes: ProfileChanges, at: Date): Promise<ProfileRecord | null> {
     const rows = (await this.dataSource.query(
       `UPDATE "identity"."users" AS "user"

@@ -9,10 +9,7 @@ import { type ProfileChanges, UserProfileRepository } from './user-profile.repos
 
 const notFound = () => new UsersError('user_not_found', 'no user behind this token');
 
-/**
- * The caller's own user record (`/v1/users/me`), read from the database on every call: a role
- * change, an approval or a relabelled organization shows at once, whatever the token says.
- */
+/** Read on every call, so a role change or relabelled organization shows at once, whatever the token says. */
 @Injectable()
 export class UserProfileService {
   constructor(
@@ -29,7 +26,6 @@ export class UserProfileService {
   async update(principal: AccessTokenPrincipal, body: UpdateProfileBody): Promise<UserProfileResponse> {
     const changes: ProfileChanges = {
       ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
-      // "" or only white space clears the bio, as null does.
       ...(body.bio !== undefined ? { bio: body.bio === null || body.bio.trim() === '' ? null : body.bio } : {}),
     };
     if (changes.displayName === undefined && changes.bio === undefined) {
@@ -39,7 +35,7 @@ export class UserProfileService {
     if (userId === undefined) throw notFound();
     const updated = await this.profiles.update(userId, changes, new Date());
     if (updated) return toUserProfileResponse(updated);
-    // Nothing updated: say why (a user deleted meanwhile is as absent as one that never was).
+    // Nothing updated: say why (a user deleted meanwhile is as absent as one never there).
     const user = await this.users.find(userId);
     if (user?.idpSubject) {
       throw new UsersError(

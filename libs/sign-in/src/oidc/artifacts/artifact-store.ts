@@ -5,10 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 const TABLE = '"identity"."oidc_artifacts"';
 
-/**
- * PostgreSQL storage of oidc-provider's artifacts (sessions, interactions, grants, authorization
- * codes). Rows carry their expiry; a read never returns an expired one, and `sweep()` deletes them.
- */
+/** oidc-provider's adapter storage; a read never returns an expired row. */
 @Injectable()
 export class ArtifactStore {
   constructor(private readonly dataSource: DataSource) {}
@@ -43,7 +40,7 @@ export class ArtifactStore {
     return row.consumed === null ? row.payload : { ...row.payload, consumed: row.consumed };
   }
 
-  /** Marks the artifact consumed; true only for the one caller that consumed it first. `manager`: the caller's transaction. */
+  /** True only for the first caller. */
   async consume(model: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
     const rows = await modifyReturning<unknown>(
       manager,
@@ -58,12 +55,10 @@ export class ArtifactStore {
     await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "model" = $1 AND "id" = $2`, [model, id]);
   }
 
-  /** Every artifact of a grant: the grant, its codes and what else names it. `manager`: the caller's transaction. */
   async revokeByGrantId(grantId: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.query(`DELETE FROM ${TABLE} WHERE "grant_id" = $1 OR ("model" = 'Grant' AND "id" = $1)`, [grantId]);
   }
 
-  /** Deletes expired rows; returns how many. */
   async sweep(): Promise<number> {
     const rows = await modifyReturning<unknown>(
       this.dataSource,

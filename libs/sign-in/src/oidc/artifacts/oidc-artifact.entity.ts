@@ -1,9 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/**
- * What oidc-provider stores through its adapter: browser sessions, interactions, grants and
- * authorization codes (the tokens themselves are ours). One table, keyed by model and id.
- */
+/** oidc-provider's sessions, interactions, grants and codes (the tokens are ours), keyed by model and id. */
 @Entity({ schema: 'identity', name: 'oidc_artifacts' })
 @Index('oidc_artifacts_grant_id_idx', ['grantId'], { where: '"grant_id" IS NOT NULL' })
 @Index('oidc_artifacts_uid_idx', ['uid'], { where: '"uid" IS NOT NULL' })
@@ -22,7 +19,6 @@ export class OidcArtifactEntity {
   @Column({ type: 'text', nullable: true })
   grantId!: string | null;
 
-  /** Sessions are also found by their `uid`. */
   @Column({ type: 'text', nullable: true })
   uid!: string | null;
 

@@ -12,11 +12,7 @@ export interface ClientCredentialsResponse {
   scope: string;
 }
 
-/**
- * `client_credentials`: tokens of the client's service account. Without `scope` the client gets all
- * of its scopes; a scope it was not given is `invalid_scope`; a disabled tenant is `unauthorized_client`.
- * `resource` (RFC 8707), one of `resources`, binds the access token to it (`aud`); another is `invalid_target`.
- */
+/** No `scope`: all the client's scopes. `resource` (RFC 8707) binds `aud`; an unknown one is `invalid_target`. */
 export function clientCredentialsGrant(issuer: TokenIssuer, resources: readonly string[]) {
   return async ({ client, params }: GrantRequest): Promise<ClientCredentialsResponse> => {
     const { resource } = params;
@@ -41,10 +37,7 @@ export function clientCredentialsGrant(issuer: TokenIssuer, resources: readonly 
   };
 }
 
-/**
- * The tenant whose claims a service account's tokens carry: null for the platform operator's integration
- * (a client of no tenant); a client whose tenant is disabled gets no tokens (`unauthorized_client`).
- */
+/** Null for the operator's integration; a disabled tenant gets no tokens (`unauthorized_client`). */
 export function serviceAccountTenant(client: ClientEntity): TenantEntity | null {
   if (client.tenantId === null) return null;
   if (!client.tenant?.enabled) throw oauthErrors.unauthorizedClient("the client's tenant is disabled");

@@ -1,6 +1,5 @@
 import { type ClientEntity } from '@fed/identity/internal';
 
-/** A token request whose client has authenticated and may use the grant. */
 export interface GrantRequest {
   client: ClientEntity;
   /** The form's parameters, each present at most once. */

@@ -60,7 +60,7 @@ interface StoredCode {
   codeChallenge?: string;
   codeChallengeMethod?: string;
   nonce?: string;
-  /** Unix seconds, to the millisecond (logins are stamped so; whole seconds before they were). */
+  /** Unix seconds, to the millisecond for logins stamped so. */
   authTime: number;
   /** Present only for clients of logout features; the session's uid serves as `sid` otherwise. */
   sid?: string;
@@ -70,15 +70,12 @@ interface StoredCode {
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-/** A code exchange or refresh, once every check that uses nothing up has passed. */
 interface Rotation {
   login: UserLogin;
   /** The scope the new refresh token grants. */
   refreshScope: string;
   family: TokenFamily;
-  /** A code exchange creates the family's row unless it exists; a refresh token's row references it. */
   createFamily: boolean;
-  /** Uses the code or refresh token up, on the transaction's manager. */
   redeem(manager: EntityManager): Promise<Redemption>;
 }
 
@@ -86,10 +83,8 @@ type RotationOutcome =
   { refreshToken: string } | { redemption: Exclude<Redemption, 'redeemed'>; revoked: IssuedAccessToken[] };
 
 /**
- * The token endpoint's `authorization_code` and `refresh_token` grants. oidc-provider ran the
- * browser side (request checks, login, consent, the code); these handlers check the code (client,
- * expiry, `redirect_uri`, PKCE S256, then single use) and issue the spec's tokens with a rotating
- * refresh token. A code or refresh token used twice revokes every token descended from its login.
+ * oidc-provider ran the browser side; these check the code (client, expiry, `redirect_uri`, PKCE S256, then
+ * single use) and rotate refresh tokens. A code or refresh token used twice revokes everything from its login.
  */
 export function userGrants(deps: UserGrantDependencies) {
   async function eligibleUser(client: ClientEntity, userId: string, authTime: number) {
@@ -108,10 +103,8 @@ export function userGrants(deps: UserGrantDependencies) {
   }
 
   /**
-   * One transaction under the family's row lock: `redeem` uses the code or refresh token once; then
-   * the next refresh token is stored, or on a second use the family is revoked (RFC 6749 4.1.2,
-   * 10.4), so no token is stored into a family a concurrent reuse revokes. The access token's `jti`
-   * is stored before it is signed; revoked access tokens are published after the commit.
+   * One transaction under the family's row lock, so no token is stored into a family a concurrent reuse revokes
+   * (RFC 6749 4.1.2, 10.4). The access token's `jti` is stored before signing; revocations publish after commit.
    */
   async function rotate(
     rotation: Rotation,
@@ -165,8 +158,7 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!params.redirect_uri) throw errors.invalidRequest("missing required parameter 'redirect_uri'");
     const stored = (code.length <= 256 ? await deps.artifacts.find('AuthorizationCode', code) : undefined) as
       StoredCode | undefined;
-    // Every check that does not consume the code comes first, so that a request failing one of them
-    // neither burns the client's code nor, replayed, revokes its tokens.
+    // Non-consuming checks first, so a failing request neither burns the code nor, replayed, revokes its tokens.
     if (!stored || stored.clientId !== client.clientId) throw errors.invalidGrant('authorization code not found');
     if (stored.exp <= Math.floor(Date.now() / 1000)) throw errors.invalidGrant('authorization code is expired');
     if (stored.redirectUri !== params.redirect_uri) throw errors.invalidGrant('redirect_uri mismatch');
@@ -231,7 +223,6 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!token) throw errors.invalidGrant('refresh token is invalid or expired');
     checkResource(params.resource, token.resource, 'the refresh token');
     const user = await eligibleUser(client, token.userId, token.authTime);
-    // What the login was granted, as far as the client still has it and the user's role now allows.
     const held = scopesHeldBy(user.role, token.scope.split(' ').filter(grantable(client)));
     let scope = held;
     if (params.scope !== undefined) {
@@ -272,15 +263,11 @@ export function userGrants(deps: UserGrantDependencies) {
   return { authorizationCode, refreshToken };
 }
 
-/** A scope of the login that still counts: one the client has, or one every request may name. */
 function grantable(client: ClientEntity) {
   return (name: string) => client.scopes.includes(name) || ALWAYS_ALLOWED_SCOPES.includes(name);
 }
 
-/**
- * RFC 8707 2.2 at the token endpoint: the tokens of a code or refresh token are for the resource it was
- * issued for; `resource` may repeat that one, never name another (nor one where the grant had none).
- */
+/** RFC 8707 2.2: `resource` may repeat the grant's resource, never name another (nor one where it had none). */
 function checkResource(requested: string | undefined, granted: string | undefined, grant: string): void {
   if (requested !== undefined && requested !== granted) {
     throw errors.invalidTarget(`resource is not the one ${grant} was issued for`);

@@ -26,15 +26,10 @@ import { notApprovedAnswer } from '../../signup/sign-in-refusal';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-// The forms are read by hand, not through a DTO: only after the interaction and its CSRF token are
-// checked, and a refusal is this page again (HTML, in the user's language), not a JSON error.
+// Read by hand, only after the interaction and CSRF token are checked, so a refusal is this page again, not JSON.
 const readForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
 
-/**
- * The login and consent pages of the authorization endpoint. oidc-provider sends the browser here
- * with an interaction bound to a cookie; each form carries a CSRF token derived from the interaction
- * (HMAC), and the answer goes back to the provider, which resumes the authorization request.
- */
+/** Each form carries a CSRF token derived from the interaction (HMAC). */
 @Controller('federation/auth/v1/interaction')
 export class InteractionController {
   private readonly csrfKey: Buffer;
@@ -170,7 +165,6 @@ export class InteractionController {
       );
       return;
     }
-    // The user agreed to what the page showed: the requested scopes their role allows now.
     const existing = details.grantId ? await this.provider.Grant.find(details.grantId) : undefined;
     const grant = existing ?? new this.provider.Grant({ accountId, clientId: client.clientId });
     grantScopesOfRole(grant, user.role, client.scopes);
@@ -183,7 +177,7 @@ export class InteractionController {
     await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
-  /** The interaction of this browser, or an error page when it is unknown, expired or another one. */
+  /** An error page when the interaction is unknown, expired or another browser's. */
   private async details(uid: string, req: Request, res: Response): Promise<Details | undefined> {
     let details: Details;
     try {

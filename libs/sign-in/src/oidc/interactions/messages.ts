@@ -1,8 +1,5 @@
 import { defineCatalog } from '@fed/identity/internal';
 
-// The texts of the login, consent and error pages of the OpenID provider, in the 14 languages of
-// `ui_locales`.
-
 export const signInText = defineCatalog('sign-in', {
   ja: {
     signInTitle: 'ログイン',
@@ -439,7 +436,6 @@ export const signInText = defineCatalog('sign-in', {
   },
 });
 
-/** What each scope of the spec's scope table (and `offline_access`) lets an application do, as the consent page lists it. */
 export const scopeText = defineCatalog('scopes', {
   ja: {
     openid: 'あなたが誰かを確認する(ユーザー ID)',

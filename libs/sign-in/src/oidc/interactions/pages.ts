@@ -3,13 +3,10 @@ import { escapeHtml, negotiateLocale, renderPage, type UiLocale } from '@fed/ide
 import { type RegisteredBy } from '../registration/client-metadata';
 import { scopeText, signInText } from './messages';
 
-// The login, consent and error pages of the OpenID provider: plain, accessible HTML forms with no
-// script, on the shared page shell. Every value is escaped where it enters the HTML.
+// No script; every value is escaped where it enters the HTML.
 
-/** The same page in another language (the switcher's links); none when absent. */
 type Switcher = (locale: UiLocale) => string;
 
-/** The hidden fields every form of an interaction carries: its CSRF token and the chosen language. */
 function hiddenFields(csrf: string, chosenLocale: UiLocale | undefined): string {
   const language = chosenLocale ? `\n<input type="hidden" name="lang" value="${escapeHtml(chosenLocale)}">` : '';
   return `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">${language}`;
@@ -17,19 +14,15 @@ function hiddenFields(csrf: string, chosenLocale: UiLocale | undefined): string 
 
 export interface LoginPage {
   locale: UiLocale;
-  /** The language picked with the switcher, kept by the form for the next page. */
   chosenLocale?: UiLocale;
   action: string;
   csrf: string;
   clientName: string;
   login?: string;
-  /** Why the last attempt failed, in the page's language. */
   error?: string;
-  /** An informational line above the form. */
   notice?: string;
   signUpUrl?: string;
   resetUrl?: string;
-  /** More links under the form, with their text in the page's language (e.g. a new confirmation link). */
   moreLinks?: readonly { href: string; text: string }[];
   switcher?: Switcher;
 }
@@ -81,7 +74,7 @@ export interface ConsentPage {
   clientName: string;
   scopes: readonly string[];
   switcher?: Switcher;
-  /** A client that registered itself: named by its document's URL, or called unverified with where it sends back. */
+  /** Named by its document's URL, or called unverified with where it sends back. */
   registeredBy?: RegisteredBy;
 }
 
@@ -99,8 +92,7 @@ function registeredByLine({ locale, clientName, registeredBy }: ConsentPage): st
 }
 
 function scopeItem(locale: UiLocale, scope: string): string {
-  // Every scope a request can name is one of the spec's table or `offline_access`; anything else is
-  // shown as its name only.
+  // Anything outside the spec's table and `offline_access` is shown by name only.
   const description = isScope(scope) || scope === OFFLINE_ACCESS_SCOPE ? scopeText(locale, scope) : scope;
   return `<li>${escapeHtml(description)} (<code>${escapeHtml(scope)}</code>)</li>`;
 }
@@ -126,7 +118,6 @@ ${hiddenFields(view.csrf, view.chosenLocale)}
   });
 }
 
-/** A message of the sign-in catalog that explains a failure to the user. */
 export type ErrorMessage =
   | 'clientUnavailable'
   | 'interactionExpired'
@@ -154,11 +145,7 @@ export function errorPage(view: ErrorPage): string {
   });
 }
 
-/**
- * The page of a failure oidc-provider renders itself (an authorization request it cannot send back to
- * the client): its description is English protocol detail, so the user reads a message of the
- * catalog and the error code.
- */
+/** For failures oidc-provider renders itself: its description is English protocol detail, so show our message. */
 export function providerErrorPage(failure: { error?: string; uiLocales?: unknown; acceptLanguage?: string }): string {
   const error = failure.error ?? 'server_error';
   return errorPage({

@@ -12,11 +12,7 @@ export type SignInOutcome =
   /** `user` null: a wrong login or password. `deviceCookie`: the `Set-Cookie` value for a signed-in browser. */
   | { refused: false; user: UserView | null; deviceCookie?: string };
 
-/**
- * A password sign-in behind the brute-force throttle: the user is looked up first (the throttle counts
- * by account; an unknown login by its text alike), the attempt is reserved before the password is
- * checked, and a browser that signed in gets a device cookie, which its next attempts are counted by.
- */
+/** The user is looked up first (the throttle counts by account), and a signed-in browser gets a device cookie. */
 @Injectable()
 export class PasswordSignIn {
   private readonly throttle: LoginThrottle;

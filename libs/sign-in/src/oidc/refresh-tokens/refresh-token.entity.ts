@@ -1,11 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { TokenFamilyEntity } from './token-family.entity';
 
-/**
- * One refresh token of a family (every token descended from one login). Only the
- * SHA-256 of the token is kept. A token is used once: its refresh marks it used and issues the next
- * one; presenting a used token revokes the whole family, access tokens included.
- */
+/** Only the SHA-256 is kept. A used token presented again revokes the whole family, access tokens included. */
 @Entity({ schema: 'identity', name: 'refresh_tokens' })
 @Index('refresh_tokens_family_id_idx', ['familyId'])
 @Index('refresh_tokens_expires_at_idx', ['expiresAt'])
@@ -15,7 +11,6 @@ export class RefreshTokenEntity {
   @PrimaryColumn({ type: 'bytea', primaryKeyConstraintName: 'refresh_tokens_pkey' })
   tokenHash!: Buffer;
 
-  /** The provider's grant id of the login the family descends from. */
   @Column({ type: 'text' })
   familyId!: string;
 
@@ -33,7 +28,7 @@ export class RefreshTokenEntity {
   @Column({ type: 'text' })
   scope!: string;
 
-  /** The resource (RFC 8707) the login's access tokens are issued for, their `aud`; null: `broker`. */
+  /** The RFC 8707 resource (`aud`) of the login's access tokens; null: `broker`. */
   @Column({ type: 'text', nullable: true })
   resource!: string | null;
 
@@ -41,11 +36,11 @@ export class RefreshTokenEntity {
   @Column({ type: 'text' })
   sessionId!: string;
 
-  /** `auth_time`, Unix seconds, to the millisecond (a session cut-off is compared with it). */
+  /** Unix seconds to the millisecond, for comparing with a session cut-off. */
   @Column({ type: 'double precision' })
   authTime!: number;
 
-  /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
+  /** Revoked with the family. */
   @Column({ type: 'text' })
   accessTokenId!: string;
 

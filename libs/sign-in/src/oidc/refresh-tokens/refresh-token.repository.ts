@@ -8,13 +8,12 @@ const FAMILIES = '"identity"."token_families"';
 // Kept a day past their expiry: a used token presented late is still detected as reused.
 const KEPT_AFTER_EXPIRY = "interval '1 day'";
 
-/** Every refresh token descended from one login; its row is locked by whatever redeems, stores or revokes them. */
+/** Its row is locked by whatever redeems, stores or revokes its tokens. */
 export interface TokenFamily {
-  /** The provider's grant id of the login. */
   id: string;
   clientId: string;
   userId: string;
-  /** No token of the family outlives this (the session maximum). */
+  /** The session maximum. */
   expiresAt: Date;
 }
 
@@ -23,23 +22,21 @@ export interface RefreshTokenRecord {
   clientId: string;
   userId: string;
   scope: string;
-  /** The resource (RFC 8707) the access tokens are for; undefined: none (`aud: broker`). */
+  /** Undefined: `aud: broker`. */
   resource?: string;
   sessionId: string;
-  /** Unix seconds, to the millisecond. */
   authTime: number;
-  /** `jti` and expiry of the access token issued with this refresh token (revoked with the family). */
+  /** Revoked with the family. */
   accessTokenId: string;
   accessExpiresAt: Date;
   expiresAt: Date;
 }
 
-/** A stored token, whatever its state, with its family's expiry. */
 export interface StoredRefreshToken extends RefreshTokenRecord {
   familyExpiresAt: Date;
 }
 
-/** `reused`: the token was already used, so whoever holds it now may have stolen it. */
+/** `reused`: whoever holds the token now may have stolen it. */
 export type Redemption = 'redeemed' | 'reused' | 'invalid';
 
 export interface IssuedAccessToken {
@@ -65,16 +62,12 @@ export function hashRefreshToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-/**
- * Refresh tokens, stored as SHA-256 digests, in families that are revoked together. Redeeming a
- * token, storing the next one and revoking the family each happen in a transaction holding the
- * family's row lock (`withinFamily`), so a token is never stored into a family being revoked.
- */
+/** Redeem, store and revoke hold the family's row lock (`withinFamily`): no token enters a family being revoked. */
 @Injectable()
 export class RefreshTokenRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The unrevoked token of `clientId`, used or not, expired or not; read without a lock. */
+  /** Used or not, expired or not; read without a lock. */
   async find(token: string, clientId: string): Promise<StoredRefreshToken | undefined> {
     if (token.length > 512) return undefined;
     const rows: Row[] = await this.dataSource.query(
@@ -86,7 +79,6 @@ export class RefreshTokenRepository {
     return rows[0] && toStored(rows[0]);
   }
 
-  /** The family of a token of `clientId`, whatever its state; for revocation. */
   async familyOf(token: string, clientId: string): Promise<string | undefined> {
     if (token.length > 512) return undefined;
     const rows: { family_id: string }[] = await this.dataSource.query(
@@ -96,7 +88,6 @@ export class RefreshTokenRepository {
     return rows[0]?.family_id;
   }
 
-  /** The unrevoked families with a token issued to the browser session `sessionId` (`sid`) of `userId`. */
   async familiesOfSession(sessionId: string, userId: string): Promise<string[]> {
     const rows: { family_id: string }[] = await this.dataSource.query(
       `SELECT DISTINCT "family_id" FROM ${TOKENS}
@@ -107,10 +98,8 @@ export class RefreshTokenRepository {
   }
 
   /**
-   * Runs `work` in one transaction holding the family's row lock; `revoked`, and `work` not run, when
-   * it is revoked (or swept). Given a whole family (a code exchange), creates its row first unless it
-   * exists; given an id (a refresh), relies on the row its token references. `work` must run every
-   * query on the manager it is given: the embedded PostgreSQL serves no other connection meanwhile.
+   * `revoked` (and `work` not run) when the family is revoked or swept. `work` must run every query on the given
+   * manager: the embedded PostgreSQL serves no other connection meanwhile.
    */
   withinFamily<T>(family: TokenFamily | string, work: (manager: EntityManager) => Promise<T>): Promise<T | 'revoked'> {
     return this.dataSource.transaction(async (manager) => {
@@ -129,10 +118,7 @@ export class RefreshTokenRepository {
     });
   }
 
-  /**
-   * Uses the token once (in `withinFamily`): of two refreshes with the same token one redeems it and
-   * the other finds it reused. A token of another client is invalid, never reused (it proves nothing).
-   */
+  /** Of two concurrent refreshes one redeems, one finds it reused; another client's token is invalid, never reused. */
   async redeem(manager: EntityManager, token: string, clientId: string): Promise<Redemption> {
     // The outer SELECT sees the row as it was before the UPDATE: used already, or not.
     const rows: { redeemed: boolean; used: boolean }[] = await manager.query(
@@ -149,7 +135,6 @@ export class RefreshTokenRepository {
     return rows[0]?.used ? 'reused' : 'invalid';
   }
 
-  /** Stores a new token of the family (in `withinFamily`) and returns its value (256 random bits). */
   async issue(manager: EntityManager, record: RefreshTokenRecord): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await manager.query(
@@ -173,10 +158,7 @@ export class RefreshTokenRepository {
     return token;
   }
 
-  /**
-   * Marks the family revoked (taking its row lock, if the caller holds none yet) and revokes every
-   * token of it; returns the access tokens issued with them.
-   */
+  /** Takes the row lock if the caller holds none yet; returns the access tokens issued with the family. */
   async revokeFamily(manager: EntityManager, familyId: string): Promise<IssuedAccessToken[]> {
     await manager.query(`UPDATE ${FAMILIES} SET "revoked_at" = coalesce("revoked_at", now()) WHERE "id" = $1`, [
       familyId,
@@ -190,7 +172,6 @@ export class RefreshTokenRepository {
     return rows.map((row) => ({ jti: row.access_token_id, expiresAt: row.access_expires_at }));
   }
 
-  /** Deletes tokens and families past their expiry (a family's tokens go with it); returns how many. */
   async sweep(): Promise<{ refreshTokens: number; tokenFamilies: number }> {
     // One after the other: both statements delete tokens, and concurrently they could deadlock.
     const refreshTokens = await modifyReturning<unknown>(

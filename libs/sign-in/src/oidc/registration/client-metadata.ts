@@ -21,12 +21,11 @@ export class RegistrationError extends Error {
   }
 }
 
-/** What a client that registers itself may hold: the protocol scopes, nothing of the chat API or management. */
+/** Protocol scopes only: nothing of the chat API or management. */
 export const SELF_REGISTERED_SCOPES = ['mcp:all', 'a2a:all'] as const;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const MAX_NAME = 200;
 
-/** A self-registered client's metadata (RFC 7591 2, the subset the platform honours), checked. */
 export interface ClientMetadata {
   name: string;
   redirectUris: string[];
@@ -35,11 +34,8 @@ export interface ClientMetadata {
 }
 
 /**
- * Checks client metadata (a metadata document or a registration request) as hostile input: `redirect_uris`
- * required (the operator's rules: https, http only on the loopback); `token_endpoint_auth_method` absent or
- * `none` (the client is public); `grant_types` some of authorization_code and refresh_token (default both);
- * `response_types` absent or `code`; `scope` some of mcp:all and a2a:all (default both; openid and
- * offline_access may be named); `client_name` printable. `defaultName` names a client that gives none.
+ * Hostile input: the client must be public (`none`), redirect URIs follow the operator's rules, and grants and
+ * scopes are limited to the code flow and mcp:all/a2a:all (defaults: all of them).
  */
 export function checkClientMetadata(raw: unknown, defaultName: string): ClientMetadata {
   const invalid = (description: string): never => {
@@ -96,10 +92,7 @@ function stringList(metadata: Record<string, unknown>, field: string, fallback: 
   return [...new Set(value as string[])];
 }
 
-/**
- * The row of a client that registered itself: public (no secret, PKCE), in no tenant (users of every tenant may
- * use it; their tokens carry their own tenant), published, consent always asked.
- */
+/** Public (PKCE), in no tenant (tokens carry the user's tenant), published, consent always asked. */
 export function selfRegisteredClient(
   clientId: string,
   registration: Exclude<ClientRegistrationKind, 'operator'>,
@@ -130,14 +123,9 @@ export function selfRegisteredClient(
   } satisfies Omit<ClientEntity, 'tenant'>);
 }
 
-/** What the consent page says of a client that registered itself. */
 export type RegisteredBy = { kind: 'metadata_document'; url: string } | { kind: 'dynamic'; redirectHost: string };
 
-/**
- * How the consent page names `client`: by its document's URL (the one thing vouched for, by whoever serves it),
- * or, registered dynamically, as unverified with the host the request sends the user back to. Nothing for an
- * operator's client.
- */
+/** By the document's URL (the one thing vouched for), or as unverified with the redirect host; none for operators'. */
 export function registeredByOf(
   client: Pick<ClientEntity, 'registration' | 'clientId'>,
   redirectUri: unknown,

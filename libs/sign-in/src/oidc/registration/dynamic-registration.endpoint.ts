@@ -13,19 +13,15 @@ import { RegistrationError, checkClientMetadata, selfRegisteredClient } from './
 
 export const REGISTRATION_PATH = `${OIDC_BASE_PATH}/register`;
 
-/** A registration request is a dozen members: far below these. */
 const BODY_LIMIT_BYTES = 16 * 1024;
 const BODY_BOUNDS = { maxDepth: 4, maxContainers: 64 };
 const WINDOW_SECONDS = 3600;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /**
- * RFC 7591 dynamic client registration, `POST /federation/auth/v1/register`, served only while
- * OIDC_DYNAMIC_REGISTRATION is on (off, the route does not exist: 404). Anyone may register, so what they get
- * is bounded: a public client (no secret; PKCE) limited to mcp:all and a2a:all, whose users always see a consent
- * page calling it unverified; at most OIDC_DYNAMIC_REGISTRATION_PER_HOUR registrations per client address and
- * hour, counted in one atomic step before the body is read. No registration access token (RFC 7592 is not
- * offered): a client that needs other metadata registers again.
+ * RFC 7591, only while OIDC_DYNAMIC_REGISTRATION is on. Anyone may register, so the result is bounded: a public
+ * mcp:all/a2a:all client shown as unverified, rate-limited per address in one atomic step before the body is
+ * read. No RFC 7592 management: a client needing other metadata registers again.
  */
 @Injectable()
 export class DynamicRegistrationEndpoint implements OnModuleInit {
@@ -115,7 +111,7 @@ export class DynamicRegistrationEndpoint implements OnModuleInit {
   }
 }
 
-/** A client that gives no name is named by where it sends users back (the consent page says it is unverified). */
+/** Named by where it sends users back (the consent page calls it unverified). */
 function defaultName(redirectUris: unknown): string {
   const first = Array.isArray(redirectUris) && typeof redirectUris[0] === 'string' ? redirectUris[0] : '';
   try {

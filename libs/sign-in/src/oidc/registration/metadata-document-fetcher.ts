@@ -7,7 +7,7 @@ import { rootCertificates } from 'node:tls';
 import { MAX_METADATA_CLIENT_ID } from '@fed/identity/internal';
 import { type ClientMetadata, RegistrationError, checkClientMetadata } from './client-metadata';
 
-/** Bounds of one fetch: documents are a few hundred bytes; these leave room and nothing more. */
+/** Documents are a few hundred bytes; these leave room and nothing more. */
 export interface MetadataFetchLimits {
   /** Connect, TLS and the whole body, end to end. */
   timeoutMs: number;
@@ -16,7 +16,7 @@ export interface MetadataFetchLimits {
 
 export const DEFAULT_METADATA_FETCH_LIMITS: MetadataFetchLimits = { timeoutMs: 5000, maxBytes: 16 * 1024 };
 
-/** How long a document is trusted without fetching it again: its max-age, clamped (MCP client ids are long-lived). */
+/** Its max-age, clamped (MCP client ids are long-lived). */
 const MIN_CACHE_SECONDS = 300;
 const MAX_CACHE_SECONDS = 86_400;
 const DEFAULT_CACHE_SECONDS = 3600;
@@ -29,7 +29,6 @@ export interface MetadataFetcherOptions {
   /** OIDC_CLIENT_METADATA_CA_FILE: extra authorities (PEM), trusted besides the system's. */
   caFile?: string;
   limits?: MetadataFetchLimits;
-  /** How names are resolved (tests map a name); `dns.lookup` by default. */
   lookup?: LookupFunction;
 }
 
@@ -38,10 +37,7 @@ export interface FetchedMetadataDocument {
   expiresAt: Date;
 }
 
-/**
- * Whether `clientId` is a Client ID Metadata Document's URL (draft-ietf-oauth-client-id-metadata-document):
- * https, a path other than `/`, no fragment, no credentials, no dot segments, at most 2,048 characters.
- */
+/** draft-ietf-oauth-client-id-metadata-document: https, a path besides `/`, no fragment, credentials, dot segments. */
 export function isMetadataDocumentUrl(clientId: string): boolean {
   if (clientId.length > MAX_METADATA_CLIENT_ID || !clientId.startsWith('https://')) return false;
   let url: URL;
@@ -62,11 +58,8 @@ export function isMetadataDocumentUrl(clientId: string): boolean {
 }
 
 /**
- * Fetches Client ID Metadata Documents as the server's own request on a stranger's behalf: https only (the
- * system's authorities, plus OIDC_CLIENT_METADATA_CA_FILE), no redirect followed, one deadline over connect
- * and body, a size bound, JSON of a document's shape whose `client_id` is the URL. The host must be on public
- * addresses: a literal is checked before connecting, a name at its resolution (every address it resolves to),
- * and the peer once connected, so a name rebound to an internal address is refused too.
+ * A request on a stranger's behalf: https only, no redirects, one deadline, a size bound. The host must be on
+ * public addresses, checked for a literal, at resolution and on the connected peer, so DNS rebinding is refused.
  */
 export class MetadataDocumentFetcher {
   private readonly ca: string[];
@@ -79,7 +72,7 @@ export class MetadataDocumentFetcher {
     this.lookup = options.lookup ?? (dnsLookup as LookupFunction);
   }
 
-  /** The document's metadata and until when it may be used; a RegistrationError says why not. */
+  /** A RegistrationError says why not. */
   async fetch(clientId: string, now = new Date()): Promise<FetchedMetadataDocument> {
     if (!isMetadataDocumentUrl(clientId)) {
       throw new RegistrationError(
@@ -169,7 +162,6 @@ function reasonOf(error: Error): string {
   return code === 'ERR_NON_PUBLIC_ADDRESS' ? error.message : (code ?? error.message).slice(0, 200);
 }
 
-/** `max-age` of a Cache-Control header, clamped; `no-store`/`no-cache` count as the shortest. */
 function cacheSeconds(header: string | undefined): number {
   if (!header) return DEFAULT_CACHE_SECONDS;
   if (/(^|,)\s*(no-store|no-cache)\s*(,|$)/i.test(header)) return MIN_CACHE_SECONDS;

@@ -6,9 +6,9 @@ import { RegistrationError, selfRegisteredClient } from './client-metadata';
 import { type MetadataDocumentFetcher, isMetadataDocumentUrl } from './metadata-document-fetcher';
 
 export interface MetadataFetchBudget {
-  /** OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR: fetches per origin (scheme, host, port) and hour, every instance. */
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_HOST_PER_HOUR, per origin, across instances. */
   perHostPerHour: number;
-  /** OIDC_CLIENT_METADATA_FETCHES_PER_ADDRESS_PER_HOUR: fetches one requester's address may cause per hour, every instance. */
+  /** OIDC_CLIENT_METADATA_FETCHES_PER_ADDRESS_PER_HOUR, per requester address, across instances. */
   perAddressPerHour: number;
   /** How long a refused document stays refused without being fetched again. */
   failureSeconds?: number;
@@ -18,19 +18,12 @@ const WINDOW_SECONDS = 3600;
 const DEFAULT_FAILURE_SECONDS = 60;
 
 /**
- * The clients of the OpenID provider, as ClientCache reads them: a registered row as stored; a `client_id` that
- * is a metadata document's URL resolved through its document, fetched on first use and again once its row has
- * expired, then stored (so the consent, the grants and every instance read one row). A document that cannot be
- * fetched or is refused makes the client unknown (null), with the reason logged: the authorization endpoint
- * then shows its `invalid_client` page, never redirecting to a URI nobody vouched for.
+ * A metadata-document `client_id` is fetched on first use and after expiry, then stored so every instance reads
+ * one row. A failed or refused document makes the client unknown, so nothing redirects to an unvouched URI.
  *
- * Anyone can name any URL as a client_id, so fetches are bounded beyond each one's own limits: only a lookup made
- * for a request's address (the authorization and token endpoints) fetches, at most `perAddressPerHour` for one
- * address and `perHostPerHour` per origin (atomic takes of the bus's counters, shared by every instance); the
- * provider's own lookups (login, consent) read the stored row only. A refusal is remembered for `failureSeconds`
- * (also in the counters), so a flood of one bad URL costs one fetch a minute.
- * Past the limit a stored row, even expired, is still used: hammering random paths of a real client's host must
- * not take that client offline. Without a row the client is unknown, as for a failed fetch.
+ * Anyone can name any URL, so only lookups for a request's address fetch, within shared per-address and
+ * per-origin limits; a refusal is remembered for `failureSeconds`. Past a limit a stored row, even expired, is
+ * still used, so hammering a real client's host cannot take that client offline.
  */
 export class SelfRegisteredClients {
   private readonly failureSeconds: number;

@@ -13,14 +13,9 @@ import { basicCredentials } from '../token-endpoint/token-endpoint';
 import { TokenRevocations } from './token-revocations';
 
 /**
- * `POST /federation/auth/v1/revoke` (RFC 7009): the client authenticates; the token, access or
- * refresh, valid or not, is then answered with 200 and an empty body. An access token is revoked
- * by its `jti` everywhere within a second (Signals); a refresh token takes its whole family with it.
- * A token of another client is left alone (RFC 7009 2.1), with the same answer.
- *
- * A public client (no secret: the clients that registered themselves) names itself by `client_id` alone, as at
- * the token endpoint (RFC 7009 2.1, OAuth 2.1); a secret from it is `invalid_client`. Its lookup reads the stored
- * row and never fetches a metadata document: a client holding tokens has a row.
+ * RFC 7009: always 200 with an empty body, valid token or not; another client's token is left alone (2.1).
+ * Access tokens are revoked everywhere within a second (Signals); a refresh token takes its family. A public
+ * client names itself by `client_id` alone, and its lookup never fetches a metadata document.
  */
 @Controller('federation/auth/v1/revoke')
 export class RevocationController {
@@ -42,8 +37,7 @@ export class RevocationController {
   @Public()
   @Post()
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
-    // Not a DTO: the form is read as the token endpoint reads it (RFC 6749 3.1), and the client may
-    // authenticate in the Authorization header, which a body DTO does not see.
+    // Not a DTO: the form is read as the token endpoint reads it, and a body DTO cannot see the Authorization header.
     let body: Record<string, string>;
     try {
       body = await readOAuthForm(req);

@@ -8,19 +8,12 @@ import { type IssuedAccessToken, RefreshTokenRepository } from '../refresh-token
 
 const TABLE = '"identity"."revoked_access_tokens"';
 
-/**
- * Unix seconds until which a revocation is kept: services accept a token until its `exp` plus their
- * clock skew, which may be configured up to the maximum.
- */
+/** Services accept a token until `exp` plus their clock skew, configurable up to the maximum. */
 function revokedUntil(expiresAt: Date): number {
   return Math.floor(expiresAt.getTime() / 1000) + MAX_CLOCK_SKEW_SECONDS;
 }
 
-/**
- * Revocation of access tokens and refresh-token families. The state of record is PostgreSQL; every
- * instance of every service learns of a revoked access token through `auth.token-revoked` and
- * refuses it from then on (its RevocationList).
- */
+/** PostgreSQL is the record; every service instance learns of revoked access tokens via `auth.token-revoked`. */
 @Injectable()
 export class TokenRevocations {
   constructor(
@@ -46,16 +39,12 @@ export class TokenRevocations {
     return rows.length > 0;
   }
 
-  /** Every refresh token of the family, the access tokens issued with them, and the provider's grant. */
   async revokeFamily(familyId: string): Promise<void> {
     const accessTokens = await this.dataSource.transaction((manager) => this.revokeFamilyWithin(manager, familyId));
     await this.revokeAccessTokens(accessTokens);
   }
 
-  /**
-   * The part of `revokeFamily` that belongs in the caller's transaction (which holds or takes the
-   * family's row lock); the caller revokes the returned access tokens once it has committed.
-   */
+  /** The caller's transaction holds the family lock; it revokes the returned access tokens after committing. */
   async revokeFamilyWithin(manager: EntityManager, familyId: string): Promise<IssuedAccessToken[]> {
     const accessTokens = await this.refreshTokens.revokeFamily(manager, familyId);
     await this.artifacts.revokeByGrantId(familyId, manager);
@@ -66,7 +55,6 @@ export class TokenRevocations {
     for (const { jti, expiresAt } of accessTokens) await this.revokeAccessToken(jti, expiresAt);
   }
 
-  /** Deletes entries of tokens that no service accepts any more. */
   async sweep(): Promise<number> {
     const rows = await modifyReturning<unknown>(
       this.dataSource,

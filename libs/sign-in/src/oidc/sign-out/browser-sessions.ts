@@ -5,7 +5,6 @@ import { RefreshTokenRepository } from '../refresh-tokens/refresh-token.reposito
 import { TokenRevocations } from '../revocation/token-revocations';
 import { OIDC_PROVIDER } from '../oidc.tokens';
 
-/** The provider session of one browser, signed in. */
 export interface BrowserSession {
   /** The session's `sid`. */
   uid: string;
@@ -14,11 +13,7 @@ export interface BrowserSession {
   end(): Promise<void>;
 }
 
-/**
- * The provider sessions of browsers (oidc-provider's session cookie and model). Ending one revokes the
- * refresh-token families of its logins the way revocation does (tokens, their access tokens, the
- * grant), then destroys the session, so that the next authorization request asks for a login.
- */
+/** Ending a session revokes its refresh-token families, so the next authorization asks for a login. */
 @Injectable()
 export class BrowserSessions {
   constructor(
@@ -27,7 +22,6 @@ export class BrowserSessions {
     private readonly revocations: TokenRevocations,
   ) {}
 
-  /** The signed-in session of this browser, or undefined. */
   async of(req: Request, res: Response): Promise<BrowserSession | undefined> {
     const ctx = this.provider.createContext(req, res);
     const session = await this.provider.Session.get(ctx as Parameters<Provider['Session']['get']>[0]);

@@ -1,7 +1,5 @@
 import { defineCatalog } from '@fed/identity/internal';
 
-// The texts of the sign-out pages, in the 14 languages of `ui_locales`.
-
 export const signOutText = defineCatalog('sign-out', {
   ja: {
     signOutTitle: 'ログアウト',

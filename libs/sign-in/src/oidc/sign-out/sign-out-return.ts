@@ -3,7 +3,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { ClientRepository } from '@fed/identity/internal';
 import { LocalTokenVerifier, TokenRejected } from '../local-token-verifier';
 
-/** The parameters an application sends to the sign-out page (OpenID Connect RP-Initiated Logout). */
+/** OpenID Connect RP-Initiated Logout. */
 export interface SignOutParams {
   clientId?: string;
   idTokenHint?: string;
@@ -11,13 +11,11 @@ export interface SignOutParams {
   state?: string;
 }
 
-/** Where the browser goes after the sign-out page, when the application named a registered URI. */
 export interface SignOutReturnTarget {
   client?: { clientId: string; name: string };
-  /** The registered URI as given, when it is one of the client's. */
   postLogoutRedirectUri?: string;
   state?: string;
-  /** The redirect itself: the URI with `state` added. */
+  /** The URI with `state` added. */
   location?: string;
 }
 
@@ -27,7 +25,7 @@ function text(value: unknown, limit: number): string | undefined {
   return typeof value === 'string' && value !== '' && value.length <= limit ? value : undefined;
 }
 
-/** The parameters of a query or form; a repeated, empty or oversized value counts as absent. */
+/** A repeated, empty or oversized value counts as absent. */
 export function signOutParams(source: Record<string, unknown>): SignOutParams {
   return {
     clientId: text(source.client_id, LIMITS.clientId),
@@ -38,9 +36,8 @@ export function signOutParams(source: Record<string, unknown>): SignOutParams {
 }
 
 /**
- * Decides whether the sign-out page may send the browser back to the application: only to a URI
- * registered on the client (exact match), the client named by `client_id` or by the audience of an
- * ID token we signed (expired or not), never by two names that disagree. Anything else is no redirect.
+ * Only to a URI registered on the client (exact match), named by `client_id` or an ID token we signed (expired
+ * or not), never by two names that disagree.
  */
 @Injectable()
 export class SignOutReturn {
@@ -73,7 +70,6 @@ export class SignOutReturn {
     return hinted ?? params.clientId;
   }
 
-  /** The client of an ID token this provider signed; undefined for anything else. */
   private async audienceOf(idToken: string): Promise<string | undefined> {
     try {
       const claims = await this.verifier.verify(idToken, this.issuer, { ignoreExpiry: true });

@@ -24,11 +24,8 @@ const readForm = express.urlencoded({ extended: false, limit: '32kb', parameterL
 type Source = Record<string, unknown>;
 
 /**
- * The one sign-out of the provider (oidc-provider's own end-session route is disabled), usable by
- * applications as a redirect target (OpenID Connect RP-Initiated Logout: `client_id` or
- * `id_token_hint`, `post_logout_redirect_uri`, `state`, `ui_locales`). A GET asks for confirmation;
- * the form's POST, CSRF-bound to the browser's session, ends it and returns to the application when it
- * named a registered URI. A POST without the form's token is a request like the GET.
+ * The provider's only sign-out (oidc-provider's end-session route is disabled). GET asks for confirmation; the
+ * form's POST, CSRF-bound to the session, ends it. A POST without the form's token is treated like the GET.
  */
 @Controller('federation/auth/v1/logout')
 export class SignOutController {
@@ -88,7 +85,7 @@ export class SignOutController {
     const session = await this.sessions.of(req, res);
     if (!session) return this.finish(res, target, locale, 'signed_out');
     const chosen = isUiLocale(source.lang) ? source.lang : undefined;
-    // What the form and the switcher's links carry on: only what was found valid, and the language hints.
+    // Only what was found valid, plus the language hints.
     const kept = {
       client_id: target.client?.clientId,
       post_logout_redirect_uri: target.postLogoutRedirectUri,

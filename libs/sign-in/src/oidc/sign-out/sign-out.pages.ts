@@ -1,8 +1,6 @@
 import { escapeHtml, renderPage, type UiLocale } from '@fed/identity/internal';
 import { signOutText } from './messages';
 
-// The sign-out confirmation and its outcome: plain HTML with no script, on the shared page shell.
-
 export interface SignOutPage {
   locale: UiLocale;
   action: string;
@@ -41,7 +39,6 @@ ${hiddenInputs(view.hidden)}
   });
 }
 
-/** What the browser sees when no application asked to have it back: signed out, or still signed in. */
 export function signOutDonePage(locale: UiLocale, outcome: 'signed_out' | 'stayed'): string {
   const [title, body] =
     outcome === 'signed_out'

@@ -11,18 +11,12 @@ import { type GrantHandler } from '../grants/grant-request';
 import { OAuthError, isUnreachable, oauthErrors, readOAuthForm, sendOAuthError, sendOAuthJson } from '../oauth-http';
 import { OIDC_BASE_PATH } from '../oidc-provider.factory';
 
-/** The grant handlers by `grant_type`. */
 export const TOKEN_GRANTS = Symbol.for('fed.identity.TokenGrants');
 export type TokenGrants = Readonly<Record<'authorization_code' | 'client_credentials' | 'refresh_token', GrantHandler>>;
 
 /**
- * `POST /federation/auth/v1/token`, served as a fast route of the host, ahead of Express and Nest:
- * it is the platform's hottest authenticated path (every service account asks here), and
- * oidc-provider has nothing to add at this endpoint once codes and refresh tokens are ours.
- * RFC 6749 throughout: a form body with each parameter once, client
- * authentication by `client_secret_basic` or `client_secret_post` (one of them): the secret
- * compared, then the brute-force throttle's one atomic step; or a public client's `client_id`
- * alone (`none`); then the grant.
+ * A fast route ahead of Express and Nest: the platform's hottest authenticated path, where oidc-provider adds
+ * nothing once codes and refresh tokens are ours. Secrets are compared, then throttled in one atomic step.
  */
 @Injectable()
 export class TokenEndpoint implements OnModuleInit {
@@ -46,7 +40,7 @@ export class TokenEndpoint implements OnModuleInit {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const basic = basicCredentials(req.headers.authorization);
     try {
-      // Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest (budget > 1,000 tokens/s; figures: README, Benchmarks).
+      // Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest (see docs/benchmarks.md).
       const form = await readOAuthForm(req);
       const client = await this.authenticate(req, form, basic);
       const grantType = form.grant_type;
@@ -75,11 +69,7 @@ export class TokenEndpoint implements OnModuleInit {
     }
   }
 
-  /**
-   * The client, or `invalid_client`: a wrong secret, or a right one from a client id and address pair that is
-   * locked; a public client names itself with `client_id` alone (no secret to guess, so nothing to throttle:
-   * PKCE, checked by the grant, is what proves it started the flow).
-   */
+  /** A public client has no secret to guess, so no throttle: PKCE, checked by the grant, proves it started the flow. */
   private async authenticate(
     req: IncomingMessage,
     form: Record<string, string>,
@@ -113,13 +103,13 @@ export class TokenEndpoint implements OnModuleInit {
     }
     const matches = clientSecretMatches(client, secret) && client?.enabled === true;
     if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
-    // The access log's row belongs to the client's tenant (an anonymous sign-in page's does not).
+    // The row belongs to the client's tenant.
     noteAuthz(req, 'allow', 'client_secret', client.tenantId);
     return client;
   }
 }
 
-/** The credentials of an HTTP Basic `Authorization` header (RFC 6749 2.3.1: form-encoded), if any. */
+/** RFC 6749 2.3.1: form-encoded. */
 export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {
   const match = /^basic +([A-Za-z0-9+/=]+)$/i.exec(authorization ?? '');
   if (!match) return undefined;
