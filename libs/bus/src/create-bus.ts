@@ -10,12 +10,10 @@ import { RedisRunStream } from './redis/redis-run-stream';
 import { RedisSignals } from './redis/redis-signals';
 import { type RunQueueSettings, type RunStreamSettings } from './settings';
 
-/** The bus ports of one process, built together and closed together. */
 export interface Bus {
   runQueue: RunQueue;
   runStream: RunStream;
   signals: Signals;
-  /** Windowed counters: rate limits, quotas, failed logins. */
   counters: Counters;
   kind: 'redis' | 'in-process';
   /** Rejects when Redis cannot be reached within ~2 s; resolves at once in-process. */
@@ -31,11 +29,9 @@ export interface CreateBusOptions {
   keyPrefix: string;
   runQueue?: RunQueueSettings;
   runStream?: RunStreamSettings;
-  /** Per Redis connection attempt (default 2000 ms). */
   connectTimeoutMs?: number;
-  /** Limit of `ping` (default 2000 ms). */
   pingTimeoutMs?: number;
-  /** Redis connection and background errors; they are retried, so this is for logging. */
+  /** Errors are retried; this is for logging. */
   onError?: (error: Error) => void;
 }
 

@@ -1,16 +1,16 @@
-// Tuning shared by the Redis and in-process implementations, so both behave the same.
+// Shared by the Redis and in-process implementations, so both behave the same.
 
 export interface RunQueueSettings {
-  /** First retry delay; each further retry waits twice as long (default 1000 ms). */
+  /** Each further retry waits twice as long (default 1000 ms). */
   backoffMs?: number;
   /** How long a finished run id is still refused by `enqueue` (default 3600 s; at most 10,000 ids). */
   dedupeWindowSeconds?: number;
 }
 
 export interface RunStreamSettings {
-  /** An open stream vanishes this long after its last append (default 24 h), so abandoned runs cannot pile up. */
+  /** After the last append (default 24 h), so abandoned runs cannot pile up. */
   maxLifetimeSeconds?: number;
-  /** How long an ended stream is kept when `end` gives no ttl (default 3600 s). */
+  /** When `end` gives no ttl (default 3600 s). */
   endTtlSeconds?: number;
 }
 
@@ -18,14 +18,13 @@ export const runQueueDefaults = { backoffMs: 1000, dedupeWindowSeconds: 3600, de
 export const runStreamDefaults = { maxLifetimeSeconds: 24 * 3600, endTtlSeconds: 3600 } as const;
 
 export interface EmailQueueSettings {
-  /** Tries in all, the first included. */
+  /** The first included. */
   attempts: number;
-  /** Before the first retry; each further retry waits twice as long. */
   backoffMs: number;
 }
 
 export const emailQueueDefaults = {
-  /** Sends running at once per process: a hanging SMTP server holds these, nothing else. */
+  // A hanging SMTP server holds these, nothing else.
   concurrency: 4,
   closeGraceMs: 3000,
 } as const;

@@ -9,7 +9,7 @@ export const serviceNames = [
 
 export type ServiceName = (typeof serviceNames)[number];
 export type AppName = ServiceName | 'platform' | 'platformctl';
-/** Apps that run an HTTP service host: every deployable, and all of them in one process. */
+/** Every deployable, and all of them in one process. */
 export type HostedApp = ServiceName | 'platform';
 
 export const appNames: readonly AppName[] = [...serviceNames, 'platform', 'platformctl'];

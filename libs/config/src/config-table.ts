@@ -20,7 +20,7 @@ const table: readonly VariableDefinition[] = variables;
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
-/** The README's configuration table, rendered from the definitions (a test keeps the README equal to it). */
+/** The README's configuration table (a test keeps the README equal to it). */
 export function renderConfigTable(): string {
   const header = '| Variable | Used by | Required | Default | Allowed | Description |\n|---|---|---|---|---|---|';
   const rows = table.map((d) => {

@@ -1,7 +1,6 @@
 /**
- * The value of an environment variable named by an operator in a file that is not itself secret
- * (the gateway's routing file says `apiKeyEnv: OPENAI_API_KEY` rather than holding the key). Read
- * when the file is loaded, so a rotated key applies at the next reload.
+ * A variable named in a file that is not itself secret (`apiKeyEnv: OPENAI_API_KEY` in the routing file).
+ * Read when the file is loaded, so a rotated key applies at the next reload.
  */
 export function environmentSecret(
   name: string,

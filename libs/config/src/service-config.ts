@@ -2,11 +2,9 @@ import { customCleanEnv, makeValidator } from 'envalid';
 import { type AppName, type HostedApp } from './app-names';
 import { type ParseContext, type VariableDefinition, variables } from './variables';
 
-// An app's configuration is derived from the variable table: each variable's `key` says where its
-// parsed value lives, its parser gives the field's type, and its default decides whether the field
-// is always there. An app owns the sections (top-level keys) of the variables it reads and sees only
-// those; a section it owns holds every field of that section, from the environment where the app
-// reads the variable and from the default otherwise.
+// Each variable's `key` says where its parsed value lives, its parser gives the field's type, and its
+// default decides whether the field is always there. An app sees only the sections of the variables it
+// reads; such a section holds every field, from the environment or else the default.
 
 type Definition = (typeof variables)[number];
 
@@ -18,7 +16,6 @@ type SectionsOf<A extends AppName, V extends Definition = Definition> = V extend
     : never
   : never;
 
-/** Whether the variable has a default in app A, so its field is always present there. */
 type HasDefaultIn<V extends Definition, A extends AppName, D = NonNullable<V['default']>> = [D] extends [never]
   ? false
   : D extends string
@@ -41,7 +38,7 @@ type FieldsOf<A extends AppName, V extends Definition = Definition> = V extends 
     : never
   : never;
 
-/** Fields computed from other fields (derive() below), not read from a variable of their own. */
+/** Computed by derive(), not read from a variable of their own. */
 type DerivedFieldsOf<A extends AppName> =
   'auth' extends SectionsOf<A>
     ? {
@@ -58,15 +55,14 @@ type Simplify<T> = T extends string | number | boolean | undefined | readonly un
   ? T
   : { [K in keyof T]: Simplify<T[K]> };
 
-/** The typed configuration of app A: only the sections it owns. */
 export type AppConfig<A extends AppName> = A extends AppName
   ? Simplify<{ app: AppName } & UnionToIntersection<FieldsOf<A>> & DerivedFieldsOf<A>>
   : never;
 
-/** The configuration of `platform`, which runs every service and owns every section. */
+/** `platform` runs every service and owns every section. */
 export type ServiceConfig = AppConfig<'platform'>;
 
-/** The configuration of any app that runs a service host (libs/server reads only its common sections). */
+/** libs/server reads only its common sections. */
 export type HostConfig = AppConfig<HostedApp>;
 
 export type LogLevel = ServiceConfig['log']['level'];
@@ -114,21 +110,17 @@ function presentIn(env: Env, definitions: readonly VariableDefinition[]): Record
 interface Reading {
   definition: VariableDefinition;
   value: unknown;
-  /** The text the value was parsed from (the environment's, or the default with `{NAME}` filled in). */
+  /** The environment's text, or the default with `{NAME}` filled in. */
   raw: string;
   source: 'environment' | 'default';
 }
 
-/**
- * The value of every variable in the sections `app` owns, in table order so that a default may name
- * a variable above it. Every bad or missing value is reported at once, each with its name and what is
- * allowed; secrets are never echoed.
- */
+/** In table order, so a default may name a variable above it. All problems at once; secrets never echoed. */
 function read(app: AppName, env: Env, context: ParseContext, onlySection?: string): Map<string, Reading> {
   const inScope = (d: VariableDefinition) => onlySection === undefined || sectionOf(d.key) === onlySection;
   const ownDefinitions = table.filter((d) => reads(d, app) && inScope(d));
   const present = presentIn(env, ownDefinitions);
-  // envalid validates what the environment gives; defaults are filled in below, where they may name other variables.
+  // envalid validates only the environment: defaults, which may name other variables, are filled in below.
   const specs = Object.fromEntries(
     ownDefinitions.map((d) => {
       const validator = makeValidator<unknown>((raw) => d.parse(raw, context));
@@ -196,13 +188,12 @@ function setAt(target: Record<string, unknown>, key: string, value: unknown): vo
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-/** The fields computed from others (DerivedFieldsOf): the one place they are made. */
 function derive(config: Record<string, unknown>): void {
   const auth = config.auth;
   if (isRecord(auth)) auth.issuer = `${String(auth.authUrl)}/realms/${REALM}`;
 }
 
-/** Rules over several variables, which no one definition can state: broken, the app does not start. */
+/** Rules over several variables, which no one definition can state. */
 function checkTogether(config: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const storage = config.storage;
@@ -222,31 +213,21 @@ function checkTogether(config: Record<string, unknown>): ConfigProblem[] {
   return problems;
 }
 
-/**
- * Reads and validates the variables of `app`, then builds its configuration from the variable table:
- * the sections the app owns, every field at its table key.
- */
 export function loadConfig<A extends AppName>(app: A, env: Env = process.env, cwd = process.cwd()): AppConfig<A> {
   const config: Record<string, unknown> = { app };
-  // A section whose variables are all unset (none has a default) is still there, empty, as its type says.
+  // A section whose variables are all unset is still there, empty, as its type says.
   for (const d of table) if (reads(d, app) && d.key.includes('.')) config[sectionOf(d.key)] ??= {};
   for (const { definition, value } of read(app, env, { cwd }).values()) setAt(config, definition.key, value);
   const problems = checkTogether(config);
   if (problems.length > 0) throw new ConfigError(app, problems);
   derive(config);
-  // The one unchecked step: the object is built from the same table (keys, parsers, defaults) that
-  // AppConfig is derived from, which TypeScript cannot follow through a loop.
+  // Unchecked: built from the same table AppConfig is derived from, which TypeScript cannot follow through a loop.
   return config as AppConfig<A>;
 }
 
-/** The tracing section of a hosted app's configuration. */
 export type TracingConfig = ServiceConfig['tracing'];
 
-/**
- * Only the tracing variables of `app`, read and validated alone: tracing starts before the modules it
- * instruments are loaded, before the rest of the configuration is read (a bad value elsewhere is
- * reported by loadConfig as usual).
- */
+/** Read alone: tracing starts before the modules it instruments load, before the rest of the configuration. */
 export function loadTracingConfig(app: HostedApp, env: Env = process.env, cwd = process.cwd()): TracingConfig {
   const section: Record<string, unknown> = {};
   for (const { definition, value } of read(app, env, { cwd }, 'tracing').values()) {
@@ -267,11 +248,7 @@ export interface ConfigRow {
   source: 'environment' | 'default' | 'not set';
 }
 
-/**
- * The variables of `app` as printable rows, secrets masked (for `platformctl config check`): where
- * each value comes from, defaults with the variables they name filled in. Expects a valid environment
- * (loadConfig reports the problems of one that is not).
- */
+/** For `platformctl config check`: secrets masked. Expects a valid environment. */
 export function describeConfig(app: AppName, env: Env = process.env, cwd = process.cwd()): ConfigRow[] {
   const readings = read(app, env, { cwd });
   return table
@@ -295,5 +272,4 @@ export function maskSecret(raw: string): string {
   }
 }
 
-/** Nest injection token of the app's ServiceConfig. */
 export const SERVICE_CONFIG = Symbol.for('fed.config.ServiceConfig');

@@ -1,7 +1,6 @@
-// Where tests find the machine's PostgreSQL and Redis (tools/check-services.cjs uses the same
-// defaults). Tests only: services read loadConfig().
+// Tests only (tools/check-services.cjs uses the same defaults); services read loadConfig().
 export interface TestServiceUrls {
-  /** An admin connection that may CREATE DATABASE. */
+  /** May CREATE DATABASE. */
   databaseUrl: string;
   redisUrl: string;
 }

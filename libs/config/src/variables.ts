@@ -2,12 +2,9 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { type AppName, appNames, serviceNames } from './app-names';
 
-// Every environment variable of the platform, in one place: its default, what it allows, which apps
-// read it and where its value lives in their configuration. The typed configuration of each app is
-// derived from this table (service-config.ts), and the README's configuration table is checked
-// against it by a test, so none of them can drift.
+// Every environment variable of the platform. Each app's configuration type is derived from this table
+// (service-config.ts), and a test checks the README's table against it, so none of them can drift.
 
-/** What a parser may need besides the raw value. */
 export interface ParseContext {
   /** Relative paths are resolved against it. */
   cwd: string;
@@ -15,23 +12,16 @@ export interface ParseContext {
 
 export interface VariableDefinition<T = unknown> {
   name: string;
-  /**
-   * Where the value lives in an app's configuration: `section.field` (`http.port`), a nested field
-   * (`agent.models.default`) or a top-level key (`edition`).
-   */
+  /** `section.field` (`http.port`), a nested field (`agent.models.default`) or a top-level key (`edition`). */
   key: string;
   description: string;
-  /** What a valid value looks like, shown when a value is refused. */
+  /** Shown when a value is refused. */
   allowed: string;
-  /**
-   * Raw default per app, before parsing; `undefined`: none (required, or optional with behaviour of
-   * its own). `{NAME}` in it stands for the value of the variable NAME, which comes earlier in the table.
-   */
+  /** Raw, per app; `undefined`: none. `{NAME}` stands for the value of the earlier variable NAME. */
   defaultFor(app: AppName): string | undefined;
   /** Shown in the README. */
   defaultText: string;
   apps: readonly AppName[];
-  /** Apps that refuse to start without it. */
   requiredIn: readonly AppName[];
   sensitive: boolean;
   parse(raw: string, context: ParseContext): T;
@@ -39,12 +29,11 @@ export interface VariableDefinition<T = unknown> {
 
 type DefaultSpec = string | Partial<Record<AppName | '*', string>>;
 
-/** The largest `AUTH_CLOCK_SKEW_SECONDS`: what outlives a token's `exp` (a revocation) keeps at least this long. */
+/** What outlives a token's `exp` (a revocation) keeps at least this long. */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
 const httpApps = [...serviceNames, 'platform'] as const;
 const everyApp = appNames;
-/** Apps that read or write file bytes (BlobStore). */
 const storageApps = ['chat-service', 'agent-runtime', 'agent-protocols', 'platform', 'platformctl'] as const;
 
 const fail = (message: string): never => {
@@ -58,7 +47,7 @@ const integer = (min: number, max: number) => (raw: string) => {
   return value;
 };
 
-/** A variable stated in seconds (as operators write it) for a field in milliseconds (as timers take it). */
+/** Operators write seconds, timers take milliseconds. */
 const secondsAsMilliseconds = (min: number, max: number) => (raw: string) => integer(min, max)(raw) * 1000;
 
 const oneOf =
@@ -86,10 +75,10 @@ const nonEmpty = (raw: string) => (raw.trim().length > 0 ? raw : fail('empty'));
 const boolean = (raw: string) =>
   raw === 'true' ? true : raw === 'false' ? false : fail(`"${raw}" is not true or false`);
 
-/** An absolute path: a relative one is taken from the working directory. */
+/** Relative to the working directory. */
 const filePath = (raw: string, { cwd }: ParseContext) => path.resolve(cwd, nonEmpty(raw));
 
-/** A comma-separated list of IP addresses and CIDR ranges, normalized to `a.b.c.d/n` entries. */
+/** Normalized to `a.b.c.d/n` entries. */
 export function parseNetworks(raw: string): string[] {
   const entries = raw
     .split(',')
@@ -115,10 +104,7 @@ function defaultTextOf(defaults: DefaultSpec | undefined): string {
     .join(', ');
 }
 
-/**
- * One row of the table. The literal types of `name`, `key`, `apps` and `default` and the parser's
- * result type are kept, so that service-config.ts can derive each app's configuration type from them.
- */
+/** Literal types are kept, so that service-config.ts can derive each app's configuration type. */
 function define<
   const Name extends string,
   const Key extends string,
@@ -140,7 +126,7 @@ function define<
   const { default: defaults, defaultText, requiredIn, sensitive, ...rest } = definition;
   return {
     ...rest,
-    // Kept as given (besides defaultFor) for the type of the configuration.
+    // Kept as given for the configuration's type.
     default: defaults,
     defaultFor: (app) =>
       typeof defaults === 'string' ? defaults : defaults === undefined ? undefined : (defaults[app] ?? defaults['*']),

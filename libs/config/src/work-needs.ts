@@ -2,10 +2,9 @@ import { type AppName } from './app-names';
 import { type ConfigProblem } from './service-config';
 
 /**
- * What an app needs for its work that no single variable's definition can say (it takes several
- * variables together, or depends on the app). Without it the app still starts (a compose stack starts
- * before the agent's gateway key exists, and refusing would break that), but `platformctl config check`
- * reports it as a problem and agent-runtime warns at start. `needsText` documents the same rules.
+ * Needs that no single variable's definition can say. The app still starts (a compose stack starts before
+ * the agent's gateway key exists), but `platformctl config check` and agent-runtime report them. `needsText`
+ * documents the same rules.
  */
 export function unmetNeeds(config: {
   app: AppName;
@@ -35,7 +34,7 @@ export function unmetNeeds(config: {
   if (clientId) {
     return [{ variable: 'AGENT_CLIENT_SECRET', problem: `is not set, but AGENT_CLIENT_ID is: ${consequence}` }];
   }
-  // platform makes a gateway key for its agent at start when it is given none.
+  // platform makes a gateway key for its agent when given none.
   if (config.app === 'platform') return [];
   if (clientSecret) {
     return [
@@ -55,7 +54,7 @@ export function unmetNeeds(config: {
   ];
 }
 
-/** unmetNeeds() in words, per app, for docs/configuration.md. */
+/** For docs/configuration.md. */
 export const needsText: Partial<Record<AppName, string>> = {
   'agent-runtime':
     'agent turns: `AGENT_GATEWAY_API_KEY`, or `AGENT_CLIENT_ID` and `AGENT_CLIENT_SECRET` (its credentials at the model gateway; the Marketplace edition takes the key only)',

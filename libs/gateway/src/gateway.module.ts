@@ -30,9 +30,8 @@ const LOG_WRITER = Symbol.for('fed.gateway.LogWriter');
 const GUARDRAILS = Symbol.for('fed.gateway.Guardrails');
 
 /**
- * The model gateway (spec document 3): `/llm/v1/*` as a fast route of the host, with its routing
- * file, virtual keys, limits and batched log. In the Marketplace edition (the spec: it has none of
- * these endpoints) it serves only virtual keys, the agent's; anyone else gets a 404.
+ * The model gateway (spec document 3). The Marketplace edition has none of these endpoints: it serves
+ * only virtual keys, the agent's; anyone else gets a 404.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, LlmGatewayLogEntity])],
@@ -54,7 +53,6 @@ const GUARDRAILS = Symbol.for('fed.gateway.Guardrails');
         }),
     },
     {
-      // The content filter's rules of stage `gateway` (GUARDRAIL_RULES_FILE, checked at start); none: null.
       provide: GUARDRAILS,
       inject: [DataSource, SERVICE_CONFIG, LOGGER],
       useFactory: (dataSource: DataSource, config: ServiceConfig, logger: Logger): GatewayGuardrails | null => {
@@ -127,8 +125,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
         virtualKeysOnly: this.config.edition === 'marketplace',
       },
     );
-    // Outside the log context: its promise hooks would cost every promise of every model call; the
-    // gateway puts the request id into its log lines itself.
+    // Outside the log context: its promise hooks would cost every promise of every model call.
     this.fastRoutes.addPrefix(GATEWAY_PREFIX, (req, res) => handler.handle(req, res), gatewayRouteLabel, {
       withLogContext: false,
     });
@@ -140,7 +137,7 @@ export class GatewayModule implements OnApplicationBootstrap, OnModuleDestroy {
     await this.upstream.close();
     await this.tokenCounter.close();
     await this.limits?.close().catch(() => undefined);
-    // Requests have drained by now (the host closes HTTP first): their rows are all buffered.
+    // The host closes HTTP first, so every row is buffered by now.
     await this.log.close();
     await this.guardrails?.alerts.close();
   }

@@ -2,6 +2,6 @@
 export const contextSchemas = ['identity', 'conversations', 'agent', 'gateway', 'audit', 'memory'] as const;
 export type ContextSchema = (typeof contextSchemas)[number];
 
-// Bookkeeping that belongs to no context: the migrations table. The migrator creates it.
+// The migrations table, which belongs to no context.
 export const platformSchema = 'platform';
 export const migrationsTable = `${platformSchema}.migrations`;

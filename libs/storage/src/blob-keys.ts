@@ -1,12 +1,11 @@
 import { type BlobRange } from './ports/blob-store';
 
-// Keys are chosen by the owners of the bytes, never by users, but they become file paths in the
-// filesystem store: one rule for both adapters keeps a key valid wherever it is stored. A segment may
-// not start with a dot, which rules out `.`, `..` and the store's own `.tmp` directory.
+// Keys become file paths in the filesystem store: one rule for both adapters. No leading dot rules out
+// `.`, `..` and the store's own `.tmp` directory.
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 const MAX_KEY_LENGTH = 512;
 
-/** Throws when `key` is not `segment(/segment)*` of `[A-Za-z0-9._-]` (no leading dot, no empty segment). */
+/** No leading dot, no empty segment. */
 export function assertBlobKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
@@ -16,7 +15,7 @@ export function assertBlobKey(key: string): void {
   }
 }
 
-/** A prefix of some valid key: `''`, `uploads/`, `uploads/ab` (a partial last segment is allowed). */
+/** A partial last segment is allowed. */
 export function assertBlobPrefix(prefix: string): void {
   if (prefix === '') return;
   const segments = prefix.split('/');
@@ -28,7 +27,6 @@ export function assertBlobPrefix(prefix: string): void {
   }
 }
 
-/** Both offsets are safe non-negative integers, start <= end. */
 export function assertBlobRange(range: BlobRange): void {
   const { start, end } = range;
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {

@@ -1,13 +1,10 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { BlobTooLargeError } from './ports/blob-store';
 
-/** Buffering of the stores' streams: large blobs move in fewer, larger reads and writes. */
+/** Large blobs move in fewer, larger reads and writes. */
 export const STREAM_BUFFER_BYTES = 1024 * 1024;
 
-/**
- * Passes bytes through and counts them; fails with `BlobTooLargeError` on the chunk that crosses
- * `maxBytes`, before that chunk reaches the store, so a writer stops reading the body right there.
- */
+/** Fails on the chunk that crosses `maxBytes`, before it reaches the store, so the writer stops reading the body. */
 export class ByteLimit extends Transform {
   bytes = 0;
 
@@ -22,7 +19,7 @@ export class ByteLimit extends Transform {
   }
 }
 
-/** The error an aborted write rejects with: the signal's reason when it is an Error. */
+/** The signal's reason when it is an Error. */
 export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   // Duck-typed: AbortSignal.abort()'s DOMException may come from another realm (Jest's).

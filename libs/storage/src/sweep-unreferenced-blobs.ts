@@ -2,23 +2,19 @@ import { assertBlobPrefix } from './blob-keys';
 import { type BlobStore } from './ports/blob-store';
 
 export interface UnreferencedBlobSweep {
-  /** Only blobs last modified before this are candidates: a newer one may be waiting for its row. */
+  /** A newer blob may be waiting for its row. */
   olderThan: Date;
-  /** Which of `keys` a row still names (the owner's lookup, one query per batch); the rest are deleted. */
+  /** Which of `keys` a row still names; the rest are deleted. */
   referenced(keys: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Checked before each blob; true ends the sweep early, with what it deleted so far. */
+  /** True ends the sweep early. */
   shouldStop?: () => boolean;
-  /** Keys per `referenced` call. Default 500. */
+  /** Default 500. */
   batchSize?: number;
 }
 
 const DEFAULT_BATCH_SIZE = 500;
 
-/**
- * Deletes the blobs under `prefix` older than `olderThan` whose key no row references: blobs written
- * before their row by a process that died in between, or left by a delete that failed after the row
- * went. Lists, asks the owner about each batch, deletes the rest; returns how many were deleted.
- */
+/** Blobs written by a process that died before its row, or left by a delete that failed after the row went. */
 export async function sweepUnreferencedBlobs(
   store: BlobStore,
   prefix: string,

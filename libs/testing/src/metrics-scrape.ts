@@ -1,4 +1,3 @@
-/** One sample of a Prometheus text exposition. */
 export interface MetricSample {
   name: string;
   labels: Record<string, string>;
@@ -12,7 +11,7 @@ function unescape(value: string): string {
   return value.replace(/\\(.)/g, (_, char: string) => (char === 'n' ? '\n' : char));
 }
 
-/** The samples of a text exposition (version 0.0.4); comments and blank lines are skipped. */
+/** Text exposition version 0.0.4. */
 export function parseMetrics(text: string): MetricSample[] {
   const samples: MetricSample[] = [];
   for (const line of text.split('\n')) {
@@ -32,25 +31,24 @@ export function parseMetrics(text: string): MetricSample[] {
   return samples;
 }
 
-/** What a service's `/metrics` showed at one moment, for assertions on series and their values. */
 export class MetricsScrape {
   private constructor(readonly samples: readonly MetricSample[]) {}
 
-  /** `GET {baseUrl}/metrics`, which must answer 200. */
+  /** Must answer 200. */
   static async of(baseUrl: string): Promise<MetricsScrape> {
     const res = await fetch(`${baseUrl}/metrics`);
     if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
     return new MetricsScrape(parseMetrics(await res.text()));
   }
 
-  /** The samples named `name` whose labels include `labels`. */
+  /** Labels must include `labels`. */
   find(name: string, labels: Record<string, string> = {}): MetricSample[] {
     return this.samples.filter(
       (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
     );
   }
 
-  /** The sum of the matching samples; 0 when there are none (a counter not incremented yet). */
+  /** 0 when there are none (a counter not incremented yet). */
   sum(name: string, labels: Record<string, string> = {}): number {
     return this.find(name, labels).reduce((total, sample) => total + sample.value, 0);
   }

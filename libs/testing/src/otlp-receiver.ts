@@ -2,7 +2,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import { type AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
-/** One span as an OTLP/HTTP JSON export carries it (ids in hex), with the service that sent it. */
+/** Ids in hex. */
 export interface ReceivedSpan {
   service: string;
   traceId: string;
@@ -58,14 +58,9 @@ const valueOf = (value: OtlpValue | undefined): unknown => {
 const attributesOf = (list: OtlpKeyValue[] | undefined) =>
   Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
 
-/**
- * An OpenTelemetry collector for tests and benchmarks: `POST /v1/traces` on a loopback port. Exports in
- * OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) are decoded into `spans`; protobuf ones are
- * only counted (`exports`), which is all a benchmark's sink needs.
- */
+/** OTLP/HTTP JSON exports are decoded into `spans`; protobuf ones only counted (enough for a benchmark's sink). */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
-  /** Export requests received, of either encoding. */
   exports = 0;
   private readonly waiters = new Set<() => void>();
 
@@ -83,7 +78,7 @@ export class OtlpReceiver {
     return receiver;
   }
 
-  /** Resolves with the spans once `done` accepts them; rejects with what arrived after `timeoutMs`. */
+  /** Rejects with what arrived after `timeoutMs`. */
   waitFor(done: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs: number): Promise<ReceivedSpan[]> {
     return new Promise((resolve, reject) => {
       const check = () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-/** Compiles the tree to dist/ (incremental), so process tests run what `npm start` runs. */
+/** Incremental, so process tests run what `npm start` runs. */
 export function buildDist(): void {
   execFileSync(process.execPath, [path.join(repoRoot, 'tools/build.mjs')], {
     cwd: repoRoot,
@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The environment of a child without the variables that would change its mode. */
+/** Without the variables that would change its mode. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'DATA_DIR', 'PUBLIC_URL', 'AUTH_URL', 'EDITION']) {
@@ -49,11 +49,8 @@ export function startProcess(script: string, args: string[], env: NodeJS.Process
 const shellQuoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /**
- * `startProcess` with a pseudo-terminal for the script's stdin, stdout and stderr (util-linux `script`), as a
- * person at a terminal runs it: its `process.stdout.isTTY` is true, its output has the terminal's CRLF line
- * ends, and `\x03` written to `child.stdin` is Ctrl-C (SIGINT to the script).
- * `script` runs the command with `$SHELL -c`; `exec` makes the script the shell's replacement whatever that
- * shell is, since dash (Debian's /bin/sh) would otherwise wait in the foreground and die of the SIGINT itself.
+ * Through util-linux `script`: `isTTY` is true, output has CRLF line ends, and `\x03` on stdin is Ctrl-C.
+ * `exec` makes the script replace `$SHELL -c`, since dash would otherwise die of the SIGINT itself.
  */
 export function startProcessInTerminal(script: string, args: string[], env: NodeJS.ProcessEnv): ProcessHandle {
   const command = `exec ${[process.execPath, path.join(repoRoot, script), ...args].map(shellQuoted).join(' ')}`;
@@ -75,7 +72,7 @@ function handleOf(child: ChildProcessWithoutNullStreams): ProcessHandle {
   };
   child.stdout.on('data', append);
   child.stderr.on('data', append);
-  // 'close' rather than 'exit': by then both pipes are drained, so output() holds everything printed.
+  // 'close' rather than 'exit': both pipes are drained by then.
   const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,

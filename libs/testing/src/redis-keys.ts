@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 
-/** Deletes every key under `prefix`, so a test leaves the shared Redis as it found it. */
+/** So a test leaves the shared Redis as it found it. */
 export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<number> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();

@@ -1,14 +1,13 @@
 import { type ProcessHandle, cleanEnv, freePort, startProcess } from './processes';
 
-/** Where a runtime process started by a test finds its database and its own queue. */
 export interface RuntimeProcessPlace {
   databaseUrl: string;
   redisUrl: string;
-  /** Its own Redis key prefix, so that it takes no turns of other tests. */
+  /** So that it takes no turns of other tests. */
   keyPrefix: string;
 }
 
-/** agent-runtime's built main.js in a process of its own, on a free loopback port. */
+/** agent-runtime's built main.js, on a free loopback port. */
 export async function startRuntimeProcess(
   place: RuntimeProcessPlace,
   env: Record<string, string>,

@@ -4,25 +4,22 @@ import { SMTPServer } from 'smtp-server';
 export interface ReceivedMessage {
   from: string;
   to: string[];
-  /** The Subject header, its RFC 2047 encoded words decoded. */
+  /** RFC 2047 encoded words decoded. */
   subject: string;
-  /** The whole message as received (headers and MIME parts). */
+  /** Headers and MIME parts. */
   raw: string;
 }
 
 export interface TestSmtpServer {
-  /** SMTP_URL of the server: loopback, no TLS, user `mailer` with password `s3cret`. */
+  /** Loopback, no TLS, user `mailer` with password `s3cret`. */
   url: string;
   received: ReceivedMessage[];
-  /** How many recipients were offered, refused ones included. */
+  /** Refused ones included. */
   attempts(): number;
   close(): Promise<void>;
 }
 
-/**
- * A real SMTP server on loopback with simple auth (mailer / s3cret). `refuse(n)` may answer the n-th
- * recipient offered with a reply code (4xx: try again later, 5xx: never).
- */
+/** `refuse(n)` answers the n-th recipient with a reply code (4xx: try again later, 5xx: never). */
 export async function startSmtpServer(
   refuse: (attempt: number) => number | undefined = () => undefined,
 ): Promise<TestSmtpServer> {
@@ -65,7 +62,7 @@ export async function startSmtpServer(
   };
 }
 
-/** A header's value with RFC 2047 encoded words decoded (enough for what nodemailer writes). */
+/** RFC 2047 encoded words decoded (enough for what nodemailer writes). */
 export function decodedHeader(raw: string, name: string): string {
   const headers = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
   const line = headers.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));

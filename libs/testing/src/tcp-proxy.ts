@@ -1,13 +1,8 @@
 import net from 'node:net';
 
-/**
- * A TCP proxy a test can cut, to see how a client behaves when its server (Redis, PostgreSQL) goes away, or
- * pause, to see how it behaves when its server does not answer for a while (nothing is lost: what was sent
- * meanwhile is delivered on resume).
- */
+/** A test can cut it (the server went away) or pause it (the server does not answer; nothing is lost). */
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
-  /** While paused: what arrived, in order, to be forwarded on resume. */
   private held: (() => void)[] | undefined;
   private readonly server = net.createServer((client) => {
     const upstream = net.connect(this.target.port, this.target.host);
@@ -32,7 +27,6 @@ export class TcpProxy {
     return proxy;
   }
 
-  /** The target URL with its host and port replaced by the proxy's. */
   urlFor(targetUrl: string): string {
     const url = new URL(targetUrl);
     url.hostname = '127.0.0.1';
@@ -49,12 +43,11 @@ export class TcpProxy {
     return this.knownPort;
   }
 
-  /** Holds everything sent either way (new connections are still accepted) until `resume`. */
+  /** New connections are still accepted. */
   pause(): void {
     this.held ??= [];
   }
 
-  /** Delivers what was held, in order, and forwards again. */
   resume(): void {
     const held = this.held ?? [];
     this.held = undefined;
@@ -67,12 +60,12 @@ export class TcpProxy {
     from.on('end', () => pass(() => to.end()));
   }
 
-  /** Accepts connections again, on the same port. */
+  /** On the same port. */
   async restore(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
   }
 
-  /** Refuses new connections and drops the open ones, as a Redis that died would. */
+  /** Drops the open connections too, as a Redis that died would. */
   async cut(): Promise<void> {
     const closed = this.server.listening
       ? new Promise<void>((resolve) => this.server.close(() => resolve()))

@@ -1,9 +1,8 @@
 import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 
-// Tiny valid documents made in code, for the extractors' tests and the end-to-end turns: a PDF with one
-// text object (PDF.js rebuilds the missing cross-reference table) and a DOCX zipped without compression.
+// PDF.js rebuilds the missing cross-reference table; the DOCX is zipped without compression.
 
-/** A one-page PDF whose only text is `text` (ASCII, no parentheses or backslashes). */
+/** `text` must be ASCII, without parentheses or backslashes. */
 export function minimalPdf(text: string): Buffer {
   const stream = `BT /F1 18 Tf 20 100 Td (${text}) Tj ET`;
   return Buffer.from(
@@ -23,8 +22,7 @@ export function minimalPdf(text: string): Buffer {
   );
 }
 
-/** A one-page PDF whose content stream (the text `hello`, then `padding` spaces) is deflated: a large
- * `padding` is a PDF whose stream inflates far beyond its size (400 MB of spaces deflate to about 400 KB). */
+/** The stream inflates far beyond its size with a large `padding`. */
 export function deflatedPdf(padding: number): Buffer {
   const content = deflateSync(
     Buffer.concat([Buffer.from('BT /F1 12 Tf 10 10 Td (hello) Tj ET\n'), Buffer.alloc(padding, 0x20)]),
@@ -60,7 +58,7 @@ export function deflatedPdf(padding: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A DOCX with one paragraph per entry of `paragraphs` (XML-escaped here). */
+/** Paragraphs are XML-escaped here. */
 export function minimalDocx(paragraphs: string[]): Buffer {
   const escape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const body = paragraphs.map((text) => `<w:p><w:r><w:t>${escape(text)}</w:t></w:r></w:p>`).join('');
@@ -71,7 +69,7 @@ export function minimalDocx(paragraphs: string[]): Buffer {
   );
 }
 
-/** A DOCX around `documentXml`; `deflate`: entries compressed (method 8), as word processors write them. */
+/** `deflate`: entries compressed (method 8), as word processors write them. */
 export function docxPackage(documentXml: Buffer | string, options: { deflate?: boolean } = {}): Buffer {
   return zipArchive(
     {
@@ -93,7 +91,6 @@ export function docxPackage(documentXml: Buffer | string, options: { deflate?: b
   );
 }
 
-/** A ZIP archive whose entries are stored (method 0) or deflated (method 8). */
 function zipArchive(entries: Record<string, Buffer | string>, deflate: boolean): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];

@@ -1,10 +1,7 @@
 import { type SignalPayloads, type SignalTopic } from '@fed/contracts';
 import { type SignalHandler } from '../ports';
 
-/**
- * Parses `wire` and calls `handler` with its own copy. A malformed message is dropped; a throwing
- * (or rejecting, if async) handler must not affect the publisher or other receivers.
- */
+/** A malformed message is dropped; a throwing handler must not affect the publisher or other receivers. */
 export function deliverSafely(handler: SignalHandler<SignalTopic>, wire: string): void {
   let payload: unknown;
   try {
@@ -17,6 +14,6 @@ export function deliverSafely(handler: SignalHandler<SignalTopic>, wire: string)
     const result: unknown = handler(payload as SignalPayloads[SignalTopic]);
     if (result instanceof Promise) result.catch(() => undefined);
   } catch {
-    // See above: receivers are isolated from each other.
+    // Receivers are isolated from each other.
   }
 }

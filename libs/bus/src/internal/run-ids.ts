@@ -3,8 +3,8 @@ import { type EnqueueOptions } from '../ports';
 
 export const DEFAULT_ATTEMPTS = 3;
 
-// BullMQ refuses custom job ids that look like integers or contain ':'; the in-process queue
-// refuses the same ones, so a run id that works in all-in-one mode also works with Redis.
+// BullMQ refuses custom job ids that look like integers or contain ':'; refused in-process too, so
+// a run id that works in all-in-one mode also works with Redis.
 export function assertRunId(runId: string): void {
   if (typeof runId !== 'string' || runId === '' || runId.includes(':') || `${parseInt(runId, 10)}` === runId) {
     throw new RangeError(`invalid runId ${JSON.stringify(runId)}: use a non-numeric id without ':' (e.g. a UUID)`);
@@ -22,7 +22,7 @@ export function resolveConcurrency(concurrency = 1): number {
   return concurrency;
 }
 
-/** The job as it would come off the wire: the handler can never mutate the producer's object. */
+/** The handler can never mutate the producer's object. */
 export function wireCopy(job: RunJob): RunJob {
   return JSON.parse(JSON.stringify(job)) as RunJob;
 }

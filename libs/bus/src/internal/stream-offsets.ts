@@ -1,7 +1,7 @@
 import { type ReadOptions, STREAM_START, isStreamOffset } from '../ports';
 
-// Offsets look like Redis stream ids (`<ms>-<seq>`) in both implementations, so a client's
-// resume offset (e.g. SSE Last-Event-ID) means the same whichever bus the server runs on.
+// Offsets look like Redis stream ids (`<ms>-<seq>`) in both implementations, so a resume offset
+// (SSE Last-Event-ID) means the same on either bus.
 
 export const DEFAULT_READ_COUNT = 100;
 
@@ -21,7 +21,7 @@ export function compareOffsets(a: ParsedOffset, b: ParsedOffset): number {
   return a.ms === b.ms ? a.seq - b.seq : a.ms - b.ms;
 }
 
-/** Orders two offsets of the same or different run streams (offsets are times, so runs interleave in time). */
+/** Offsets are times, so offsets of different runs interleave. */
 export function compareStreamOffsets(a: string, b: string): number {
   return compareOffsets(parseOffset(a), parseOffset(b));
 }

@@ -3,17 +3,13 @@ import { monotonicNow } from './within';
 const ONCE = { once: true } as const;
 const NO_SIGNALS: readonly AbortSignal[] = [];
 
-/** The timer's callback: one function for every wakeup, which it is given as an argument. */
 function expire(wakeup: Wakeup): void {
   wakeup.settle(false);
 }
 
 /**
- * A latch a blocking reader waits on. A notification that arrives while the reader is busy
- * (e.g. fetching) is kept, so the reader's next wait returns at once instead of missing it.
- *
- * A reader of an idle stream waits on one for as long as the stream is quiet, so a wait holds little:
- * one promise, its timer and the abort listeners (no helper promises or closures per wait).
+ * A latch a blocking reader waits on. A notification that arrives while the reader is busy is kept,
+ * so its next wait returns at once. Idle streams wait long, so a wait holds no per-wait closures.
  */
 export class Wakeup {
   private pending = false;
@@ -27,12 +23,12 @@ export class Wakeup {
     this.settle(true);
   }
 
-  /** Forgets notifications so far: call right before looking for new data. */
+  /** Call right before looking for new data. */
   clear(): void {
     this.pending = false;
   }
 
-  /** True when notified (now or before the deadline), false at the deadline or on abort. */
+  /** True when notified, false at the deadline or on abort. */
   next(deadline: number, signals: readonly (AbortSignal | undefined)[]): Promise<boolean> {
     if (this.pending) {
       this.pending = false;
@@ -49,7 +45,6 @@ export class Wakeup {
     });
   }
 
-  /** Ends the wait in progress, if any: woken (the notification is then taken) or not. */
   settle(woke: boolean): void {
     const resolve = this.resolve;
     if (!resolve) return;

@@ -1,7 +1,4 @@
-/**
- * Resolves true once `promise` resolves, false when `timeoutMs` passes or any signal aborts first;
- * a rejection of `promise` is passed on. The timer and abort listeners are removed either way.
- */
+/** False when `timeoutMs` passes or a signal aborts first; a rejection is passed on. */
 export function within(
   promise: Promise<unknown>,
   timeoutMs: number,
@@ -38,5 +35,5 @@ export function within(
   });
 }
 
-/** A monotonic clock in milliseconds (deadlines must not jump with the wall clock). */
+/** Monotonic: deadlines must not jump with the wall clock. */
 export const monotonicNow = (): number => performance.now();

@@ -2,14 +2,13 @@ import { type CounterState, type Counters, type TakeResult } from '../ports';
 
 const SWEEP_MS = 60_000;
 
-/** In-process Counters for all-in-one mode: expired windows are dropped on access and by a periodic sweep. */
 export class MemoryCounters implements Counters {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly now: () => number = Date.now) {
-    // Keys come from requests (accounts, addresses): without a sweep they would only ever grow.
+    // Keys come from requests: without a sweep they would only ever grow.
     this.sweep = setInterval(() => this.dropExpired(), SWEEP_MS).unref();
   }
 

@@ -7,10 +7,7 @@ interface Entry {
   attempt: number;
 }
 
-/**
- * All-in-one without Redis: the same retry rule as the BullMQ queue, in this process. Jobs still
- * waiting when the process stops are lost (`unsent` counts them for the log).
- */
+/** Jobs still waiting when the process stops are lost (`unsent` counts them for the log). */
 export class MemoryEmailQueue implements EmailQueue {
   readonly kind = 'in-process';
   private readonly ready: Entry[] = [];
@@ -72,7 +69,6 @@ export class MemoryEmailQueue implements EmailQueue {
         return;
       }
       const next = { job: entry.job, attempt: entry.attempt + 1 };
-      // As BullMQ's exponential backoff computes it.
       const delay = this.settings.backoffMs * 2 ** (entry.attempt - 1);
       const timer = setTimeout(() => {
         this.delayed.delete(timer);

@@ -15,19 +15,16 @@ import { type RunQueueSettings, runQueueDefaults } from '../settings';
 interface PendingRun {
   job: RunJob;
   attempts: number;
-  /** Failed attempts so far (an attempt cut short by closing its consumer does not count). */
+  /** An attempt cut short by closing its consumer does not count. */
   failures: number;
   retryTimer: NodeJS.Timeout | undefined;
-  /** When it was first queued (ms since the epoch), as BullMQ's job timestamp. */
   queuedAt: number;
 }
 
-/** In-process RunQueue for all-in-one mode, with the Redis queue's dedupe, retry and close semantics. */
 export class MemoryRunQueue implements RunQueue {
-  /** Waiting, delayed and active runs by run id. */
   private readonly pending = new Map<string, PendingRun>();
   private readonly waiting: PendingRun[] = [];
-  /** Finished run ids with the time they may be queued again, oldest first. */
+  /** Oldest first. */
   private readonly finished = new Map<string, number>();
   private readonly consumers: MemoryRunConsumer[] = [];
   private nextConsumer = 0;
@@ -90,7 +87,6 @@ export class MemoryRunQueue implements RunQueue {
     this.finished.clear();
   }
 
-  /** Hands waiting runs to consumers with a free slot, round robin. */
   dispatch(): void {
     while (this.waiting.length > 0 && !this.closed) {
       const consumer = this.takeConsumer();
@@ -106,20 +102,19 @@ export class MemoryRunQueue implements RunQueue {
   failed(run: PendingRun, interrupted: boolean): void {
     if (this.closed) return;
     if (interrupted) {
-      // Its consumer is shutting down: the run goes back to the head of the line, attempt unused.
+      // Its consumer is shutting down: back to the head of the line, attempt unused.
       this.waiting.unshift(run);
       return;
     }
     run.failures++;
     if (run.failures >= run.attempts) return this.finish(run);
-    // Exponential, as BullMQ's 'exponential' backoff: delay, 2 × delay, 4 × delay...
     const delay = this.backoffMs * 2 ** (run.failures - 1);
     run.retryTimer = setTimeout(() => {
       run.retryTimer = undefined;
       this.waiting.push(run);
       this.dispatch();
     }, delay);
-    // A pending retry must not keep the process alive (in-process jobs do not survive it anyway).
+    // A pending retry must not keep the process alive.
     run.retryTimer.unref();
   }
 
@@ -176,14 +171,13 @@ class MemoryRunConsumer implements RunConsumer {
   }
 
   start(run: PendingRun): void {
-    // In-process a job is never lost to another consumer: it is held until its handler ends.
     const context: RunJobContext = {
       attempt: run.failures + 1,
       signal: this.stopping.signal,
       hold: () => 'held',
       holdsJob: () => Promise.resolve(true),
     };
-    // Called on a later tick and with its own copy, as a Redis worker would be.
+    // On a later tick and with its own copy, as a Redis worker would be.
     const attempt = Promise.resolve()
       .then(() => this.handler(wireCopy(run.job), context))
       .then(

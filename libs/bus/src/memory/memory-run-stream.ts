@@ -26,22 +26,20 @@ interface MemoryStream {
   entries: StoredEntry[];
   ended: boolean;
   last: ParsedOffset;
-  /** Wall-clock ms after which the stream is forgotten. */
   expiresAt: number;
   timer: NodeJS.Timeout | undefined;
 }
 
-/** In-process RunStream for all-in-one mode: the same offsets, ordering, blocking and expiry as Redis. */
 export class MemoryRunStream implements RunStream {
   private readonly streams = new Map<string, MemoryStream>();
-  // Waiters are kept apart from streams: a reader may wait on a stream that does not exist yet.
+  // A reader may wait on a stream that does not exist yet.
   private readonly waiters = new Map<string, Set<Wakeup>>();
   private readonly closing = new AbortController();
   private readonly maxLifetimeMs: number;
   private readonly endTtlSeconds: number;
 
   constructor(settings: RunStreamSettings = {}) {
-    // Every waiting read listens for close: thousands of listeners here are expected, not a leak.
+    // One listener per waiting read: many are expected, not a leak.
     setMaxListeners(0, this.closing.signal);
     this.maxLifetimeMs =
       positiveSeconds(settings.maxLifetimeSeconds ?? runStreamDefaults.maxLifetimeSeconds, 'maxLifetimeSeconds') * 1000;
@@ -71,7 +69,7 @@ export class MemoryRunStream implements RunStream {
     const after = parseOffset(afterOffset);
     const { blockMs, count, signal } = resolveReadOptions(options);
     this.assertOpen();
-    // A stream read after one of its offsets that is not there is gone: nothing will come to wait for.
+    // A read after an offset that is not there: the stream is gone, nothing will come.
     const settled = (read: StreamRead) =>
       read.entries.length > 0 || read.ended || (read.absent === true && afterOffset !== STREAM_START);
     const first = this.fetch(streamId, after, count);
@@ -98,7 +96,7 @@ export class MemoryRunStream implements RunStream {
     const ttlSeconds = positiveSeconds(options.ttlSeconds ?? this.endTtlSeconds, 'ttlSeconds');
     this.assertOpen();
     let stream = this.streams.get(streamId);
-    // Ending twice is harmless; the first end's expiry stands, as in Redis.
+    // The first end's expiry stands, as in Redis.
     if (stream?.ended) return;
     if (!stream && options.existing) throw new StreamLostError(streamId);
     if (!stream) {
@@ -124,7 +122,6 @@ export class MemoryRunStream implements RunStream {
 
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
-    // Waiting reads see the abort and return what they have (nothing).
     this.closing.abort();
     for (const stream of this.streams.values()) clearTimeout(stream.timer);
     this.streams.clear();
@@ -144,7 +141,6 @@ export class MemoryRunStream implements RunStream {
     };
   }
 
-  /** Index of the first entry strictly after `after` (entries are sorted by offset). */
   private firstAfter(entries: readonly StoredEntry[], after: ParsedOffset): number {
     let low = 0;
     let high = entries.length;
@@ -156,17 +152,13 @@ export class MemoryRunStream implements RunStream {
     return low;
   }
 
-  // Same rule as Redis XADD '*': milliseconds of the wall clock, a sequence within one millisecond,
-  // and never going backwards when the clock does.
+  // As Redis XADD '*': wall-clock ms plus a sequence, never going backwards when the clock does.
   private nextOffset(stream: MemoryStream): ParsedOffset {
     const now = Date.now();
     return now > stream.last.ms ? { ms: now, seq: 0 } : { ms: stream.last.ms, seq: stream.last.seq + 1 };
   }
 
-  /**
-   * Moves the expiry. Appends only push it later, so the armed timer is kept and re-armed when it
-   * fires early (no clearTimeout/setTimeout per append); `end` shortens it and re-arms at once.
-   */
+  /** Appends only push the expiry later, so the armed timer re-arms when it fires early instead of per append. */
   private expireIn(streamId: string, stream: MemoryStream, ms: number, rearm: boolean): void {
     stream.expiresAt = Date.now() + ms;
     if (rearm) {
@@ -177,7 +169,7 @@ export class MemoryRunStream implements RunStream {
   }
 
   private arm(streamId: string, stream: MemoryStream, ms: number): void {
-    // setTimeout overflows past ~24.8 days; a capped timer just re-arms for the rest.
+    // setTimeout overflows past ~24.8 days; a capped timer re-arms for the rest.
     stream.timer = setTimeout(
       () => {
         stream.timer = undefined;
@@ -187,7 +179,6 @@ export class MemoryRunStream implements RunStream {
       },
       Math.min(ms, MAX_TIMER_MS),
     );
-    // Expiry is housekeeping: it must never keep the process alive.
     stream.timer.unref();
   }
 

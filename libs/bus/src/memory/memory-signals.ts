@@ -2,9 +2,9 @@ import { type SignalPayloads, type SignalTopic } from '@fed/contracts';
 import { type SignalHandler, type Signals, type Subscription } from '../ports';
 import { deliverSafely } from '../internal/deliver-safely';
 
-/** In-process Signals for all-in-one mode: same semantics, delivered on a later tick. */
+/** Same semantics as Redis, delivered on a later tick. */
 export class MemorySignals implements Signals {
-  // One entry object per subscription: the same function subscribed twice is called twice, as on Redis.
+  // One entry per subscription: the same function subscribed twice is called twice, as on Redis.
   private readonly handlers = new Map<SignalTopic, Set<{ handler: SignalHandler<SignalTopic> }>>();
   private readonly kept = new Map<SignalTopic, Map<string, number>>();
   private closed = false;
@@ -40,11 +40,10 @@ export class MemorySignals implements Signals {
     if (this.closed) throw new Error('signals are closed');
     const targets = this.handlers.get(topic);
     if (!targets || targets.size === 0) return;
-    // Each receiver gets its own copy, as it would from the wire.
+    // Each receiver gets its own copy, as from the wire.
     const wire = JSON.stringify(payload);
     for (const entry of [...targets]) {
       setImmediate(() => {
-        // Unsubscribed in the meantime: a Redis subscriber would not get it either.
         if (!targets.has(entry)) return;
         deliverSafely(entry.handler, wire);
       });
@@ -68,7 +67,7 @@ export class MemorySignals implements Signals {
 
   async close(): Promise<void> {
     this.closed = true;
-    // Emptying the sets also drops deliveries already scheduled.
+    // Also drops deliveries already scheduled.
     for (const targets of this.handlers.values()) targets.clear();
     this.handlers.clear();
   }

@@ -5,14 +5,9 @@ import { type RunQueue, type RunQueueStats } from '../ports';
 
 /** One scrape reads the queue once for its three gauges. */
 const STATS_REUSE_MS = 1000;
-/** A scrape is not held up by a Redis that does not answer. */
 const STATS_TIMEOUT_MS = 2000;
 
-/**
- * The run queue's gauges (`run_queue_jobs{state}`, `run_queue_oldest_job_age_seconds`,
- * `run_queue_consumers`), read from `RunQueue.stats()` on scrape. A gauge whose figure could not be read
- * (Redis away, or its command failed) shows no sample rather than a stale number; the others still do.
- */
+/** A figure that could not be read shows no sample rather than a stale number. */
 export class RunQueueGauges {
   private queue: RunQueue | undefined;
   private reading: { at: number; stats: Promise<RunQueueStats | undefined> } | undefined;
@@ -40,7 +35,7 @@ export class RunQueueGauges {
       async collect() {
         this.reset();
         const age = (await read())?.oldestWaitingSeconds;
-        // A gauge without labels keeps a 0 through reset: removed, so that "unknown" never reads as "none".
+        // A label-less gauge keeps a 0 through reset: removed, so "unknown" never reads as "none".
         if (age === undefined) this.remove();
         else this.set(age);
       },
@@ -52,14 +47,14 @@ export class RunQueueGauges {
       async collect() {
         this.reset();
         const consumers = (await read())?.consumers;
-        // Above all here: a 0 would say that no runtime takes turns (RunQueueNoConsumer).
+        // A 0 would fire RunQueueNoConsumer.
         if (consumers === undefined) this.remove();
         else this.set(consumers);
       },
     });
   }
 
-  /** The queue the gauges read (the first one given: every feature of an app shares its bus). */
+  /** Every feature of an app shares its bus, so the first queue given is the one. */
   measure(queue: RunQueue): void {
     this.queue ??= queue;
   }

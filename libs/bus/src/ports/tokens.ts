@@ -1,4 +1,4 @@
-// Nest injection tokens of the bus ports (plain symbols: the ports themselves know nothing of Nest).
+// Plain symbols: the ports know nothing of Nest.
 export const RUN_QUEUE = Symbol.for('fed.bus.RunQueue');
 export const RUN_STREAM = Symbol.for('fed.bus.RunStream');
 export const SIGNALS = Symbol.for('fed.bus.Signals');

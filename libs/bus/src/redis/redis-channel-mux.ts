@@ -2,19 +2,15 @@ import { type Redis } from 'ioredis';
 
 export interface ChannelListener {
   message(payload: string): void;
-  /**
-   * Called after a reconnect, and every liveness interval while the connection is out of touch: messages
-   * may have been missed, or may not come.
-   */
+  /** After a reconnect, and every liveness interval while out of touch: messages may have been missed. */
   resync?(): void;
 }
 
 export interface ChannelLease {
-  /** True when the channel was already subscribed, so no message can be missed from now on. */
+  /** Already subscribed: no message can be missed from now on. */
   live: boolean;
-  /** Settles once Redis confirmed the SUBSCRIBE (rejects if it could not be sent). */
+  /** Settles once Redis confirmed the SUBSCRIBE. */
   ready: Promise<void>;
-  /** Stops this listener at once; resolves once the UNSUBSCRIBE (if it was the last) is done. */
   release(): Promise<void>;
 }
 
@@ -23,32 +19,24 @@ interface Channel {
   ready: Promise<void>;
   confirmed: boolean;
   linger: NodeJS.Timeout | undefined;
-  /** Messages (and reconnects) seen on the channel since it was subscribed, listened to or not. */
+  /** Messages and reconnects since subscribed, listened to or not. */
   generation: number;
 }
 
-/**
- * What a reader knew of a channel before it read the data behind it: while `unchanged` says so, no
- * message came since, so the data has not changed (every write publishes on the channel).
- */
+/** While `unchanged` holds, no message came since the mark, so the data behind it has not changed. */
 export interface ChannelMark {
   readonly channel: string;
   readonly entry: object;
   readonly generation: number;
 }
 
-/** How often the subscriber connection is checked while channels are subscribed. */
 const LIVENESS_INTERVAL_MS = 5000;
 
-/**
- * Many listeners over ONE subscriber connection: a channel is subscribed while it has listeners
- * (plus `lingerMs`, so a reader that loops on a stream does not SUBSCRIBE/UNSUBSCRIBE per read).
- */
+/** Many listeners over one subscriber connection; `lingerMs` spares a looping reader a SUBSCRIBE per read. */
 export class RedisChannelMux {
   private readonly channels = new Map<string, Channel>();
   private connectedBefore = false;
   private closed = false;
-  /** `performance.now()` when the subscriber last answered (or connected): messages were flowing then. */
   private aliveAt = -Infinity;
   private readonly liveness: NodeJS.Timeout;
   private pinging = false;
@@ -70,9 +58,8 @@ export class RedisChannelMux {
         this.aliveAt = performance.now();
         return;
       }
-      // ioredis re-subscribes by itself after a reconnect, but 'ready' comes before Redis has taken those
-      // SUBSCRIBEs: a PING sent now is answered after them. Until then the channels count as unconfirmed
-      // (no reader trusts a mark), then every listener learns of the gap and reads again.
+      // ioredis re-subscribes after a reconnect, but 'ready' comes before Redis took those SUBSCRIBEs; a PING
+      // is answered after them. Until then no mark is trusted, then every listener reads again.
       this.subscriber.ping().then(
         () => {
           for (const entry of this.channels.values()) {
@@ -87,28 +74,23 @@ export class RedisChannelMux {
     });
     subscriber.on('close', () => {
       this.aliveAt = -Infinity;
-      // Messages may be lost from now on until the re-subscriptions are confirmed.
       for (const entry of this.channels.values()) {
         entry.confirmed = false;
         entry.generation++;
       }
     });
-    // A connection that died without a word (no reconnect, no message) must not leave marks trusted: a
-    // PING through it every interval keeps them valid, one round trip per process, not per channel.
+    // A connection that died silently must not leave marks trusted: one PING per interval per process.
     this.liveness = setInterval(() => void this.checkLiveness(), LIVENESS_INTERVAL_MS);
     this.liveness.unref();
   }
 
-  /** The channel's state now, for `unchanged` later; undefined while it is not subscribed for sure. */
+  /** Undefined while the channel is not surely subscribed. */
   mark(channel: string): ChannelMark | undefined {
     const entry = this.channels.get(channel);
     return entry?.confirmed ? { channel, entry, generation: entry.generation } : undefined;
   }
 
-  /**
-   * True while no message came on the mark's channel since it was taken, and none can have been missed:
-   * the channel stayed subscribed, the connection did not drop, and it answered within two intervals.
-   */
+  /** Also false if the connection dropped or did not answer within two intervals. */
   unchanged(mark: ChannelMark): boolean {
     const entry = this.channels.get(mark.channel);
     return (
@@ -119,12 +101,10 @@ export class RedisChannelMux {
     );
   }
 
-  /** Number of channels subscribed (or lingering) right now. */
   get size(): number {
     return this.channels.size;
   }
 
-  /** Whether Redis already confirmed a subscription to `channel`. */
   isLive(channel: string): boolean {
     return this.channels.get(channel)?.confirmed ?? false;
   }
@@ -177,12 +157,12 @@ export class RedisChannelMux {
         entry.confirmed = true;
       },
       (error: unknown) => {
-        // Forget the failed entry, so the next listener tries again.
+        // So the next listener tries again.
         if (this.channels.get(channel) === entry) this.channels.delete(channel);
         throw error;
       },
     );
-    // Every listener awaits `ready` itself; this only keeps an unobserved failure from being "unhandled".
+    // Listeners await `ready` themselves; this only prevents an unhandled rejection.
     entry.ready.catch(() => undefined);
     this.channels.set(channel, entry);
     return entry;
@@ -200,7 +180,7 @@ export class RedisChannelMux {
     entry.linger = undefined;
     if (entry.listeners.size > 0 || this.channels.get(channel) !== entry || this.closed) return;
     this.channels.delete(channel);
-    // Commands on one connection run in order, so a SUBSCRIBE sent after this one still wins.
+    // Commands on one connection run in order, so a later SUBSCRIBE still wins.
     try {
       await this.subscriber.unsubscribe(channel);
     } catch (error) {
@@ -210,9 +190,8 @@ export class RedisChannelMux {
 
   private async checkLiveness(): Promise<void> {
     if (this.closed || this.channels.size === 0) return;
-    // Out of touch (down, reconnecting, or silent): a nudge may be missed, so every waiting reader looks
-    // for itself, as often as this runs, until the connection answers again. A reader waits long on a
-    // quiet stream trusting its nudges; this is what bounds its wait when they may not come.
+    // Out of touch: nudges may be missed, so every waiting reader looks for itself until the connection
+    // answers again. This bounds a quiet stream's wait.
     if (performance.now() - this.aliveAt >= 2 * LIVENESS_INTERVAL_MS) {
       for (const entry of this.channels.values()) {
         for (const listener of [...entry.listeners]) this.call(() => listener.resync?.());
@@ -224,7 +203,7 @@ export class RedisChannelMux {
       await this.subscriber.ping();
       this.aliveAt = performance.now();
     } catch {
-      // Out of reach: marks go stale by themselves, and a reconnect bumps every channel.
+      // Marks go stale by themselves, and a reconnect bumps every channel.
     } finally {
       this.pinging = false;
     }

@@ -1,11 +1,9 @@
 import { type Redis } from 'ioredis';
 
-/** How often an open consumer says it is there, and for how long each time counts. */
 export const PRESENCE_EVERY_MS = 5000;
 export const PRESENCE_TTL_MS = 15_000;
 
-// A sorted set of consumer ids scored by when their presence ends, in Redis's own clock (TIME), so the
-// clocks of the processes sharing the queue do not matter. Each script is one atomic step.
+// Scored by when presence ends, in Redis's own clock (TIME), so process clocks do not matter.
 const NOW_MS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -16,7 +14,7 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
-/** KEYS[1] the set. Counts the consumers whose presence has not ended. */
+/** KEYS[1] the set. */
 const COUNT = `${NOW_MS}
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
 
@@ -26,9 +24,8 @@ interface PresenceScripts {
 }
 
 /**
- * Which consumers are open on a queue, for `run_queue_consumers`: each reports itself every few seconds,
- * and leaves when it closes. One cheap command per scrape (no `CLIENT LIST`, which is O(connections) and
- * often denied to application users); a crashed consumer still counts until its last report expires.
+ * One cheap command per scrape, unlike `CLIENT LIST` (O(connections) and often denied); a crashed
+ * consumer counts until its last report expires.
  */
 export class RedisConsumerPresence {
   private readonly client: Redis & PresenceScripts;
@@ -42,7 +39,7 @@ export class RedisConsumerPresence {
     this.client = client as Redis & PresenceScripts;
   }
 
-  /** Reports `consumerId` now and every few seconds until the returned `leave` (failed reports are retried then). */
+  /** Failed reports are retried by the next one. */
   join(consumerId: string): { leave(): Promise<void> } {
     const report = () =>
       void this.client.fedConsumerPresent(this.key, consumerId, PRESENCE_TTL_MS).catch(() => undefined);

@@ -3,9 +3,9 @@ import { checkAmount, checkLimit, checkWindow } from '../memory/memory-counters'
 import { type CounterState, type Counters, type TakeResult } from '../ports';
 import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } from './redis-connection';
 
-// Each operation is one script, so it is atomic across instances and costs one round trip.
+// One script per operation: atomic across instances, one round trip.
 
-// INCR and the window's expiry in one step: a crash between them must not leave a key that never expires.
+// A crash between INCR and the expiry must not leave a key that never expires.
 const HIT = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
@@ -14,7 +14,7 @@ if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) 
 return {count, ttl}
 `;
 
-// The limit is read and the unit counted in one step: concurrent takes cannot all see room for one more.
+// Read and count in one step: concurrent takes cannot all see room for one more.
 const TAKE = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local ttl = redis.call('TTL', KEYS[1])
@@ -44,7 +44,7 @@ end
 return {tonumber(redis.call('GET', KEYS[1])), pttl}
 `;
 
-// Counts and remaining seconds of several keys in one round trip (hot paths check two at once).
+// Several keys in one round trip (hot paths check two at once).
 const PEEK = `
 local out = {}
 for _, key in ipairs(KEYS) do
@@ -54,7 +54,6 @@ end
 return out
 `;
 
-/** The scripts as ioredis defines them on the client. */
 interface CounterScripts {
   fedCounterHit(key: string, windowSeconds: number, amount: number): Promise<[number, number]>;
   fedCounterTake(key: string, limit: number, windowSeconds: number): Promise<[number, number, number]>;
@@ -63,7 +62,6 @@ interface CounterScripts {
   fedCounterPeek(keyCount: number, ...keys: string[]): Promise<number[]>;
 }
 
-/** Counters on Redis: one key per counter under `<prefix>counter:`, expiring with its window. */
 export class RedisCounters implements Counters {
   private readonly redis: Redis;
   private readonly scripts: CounterScripts;
@@ -71,8 +69,7 @@ export class RedisCounters implements Counters {
 
   constructor(endpoint: RedisEndpoint) {
     this.prefix = `${keyspace(endpoint.keyPrefix)}counter:`;
-    // Counters sit on hot paths (every token request checks the brute-force throttle): commands of the
-    // same tick share one write to the socket instead of a syscall each.
+    // Hot path (every token request checks the brute-force throttle): one socket write per tick.
     this.redis = createRedisClient(endpoint, 'counters', { enableAutoPipelining: true });
     this.redis.defineCommand('fedCounterHit', { numberOfKeys: 1, lua: HIT });
     this.redis.defineCommand('fedCounterTake', { numberOfKeys: 1, lua: TAKE });

@@ -14,13 +14,12 @@ import {
 
 export interface RedisEmailQueueOptions extends RedisEndpoint, EmailQueueSettings {}
 
-// Queued jobs of earlier releases live under this name (`fed:notifications:*`): it stays, so they drain.
+// Queued jobs of earlier releases live under this name: it stays, so they drain.
 const QUEUE_NAME = 'notifications';
-// Finished jobs are evidence for an operator looking at the queue, not state: kept a day (sent) or a week (lost).
+// Finished jobs are for an operator to look at: kept a day (sent) or a week (lost).
 const KEEP_SENT = { age: 24 * 3600, count: 1000 };
 const KEEP_LOST = { age: 7 * 24 * 3600, count: 10_000 };
 
-/** EmailQueue on BullMQ: a queue of its own beside the run queue; any instance that mails may send. */
 export class RedisEmailQueue implements EmailQueue {
   readonly kind = 'redis';
   private readonly client: Redis;
@@ -32,7 +31,7 @@ export class RedisEmailQueue implements EmailQueue {
   constructor(private readonly options: RedisEmailQueueOptions) {
     // BullMQ puts its own ':' after the prefix.
     this.bullPrefix = keyspace(options.keyPrefix).slice(0, -1);
-    // Enqueue fails after a few reconnects instead of waiting for Redis forever (the caller waits for it).
+    // Fails after a few reconnects instead of waiting for Redis forever.
     this.client = createRedisClient(options, 'email-queue');
     this.queue = new Queue<EmailJob>(QUEUE_NAME, { connection: this.client, prefix: this.bullPrefix });
     this.queue.on('error', (error: Error) => options.onError?.(error));
@@ -71,7 +70,6 @@ export class RedisEmailQueue implements EmailQueue {
     this.worker.on('error', (error: Error) => this.options.onError?.(error));
   }
 
-  /** Redis keeps what is not sent for another instance. */
   unsent(): number {
     return 0;
   }

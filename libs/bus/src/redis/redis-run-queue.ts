@@ -29,19 +29,12 @@ import { RedisConsumerPresence } from './redis-consumer-presence';
 import { RunJobHolds } from './run-job-holds';
 
 export interface RedisRunQueueOptions extends RedisEndpoint, RunQueueSettings {
-  /** BullMQ queue name under the key prefix (default `runs`). */
   queueName?: string;
 }
 
-/** A consumer's lock on a running job; BullMQ renews it every eighth to quarter of this and checks every quarter for lapsed ones. */
 const DEFAULT_STALL_MS = 10_000;
 
-/**
- * RunQueue on BullMQ. The job id is the run id; finished jobs are kept for the dedupe window (and
- * at most 10,000 of each kind), which is what refuses a second enqueue of a finished run.
- * BullMQ's stalled-job check stays on: a job whose worker died is handed out again once its lock
- * lapsed (docs/reliability.md, "Rollouts and crashes").
- */
+/** Finished jobs are kept for the dedupe window, which is what refuses a second enqueue of a finished run. */
 export class RedisRunQueue implements RunQueue {
   private readonly client: Redis;
   private readonly queue: Queue<RunJob>;
@@ -63,7 +56,7 @@ export class RedisRunQueue implements RunQueue {
       'dedupeWindowSeconds',
     );
     this.keepFinished = { age: Math.ceil(window), count: runQueueDefaults.dedupeMaxIds };
-    // Our own client (BullMQ leaves a client it was given open), so ping and close stay ours.
+    // Our own client (BullMQ leaves a given client open), so ping and close stay ours.
     this.client = createRedisClient(options, 'queue');
     this.queue = new Queue<RunJob>(this.queueName, { connection: this.client, prefix: this.bullPrefix });
     this.queue.on('error', (error: Error) => options.onError?.(error));
@@ -78,7 +71,7 @@ export class RedisRunQueue implements RunQueue {
     assertRunId(job.runId);
     const attempts = resolveAttempts(options);
     this.assertOpen();
-    // A job id already in the queue (pending, or finished and still kept) makes BullMQ ignore the add.
+    // BullMQ ignores the add of a job id it still holds (pending, or finished and kept).
     await this.queue.add('run', job, {
       jobId: job.runId,
       attempts,
@@ -96,15 +89,12 @@ export class RedisRunQueue implements RunQueue {
     const consumer = new RedisRunConsumer(
       (processor) =>
         new Worker<RunJob>(this.queueName, processor, {
-          // BullMQ opens and owns a worker's two connections; its blocking fetch needs unlimited retries.
           connection: workerConnectionOptions(this.options, 'worker'),
           prefix: this.bullPrefix,
           concurrency,
           lockDuration: stallMs,
-          // BullMQ looks every eighth of the lock and renews those it renewed more than an eighth ago: every
-          // eighth to quarter of it, so the lock outlives a pause or a slow Redis of most of it (writes wait
-          // once less than half may be left: RunJobHolds). Lapsed locks are looked for every quarter (a key
-          // in Redis lets one worker of all run each check).
+          // Renewed every eighth to quarter of the lock, so it outlives a pause or slow Redis of most of it
+          // (writes wait once less than half may be left: RunJobHolds).
           lockRenewTime: Math.floor(stallMs / 4),
           stalledInterval: Math.floor(stallMs / 4),
         }),
@@ -127,7 +117,7 @@ export class RedisRunQueue implements RunQueue {
     this.assertOpen();
     const [counts, head, consumers] = await Promise.allSettled([
       this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed'),
-      // Ascending: the job at the head of the line, the next to be taken.
+      // Ascending: the head of the line.
       this.queue.getJobs(['wait'], 0, 0, true),
       this.presence.count(),
     ]);
@@ -151,7 +141,7 @@ export class RedisRunQueue implements RunQueue {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      // Consumers first: jobs still running may need the queue until they finish.
+      // Consumers first: running jobs may need the queue until they finish.
       await Promise.all([...this.consumers].map((consumer) => consumer.close()));
       await this.queue.close();
       await closeRedisClient(this.client);
@@ -177,7 +167,6 @@ interface ConsumerSettings {
 }
 
 class RedisRunConsumer implements RunConsumer {
-  /** Running handlers by job id: aborted on close, or when their job is lost. */
   private readonly running = new Map<string, RunningJob>();
   private readonly holds: RunJobHolds;
   private readonly worker: Worker<RunJob>;
@@ -200,7 +189,6 @@ class RedisRunConsumer implements RunConsumer {
     this.worker = createWorker((job, token, signal) => this.process(job, token, signal));
     this.worker.on('error', onError);
     this.worker.on('locksRenewed', ({ jobIds }) => this.holds.renewed(jobIds));
-    // The lock lapsed (or another consumer holds it): the job may be handed out again, so its handler stops.
     this.worker.on('lockRenewalFailed', (jobIds) => this.holds.refused(jobIds));
     const backend = this.worker.getBackend();
     this.worker
@@ -215,7 +203,7 @@ class RedisRunConsumer implements RunConsumer {
   async drain(): Promise<void> {
     if (!this.draining) {
       this.draining = true;
-      // Not waiting for the active jobs here: they are ours to wait for, and close may come first.
+      // Not waiting for active jobs here: they are ours to wait for, and close may come first.
       await this.worker.pause(true).catch((error: unknown) => this.onError(asError(error)));
     }
     while (this.running.size > 0) {
@@ -227,7 +215,6 @@ class RedisRunConsumer implements RunConsumer {
     this.closing ??= (async () => {
       this.stopping = true;
       for (const { controller } of this.running.values()) controller.abort(new Error('run consumer closed'));
-      // The port's promise: close returns only after the running handlers did.
       await Promise.all([...this.running.values()].map((running) => running.done));
       await this.presence.leave();
       await this.closeWorker();
@@ -246,17 +233,14 @@ class RedisRunConsumer implements RunConsumer {
   }
 
   /**
-   * BullMQ's graceful close records the last results, then waits for each connection's 'end', which
-   * ioredis never emits for a connection disconnected while waiting to reconnect: with Redis away it
-   * would hang (and keep BullMQ's timers running). So: graceful while connected, otherwise end the
-   * connections ourselves first (failing BullMQ's waiting commands) and close forcibly.
+   * BullMQ's graceful close waits for each connection's 'end', which ioredis never emits for one waiting to
+   * reconnect: with Redis away it would hang. So graceful only while connected, else end them first.
    */
   private async closeWorker(): Promise<void> {
     const healthy = this.clients.length > 0 && this.clients.every((c) => c.status === 'ready');
     if (!healthy) await Promise.all(this.clients.map(endRedisClient));
     const closed = this.worker.close(!healthy);
     if (await within(closed, CLOSE_GRACE_MS).catch(() => true)) return;
-    // Redis went away during the graceful close itself.
     this.onError(new Error('Redis unreachable while closing a run consumer; its connections were dropped'));
     await Promise.all(this.clients.map(endRedisClient));
     await within(closed, CLOSE_GRACE_MS).catch(() => true);
@@ -265,8 +249,7 @@ class RedisRunConsumer implements RunConsumer {
   private async process(job: Job<RunJob>, token: string | undefined, bullSignal: AbortSignal | undefined) {
     const jobId = job.id as string;
     if ((this.draining || this.stopping) && token) {
-      // Fetched just as the consumer began to drain or close (BullMQ's blocking fetch was under way):
-      // back to waiting at once for another consumer, attempt unused.
+      // Fetched just as the consumer began to drain: back to waiting at once, attempt unused.
       await job.moveToWait(token);
       throw new WaitingError();
     }
@@ -293,7 +276,7 @@ class RedisRunConsumer implements RunConsumer {
       if (hold.current() === 'lost') await this.giveUp(job, token);
       if (!failure) return;
       if (this.stopping && token) {
-        // Cut short by our own shutdown: back to waiting for another consumer, attempt unused.
+        // Cut short by our own shutdown: back to waiting, attempt unused.
         await job.moveToWait(token);
         throw new WaitingError();
       }
@@ -307,9 +290,8 @@ class RedisRunConsumer implements RunConsumer {
   }
 
   /**
-   * A lost job's outcome is not ours to record: whoever holds it now decides. If its lock is in fact still
-   * ours (lost by our own reckoning, e.g. after a long pause), it goes back to waiting at once rather than
-   * once the lock lapsed; the move checks the token, so it changes nothing when another consumer has it.
+   * Whoever holds a lost job now decides its outcome. If the lock is still ours (lost by our own reckoning),
+   * it goes back to waiting at once; the move checks the token, so it is harmless when another consumer has it.
    */
   private async giveUp(job: Job<RunJob>, token: string | undefined): Promise<never> {
     if (token) await within(job.moveToWait(token), this.settings.stallMs).catch(() => false);

@@ -1,20 +1,16 @@
-// Lua scripts of RedisRunStream. Each runs atomically, so "is it ended?" and the write that
-// depends on it cannot be split by another client's append or end.
+// Each script is atomic, so "is it ended?" and the write that depends on it cannot be split.
 //
-// Entry layout: a data entry has the field `d` (the data) first; the stream's first entry, when it was
-// appended in a trace, then has `t` (W3C traceparent) and `s` (tracestate): the turn's trace context is
-// stored once per stream, not on every chunk. The end marker has the single field `e`; it is always the
-// last entry of an ended stream.
+// A data entry has the field `d` first; the stream's first entry may then have `t` and `s` (W3C
+// traceparent, tracestate). The end marker, always last, has the single field `e`.
 //
-// Every write publishes on the stream's nudge channel, a refused one to a lost stream too: readers
-// waiting without reading (followers of an idle stream) then read it again and see it gone.
+// Every write publishes a nudge, a refused one too: idle followers then read again and see it gone.
 
 export const STREAM_ENDED_REPLY = 'STREAM_ENDED';
 export const STREAM_LOST_REPLY = 'STREAM_LOST';
 
 /**
- * KEYS[1] stream; ARGV data, lifetime ms, nudge channel, traceparent, tracestate ('': none; both kept on
- * the stream's first entry only), existing ('1': refuse to create the stream). Returns the new entry id.
+ * KEYS[1] stream; ARGV data, lifetime ms, nudge channel, traceparent, tracestate ('': none), existing
+ * ('1': refuse to create). Returns the new entry id.
  */
 export const appendScript = `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -38,10 +34,7 @@ redis.call('PUBLISH', ARGV[3], id)
 return id
 `;
 
-/**
- * KEYS[1] stream; ARGV ttl ms, nudge channel, existing ('1': refuse to create the stream). Returns 1 when
- * ended now, 0 when it already was.
- */
+/** KEYS[1] stream; ARGV ttl ms, nudge channel, existing. Returns 1 when ended now, 0 when it already was. */
 export const endScript = `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if last[1] and last[1][2][1] == 'e' then
@@ -58,9 +51,8 @@ return 1
 `;
 
 /**
- * KEYS[1] stream; ARGV exclusive start ('-' or '(<id>'), how many. Returns { entries, endedBefore, absent }:
- * when nothing follows the start, endedBefore tells whether the stream's end marker lies before it, and
- * absent whether there is no stream at all.
+ * KEYS[1] stream; ARGV exclusive start ('-' or '(<id>'), count. Returns { entries, endedBefore, absent }:
+ * when nothing follows the start, whether the end marker lies before it, and whether there is no stream.
  */
 export const readScript = `
 local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])

@@ -21,9 +21,8 @@ import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } fro
 import { appendScript, endScript, readScript, STREAM_ENDED_REPLY, STREAM_LOST_REPLY } from './redis-run-stream.scripts';
 
 export interface RedisRunStreamOptions extends RedisEndpoint, RunStreamSettings {
-  /** How long a stream's nudge channel stays subscribed after its last reader left (default 5000 ms). */
+  /** Channel subscription kept after the last reader left (default 5000 ms). */
   subscriptionLingerMs?: number;
-  /** Longest a follower waits on an idle stream without reading it (default QUIET_READ_MAX_MS). */
   quietReadMaxMs?: number;
 }
 
@@ -45,27 +44,21 @@ interface StreamCommands {
 
 const NOTHING: StreamRead = { entries: [], ended: false };
 
-/**
- * Longest a follower waits on an idle stream without reading it: a safety net for a stream lost without a
- * word on its channel (evicted under memory pressure, flushed by hand), which only a read can see.
- */
+/** A stream lost without a word on its channel (evicted, flushed by hand) is seen only by a read. */
 const QUIET_READ_MAX_MS = 60_000;
 
-/** Where a follower's last read left off: the offset it read up to, and its channel's state before that read. */
 interface FollowerPosition {
   streamId: string;
   after: string;
   mark: ChannelMark;
-  /** `monotonicNow()` of that read. */
   readAt: number;
 }
 
-/** Whether a read has something to return: a stream read after one of its offsets that is not there is gone, so nothing will come to wait for. */
+/** A read after an offset that is not there: the stream is gone, nothing will come. */
 function settled(read: StreamRead, afterOffset: string): boolean {
   return read.entries.length > 0 || read.ended || (read.absent === true && afterOffset !== STREAM_START);
 }
 
-/** A data entry's fields: `d` first, then (the stream's first entry only) `t` and `s` when it was appended in a trace. */
 function entryOf(offset: string, fields: string[]): StreamEntry {
   const entry: StreamEntry = { offset, data: fields[1] ?? '' };
   if (fields[2] === 't' && fields[3]) {
@@ -75,7 +68,7 @@ function entryOf(offset: string, fields: string[]): StreamEntry {
   return entry;
 }
 
-/** A reader's wakeup that listens on its stream's channel itself: a nudge, or a reconnect (which may have lost one). */
+/** A reconnect may have lost a nudge, so it wakes the reader too. */
 class ChannelWakeup extends Wakeup implements ChannelListener {
   message(): void {
     this.notify();
@@ -87,9 +80,8 @@ class ChannelWakeup extends Wakeup implements ChannelListener {
 }
 
 /**
- * RunStream on Redis Streams. A blocking read does not hold a Redis connection: `append` publishes
- * a nudge on the stream's channel, and all waiting readers of this process share one subscriber
- * connection (see RedisChannelMux), waking up to re-read with XRANGE.
+ * A blocking read holds no Redis connection: `append` publishes a nudge, and waiting readers share one
+ * subscriber (RedisChannelMux).
  */
 export class RedisRunStream implements RunStream {
   private readonly commands: Redis & StreamCommands;
@@ -103,7 +95,7 @@ export class RedisRunStream implements RunStream {
   private readonly quietReadMaxMs: number;
 
   constructor(options: RedisRunStreamOptions) {
-    // Every waiting read listens for close: thousands of listeners here are expected, not a leak.
+    // One listener per waiting read: many are expected, not a leak.
     setMaxListeners(0, this.closing.signal);
     this.prefix = keyspace(options.keyPrefix);
     this.maxLifetimeMs = Math.ceil(
@@ -148,8 +140,7 @@ export class RedisRunStream implements RunStream {
     const channel = this.channel(streamId);
     const deadline = monotonicNow() + blockMs;
     const signals = [signal, this.closing.signal];
-    // The follower's previous read ended here and nothing was published on the channel since: the stream
-    // is as that read left it, so wait for a nudge before reading it again.
+    // Nothing published since the follower's last read: wait for a nudge before reading again.
     const position = follower ? this.followers.get(follower) : undefined;
     const quiet =
       position !== undefined &&
@@ -184,7 +175,7 @@ export class RedisRunStream implements RunStream {
     }
   }
 
-  /** Remembers where the follower's read left off, when it read the stream to its present end. */
+  /** Only when it read the stream to its present end. */
   private follow(
     follower: object,
     streamId: string,
@@ -233,7 +224,6 @@ export class RedisRunStream implements RunStream {
     return first && first[1][0] === 'd' ? entryOf(first[0], first[1]).trace : undefined;
   }
 
-  /** Round trip on both connections; rejects when either cannot reach Redis. */
   async ping(): Promise<void> {
     this.assertOpen();
     await Promise.all([this.commands.ping(), this.subscriber.ping()]);
@@ -241,13 +231,12 @@ export class RedisRunStream implements RunStream {
 
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
-    // Waiting reads see the abort and return; then the connections can go.
     this.closing.abort();
     this.mux.close();
     await Promise.all([closeRedisClient(this.subscriber), closeRedisClient(this.commands)]);
   }
 
-  /** Fetches count + 1 so that an end marker right after a full page is still reported. */
+  /** count + 1, so an end marker right after a full page is still reported. */
   private async fetch(key: string, start: string, count: number): Promise<StreamRead> {
     const [raw, endedBefore, absent] = await this.commands.fedRunStreamRead(key, start, count + 1);
     if (absent === 1) return { entries: [], ended: false, absent: true };
@@ -273,7 +262,6 @@ export class RedisRunStream implements RunStream {
   }
 }
 
-/** The scripts' refusals as the port's errors; anything else (Redis out of reach) as it came. */
 function refusalOf(error: unknown, streamId: string): unknown {
   if (!(error instanceof Error)) return error;
   if (error.message.startsWith(STREAM_ENDED_REPLY)) return new StreamEndedError(streamId);

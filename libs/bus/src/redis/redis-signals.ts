@@ -5,7 +5,7 @@ import { deliverSafely } from '../internal/deliver-safely';
 import { RedisChannelMux } from './redis-channel-mux';
 import { closeRedisClient, createRedisClient, keyspace, type RedisEndpoint } from './redis-connection';
 
-/** Signals on Redis pub/sub: one publisher and one subscriber connection, JSON on `<prefix>signal:<topic>`. */
+/** JSON on `<prefix>signal:<topic>`. */
 export class RedisSignals implements Signals {
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
@@ -33,7 +33,7 @@ export class RedisSignals implements Signals {
     this.assertOpen();
     const key = this.retainedKey(topic);
     const now = Date.now() / 1000;
-    // One sorted set per topic, scored by the end of retention; the key lives as long as its last member.
+    // Scored by the end of retention; the key lives as long as its last member.
     await this.publisher
       .multi()
       .zremrangebyscore(key, '-inf', now)
@@ -52,7 +52,7 @@ export class RedisSignals implements Signals {
       try {
         payloads.push(JSON.parse(member) as SignalPayloads[T]);
       } catch {
-        // Not ours to trust: skipped, as a malformed live signal is.
+        // Skipped, as a malformed live signal is.
       }
     }
     return payloads;
@@ -72,7 +72,6 @@ export class RedisSignals implements Signals {
     return { unsubscribe: () => lease.release() };
   }
 
-  /** Round trip on both connections; rejects when either cannot reach Redis. */
   async ping(): Promise<void> {
     this.assertOpen();
     await Promise.all([this.publisher.ping(), this.subscriber.ping()]);

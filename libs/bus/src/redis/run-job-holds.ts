@@ -1,20 +1,15 @@
 import { type JobHold } from '../ports';
 
-/** One running job's hold, as its handler sees it (`RunJobContext.hold` and `holdsJob`). */
 export interface TrackedHold {
   current(): JobHold;
   confirmed(): Promise<boolean>;
-  /** The handler ended: no more timers, no more notices. */
   release(): void;
 }
 
 interface JobState {
-  /**
-   * No later than the last renewal of the job's lock that Redis confirmed (or than the job's start): the
-   * lock is valid for at least `stallMs` after it.
-   */
+  /** No later than the last confirmed renewal (or the job's start): the lock is valid for `stallMs` after it. */
   renewedFrom: number;
-  /** What was last reported: only changes are. */
+  /** Only changes are reported. */
   reported: JobHold;
   lost: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -22,20 +17,13 @@ interface JobState {
 }
 
 /**
- * The holds of one consumer's running jobs, from BullMQ's lock renewals (docs/reliability.md, "Rollouts and
- * crashes"). A job is `held` while at least half the stall time is surely left on its lock (time for a write
- * sent now to land while the lock is valid, even on a slow Redis), `unconfirmed` in the other half (writes
- * wait; BullMQ renews every eighth to quarter of it, so a confirmation is then overdue), and `lost` once the
- * lock may have lapsed or its renewal was refused.
- *
- * When did a renewal reach Redis? BullMQ renews in batches, one after the other (the next batch is sent only
- * once the previous one was answered), so a renewal confirmed now was sent after the previous batch was
- * confirmed: that time, not the time of the answer, is when its lock is surely valid from. An answer read
- * late (the process paused while it waited in the socket) therefore counts for less, never for more.
+ * From BullMQ's lock renewals (docs/reliability.md, "Rollouts and crashes"): `held` while at least half the
+ * stall time is surely left, so a write sent now lands in time even on a slow Redis. BullMQ sends a renewal
+ * batch only once the previous one was answered, so a lock is surely valid from the previous confirmation:
+ * an answer read late (the process paused) counts for less, never for more.
  */
 export class RunJobHolds {
   private readonly jobs = new Map<string, JobState>();
-  /** When the last batch of renewals was confirmed (performance.now()). */
   private lastBatchAt = performance.now();
 
   constructor(
@@ -43,7 +31,6 @@ export class RunJobHolds {
     private readonly onChange: (jobId: string, hold: JobHold) => void,
   ) {}
 
-  /** A job that starts now: its lock was just taken. */
   track(jobId: string): TrackedHold {
     const state: JobState = {
       renewedFrom: performance.now(),
@@ -81,7 +68,7 @@ export class RunJobHolds {
     }
   }
 
-  /** BullMQ's `lockRenewalFailed`: Redis says the lock is not ours any more. */
+  /** BullMQ's `lockRenewalFailed`. */
   refused(jobIds: readonly string[]): void {
     for (const jobId of jobIds) {
       const state = this.jobs.get(jobId);
@@ -98,7 +85,6 @@ export class RunJobHolds {
     return age >= this.stallMs / 2 ? 'unconfirmed' : 'held';
   }
 
-  /** Reports a change, settles waiters, and sets the timer for the next change. */
   private update(jobId: string, state: JobState): void {
     clearTimeout(state.timer);
     state.timer = undefined;

@@ -5,17 +5,14 @@ import { type AddressInfo } from 'node:net';
 import { ProcessFile, type ProcessRecord } from '@fed/persistence';
 import { type SignalPublisher } from '../ports';
 
-// The in-process bus of the all-in-one platform is out of reach of other processes. The relay lets a
-// local tool (platformctl) publish on it: a loopback HTTP endpoint whose address and secret are in a
-// file only the owner may read, in the data directory the tool shares with the platform.
+// The in-process bus is out of reach of other processes: this loopback endpoint lets a local tool
+// (platformctl) publish on it, its address and secret in an owner-only file in the shared data dir.
 
-/** In DATA_DIR while a platform with the in-process bus runs. */
 export const SIGNAL_RELAY_FILE = 'signal-relay.json';
 
 interface SignalRelayEndpointV1 extends ProcessRecord {
-  /** http://127.0.0.1:<port> */
   url: string;
-  /** Sent as a bearer token: any local user can reach a loopback port, only the owner can read the file. */
+  /** Any local user can reach a loopback port; only the owner can read the file. */
   secret: string;
 }
 
@@ -28,14 +25,13 @@ const relayFile = (dataDir: string) =>
 
 export interface SignalRelay {
   url: string;
-  /** Withdraws the file, then stops taking signals. */
+  /** Withdraws the file first. */
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
 const SEND_TIMEOUT_MS = 5000;
 
-/** Serves `signals` to local tools until `close()`, announced in `<dataDir>/signal-relay.json` (mode 0600). */
 export async function startSignalRelay(signals: SignalPublisher, options: { dataDir: string }): Promise<SignalRelay> {
   const secret = randomBytes(32).toString('base64url');
   const server = createServer((request, response) => void relay(request, response, signals, secret));
@@ -62,10 +58,8 @@ export async function startSignalRelay(signals: SignalPublisher, options: { data
   };
 }
 
-/** Publishes on the bus of the running platform that announced the relay. */
 export class RelayedSignals implements SignalPublisher {
   constructor(
-    /** The platform's process. */
     readonly pid: number,
     readonly url: string,
     private readonly secret: string,
@@ -91,10 +85,7 @@ export class RelayedSignals implements SignalPublisher {
   }
 }
 
-/**
- * The relay of the platform running on `dataDir`; undefined when none runs (no file, or one left by a
- * process that is gone). Whether it answers shows when a signal is sent.
- */
+/** Undefined when no file, or one left by a process that is gone. */
 export async function findSignalRelay(dataDir: string): Promise<RelayedSignals | undefined> {
   const endpoint = await relayFile(dataDir).readLive();
   return endpoint && new RelayedSignals(endpoint.pid, endpoint.url, endpoint.secret);
@@ -125,7 +116,7 @@ async function relay(
   answer(204);
 }
 
-// Hashed first: timingSafeEqual needs equal lengths, and the length of the secret is no one's business.
+// Hashed first: timingSafeEqual needs equal lengths, and the secret's length must not leak.
 function sameSecret(given: string | undefined, expected: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return given !== undefined && timingSafeEqual(digest(given), digest(expected));
@@ -142,7 +133,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-// The payload's own fields are for its receivers to check, as they do for signals from Redis.
+// The payload's fields are for its receivers to check, as for signals from Redis.
 function parseRelayedSignal(body: string): RelayedSignal | undefined {
   let value: unknown;
   try {

@@ -27,7 +27,6 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-/** Resolves with `promise`, or rejects naming `what` after `timeoutMs` (so a hang fails fast and clearly). */
 export async function resolvesWithin<T>(what: string, promise: Promise<T>, timeoutMs = 3000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -51,7 +50,7 @@ export function runJob(overrides: Partial<RunJob> = {}): RunJob {
   };
 }
 
-/** Offsets are opaque to callers, but both implementations hand out `<ms>-<seq>`; tests compare them so. */
+/** Both implementations hand out `<ms>-<seq>`. */
 export function offsetKey(offset: string): bigint {
   const [ms, seq] = offset.split('-');
   return (BigInt(ms) << 64n) + BigInt(seq);

@@ -1,4 +1,4 @@
-// The scopes of spec document 1 ("Scopes"); a client is given a subset of them.
+// Spec document 1 ("Scopes").
 export const scopes = [
   'openid',
   'profile',
@@ -19,29 +19,22 @@ export const scopes = [
 export type Scope = (typeof scopes)[number];
 
 /**
- * OpenID Connect's `offline_access` (Core 11), beyond document 1's list: an authorization request may
- * name it, whatever its client was given (as it may `openid`); no client is given it. Code clients get
- * a refresh token either way, so it changes only what the token response's `scope` echoes.
+ * OpenID Connect's `offline_access` (Core 11), beyond document 1: any authorization request may name it;
+ * no client is given it. Code clients get a refresh token either way: it changes only the echoed `scope`.
  */
 export const OFFLINE_ACCESS_SCOPE = 'offline_access';
 
-/** The scopes every authorization request may name, beyond the client's own. */
+/** Beyond the client's own. */
 export const ALWAYS_ALLOWED_SCOPES: readonly string[] = ['openid', OFFLINE_ACCESS_SCOPE];
 
-/**
- * The model gateway's scope, beyond document 1's list: a client-credentials token calls /llm/v1 only
- * with it (docs/gateway.md, "Keys, limits and quotas"); a user's token never calls the gateway.
- */
+/** Beyond document 1: a client-credentials token needs it for /llm/v1 (docs/gateway.md, "Keys, limits and quotas"). */
 export const GATEWAY_SCOPE = 'llm:invoke' satisfies Scope;
 
 export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
 
-/**
- * The scopes of the admin API (document 1: system integrations choose them). A user's token carries
- * one only while the user's role is `admin`; a service account's token whatever its client was given.
- */
+/** A user's token carries one only while the user's role is `admin` (document 1: system integrations choose them). */
 export const managementScopes: readonly Scope[] = [
   'sharedmemory:query',
   'users:read',

@@ -1,18 +1,15 @@
-// The chat request of document 2 ("Chat request", "Message object", "Limits"): the body of
-// `POST /v1/chat/completions`. Clients and servers ignore fields they do not know.
+// Document 2 ("Chat request", "Message object", "Limits"). Clients and servers ignore unknown fields.
 
-/** Limits of document 2 ("Limits"), and ours where it is silent. */
+/** Document 2 ("Limits"), and ours where it is silent. */
 export const CHAT_LIMITS = {
   processedTextBytes: 1024 * 1024,
   inputFileParts: 20,
   skillIds: 10,
-  /** Ours: a request carries only its last user message's worth of work; history is not sent. */
+  /** Ours: history is not sent, only the last user message's worth of work. */
   messages: 1000,
-  /** Ours: content parts of one message. */
   partsPerMessage: 1000,
   /** Ours: `personaKey`, `playbookId` and each skill id. */
   catalogIdCharacters: 200,
-  /** Ours: a library file's `filepath`. */
   filepathCharacters: 1024,
 } as const;
 
@@ -45,7 +42,6 @@ export interface ChatMessage {
 }
 
 export interface ChatCompletionRequest {
-  /** The fixed identifier of the service's agent model. */
   model: string;
   /** Only the last user message is processed. */
   messages: ChatMessage[];
@@ -60,18 +56,18 @@ export interface ChatCompletionRequest {
   playbookId?: string;
   skillIds?: string[];
   outputFormat?: OutputFormat;
-  /** Marketplace edition only: the agent (also `X-Agent-Id`); the SaaS-only fields above are ignored there. */
+  /** Marketplace edition only (also `X-Agent-Id`); the SaaS-only fields above are ignored there. */
   agentId?: string;
 }
 
 const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The shape of a Marketplace `agentId`: 1-64 characters of A-Z, a-z, 0-9, `_` and `-`. */
+/** 1-64 characters of A-Z, a-z, 0-9, `_` and `-`. */
 export function isAgentId(value: unknown): value is string {
   return typeof value === 'string' && AGENT_ID.test(value);
 }
 
-/** The optional body of `POST /v1/chat/completions/:conversationId/cancel`; omitted cancels every turn. */
+/** Omitted cancels every turn. */
 export interface ChatCancelRequest {
   messageId?: string;
 }

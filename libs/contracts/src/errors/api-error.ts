@@ -1,17 +1,17 @@
 import { type ErrorCode, type ErrorType, errorCodes } from './error-code';
 
-/** The body of every REST error outside OAuth, the gateway and JSON-RPC (design: Errors). */
+/** Every REST error outside OAuth, the gateway and JSON-RPC (design: Errors). */
 export interface ErrorEnvelope {
   error: {
     type: ErrorType;
     code: ErrorCode;
     message: string;
-    /** Present on 500s: the id under which the failure was logged. */
+    /** On 500s: the id under which the failure was logged. */
     errorId?: string;
   };
 }
 
-/** A known failure: its code decides status and type; the message is safe to show to the caller. */
+/** The code decides status and type; the message is safe to show to the caller. */
 export class ApiError extends Error {
   readonly status: number;
   readonly type: ErrorType;

@@ -1,5 +1,4 @@
-// Every `code` a REST error body may carry, with its HTTP status and `type`.
-// The table is a Record over the union, so adding a code without a status does not compile.
+// A Record over the union, so adding a code without a status does not compile.
 export const errorCodes = {
   invalid_request: { status: 400, type: 'invalid_request_error' },
   invalid_parameter: { status: 400, type: 'invalid_request_error' },
@@ -16,7 +15,7 @@ export const errorCodes = {
   insufficient_scope: { status: 403, type: 'permission_error' },
   // Marketplace edition: document 2 is served to service accounts only.
   service_account_required: { status: 403, type: 'permission_error' },
-  // Master data: a platform-wide organization or job type, which a tenant sees but only the operator changes.
+  // Platform-wide master data, which a tenant sees but only the operator changes.
   platform_entry_read_only: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   conversation_not_found: { status: 404, type: 'not_found_error' },

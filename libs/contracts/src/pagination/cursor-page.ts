@@ -3,9 +3,8 @@ import { ApiError } from '../errors';
 export type SortOrder = 'asc' | 'desc';
 export type CursorKey = string | number;
 
-/** What a cursor remembers: where the last page ended, in which list and which order. */
 export interface CursorPosition {
-  /** The list the cursor belongs to, e.g. `conversations:archive`; a cursor is refused elsewhere. */
+  /** E.g. `conversations:archive`; a cursor is refused elsewhere. */
   list: string;
   order: SortOrder;
   /** Sort key of the last item returned (e.g. `[updatedAt, id]`). */
@@ -15,7 +14,7 @@ export interface CursorPosition {
 export interface PageParams {
   limit: number;
   order: SortOrder;
-  /** Decoded position, absent on the first page. */
+  /** Absent on the first page. */
   after?: CursorKey[];
 }
 
@@ -25,7 +24,6 @@ export interface CursorPage<T> {
   cursor?: string;
 }
 
-/** A list request's `limit`, `cursor` and `order`, as the request DTO validated them. */
 export interface PageQuery {
   limit?: number;
   cursor?: string;
@@ -33,7 +31,7 @@ export interface PageQuery {
 }
 
 export interface PageRules {
-  /** Identifies the list, so a cursor of another list (or mode) is refused. */
+  /** So a cursor of another list (or mode) is refused. */
   list: string;
   defaultLimit?: number;
   defaultOrder?: SortOrder;
@@ -49,7 +47,7 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
-/** Decodes a cursor of `list`; anything that is not a value we produced is a 400 `invalid_cursor`. */
+/** Anything that is not a value we produced is a 400 `invalid_cursor`. */
 export function decodeCursor(raw: string, list: string): CursorPosition {
   const refuse = (): never => {
     throw new ApiError('invalid_cursor', 'cursor must be a value returned by a previous response of this list');
@@ -72,10 +70,7 @@ export function decodeCursor(raw: string, list: string): CursorPosition {
   return { list, order: o, after: a as CursorKey[] };
 }
 
-/**
- * The page a list request asks for: its defaults filled in and its cursor decoded for `rules.list`.
- * A cursor of another list, or reused with another order, is a 400 `invalid_cursor`.
- */
+/** A cursor of another list, or reused with another order, is a 400 `invalid_cursor`. */
 export function toPageParams(query: PageQuery, rules: PageRules): PageParams {
   const limit = query.limit ?? rules.defaultLimit ?? 50;
   const order = query.order ?? rules.defaultOrder ?? 'desc';
@@ -87,10 +82,7 @@ export function toPageParams(query: PageQuery, rules: PageRules): PageParams {
   return { limit, order, after: position.after };
 }
 
-/**
- * Turns `limit + 1` fetched rows into a page: the extra row only proves there is more.
- * `keyOf` gives the sort key the repository continues after.
- */
+/** Fetch `limit + 1` rows: the extra one only proves there is more. */
 export function toCursorPage<T>(
   rows: readonly T[],
   params: PageParams,

@@ -1,4 +1,4 @@
-// The pagination envelope of the admin lists (document 3, "Pagination envelope"): numbered pages, not cursors.
+// Document 3, "Pagination envelope": numbered pages, not cursors.
 
 export const ADMIN_PAGE = { defaultLimit: 25, maxLimit: 100 } as const;
 
@@ -7,14 +7,13 @@ export interface NumberedPageQuery {
   page?: number;
 }
 
-/** What a repository needs: how many rows to skip and take. */
 export interface NumberedPageParams {
   limit: number;
   page: number;
   offset: number;
 }
 
-/** `total`, `limit`, `page`, `hasMore` (`page * limit < total`), beside the list's own array. */
+/** `hasMore` is `page * limit < total`. */
 export interface NumberedPageEnvelope {
   total: number;
   limit: number;
@@ -32,11 +31,10 @@ export function numberedPageEnvelope(params: NumberedPageParams, total: number):
   return { total, limit: params.limit, page: params.page, hasMore: params.page * params.limit < total };
 }
 
-/** A log list's `from`/`to` (UTC days, `to` inclusive) as a half-open range of instants. */
+/** `from`/`to` (UTC days, `to` inclusive) as a half-open range. */
 export interface DayRange {
-  /** Inclusive; undefined: no lower bound. */
   since?: Date;
-  /** Exclusive (the day after `to`); undefined: no upper bound. */
+  /** The day after `to`. */
   until?: Date;
 }
 

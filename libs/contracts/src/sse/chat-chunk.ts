@@ -1,5 +1,4 @@
-// The chat stream chunk of document 2 ("Events"). Clients ignore unknown fields, so these
-// types describe what we send, not a closed world.
+// Document 2 ("Events"). Clients ignore unknown fields: these types describe what we send.
 
 export type TaskStatus = 'in_progress' | 'completed' | 'failed' | 'error' | 'pending';
 export type FinishReason = 'stop' | 'error';
@@ -93,9 +92,8 @@ export interface ChunkChoice {
 export interface ChatCompletionChunk {
   createdAt: string;
   model: string;
-  /** Always exactly one element. */
   choices: [ChunkChoice];
-  /** On a final chunk with `finishReason: error`: what went wrong (the spec leaves its shape open). */
+  /** On a final chunk with `finishReason: error` (the spec leaves its shape open). */
   error?: { code: string; message: string };
 }
 
@@ -103,7 +101,7 @@ function chunk(model: string, choice: Omit<ChunkChoice, 'index'>, at: Date): Cha
   return { createdAt: at.toISOString(), model, choices: [{ index: 0, ...choice }] };
 }
 
-/** Item 2 of the stream: sent once, names the conversation and the assistant message. */
+/** Item 2 of the stream. */
 export function roleChunk(model: string, conversationId: string, messageId: string, at = new Date()) {
   return chunk(
     model,
@@ -112,12 +110,12 @@ export function roleChunk(model: string, conversationId: string, messageId: stri
   );
 }
 
-/** Item 3: a piece of text, task updates, an interaction request or a display-only UI resource. */
+/** Item 3: text, task updates, an interaction request or a display-only UI resource. */
 export function contentChunk(model: string, delta: Omit<ChunkDelta, 'role' | 'messageInfo'>, at = new Date()) {
   return chunk(model, { delta, finishReason: null }, at);
 }
 
-/** Item 4: ends the turn with `stop` or `error`. */
+/** Item 4. */
 export function finalChunk(
   model: string,
   finishReason: FinishReason,
@@ -133,29 +131,22 @@ export function finalChunk(
   return chunk(model, choice, at);
 }
 
-/**
- * Item 4 when the turn failed: `finishReason: error`, `status: unfinished`, and an `error` naming the
- * cause, so a client can tell a failed turn from a stopped one.
- */
+/** So a client can tell a failed turn from a stopped one. */
 export function errorChunk(model: string, code: string, message: string, at = new Date()): ChatCompletionChunk {
   return { ...finalChunk(model, 'error', { status: 'unfinished' }, at), error: { code, message } };
 }
 
-/**
- * The error chunk's code when a turn's chunk log broke under it (its store lost it, or stayed out of
- * reach): the rest of the answer will never be streamed. The stored message is the answer of record.
- */
+/** The chunk log broke under the turn: the rest will never be streamed; the stored message is the answer of record. */
 export const STREAM_LOST = {
   code: 'stream_lost',
   message: 'The live stream of this answer was lost; the conversation history has what the agent wrote.',
 } as const;
 
-/** Item 4 of a stream whose chunk log broke under its reader (or its writer): `STREAM_LOST`. */
 export function streamLostChunk(model: string, at = new Date()): ChatCompletionChunk {
   return errorChunk(model, STREAM_LOST.code, STREAM_LOST.message, at);
 }
 
-/** Whether a serialized chunk (a run-stream entry's data) is item 4: it has a `finishReason`. */
+/** Item 4 has a `finishReason`. */
 export function isFinalChunkData(data: string): boolean {
   try {
     const chunk = JSON.parse(data) as { choices?: { finishReason?: unknown }[] } | null;

@@ -1,9 +1,8 @@
-// Server-sent-event framing (WHATWG HTML, "Server-sent events"). Pure string builders:
-// the HTTP layer decides when to write them.
+// WHATWG HTML, "Server-sent events".
 
 /** Item 1 of every chat stream. */
 export const SSE_CONNECTED = ': connected\n\n';
-/** Sent during idle periods (about every 15 s) to keep proxies from closing the stream. */
+/** Keeps proxies from closing an idle stream. */
 export const SSE_HEARTBEAT = ': heartbeat\n\n';
 /** Item 5: end of stream. */
 export const SSE_DONE = 'data: [DONE]\n\n';
@@ -19,16 +18,13 @@ const LINE_BREAK = /\r\n|\r|\n/;
 const FIELD_UNSAFE = /[\r\n\0]/;
 
 export interface SseEventOptions {
-  /** Sent as `id:`; a client resumes with it in `Last-Event-ID`. */
+  /** A client resumes with it in `Last-Event-ID`. */
   id?: string;
-  /** Sent as `event:`; omitted means the default `message` event. */
+  /** Omitted means the default `message` event. */
   event?: string;
 }
 
-/**
- * One event. Objects are written as JSON (which never contains a raw line break);
- * strings are split so that every line of a multi-line payload gets its own `data:` field.
- */
+/** Objects are written as JSON (never a raw line break); each line of a string gets its own `data:` field. */
 export function encodeSseEvent(payload: unknown, options: SseEventOptions = {}): string {
   let out = '';
   if (options.event !== undefined) out += `event: ${checkField('event', options.event)}\n`;
@@ -38,7 +34,6 @@ export function encodeSseEvent(payload: unknown, options: SseEventOptions = {}):
   return `${out}\n`;
 }
 
-/** A comment line, ignored by clients: `: connected`, `: heartbeat`. */
 export function encodeSseComment(text: string): string {
   return `: ${checkField('comment', text)}\n\n`;
 }

@@ -9,22 +9,19 @@ interface Entry {
 }
 
 export interface ApiKeyCacheOptions {
-  /** How long a found key is trusted without reading it again (revocation also arrives by signal). */
+  /** Revocation also arrives by signal. */
   ttlMs?: number;
-  /** How long an unknown key is remembered as unknown (guessing must not reach the database each time). */
+  /** So that guessing does not reach the database each time. */
   negativeTtlMs?: number;
-  /** How long past `ttlMs` a known key is still served while it is read again (default 5 minutes). */
+  /** Past `ttlMs`, a known key is still served while it is read again (default 5 minutes). */
   staleMs?: number;
   capacity?: number;
   now?: () => number;
 }
 
 /**
- * The hot path's key lookup: SHA-256 of the presented key, then memory. A miss reads the database
- * once however many requests wait for it. Entries live `ttlMs`, then are read again in the
- * background while still served; a `config.changed` signal for `gateway.keys` drops the named key at
- * once, so a revoked key stops working on every instance within the signal's delivery time, and
- * within `ttlMs` and one database read if the signal was lost.
+ * One database read per miss however many requests wait. A `config.changed` signal for `gateway.keys`
+ * drops a revoked key at once on every instance; if the signal was lost, within `ttlMs`.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, Entry>();
@@ -47,7 +44,7 @@ export class ApiKeyCache {
     this.now = options.now ?? Date.now;
   }
 
-  /** The key's principal, or null when the key is unknown, revoked or expired. */
+  /** Null when the key is unknown, revoked or expired. */
   async find(apiKey: string): Promise<GatewayPrincipal | null> {
     const hash = hashApiKey(apiKey);
     const id = hash.toString('base64');
@@ -56,8 +53,7 @@ export class ApiKeyCache {
     let principal: GatewayPrincipal | null;
     if (entry && entry.until > now) principal = entry.principal;
     else if (entry?.principal && entry.until + this.staleMs > now) {
-      // A known key past its time is served while it is read again in the background, so that no
-      // request waits for the database in steady traffic (revocation still applies at once by signal).
+      // Served while read again in the background, so no request waits for the database in steady traffic.
       principal = entry.principal;
       this.load(id, hash).catch(() => undefined);
     } else principal = await this.load(id, hash);
@@ -65,7 +61,6 @@ export class ApiKeyCache {
     return principal;
   }
 
-  /** Forgets one key (by id) or every key. */
   invalidate(keyId?: string): void {
     this.generation++;
     if (keyId === undefined) {
@@ -86,7 +81,7 @@ export class ApiKeyCache {
       .findByHash(hash)
       .then((key) => {
         const principal = key && !key.revokedAt ? principalOfKey(key) : null;
-        // A signal that arrived while the row was read may describe a newer state: do not cache.
+        // A signal that arrived during the read may describe a newer state: do not cache.
         if (generation === this.generation) this.remember(id, principal);
         return principal;
       })

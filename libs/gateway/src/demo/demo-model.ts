@@ -32,7 +32,7 @@ function clip(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Arguments a tool's JSON Schema accepts, filled from the user's words (deterministic). */
+/** Deterministic: filled from the user's words. */
 function argumentsFor(tool: ChatTool, userText: string): Record<string, unknown> {
   const schema = tool.function.parameters as
     { properties?: Record<string, { type?: string; enum?: unknown[] }>; required?: string[] } | undefined;
@@ -58,9 +58,8 @@ interface DemoReply {
 }
 
 /**
- * The built-in `demo` model: no network, the same answer for the same request. It says it is a
- * demo; given tools and a user's message it calls one (the tool the user names, else the first),
- * and given a tool's result it reports it, so an agent's tool loop can be tried end to end offline.
+ * The built-in `demo` model: offline and deterministic. Given tools it calls one (the one the user names,
+ * else the first), so an agent's tool loop can be tried end to end offline.
  */
 export function demoReply(request: ChatCompletionRequest): DemoReply {
   const messages = request.messages ?? [];
@@ -191,7 +190,6 @@ function answer(status: number, contentType: string, pieces: Iterable<string>): 
   };
 }
 
-/** The demo model as an upstream: answers the bodies a chat-completions provider would get. */
 export function demoAnswer(endpoint: UpstreamEndpoint, body: string): UpstreamAnswer {
   if (endpoint === 'embeddings') {
     const request = JSON.parse(body) as EmbeddingRequest;

@@ -32,7 +32,7 @@ const chatCompletionsEndpoint: ModelEndpoint<ChatCompletionRequest, AnthropicStr
         ),
       );
     }
-    // Usage is asked for even when the client did not (its chunk is then dropped on the way back).
+    // Usage is always asked for; its chunk is dropped on the way back if the client did not ask.
     const streamOptions =
       request.stream === true ? { stream_options: { ...request.stream_options, include_usage: true } } : {};
     return JSON.stringify({ ...request, model: deployment.upstreamModel, ...streamOptions });
@@ -51,7 +51,7 @@ function clientWantsUsage(request: ChatCompletionRequest): boolean {
   return request.stream_options?.include_usage === true;
 }
 
-/** POST /llm/v1/chat/completions: passed through to chat-completions providers, translated for messages ones. */
+/** Passed through to chat-completions providers, translated for messages ones. */
 export function chatCompletions(
   context: GatewayContext,
   exchange: Exchange,

@@ -3,29 +3,23 @@ import { type Exchange } from '../http/exchange';
 import { type GatewayContext } from './gateway-context';
 
 /**
- * Longest request text (characters) the gateway's content filter reads. Beyond it a request is refused
- * while rules of stage `gateway` exist: unread text would pass a `block` rule, and reading it all would
- * hold the event loop (a body may be 32 MB).
+ * Beyond this many characters a request is refused while `gateway` rules exist: unread text would pass
+ * a `block` rule, and reading it all would hold the event loop (a body may be 32 MB).
  */
 export const MAX_FILTERED_TEXT = 1_000_000;
 
-/** What the filter reads of one request: all its text, and the text of the messages this call adds. */
 export interface FilteredText {
-  /** Every message (and system prompt): `block` rules apply to all of it. */
   all: () => string;
   /**
-   * The messages after the last assistant message: what this call adds to a conversation whose history
-   * was checked when it was new. Alerts are recorded for these only, so that an agent that sends its
-   * whole history with every step does not raise the same alert at every step.
+   * The messages after the last assistant message. Alerts are recorded for these only, so an agent that
+   * resends its history every step does not raise the same alert every step.
    */
   fresh: () => string;
 }
 
 /**
- * Stage `gateway` of the content filter (docs/admin.md, "Guardrail alerts"). Without rules of that stage
- * nothing is read (no cost on the path). With them, the check runs once the key's limits have admitted
- * the call (a key refused by its limits costs no scan) and before any provider is called: matches are
- * recorded as alerts, and a `block` rule refuses the request with 400.
+ * Stage `gateway` of the content filter (docs/admin.md, "Guardrail alerts"). Runs after the key's limits
+ * admitted the call (a refused key costs no scan) and before any provider is called.
  */
 export function screenContent(context: GatewayContext, exchange: Exchange, text: FilteredText): void {
   const guardrails = context.guardrails;
@@ -57,7 +51,7 @@ export function screenContent(context: GatewayContext, exchange: Exchange, text:
             ? `api-key:${principal.virtualKeyId}`
             : `client:${principal.label}`
           : null,
-        // The agent marks its private-mode turns: their alerts keep no excerpt, as the agent's own stage.
+        // Private-mode turns: their alerts keep no excerpt, as the agent's own stage.
         withoutContents: exchange.header('x-federation-private') === 'true',
       });
     }
@@ -67,7 +61,6 @@ export function screenContent(context: GatewayContext, exchange: Exchange, text:
   };
 }
 
-/** The index after the last message whose role is `assistant` (0 when there is none). */
 export function freshFrom(messages: readonly { role?: unknown }[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'assistant') return i + 1;
   return 0;

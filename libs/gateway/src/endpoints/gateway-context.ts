@@ -6,7 +6,6 @@ import { type RoutingTable } from '../routing/routing-table';
 import { type UpstreamClient } from '../upstream/upstream-client';
 import { type TokenCounter } from '../usage/token-counter';
 
-/** What every endpoint of the gateway works with; built once at start. */
 export interface GatewayContext {
   routing(): RoutingTable;
   readonly upstream: UpstreamClient;
@@ -15,13 +14,12 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly tokens: TokenCounter;
   readonly metrics: GatewayMetrics;
-  /** The content filter's rules of stage `gateway`; absent when there are none (nothing to check). */
+  /** Absent when there are none. */
   readonly guardrails?: GatewayGuardrails;
 }
 
 export interface GatewayGuardrails {
   readonly engine: GuardrailEngine;
   readonly alerts: Pick<GuardrailAlertWriter, 'record' | 'close'>;
-  /** `service` of the alerts. */
   readonly service: string;
 }

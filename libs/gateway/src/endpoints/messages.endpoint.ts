@@ -9,7 +9,6 @@ import { type GatewayContext } from './gateway-context';
 import { translated } from './model-call';
 import { type ModelEndpoint, serveModelCall } from './model-endpoint';
 
-/** The headers a messages-family client sends that reach a messages-family provider unchanged. */
 export function forwardedOf(exchange: Exchange) {
   return { anthropicVersion: exchange.header('anthropic-version'), anthropicBeta: exchange.header('anthropic-beta') };
 }
@@ -56,7 +55,7 @@ const messagesEndpoint: ModelEndpoint<AnthropicMessagesRequest, ChatCompletionCh
   answerFor: (completion, request) => chatCompletionToAnthropic(completion, request.model),
 };
 
-/** POST /llm/v1/messages: passed through to messages-family providers, translated for chat-completions ones. */
+/** Passed through to messages-family providers, translated for chat-completions ones. */
 export function messages(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>): Promise<void> {
   return serveModelCall(messagesEndpoint, context, exchange, body);
 }

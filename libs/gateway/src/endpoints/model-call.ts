@@ -18,10 +18,10 @@ import {
 } from '../upstream/upstream-client';
 import { type GatewayContext } from './gateway-context';
 
-/** `retry-after` of a 503 `upstream_busy`: streams free their connections as they end. */
+/** Streams free their connections as they end. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
-/** The routed model of a request's `model`, or the spec's 400 (missing, unavailable) or 403 (not this key's). */
+/** The spec's 400 when missing or unavailable, 403 when not this key's. */
 export function routeModel(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>): RoutedModel {
   const name = body.model;
   if (typeof name !== 'string' || name.length === 0) {
@@ -52,7 +52,7 @@ export function modelAllowed(principal: GatewayPrincipal, model: RoutedModel): b
   return allowed === null || allowed.has(model.name) || model.aliases.some((alias) => allowed.has(alias));
 }
 
-/** Deployments that can serve the endpoint; 501 in the family's format when none can. */
+/** 501 in the family's format when none can serve the endpoint. */
 export function deploymentsFor(model: RoutedModel, endpoint: UpstreamEndpoint): readonly Deployment[] {
   const able = model.deployments.filter(({ provider }) => {
     if (endpoint === 'embeddings') return provider.embeddings;
@@ -70,13 +70,13 @@ export function deploymentsFor(model: RoutedModel, endpoint: UpstreamEndpoint): 
   return able;
 }
 
-/** Each deployment's body, made once before anything is sent, then reused by every attempt. */
+/** Made once before anything is sent, reused by every attempt. */
 export function bodiesFor(deployments: readonly Deployment[], bodyOf: (deployment: Deployment) => string) {
   const bodies = new Map(deployments.map((deployment) => [deployment, bodyOf(deployment)]));
   return (deployment: Deployment): string => bodies.get(deployment) ?? bodyOf(deployment);
 }
 
-/** A body the provider will get; a request that cannot be translated is the client's 400. */
+/** A request that cannot be translated is the client's 400. */
 export function translated<T>(work: () => T): T {
   try {
     return work();
@@ -87,10 +87,7 @@ export function translated<T>(work: () => T): T {
   }
 }
 
-/**
- * Sends the call (retries and fallback in dispatch) after the key's limits admit it. A provider
- * that answers with an error gives the client that error in its family; none answering is a 502.
- */
+/** A provider error reaches the client in its family; none answering is a 502. */
 export async function callProvider(
   context: GatewayContext,
   exchange: Exchange,
@@ -131,7 +128,7 @@ export async function callProvider(
   return result;
 }
 
-/** Records usage, its status and its cost on the exchange (the log row and the key's counters read them). */
+/** The log row and the key's counters read them. */
 export function settleUsage(exchange: Exchange, usage: TokenUsage, status: Exchange['usageStatus']): void {
   exchange.usage = usage;
   exchange.usageStatus = status;
@@ -142,9 +139,8 @@ export function settleUsage(exchange: Exchange, usage: TokenUsage, status: Excha
 }
 
 /**
- * Usage of a relayed stream: the provider's counts when it reported them; otherwise (cut short, or
- * a provider that reports nothing) its input count if it gave one, else our count of the request,
- * and output estimated from the characters that went by (about four per token).
+ * The provider's counts when reported; otherwise its input count if given, else ours of the request,
+ * and output estimated at about four characters per token.
  */
 export async function settleStreamUsage(
   exchange: Exchange,
@@ -167,10 +163,7 @@ export async function settleStreamUsage(
   settleUsage(exchange, usage, exchange.clientAborted || outcome.broken ? 'partial' : 'estimated');
 }
 
-/**
- * A JSON answer of the client's own family, passed on as received: usage read from its bytes, or
- * (a provider that reports none) counted from the request.
- */
+/** Usage read from its bytes, or counted from the request when the provider reports none. */
 export async function passJsonThrough(
   exchange: Exchange,
   answer: UpstreamAnswer,

@@ -15,40 +15,30 @@ import { screenContent } from './content-filter';
 import { type GatewayContext } from './gateway-context';
 import { bodiesFor, callProvider, passJsonThrough, routeModel, settleStreamUsage, settleUsage } from './model-call';
 
-/**
- * What a model endpoint (chat completions, messages) does its own way; the flow around it is
- * serveModelCall's. A provider of the endpoint's family gets the request passed through, one of
- * the other family gets it translated, and its answer is translated back.
- */
+/** What chat completions and messages each do their own way; the flow around it is serveModelCall's. */
 export interface ModelEndpoint<Request extends { model: string; stream?: boolean }, OtherEvent, OtherAnswer> {
   readonly flavor: ApiFlavor;
   readonly family: ApiFamily;
-  /** The request, once its messages are checked (the spec's 400 otherwise). */
+  /** The spec's 400 when its messages are invalid. */
   requestOf(body: Record<string, unknown>): Request;
-  /** What the content filter reads: the whole request, and what is new since the last answer. */
   screened(request: Request): { all: () => string; fresh: () => string };
-  /** The provider's body. */
   bodyOf(request: Request, deployment: Deployment, context: GatewayContext): string;
-  /** The client's headers that reach a provider of the endpoint's family unchanged. */
   forwarded(exchange: Exchange): ForwardedHeaders;
-  /** The request's text, to count its input tokens when the provider reports none. */
+  /** To count input tokens when the provider reports none. */
   requestText(request: Request): RequestText;
-  /** A stream of the endpoint's family: whether its usage chunk is left out (the client did not ask for it). */
+  /** True when the client did not ask for the usage chunk. */
   dropUsageChunk(request: Request): boolean;
-  /** A JSON answer of the endpoint's family: its usage object as token usage. */
   usageOf(usage: Record<string, unknown>): TokenUsage;
-  /** The other family's stream, translated for the client. */
   streamTranslator(request: Request): StreamTranslator<OtherEvent>;
-  /** The other family's JSON answer: its usage (reported: the provider gave it), then the client's answer. */
+  /** `reported`: the provider gave the usage. */
   answerUsage(answer: OtherAnswer): { usage: TokenUsage; reported: boolean };
   answerFor(answer: OtherAnswer, request: Request): unknown;
 }
 
-/** The family a provider answers in: a demo provider answers as chat completions. */
+/** A demo provider answers as chat completions. */
 const familyOf = (deployment: Deployment): ApiFamily =>
   deployment.provider.family === 'messages' ? 'messages' : 'chat';
 
-/** A model call of `endpoint`'s family: routed, screened, sent, and its answer relayed and billed. */
 export async function serveModelCall<Request extends { model: string; stream?: boolean }, OtherEvent, OtherAnswer>(
   endpoint: ModelEndpoint<Request, OtherEvent, OtherAnswer>,
   context: GatewayContext,
@@ -61,7 +51,7 @@ export async function serveModelCall<Request extends { model: string; stream?: b
   const stream = request.stream === true;
   exchange.stream = stream;
   screenContent(context, exchange, endpoint.screened(request));
-  // Every deployment's body is made once, before anything is sent: an untranslatable request fails first.
+  // An untranslatable request fails before anything is sent.
   const bodyFor = bodiesFor(model.deployments, (deployment) => endpoint.bodyOf(request, deployment, context));
 
   const { deployment, answer } = await callProvider(

@@ -25,7 +25,6 @@ import {
   settleStreamUsage,
 } from './model-call';
 
-/** POST /llm/v1/embeddings: to providers that have it (501 otherwise), passed through. */
 export async function embeddings(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) {
   exchange.flavor = 'embeddings';
   const model = routeModel(context, exchange, body);
@@ -43,7 +42,7 @@ export async function embeddings(context: GatewayContext, exchange: Exchange, bo
   await passJsonThrough(exchange, answer, (usage) => usageFromOpenAi(usage as unknown as ChatUsage), estimatedInput);
 }
 
-/** POST /llm/v1/responses: to chat-completions providers that have the Responses API (501 otherwise). */
+/** Only to chat-completions providers that have the Responses API (501 otherwise). */
 export async function responses(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) {
   exchange.flavor = 'responses';
   const model = routeModel(context, exchange, body);
@@ -65,10 +64,7 @@ export async function responses(context: GatewayContext, exchange: Exchange, bod
   await passJsonThrough(exchange, answer, usageFromResponses, estimatedInput);
 }
 
-/**
- * POST /llm/v1/messages/count_tokens: asked of a messages-family provider; for others (which have no
- * such API) counted here with the o200k vocabulary, an estimate for non-OpenAI models.
- */
+/** Providers of other families have no such API: counted here with o200k, an estimate for non-OpenAI models. */
 export async function countTokens(context: GatewayContext, exchange: Exchange, body: Record<string, unknown>) {
   exchange.flavor = 'count_tokens';
   const model = routeModel(context, exchange, body);
@@ -97,7 +93,6 @@ export async function countTokens(context: GatewayContext, exchange: Exchange, b
   writeJson(exchange.res, JSON.stringify({ input_tokens: inputTokens }));
 }
 
-/** The models (names, and aliases as models of their own) this caller may use. */
 function visibleModels(context: GatewayContext, principal: GatewayPrincipal): RoutedModel[] {
   return context
     .routing()
@@ -105,17 +100,13 @@ function visibleModels(context: GatewayContext, principal: GatewayPrincipal): Ro
     .flatMap((model) => [model, ...model.aliases.map((alias) => ({ ...model, name: alias }))]);
 }
 
-/** One model as the family's SDK reads it: Anthropic's model object, or OpenAI's. */
 function modelObject(model: RoutedModel, family: ApiFamily): AnthropicModel | OpenAiModel {
   return family === 'messages'
     ? { type: 'model', id: model.name, display_name: model.name, created_at: '1970-01-01T00:00:00Z' }
     : { id: model.name, object: 'model', created: 0, owned_by: model.deployments[0]?.provider.name ?? 'federation' };
 }
 
-/**
- * GET /llm/v1/models: the models (names and aliases) this caller may use, in the chat-completions
- * family's list; a client that sends `anthropic-version` gets the messages family's page instead.
- */
+/** A client that sends `anthropic-version` gets the messages family's page. */
 export function listModels(context: GatewayContext, exchange: Exchange): void {
   exchange.flavor = 'models';
   const models = visibleModels(context, exchange.principal as GatewayPrincipal);
@@ -131,17 +122,13 @@ export function listModels(context: GatewayContext, exchange: Exchange): void {
   writeJson(exchange.res, JSON.stringify(list));
 }
 
-/**
- * GET /llm/v1/models/{model} (both SDKs' `models.retrieve`): one model of the list, in the same family.
- * A model this caller may not use is as unknown as one that does not exist (the list does not show it).
- */
+/** A model this caller may not use is as unknown as one that does not exist. */
 export function retrieveModel(context: GatewayContext, exchange: Exchange, name: string): void {
   exchange.flavor = 'models';
   exchange.modelName = name.slice(0, 200);
   const model = visibleModels(context, exchange.principal as GatewayPrincipal).find((each) => each.name === name);
   if (!model) {
     const message = `the model ${JSON.stringify(name.slice(0, 200))} does not exist or this key may not use it: see GET /llm/v1/models`;
-    // OpenAI answers an unknown model with 404 invalid_request_error model_not_found; Anthropic with not_found_error.
     throw exchange.family === 'messages'
       ? new GatewayError('not_found', 'model_not_found', message)
       : new GatewayError('invalid_request', 'model_not_found', message, {}, 404);

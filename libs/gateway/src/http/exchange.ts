@@ -6,17 +6,14 @@ import { type Deployment, type RoutedModel } from '../routing/routing-table';
 import { type TokenUsage } from '../usage/token-usage';
 import { type ApiFamily, type GatewayError } from './gateway-error';
 
-/** `apiFlavor` of the gateway log: which endpoint was called. */
 export type ApiFlavor = 'chat_completions' | 'responses' | 'embeddings' | 'models' | 'messages' | 'count_tokens';
 
 /**
- * `usageStatus` of the gateway log: `reported` (the provider's own counts), `partial` (the call was
- * cut short: what the provider reported plus our count of the rest), `estimated` (the provider
- * reported nothing: our count), `none` (no model tokens: refusals, model lists, token counting).
+ * `partial`: cut short, the provider's counts plus ours of the rest; `estimated`: the provider reported
+ * nothing; `none`: no model tokens (refusals, model lists, token counting).
  */
 export type UsageStatus = 'reported' | 'partial' | 'estimated' | 'none';
 
-/** One gateway request from arrival to its log row. */
 export class Exchange {
   readonly createdAt = new Date();
   readonly startedMs = performance.now();
@@ -32,9 +29,8 @@ export class Exchange {
   usageStatus: UsageStatus = 'none';
   costUsd: number | null = null;
   failure: GatewayError | null = null;
-  /** Run once the key's limits admit the call, before any provider is called (the content filter). */
+  /** The content filter: after the key's limits admit the call, before any provider is called. */
   beforeDispatch: (() => void) | null = null;
-  /** Milliseconds from arrival to the first byte of a streamed answer. */
   firstByteMs: number | null = null;
   clientAborted = false;
 
@@ -43,7 +39,7 @@ export class Exchange {
     readonly res: ServerResponse,
     readonly family: ApiFamily,
   ) {
-    // The client went away before the answer ended: stop the provider's work too.
+    // The client went away: stop the provider's work too.
     res.once('close', () => {
       if (!res.writableFinished) {
         this.clientAborted = true;
@@ -61,7 +57,7 @@ export class Exchange {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  /** The gateway log row of this request (spec document 3, "Gateway log"). */
+  /** Spec document 3, "Gateway log". */
   logRow(): GatewayLogRow {
     const usage = this.usage;
     const status = this.clientAborted && !this.res.headersSent ? 499 : this.res.statusCode;

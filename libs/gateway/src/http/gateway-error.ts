@@ -1,7 +1,7 @@
 import { type ServerResponse } from 'node:http';
 import { type AnthropicErrorBody, type OpenAiErrorBody } from '../wire';
 
-/** The two API families; every answer, error or not, is in the family of the endpoint called. */
+/** Every answer, error or not, is in the family of the endpoint called. */
 export type ApiFamily = 'chat' | 'messages';
 
 export type GatewayErrorKind =
@@ -21,7 +21,6 @@ interface KindRendering {
   status: number;
   chatType: string;
   messagesType: string;
-  /** Whether a client should retry (`x-should-retry`), when the kind decides it. */
   retry?: boolean;
 }
 
@@ -40,18 +39,17 @@ const renderings: Record<GatewayErrorKind, KindRendering> = {
     retry: false,
   },
   upstream: { status: 502, chatType: 'api_error', messagesType: 'api_error', retry: true },
-  // Every connection of a capped provider stayed busy (`queueTimeoutSeconds`): try again shortly.
   overloaded: { status: 503, chatType: 'api_error', messagesType: 'overloaded_error', retry: true },
   internal: { status: 500, chatType: 'api_error', messagesType: 'api_error', retry: true },
 };
 
-/** A refusal or failure of the gateway, rendered in the caller's family (spec document 3, "Errors"). */
+/** Rendered in the caller's family (spec document 3, "Errors"). */
 export class GatewayError extends Error {
   readonly status: number;
 
   constructor(
     readonly kind: GatewayErrorKind,
-    /** `error.code` of the chat-completions family, and the log's `errorCode`. */
+    /** Also the log's `errorCode`. */
     readonly code: string,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
@@ -62,7 +60,6 @@ export class GatewayError extends Error {
     this.status = status ?? renderings[kind].status;
   }
 
-  /** The log's `errorType`: the chat-completions family's `type`. */
   get type(): string {
     return renderings[this.kind].chatType;
   }
@@ -75,7 +72,6 @@ export function errorBody(family: ApiFamily, error: GatewayError): OpenAiErrorBo
     : { error: { message: error.message, type: rendering.chatType, param: null, code: error.code } };
 }
 
-/** Writes the error (status, `x-should-retry` where the kind decides it, extra headers, JSON body). */
 export function writeError(res: ServerResponse, family: ApiFamily, error: GatewayError): void {
   if (res.headersSent) {
     res.destroy();

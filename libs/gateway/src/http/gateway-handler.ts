@@ -28,7 +28,6 @@ const postEndpoints: Record<string, { family: ApiFamily; run: ModelEndpoint }> =
   '/llm/v1/messages/count_tokens': { family: 'messages', run: countTokens },
 };
 
-/** The metrics label of a gateway path: its own for the known ones, one label for the rest. */
 export function gatewayRouteLabel(path: string): string {
   if (path.startsWith(ONE_MODEL_PREFIX)) return `${ONE_MODEL_PREFIX}{model}`;
   return path in postEndpoints || path === MODELS_PATH ? path : '/llm/v1/*';
@@ -36,26 +35,18 @@ export function gatewayRouteLabel(path: string): string {
 
 export interface GatewayHandlerSettings {
   keyPrefix: string;
-  /** `x-<service>-allow-browser-access`. */
   serviceName: string;
-  /** Gateway-wide allow list; null: every network. */
   networks: BlockList | null;
-  /** The caller's address (behind trusted proxies). */
+  /** Behind trusted proxies. */
   clientAddress(req: IncomingMessage): string;
   /**
-   * The Marketplace edition: the gateway is the agent's own path to its models. Only a virtual key
-   * (which operators create, for agent-runtime) is served; every other request gets the 404 of a
-   * path that does not exist, so to the edition's callers there is no gateway (document 3).
+   * The Marketplace edition: only virtual keys (the agent's) are served; everything else gets the 404 of
+   * a path that does not exist, so its callers see no gateway (document 3).
    */
   virtualKeysOnly?: boolean;
 }
 
-/**
- * Every request under /llm/v1/, served ahead of Express and Nest (a fast route of the host): CORS,
- * network allow lists, the key or token, the body, then the endpoint; errors in the endpoint's
- * family; one gateway log row per request, written in the background, and the key's token and
- * spend counters updated once the answer has ended.
- */
+/** Served ahead of Express and Nest as a fast route of the host. */
 export class GatewayHandler {
   private readonly browserOptIn: string;
 
@@ -73,8 +64,7 @@ export class GatewayHandler {
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (this.settings.virtualKeysOnly && !(await this.presentsVirtualKey(req))) {
-      // The host's answer to a path it does not know, in its envelope, and no gateway log row: nothing
-      // tells a caller of this edition that a gateway is there.
+      // The host's own 404 and no log row: nothing tells a caller of this edition a gateway is there.
       noteAuthz(req, 'deny', 'not_in_edition');
       const body = JSON.stringify(errorEnvelope('not_found', `Cannot ${req.method} ${url.slice(0, 2000)}`));
       res.writeHead(404, {
@@ -126,16 +116,13 @@ export class GatewayHandler {
     } catch (error) {
       this.fail(exchange, error);
     } finally {
-      // The row is written once the endpoint has settled usage and the answer has left (or the client has).
+      // Written once usage is settled and the answer has left (or the client has).
       if (res.closed) this.finish(exchange);
       else res.once('close', () => this.finish(exchange));
     }
   }
 
-  /**
-   * Browsers are refused unless they opt in (the key is then visible to the page's users): a
-   * preflight must announce an opt-in header, a request must carry one set to `true`.
-   */
+  /** Browsers must opt in (the key is then visible to the page's users), in the preflight and the request. */
   private corsAllows(req: IncomingMessage, res: ServerResponse): boolean {
     const optIns = ['anthropic-dangerous-direct-browser-access', this.browserOptIn];
     if (req.method === 'OPTIONS') {
@@ -198,8 +185,8 @@ export class GatewayHandler {
             'only client-credentials tokens may call the gateway',
           );
         }
-        // Whatever other scopes a service account holds, the gateway is for those given it (users:read
-        // does not pay for models). 403: the token is valid, its entitlement is not enough (document 3).
+        // The gateway serves only tokens given its scope (users:read does not pay for models); 403: the
+        // token is valid, its entitlement is not enough (document 3).
         if (!token.scopes.has(GATEWAY_SCOPE)) {
           noteAuthz(req, 'deny', 'insufficient_scope');
           throw new GatewayError(
@@ -224,7 +211,7 @@ export class GatewayHandler {
   private fail(exchange: Exchange, error: unknown): void {
     if (exchange.clientAborted) return;
     let failure: GatewayError;
-    // A body nested too deeply for re-serializing or translating never gets here: parseJsonObject bounds its depth.
+    // parseJsonObject bounds depth, so no body here is nested too deeply to re-serialize.
     if (error instanceof GatewayError) failure = error;
     else {
       this.context.logger.error(
@@ -244,7 +231,7 @@ export class GatewayHandler {
     if (principal && (usage || exchange.costUsd)) {
       const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
       this.context.limits.record(principal, tokens, exchange.costUsd);
-      // Usage exists only for a routed model: the name the client used is a configured one or its alias.
+      // Usage exists only for a routed model.
       if (exchange.model && exchange.modelName) {
         const key = principal.virtualKeyId ?? principal.label;
         this.context.metrics.billed(exchange.modelName, key, usage, exchange.costUsd);
@@ -272,20 +259,14 @@ function tokenPrincipal(clientId: string, tenantId: string | null): GatewayPrinc
   };
 }
 
-/**
- * The family of the answer, errors included: the path's, and for the models the family of the SDK
- * calling (Anthropic's always sends `anthropic-version`, OpenAI's never does).
- */
+/** For the model list, the calling SDK's family: Anthropic's always sends `anthropic-version`. */
 function familyOf(req: IncomingMessage, path: string): ApiFamily {
   if (path.startsWith('/llm/v1/messages')) return 'messages';
   const models = path === MODELS_PATH || path.startsWith(ONE_MODEL_PREFIX);
   return models && req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
 }
 
-/**
- * The model named by `/llm/v1/models/{model}` (the SDKs percent-encode it, so a name with `/` arrives as
- * `%2F`; a raw `/` is kept as part of the name); undefined for another path or an undecodable name.
- */
+/** The SDKs percent-encode the name, so `/` arrives as `%2F`; undefined for an undecodable name. */
 function modelOfPath(path: string): string | undefined {
   if (!path.startsWith(ONE_MODEL_PREFIX) || path.length === ONE_MODEL_PREFIX.length) return undefined;
   try {
@@ -295,7 +276,7 @@ function modelOfPath(path: string): string | undefined {
   }
 }
 
-/** The key or token of a request: `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic's). */
+/** `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic's). */
 function presentedCredential(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   const bearer = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;

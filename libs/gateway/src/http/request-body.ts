@@ -2,15 +2,12 @@ import { type JsonBounds, MAX_JSON_DEPTH, parseBoundedJson } from '@fed/server';
 import { type IncomingMessage } from 'node:http';
 import { GatewayError } from './gateway-error';
 
-/** The spec's gateway body limit (32 MB, as the providers' own). */
+/** The spec's gateway body limit, as the providers' own. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
- * The gateway's bounds on a body (the host's check, json-body.ts, with a larger container count). A
- * 32 MB conversation history is legitimately dense: 114,000 messages of text parts and tool calls took
- * 380,000 objects and arrays in our measurement, so the REST API's 10,000 would refuse real clients.
- * A million keeps the worst body (32 MB of `{}`, 10 million objects, 640 MB of heap: more than the
- * gateway's 768 MiB pod) to about 64 MB of heap, the size of the body's own text.
+ * More containers than the host's bounds (json-body.ts): a real 32 MB history holds hundreds of thousands.
+ * A million keeps the worst body (32 MB of `{}`) to about 64 MB of heap.
  */
 export const GATEWAY_JSON_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxContainers: 1_000_000 };
 
@@ -19,17 +16,15 @@ const tooLarge = () =>
     connection: 'close',
   });
 
-/** Reads the whole body, refusing more than the limit as soon as it is known (declared or received). */
+/** Refuses more than the limit as soon as it is known, declared or received. */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
   if (declared > 0 && req.readableLength === declared && !req.readableFlowing) {
-    // The whole body (as many bytes as Content-Length says) already waits in the stream's buffer, as
-    // it usually does for a model call (it came in the packets of the headers): taken at once, rather
-    // than through the stream's events, which cost a few event-loop turns on every call.
-    // Paused, read() without a size gives everything buffered, as one Buffer.
+    // A model call's body usually came with the headers and already waits in the buffer: taken at once,
+    // sparing the stream's events a few event-loop turns. Paused, read() gives everything as one Buffer.
     const body = req.read() as Buffer;
-    // Flowing, with nothing left to give, the stream ends (and is released) when the parser closes it.
+    // Flowing with nothing left, the stream ends (and is released) when the parser closes it.
     req.resume();
     return Promise.resolve(body);
   }
@@ -53,10 +48,9 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
   });
 }
 
-// Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest, added p50 < 0.5 ms (figures: README, Benchmarks).
 /**
- * A JSON object body, or a 400 in the family's format: malformed, not an object, over GATEWAY_JSON_BOUNDS
- * (depth, objects and arrays) or repeating a member name in one object, the last two refused before parsing.
+ * Hand-parsed, not a ValidationPipe DTO: a fast route outside Nest. Duplicate member names and
+ * GATEWAY_JSON_BOUNDS are refused before parsing.
  */
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
   const parsed = parseBoundedJson(body, GATEWAY_JSON_BOUNDS);

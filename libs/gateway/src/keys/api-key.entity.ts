@@ -1,13 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
-/**
- * A virtual API key of the model gateway. The key itself is shown once at creation; only its
- * SHA-256 is kept (keys are 256 random bits, so a slow hash would add latency and no safety).
- */
+/** Only the key's SHA-256 is kept: keys are 256 random bits, so a slow hash adds latency and no safety. */
 @Entity({ schema: 'gateway', name: 'api_keys' })
 @Unique('api_keys_key_hash_key', ['keyHash'])
 export class ApiKeyEntity {
-  /** `virtualKeyId` of the gateway log. */
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'api_keys_pkey' })
   id!: string;
 
@@ -18,31 +14,29 @@ export class ApiKeyEntity {
   @Column({ type: 'bytea' })
   keyHash!: Buffer;
 
-  /** The prefix and last four characters, to recognise a key in lists without revealing it. */
+  /** Prefix and last four characters, to recognise a key without revealing it. */
   @Column({ type: 'text' })
   keyHint!: string;
 
-  /** Models (names or aliases of the routing table) the key may call; null: every model. */
+  /** Names or aliases of the routing table; null: every model. */
   @Column({ type: 'text', array: true, nullable: true })
   allowedModels!: string[] | null;
 
-  /** Requests per minute; null: unlimited. */
   @Column({ type: 'integer', nullable: true })
   rpmLimit!: number | null;
 
-  /** Tokens (input and output) per minute; null: unlimited. */
+  /** Input and output tokens; null: unlimited. */
   @Column({ type: 'integer', nullable: true })
   tpmLimit!: number | null;
 
-  /** Hard quota: spend per UTC day in US dollars; null: unlimited. */
+  /** US dollars per UTC day; null: unlimited. */
   @Column({ type: 'numeric', precision: 14, scale: 4, nullable: true })
   dailyBudgetUsd!: string | null;
 
-  /** CIDR ranges the key may be used from; null: wherever the gateway allows. */
   @Column({ type: 'text', array: true, nullable: true })
   allowedNetworks!: string[] | null;
 
-  /** The tenant the key is issued to: its calls go to that tenant's gateway log; null: the operator's key. */
+  /** Its calls go to this tenant's gateway log; null: the operator's key. */
   @Column({ type: 'uuid', nullable: true })
   tenantId!: string | null;
 

@@ -21,7 +21,6 @@ export class ApiKeyRepository {
     return this.dataSource.manager.find(ApiKeyEntity, { where: { name, revokedAt: IsNull() } });
   }
 
-  /** Revokes a live key; false when there is no live key with that id. */
   async revoke(id: string, at: Date): Promise<boolean> {
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource.manager,

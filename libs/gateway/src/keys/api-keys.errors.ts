@@ -1,6 +1,6 @@
 import { domainErrors } from '@fed/contracts';
 
-/** A refused key creation or change, safe to show to an operator; each code names the REST API's answer. */
+/** Safe to show to an operator; each code names the REST API's answer. */
 export class ApiKeysError extends domainErrors({
   invalid_name: 'invalid_parameter',
   invalid_limit: 'invalid_parameter',

@@ -16,7 +16,7 @@ export interface ApiKeySettings {
   dailyBudgetUsd?: number;
   allowedNetworks?: string[];
   expiresAt?: Date;
-  /** The tenant (its id) the key is issued to; absent: the operator's own key. */
+  /** Absent: the operator's own key. */
   tenantId?: string;
 }
 
@@ -26,7 +26,7 @@ export interface IssuedApiKey {
   apiKey: string;
 }
 
-/** SHA-256 of an API key, as stored and as looked up (every gateway call: the one-shot hash, no Hash object). */
+/** The one-shot hash, no Hash object: it runs on every gateway call. */
 export function hashApiKey(apiKey: string): Buffer {
   return hash('sha256', apiKey, 'buffer');
 }
@@ -103,13 +103,13 @@ export class ApiKeysService {
     return (await this.repository.list()).map(toView);
   }
 
-  /** Whether `apiKey` is a key neither revoked nor expired (a kept agent key stays in use while it is). */
+  /** A kept agent key stays in use while it is live. */
   async isLive(apiKey: string): Promise<boolean> {
     const row = await this.repository.findByHash(hashApiKey(apiKey));
     return !!row && !row.revokedAt && (!row.expiresAt || row.expiresAt > this.now());
   }
 
-  /** Revokes the key with this id, or the one live key with this name; its id. */
+  /** By id, or the one live key with this name. */
   async revoke(idOrName: string): Promise<string> {
     let id = idOrName;
     if (!isUuid(idOrName)) {
@@ -127,7 +127,6 @@ export class ApiKeysService {
   }
 }
 
-/** The service on a data source, as the apps, their tests and platformctl build it. */
 export function apiKeysServiceFor(
   dataSource: DataSource,
   settings: { keyPrefix: string; now?: () => Date },

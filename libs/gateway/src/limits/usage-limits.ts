@@ -3,9 +3,7 @@ import { type GatewayPrincipal } from '../access/gateway-principal';
 import { GatewayError } from '../http/gateway-error';
 
 const DAY_SECONDS = 86_400;
-/** How long a key's counts read from Redis may decide without a fresh read. */
 const FRESH_MS = 1000;
-/** How often what this instance counted is added to the shared counters (and they are read back). */
 const SYNC_MS = 100;
 
 interface KeyCounts {
@@ -16,7 +14,6 @@ interface KeyCounts {
   requests: number;
   tokens: number;
   spendMicroUsd: number;
-  /** Counted here, not yet added to the shared counters. */
   pendingRequests: number;
   pendingTokens: number;
   pendingSpend: number;
@@ -24,17 +21,10 @@ interface KeyCounts {
 }
 
 /**
- * Requests and tokens per minute (fixed, clock-aligned windows) and a hard daily budget per key,
- * on the bus's Counters (Redis across instances).
- *
- * A key's first request (or its first after a quiet second) counts itself in Redis and reads the
- * key's counters in one awaited round trip. After that, decisions are taken on those counts plus what
- * this instance has counted since, and every 100 ms the instance adds what it counted to the shared
- * counters and reads them back, in one round trip for all its keys. A model call therefore does not
- * wait for Redis in steady traffic, and Redis sees a few commands per key and second rather than
- * several per request. The price: instances learn of each other's traffic within about 100 ms, so
- * together they may admit a little over a limit; and tokens and spend are known when calls end, so
- * calls running at the same moment can overshoot a token or spend limit by what they spend together.
+ * A key's first request (or first after a quiet second) counts in Redis in one awaited round trip; after
+ * that each instance decides on those counts plus its own and syncs all keys every 100 ms, so steady
+ * traffic never waits for Redis. The price: instances together may admit a little over a limit, and
+ * concurrent calls can overshoot a token or spend limit, known only when calls end.
  */
 export class UsageLimits {
   private readonly counts = new Map<string, KeyCounts>();
@@ -67,7 +57,7 @@ export class UsageLimits {
     this.check(principal, counts, now);
   }
 
-  /** Adds a finished call's tokens and cost (US dollars) to the key's counts. */
+  /** Cost in US dollars. */
   record(principal: GatewayPrincipal, tokens: number, costUsd: number | null): void {
     const id = principal.virtualKeyId;
     if (id === null) return;
@@ -94,7 +84,6 @@ export class UsageLimits {
     Promise.all(work).catch(this.onError);
   }
 
-  /** Adds what is counted here to the shared counters (on shutdown, after the last call). */
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.syncing;
@@ -109,8 +98,7 @@ export class UsageLimits {
     ]);
     const known = this.counts.get(id);
     if (known && known.minute === minute && known.day === day) {
-      // Counts of this window are here already (stale, or read by a request at the same moment): the
-      // shared totals just read, plus what this instance counted and has not shared yet.
+      // Counts of this window are here already: the shared totals, plus what is not shared yet.
       known.requests = Math.max(known.requests + 1, requests.count + known.pendingRequests);
       known.tokens = Math.max(known.tokens, (tokens?.count ?? 0) + known.pendingTokens);
       known.spendMicroUsd = Math.max(known.spendMicroUsd, (spend?.count ?? 0) + known.pendingSpend);
@@ -151,7 +139,7 @@ export class UsageLimits {
     for (const [id, counts] of this.counts) {
       const idle = counts.pendingRequests === 0 && counts.pendingTokens === 0 && counts.pendingSpend === 0;
       if (idle) {
-        // Nothing to add: keys quiet for a while are forgotten (their next request reads again).
+        // Quiet keys are forgotten; their next request reads again.
         if (now - counts.readAt > 10 * FRESH_MS) this.counts.delete(id);
         continue;
       }
@@ -174,7 +162,7 @@ export class UsageLimits {
         spend > 0 ? this.counters.add(spendKey, spend, 2 * DAY_SECONDS) : this.counters.peek(spendKey),
       ]);
       if (this.counts.get(id) !== counts || counts.minute !== minute) return;
-      // Shared totals, plus what was counted here while they were being read.
+      // Plus what was counted here during the read.
       counts.requests = afterRequests.count + counts.pendingRequests;
       counts.tokens = afterTokens.count + counts.pendingTokens;
       counts.spendMicroUsd = afterSpend.count + counts.pendingSpend;
@@ -188,7 +176,6 @@ export class UsageLimits {
     }
   }
 
-  /** A window that ended with counts not yet shared: added on their own. */
   private flushOld(counts: KeyCounts): void {
     const id = counts.principal.virtualKeyId as string;
     const work: Promise<unknown>[] = [];
@@ -236,7 +223,7 @@ export class UsageLimits {
   }
 }
 
-// The UTC day of every admitted call, as its counters' keys name it: formatted once a day, not per call.
+// Formatted once a day, not per call.
 let formattedDay = { number: Number.NaN, text: '' };
 
 function dayOf(now: number): string {

@@ -23,14 +23,9 @@ interface ProviderSeries {
   errors: Record<UpstreamErrorReason, Child>;
 }
 
-// undici's codes for a provider that did not answer in time (connect, headers, body).
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/**
- * The gateway's series: usage by configured model name and key id, and every attempt at a
- * provider by its configured name. Label sets are bounded by the routing file and the keys, and
- * each one's children are looked up once and kept, so a request costs a few Map reads and adds.
- */
+/** Label sets are bounded by the routing file and the keys; children are cached, so a request costs a few Map reads. */
 export class GatewayMetrics {
   private readonly tokens;
   private readonly cost;
@@ -46,7 +41,7 @@ export class GatewayMetrics {
     this.upstreamErrors = metrics.metric(gatewayUpstreamErrors);
   }
 
-  /** Usage billed to `key` (a virtual key id or a client id, never a secret) for `model` (a configured name or alias). */
+  /** `key` is a virtual key id or a client id, never a secret. */
   billed(model: string, key: string, usage: TokenUsage | null, costUsd: number | null): void {
     const series = this.usageOf(model, key);
     if (usage) {
@@ -56,7 +51,7 @@ export class GatewayMetrics {
     if (costUsd) series.cost.inc(costUsd);
   }
 
-  /** One attempt that got an answer: its status after `seconds`; 4xx and 5xx count as errors too. */
+  /** 4xx and 5xx count as errors too. */
   answered(provider: string, status: number, seconds: number): void {
     const series = this.providerOf(provider);
     if (status >= 500) {
@@ -68,14 +63,14 @@ export class GatewayMetrics {
     } else series.duration[status >= 300 ? '3xx' : '2xx'].observe(seconds);
   }
 
-  /** One attempt that got no answer (connection refused or reset, timeout) after `seconds`. */
+  /** Connection refused or reset, or timeout. */
   unanswered(provider: string, error: unknown, seconds: number): void {
     const series = this.providerOf(provider);
     series.duration.error.observe(seconds);
     this.brokeOff(provider, error);
   }
 
-  /** A provider's failure without an attempt of its own: a streamed answer that broke off. */
+  /** A failure without an attempt of its own: a streamed answer that broke off. */
   brokeOff(provider: string, error: unknown): void {
     const code = (error as { code?: unknown } | null)?.code;
     this.providerOf(provider).errors[

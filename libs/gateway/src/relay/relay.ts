@@ -7,7 +7,6 @@ import { encodeAnthropicEvent, encodeChatChunk } from '../translate';
 import { type TokenUsage } from '../usage/token-usage';
 import { type StreamKind, StreamObserver } from './stream-observer';
 
-/** A stream translator of the translate library: upstream events in, the client's SSE text out. */
 export interface StreamTranslator<E> {
   push(event: E): string;
   end(): string;
@@ -15,20 +14,18 @@ export interface StreamTranslator<E> {
   reportedUsage(): boolean;
 }
 
-/** How a relayed stream ended, for billing and the log. */
 export interface StreamOutcome {
-  /** Usage the provider reported, or null. */
   reported: TokenUsage | null;
-  /** Input tokens reported before the end (messages family), or null. */
+  /** Messages family: reported before the end. */
   reportedInput: number | null;
   outputChars: number;
-  /** The provider's stream broke (not the client's doing). */
+  /** Not the client's doing. */
   broken: boolean;
 }
 
 const UPSTREAM_ERROR_BODY_LIMIT = 64 * 1024;
 
-/** Writes, waiting for the socket when its buffer is full (or for the client to go away). */
+/** Waits for the socket when its buffer is full, or for the client to go away. */
 function write(res: ServerResponse, data: string | Buffer): Promise<void> | undefined {
   if (res.destroyed) return undefined;
   if (res.write(data)) return undefined;
@@ -51,7 +48,7 @@ export function startEventStream(res: ServerResponse): void {
   res.flushHeaders();
 }
 
-/** A provider's stream that broke (not the client's doing) ends with an error event in the client's family. */
+/** Ends the client's stream with an error event in its family. */
 async function reportBrokenStream(exchange: Exchange, answer: UpstreamAnswer, error: unknown): Promise<boolean> {
   if (exchange.clientAborted) return false;
   answer.brokeOff?.(error);
@@ -69,9 +66,8 @@ function streamErrorEvent(family: ApiFamily, message: string): string {
 }
 
 /**
- * The provider's stream to the client byte for byte (same family), read beside by the observer.
- * With `dropUsageChunk` (the gateway asked for usage the client did not), events are written whole,
- * each exactly as received, except the usage-only chunk.
+ * Byte for byte, read beside by the observer. With `dropUsageChunk` (usage the client did not ask for),
+ * events are written whole as received, except the usage-only chunk.
  */
 export async function relaySameFamilyStream(
   exchange: Exchange,
@@ -116,7 +112,7 @@ export async function relaySameFamilyStream(
   };
 }
 
-// An event ends at a blank line; CR, LF and CRLF line ends are all valid SSE.
+// CR, LF and CRLF line ends are all valid SSE.
 const EVENT_SEPARATOR = /(?<=\r\n\r\n|\n\n|\r\r(?!\n))/;
 
 function lastEventBoundary(text: string): number {
@@ -138,7 +134,6 @@ function withoutUsageChunk(events: string): string {
     .join('');
 }
 
-/** The provider's stream translated into the client's family, event by event. */
 export async function relayTranslatedStream<E>(
   exchange: Exchange,
   answer: UpstreamAnswer,
@@ -180,11 +175,7 @@ export async function relayTranslatedStream<E>(
   };
 }
 
-/**
- * The whole body of an answer (bounded: an error body or a JSON answer). Read through the stream's
- * events rather than an async iterator, whose iterator, end-of-stream watch and promise per chunk
- * were a few hundred bytes of garbage and about 1% of the gateway's time on every JSON call.
- */
+/** Through the stream's events: an async iterator costs garbage and a promise per chunk on every JSON call. */
 export function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
   const body = answer.body;
   // Destroyed without an error (the connection cut): fail, as an async iterator would, rather than wait.
@@ -221,7 +212,7 @@ export function readAnswer(answer: UpstreamAnswer, limit = Number.POSITIVE_INFIN
   });
 }
 
-/** Writes a JSON answer with the provider's content type (JSON when it gave none). */
+/** With the provider's content type (JSON when it gave none). */
 export function writeJson(res: ServerResponse, body: string | Buffer, contentType?: string): void {
   res.statusCode = 200;
   res.setHeader('content-type', contentType ?? 'application/json');
@@ -230,10 +221,8 @@ export function writeJson(res: ServerResponse, body: string | Buffer, contentTyp
 }
 
 /**
- * A provider's refusal or failure as the gateway's own error in the client's family: its message is
- * kept; 429 stays a retryable 429 (with the provider's `retry-after`), a provider 404 stays 404, 400,
- * 413 and 422 stay client errors, and the rest (the provider refusing the gateway's own credentials,
- * 5xx) is 502.
+ * The provider's message is kept; 429 stays a retryable 429 (with its `retry-after`), 404, 400, 413 and
+ * 422 stay as they are, and the rest (a refusal of the gateway's own credentials, 5xx) is 502.
  */
 export async function upstreamFailure(answer: UpstreamAnswer): Promise<GatewayError> {
   const text = (await readAnswer(answer, UPSTREAM_ERROR_BODY_LIMIT)).toString('utf8');
@@ -245,7 +234,7 @@ export async function upstreamFailure(answer: UpstreamAnswer): Promise<GatewayEr
     if (typeof error?.message === 'string') message = error.message;
     if (typeof error?.code === 'string') code = error.code;
   } catch {
-    // not JSON: the text itself is the message
+    // Not JSON: the text itself is the message.
   }
   const status = answer.status;
   const said = `the provider answered ${status}: ${message || 'no details'}`;

@@ -1,7 +1,6 @@
 import { type TokenUsage, usageFromAnthropic, usageFromOpenAi } from '../usage/token-usage';
 import { type AnthropicUsage, type ChatUsage } from '../wire';
 
-/** What a stream's events are: a provider family's, or the Responses API's. */
 export type StreamKind = 'chat' | 'messages' | 'responses';
 
 interface ResponsesUsage {
@@ -22,11 +21,8 @@ export function usageFromResponses(usage: ResponsesUsage | null | undefined): To
 }
 
 /**
- * Reads a provider's stream beside the bytes that go to the client: the usage the provider reports
- * (Anthropic: input and cache counts from `message_start`, replaced by any the final `message_delta`
- * carries, output from `message_delta`; chat-completions: the usage chunk; Responses: the usage of
- * `response.completed`), and how many characters of output have gone by, for the estimate billed
- * when a stream is cut short.
+ * Reads the usage the provider reports beside the bytes to the client, and counts output characters for
+ * the estimate billed when a stream is cut short.
  */
 export class StreamObserver {
   private anthropicUsage: Partial<AnthropicUsage> | null = null;
@@ -35,7 +31,7 @@ export class StreamObserver {
 
   constructor(private readonly kind: StreamKind) {}
 
-  /** The event's parsed data (undefined for `[DONE]` or data that is not JSON). */
+  /** Undefined for `[DONE]` or data that is not JSON. */
   observe(data: string): unknown {
     if (data === '[DONE]') return undefined;
     let event: Record<string, unknown>;
@@ -50,12 +46,11 @@ export class StreamObserver {
     return event;
   }
 
-  /** The provider's own counts, once it has reported them. */
   reportedUsage(): TokenUsage | null {
     return this.reported;
   }
 
-  /** Input tokens the provider has reported so far (Anthropic reports them first), if any. */
+  /** Anthropic reports input first. */
   reportedInputTokens(): number | null {
     return this.anthropicUsage ? usageFromAnthropic(this.anthropicUsage).inputTokens : null;
   }
@@ -112,10 +107,7 @@ export class StreamObserver {
   }
 }
 
-/**
- * The `usage` object of a JSON body, found from the end (where providers put it) and parsed alone,
- * so that a large body (embeddings) is neither parsed nor decoded whole to read a few numbers.
- */
+/** Found from the end, where providers put it, so a large body (embeddings) is not parsed whole. */
 export function usageObjectIn(body: Buffer | string): Record<string, unknown> | null {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const at = bytes.lastIndexOf('"usage"');

@@ -5,14 +5,14 @@ import { RoutingError, type RoutingTable, buildRoutingTable } from './routing-ta
 import { routingSchema } from './routing.schema';
 import { type RoutingFile } from './routing.types';
 
-// Compiled at the first routing file read, not at load (platformctl loads this module for commands that read none).
+// Compiled on first use: platformctl loads this module for commands that read no routing file.
 let compiled: ValidateFunction<RoutingFile> | undefined;
 function routingValidator(): ValidateFunction<RoutingFile> {
   compiled ??= new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile<RoutingFile>(routingSchema);
   return compiled;
 }
 
-/** Parses and checks a routing file's text (YAML, of which JSON is a subset). */
+/** YAML, of which JSON is a subset. */
 export function parseRoutingFile(text: string, env?: Record<string, string | undefined>): RoutingTable {
   let document: unknown;
   try {

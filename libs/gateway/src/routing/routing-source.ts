@@ -4,9 +4,8 @@ import { type RoutingTable, buildRoutingTable } from './routing-table';
 import { readRoutingFile } from './routing-file';
 
 /**
- * The routing table in force: read from the routing file at start (a bad file stops the start),
- * then again whenever the file changes (polled, so that a Kubernetes ConfigMap's symlink swap is
- * seen); a changed file that is invalid is logged and the table in force stays.
+ * A bad file stops the start; later, an invalid change is logged and the table in force stays. Polled,
+ * so a Kubernetes ConfigMap's symlink swap is seen.
  */
 export class RoutingSource {
   private watcher: StatWatcher | undefined;
@@ -41,7 +40,6 @@ export class RoutingSource {
     return this.current;
   }
 
-  /** Reads the file again now (also done on change). */
   reload(): Promise<void> {
     if (!this.file) return Promise.resolve();
     const file = this.file;

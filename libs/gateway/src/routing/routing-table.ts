@@ -7,16 +7,16 @@ import {
   type RoutingFile,
 } from './routing.types';
 
-/** The API family a provider speaks; `demo` answers in the chat-completions family, in process. */
+/** `demo` answers in the chat-completions family, in process. */
 export type ProviderFamily = 'chat' | 'messages' | 'demo';
 
 export interface Provider {
   readonly name: string;
   readonly type: ProviderType;
   readonly family: ProviderFamily;
-  /** `scheme://host:port` (undici pools are per origin). */
+  /** undici pools are per origin. */
   readonly origin: string;
-  /** The base URL's path without a trailing slash (`/v1` for OpenAI). */
+  /** No trailing slash (`/v1` for OpenAI). */
   readonly basePath: string;
   readonly apiKey: string | undefined;
   readonly apiVersion: string | undefined;
@@ -24,7 +24,7 @@ export interface Provider {
   readonly responses: boolean;
   readonly embeddings: boolean;
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  /** Most calls in flight at once (a stream holds its connection to its end); null: no cap. */
+  /** A stream holds its connection to its end; null: no cap. */
   readonly connections: number | null;
   /** With a cap: longest wait for a free connection before the call fails as busy. */
   readonly queueTimeoutMs: number;
@@ -33,7 +33,7 @@ export interface Provider {
 
 export interface Deployment {
   readonly provider: Provider;
-  /** The provider's model name (`resolvedModel` in the log). */
+  /** `resolvedModel` in the log. */
   readonly upstreamModel: string;
   /** `deployment` in the log; for Azure OpenAI, the deployment in the URL. */
   readonly name: string;
@@ -69,7 +69,7 @@ const DEFAULT_BASE_URL: Partial<Record<ProviderType, string>> = {
   anthropic: 'https://api.anthropic.com',
 };
 
-/** Models by name and alias, with their providers resolved; immutable once built. */
+/** Immutable once built. */
 export class RoutingTable {
   private readonly byName = new Map<string, RoutedModel>();
 
@@ -89,10 +89,10 @@ export class RoutingTable {
   }
 }
 
-/** Builds the table from a (schema-valid) routing file; every problem is reported at once. */
+/** Every problem is reported at once. */
 export function buildRoutingTable(
   file: RoutingFile,
-  /** Where `apiKeyEnv` names are looked up (the process's environment when absent). */
+  /** The process's environment when absent. */
   env?: Record<string, string | undefined>,
 ): RoutingTable {
   const problems: string[] = [];
@@ -211,10 +211,8 @@ function providerOf(
 }
 
 /**
- * Whether `/responses` may be assumed where the routing file does not say: only OpenAI's own API
- * and Azure OpenAI have it. Other OpenAI-compatible servers (vLLM, Ollama, LiteLLM...) mostly do
- * not, and assuming it would turn the spec's 501 into the upstream's 404; they opt in with
- * `responses: true`.
+ * Only OpenAI's own API and Azure OpenAI have `/responses`; assuming it elsewhere (vLLM, Ollama...) would
+ * turn the spec's 501 into the upstream's 404. Others opt in with `responses: true`.
  */
 function servesResponsesApi(type: ProviderType, origin: string): boolean {
   return type === 'azure-openai' || (type === 'openai' && origin === OPENAI_ORIGIN);

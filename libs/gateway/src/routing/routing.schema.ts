@@ -1,6 +1,6 @@
 const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$' } as const;
 
-/** JSON Schema of the routing file; `docs/gateway-routing.schema.json` is this object (a test keeps them equal). */
+/** `docs/gateway-routing.schema.json` is this object (a test keeps them equal). */
 export const routingSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://federation.invalid/schemas/gateway-routing.schema.json',

@@ -8,7 +8,7 @@ export interface AnthropicMessageToChatOptions {
   created?: number;
 }
 
-/** Translates a messages response into a chat completion answered as `model` (the client's name for it). */
+/** `model` is the client's name for it. */
 export function anthropicMessageToChat(
   message: AnthropicMessage,
   model: string,
@@ -32,7 +32,7 @@ export function anthropicMessageToChat(
 
   const reply: ChatCompletionMessage = {
     role: 'assistant',
-    // Text blocks of one reply are consecutive pieces of it (Anthropic splits them around citations).
+    // Anthropic splits one reply's text around citations.
     content: texts.length > 0 ? texts.join('') : null,
   };
   if (toolCalls.length > 0) reply.tool_calls = toolCalls;

@@ -13,7 +13,6 @@ import { finishReasonFromAnthropic } from './stop-reasons';
 export interface AnthropicStreamToChatOptions {
   /** The name the client asked for. */
   model: string;
-  /** Whether the client asked for `stream_options.include_usage`. */
   includeUsage: boolean;
   /** Unix seconds; defaults to now. */
   created?: number;
@@ -29,14 +28,11 @@ const USAGE_FIELDS = [
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type FinishReason = ChatCompletionChunk['choices'][number]['finish_reason'];
 
-/**
- * Re-encodes a streamed messages response as chat-completion chunks, one upstream event at a time.
- * Keeps only counters and the tool calls still open, never the text.
- */
+/** Keeps only counters and the open tool calls, never the text. */
 export class AnthropicStreamToChat {
   private readonly created: number;
   private id = chatCompletionIdOf(randomId('msg_'));
-  /** Anthropic block index -> chat tool call index, for the tool_use blocks still open. */
+  /** Anthropic block index -> chat tool call index. */
   private readonly openToolCalls = new Map<number, number>();
   private toolCallCount = 0;
   private readonly counts: Partial<AnthropicUsage> = {};
@@ -79,7 +75,7 @@ export class AnthropicStreamToChat {
         return encodeChatChunk(body);
       }
       default:
-        // message_stop, ping, and event types added after this was written.
+        // message_stop, ping, and event types added later.
         return '';
     }
   }
@@ -118,7 +114,7 @@ export class AnthropicStreamToChat {
         ],
       });
     }
-    // Blocks normally start empty and fill through deltas; carry any text that came early.
+    // Blocks normally start empty; carry any text that came early.
     if (block?.type === 'text' && block.text) return this.chunk({ content: block.text });
     if (block?.type === 'thinking' && block.thinking) return this.chunk({ reasoning_content: block.thinking });
     return '';
@@ -137,15 +133,12 @@ export class AnthropicStreamToChat {
         return this.chunk({ tool_calls: [{ index: toolCallIndex, function: { arguments: delta.partial_json } }] });
       }
       default:
-        // signature_delta, citations_delta, and delta types added after this was written.
+        // signature_delta, citations_delta, and delta types added later.
         return '';
     }
   }
 
-  /**
-   * A later report replaces an earlier one field by field: Anthropic repeats its counts in
-   * message_delta, and adding them would count cached tokens twice.
-   */
+  // Anthropic repeats its counts in message_delta: adding them would count cached tokens twice.
   private record(usage: Partial<AnthropicUsage> | null | undefined): void {
     if (!usage) return;
     for (const field of USAGE_FIELDS) {

@@ -8,13 +8,13 @@ import {
 import { stopReasonFromChat } from './stop-reasons';
 import { type ChatCompletionMessage } from './wire-extensions';
 
-/** Translates a chat completion (its first choice) into a messages response answered as `model`. */
+/** From its first choice. */
 export function chatCompletionToAnthropic(completion: ChatCompletion, model: string): AnthropicMessage {
   const choice = completion.choices?.[0];
   const reply = choice?.message as ChatCompletionMessage | undefined;
   const content: AnthropicContentBlock[] = [];
   if (typeof reply?.reasoning_content === 'string' && reply.reasoning_content !== '') {
-    // The upstream did not sign it; an empty signature tells clients not to send it back for verification.
+    // Unsigned upstream: an empty signature tells clients not to send it back for verification.
     content.push({ type: 'thinking', thinking: reply.reasoning_content, signature: '' });
   }
   const text = reply?.content || reply?.refusal || '';
@@ -44,16 +44,13 @@ export function messageIdOf(completionId: string): string {
   return `msg_${completionId.replace(/^chatcmpl-/, '')}`;
 }
 
-/**
- * Some OpenAI-compatible servers finish a tool-calling turn with `stop`; agent clients loop on
- * `tool_use`, so tool calls win over a plain stop.
- */
+/** Some OpenAI-compatible servers end a tool-calling turn with `stop`; agent clients loop on `tool_use`. */
 export function stopReasonOf(finishReason: string | null | undefined, calledTools: boolean): AnthropicStopReason {
   const stopReason = stopReasonFromChat(finishReason);
   return calledTools && stopReason === 'end_turn' ? 'tool_use' : stopReason;
 }
 
-/** Arguments that are not a JSON object stay visible to the client instead of silently becoming `{}`. */
+/** Arguments that are not a JSON object stay visible instead of silently becoming `{}`. */
 export function toolInputOf(args: string | null | undefined): Record<string, unknown> {
   if (args == null || args.trim() === '') return {};
   try {

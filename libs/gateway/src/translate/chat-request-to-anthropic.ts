@@ -22,15 +22,10 @@ export interface ChatRequestToAnthropicOptions {
 }
 
 /**
- * Translates a chat-completions request into a messages request for `upstreamModel`.
- *
- * Dropped because they have no counterpart and leaving them out does not change the answer's
- * meaning: `seed` (sampling reproducibility only), `logprobs: false`, `presence_penalty` and
- * `frequency_penalty` (soft repetition nudges), `response_format` of type `text` (the default),
- * `stream_options` (the gateway always collects usage itself), `metadata` and `store` (OpenAI-side
- * storage), `prediction` and `service_tier` (latency hints), `reasoning_effort` (Anthropic's
- * thinking needs a budget and constraints the client did not choose), `strict` on tools, `name` on
- * messages, and `reasoning_content` on assistant messages (Anthropic only accepts thinking it signed).
+ * Dropped, as leaving them out does not change the answer's meaning: `seed`, `logprobs: false`, the
+ * penalties, `response_format` `text`, `stream_options`, `metadata`, `store`, `prediction`,
+ * `service_tier`, `reasoning_effort` (thinking needs a budget the client did not choose), `strict` on
+ * tools, `name` on messages, and `reasoning_content` (Anthropic only accepts thinking it signed).
  */
 export function chatRequestToAnthropic(
   request: ChatCompletionRequest,
@@ -57,7 +52,7 @@ export function chatRequestToAnthropic(
         return;
       case 'assistant': {
         const content = assistantContent(message, param);
-        // An assistant turn with nothing in it is refused upstream and carries no meaning.
+        // An empty assistant turn is refused upstream and carries no meaning.
         if (content.length > 0) appendTurn(turns, 'assistant', content);
         return;
       }
@@ -141,7 +136,7 @@ function userContent(content: ChatMessage['content'], param: string): string | A
   return content.flatMap((part, j) => mediaBlocks(part, `${param}.content[${j}]`));
 }
 
-/** Text and image parts, the only parts a user message or tool result can carry across. */
+/** The only parts a user message or tool result can carry across. */
 function mediaBlocks(part: ChatContentPart, param: string): Array<AnthropicTextBlock | AnthropicImageBlock> {
   if (part.type === 'text') return textBlocks(part);
   if (part.type === 'image_url') return [imageBlock(part, param)];
@@ -149,7 +144,7 @@ function mediaBlocks(part: ChatContentPart, param: string): Array<AnthropicTextB
   throw new TranslationError(`content parts of type '${part.type}' are not supported for this model`, param);
 }
 
-// Anthropic refuses empty text blocks; an empty part says nothing.
+// Anthropic refuses empty text blocks.
 function textBlocks(part: ChatContentPart): AnthropicTextBlock[] {
   const text = (part as { text?: unknown }).text;
   if (typeof text !== 'string' || text === '') return [];
@@ -175,7 +170,6 @@ function assistantContent(message: ChatMessage, param: string): AnthropicContent
   } else if (Array.isArray(content)) {
     content.forEach((part, j) => {
       if (part.type === 'text') blocks.push(...textBlocks(part));
-      // A refusal the model gave earlier is still what it said.
       else if (part.type === 'refusal') {
         const refusal = (part as { refusal?: unknown }).refusal;
         if (typeof refusal === 'string' && refusal !== '') blocks.push({ type: 'text', text: refusal });
@@ -221,7 +215,7 @@ function toolResult(message: ChatMessage, param: string): AnthropicToolResultBlo
   return block;
 }
 
-/** Anthropic wants strictly alternating roles, so consecutive turns of one role become one. */
+/** Anthropic wants strictly alternating roles. */
 function appendTurn(
   turns: AnthropicMessageParam[],
   role: AnthropicMessageParam['role'],
@@ -233,7 +227,7 @@ function appendTurn(
     return;
   }
   const merged = [...asBlocks(last.content), ...asBlocks(content)];
-  // Anthropic wants a user turn's tool results ahead of anything else in it.
+  // Anthropic wants a user turn's tool results first.
   last.content = [
     ...merged.filter((block) => block.type === 'tool_result'),
     ...merged.filter((block) => block.type !== 'tool_result'),

@@ -16,7 +16,7 @@ export interface ChatStreamToAnthropicOptions {
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
 
-/** Error types both families share keep their name; anything else is a generic upstream failure. */
+/** Shared error types keep their name; anything else is a generic upstream failure. */
 const ANTHROPIC_ERROR_TYPES = new Set([
   'invalid_request_error',
   'authentication_error',
@@ -27,17 +27,13 @@ const ANTHROPIC_ERROR_TYPES = new Set([
   'overloaded_error',
 ]);
 
-/**
- * Re-encodes a streamed chat completion as messages-stream events, one upstream chunk at a time.
- * Keeps only the open block, counters, and one entry per tool call, never the text.
- */
+/** Keeps only the open block, counters, and one entry per tool call, never the text. */
 export class ChatStreamToAnthropic {
   private readonly messageId: string;
   private started = false;
   private ended = false;
   private nextBlockIndex = 0;
   private openBlock: { type: 'text' | 'thinking' | 'tool_use'; index: number } | null = null;
-  /** Chat tool call index -> the tool_use block it streams into. */
   private readonly toolBlocks = new Map<number, { index: number; id: string }>();
   private finishReason: string | null = null;
   private tokens: TokenUsage | null = null;
@@ -57,7 +53,7 @@ export class ChatStreamToAnthropic {
       return out + encodeAnthropicEvent({ type: 'error', error: { type, message } });
     }
 
-    // The client asked for one answer; only the first choice is it.
+    // Only the first choice: the client asked for one answer.
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find((c) => (c?.index ?? 0) === 0) : undefined;
     if (choice) {
       const delta: Delta = choice.delta ?? {};
@@ -92,7 +88,7 @@ export class ChatStreamToAnthropic {
     return out + encodeAnthropicEvent({ type: 'message_stop' });
   }
 
-  /** What the upstream reported, or the estimate the client was given while it has not. */
+  /** The estimate the client was given, until the upstream reports. */
   usage(): TokenUsage {
     return this.tokens ?? { ...ZERO_USAGE, inputTokens: this.options.estimatedInputTokens };
   }
@@ -138,7 +134,7 @@ export class ChatStreamToAnthropic {
     }
     const partialJson = call.function?.arguments;
     if (typeof partialJson === 'string' && partialJson !== '') {
-      // Pieces of an earlier call that arrive late still go to its own block.
+      // Late pieces of an earlier call still go to its own block.
       out += encodeAnthropicEvent({
         type: 'content_block_delta',
         index: block.index,

@@ -24,11 +24,8 @@ export interface MessagesRequestToChatOptions {
 }
 
 /**
- * Translates a messages request into a chat-completions request for `upstreamModel`.
- *
- * Dropped: `top_k` (no counterpart; a sampling detail), `thinking` (no portable counterpart),
- * `cache_control` markers (caching is the upstream's own business), thinking blocks of earlier
- * assistant turns (only the signing provider can read them), and `container` and `service_tier`.
+ * Dropped: `top_k`, `thinking` (no counterpart), `cache_control` (the upstream's business), thinking
+ * blocks of earlier turns (only the signing provider reads them), `container` and `service_tier`.
  */
 export function messagesRequestToChat(
   request: AnthropicMessagesRequest,
@@ -51,7 +48,7 @@ export function messagesRequestToChat(
   translated[options.maxTokensField] = request.max_tokens;
   if (request.stream === true) {
     translated.stream = true;
-    // The gateway meters every call, so it always asks for the closing usage chunk.
+    // The gateway meters every call.
     translated.stream_options = { include_usage: true };
   }
   if (typeof request.temperature === 'number') translated.temperature = request.temperature;
@@ -68,7 +65,7 @@ export function messagesRequestToChat(
   return translated;
 }
 
-// Separate system blocks read as separate paragraphs.
+// Separate blocks read as separate paragraphs.
 function systemText(system: AnthropicMessagesRequest['system']): string {
   if (system == null) return '';
   if (typeof system === 'string') return system;
@@ -85,11 +82,11 @@ function chatMessages(message: AnthropicMessageParam, param: string): ChatMessag
   throw new TranslationError(`messages with role '${String(message.role)}' are not supported`, `${param}.role`);
 }
 
-/** Tool results become `tool` messages, which must directly follow the assistant's tool calls. */
+/** `tool` messages must directly follow the assistant's tool calls. */
 function userMessages(content: AnthropicMessageParam['content'], param: string): ChatMessage[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   const toolMessages: ChatMessage[] = [];
-  // Tool messages cannot carry images, so images a tool returned go to the user message after them.
+  // Tool messages cannot carry images: they go to the user message after them.
   const parts: ChatContentPart[] = [];
   const ownParts: ChatContentPart[] = [];
   content.forEach((block, j) => {
@@ -174,7 +171,7 @@ function assistantMessages(content: AnthropicMessageParam['content'], param: str
         );
     }
   });
-  // Text blocks of one turn are pieces of one reply (Anthropic splits them around citations).
+  // Anthropic splits one reply's text around citations.
   const text = texts.join('');
   // A turn that only held thinking says nothing the upstream can read.
   if (toolCalls.length === 0) return text === '' ? [] : [{ role: 'assistant', content: text }];
@@ -182,7 +179,7 @@ function assistantMessages(content: AnthropicMessageParam['content'], param: str
 }
 
 function chatTool(tool: AnthropicTool, i: number): ChatTool {
-  // Server tools (web search, code execution, ...) run at Anthropic; `custom` is a plain client tool.
+  // Server tools (web search, ...) run at Anthropic; `custom` is a plain client tool.
   if (tool.type !== undefined && tool.type !== 'custom') {
     throw new TranslationError(`server tool '${tool.type}' is not supported for this model`, `tools[${i}]`);
   }

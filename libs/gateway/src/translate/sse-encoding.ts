@@ -1,6 +1,5 @@
 import { type AnthropicStreamEvent, type ChatCompletionChunk, type OpenAiErrorBody } from '../wire';
 
-/** The chat-completions stream's last frame. */
 export const CHAT_STREAM_DONE = 'data: [DONE]\n\n';
 
 export function encodeChatChunk(chunk: ChatCompletionChunk | OpenAiErrorBody): string {

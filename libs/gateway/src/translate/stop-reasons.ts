@@ -5,7 +5,7 @@ export function finishReasonFromAnthropic(
 ): ChatFinishReason {
   switch (stopReason) {
     case 'max_tokens':
-    // Newer models stop with this when the context window, not max_tokens, ran out.
+    // The context window, not max_tokens, ran out (newer models).
     case 'model_context_window_exceeded':
       return 'length';
     case 'tool_use':
@@ -13,7 +13,7 @@ export function finishReasonFromAnthropic(
     case 'refusal':
       return 'content_filter';
     default:
-      // end_turn, stop_sequence, pause_turn, and reasons added after this was written.
+      // end_turn, stop_sequence, pause_turn, and reasons added later.
       return 'stop';
   }
 }

@@ -1,4 +1,4 @@
-/** A request that cannot be translated to the other family without changing its meaning. */
+/** Not translatable to the other family without changing its meaning. */
 export class TranslationError extends Error {
   override readonly name = 'TranslationError';
 

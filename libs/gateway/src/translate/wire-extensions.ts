@@ -1,8 +1,8 @@
 import { type ChatCompletion } from '../wire';
 
-// Fields the translators read or write that the shared wire types do not declare.
+// Fields the shared wire types do not declare.
 
-/** OpenAI-compatible reasoning servers (vLLM, DeepSeek) return the reasoning text beside the content. */
+/** vLLM, DeepSeek and other reasoning servers return the reasoning text beside the content. */
 export type ChatCompletionMessage = ChatCompletion['choices'][number]['message'] & {
   reasoning_content?: string | null;
 };

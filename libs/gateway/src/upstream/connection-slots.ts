@@ -1,4 +1,3 @@
-/** No free connection to a provider with a `connections` cap within its `queueTimeoutSeconds`. */
 export class UpstreamBusyError extends Error {
   constructor(
     readonly provider: string,
@@ -15,10 +14,8 @@ interface Waiter {
 }
 
 /**
- * The calls a provider with a `connections` cap may have in flight: a call holds its slot from the
- * request until its answer's body is over (a stream holds it for its whole length), and calls beyond
- * the cap wait in arrival order, each for at most `timeoutMs`, then fail with UpstreamBusyError
- * instead of waiting behind long streams for ever (undici's own pool queue has no such limit).
+ * A call holds its slot until its answer's body is over; calls beyond the cap wait in order, each at most
+ * `timeoutMs`, rather than behind long streams for ever (undici's pool queue has no such limit).
  */
 export class ConnectionSlots {
   private inFlight = 0;
@@ -29,17 +26,15 @@ export class ConnectionSlots {
     readonly capacity: number,
   ) {}
 
-  /** Calls holding a slot now. */
   get busy(): number {
     return this.inFlight;
   }
 
-  /** Calls waiting for one. */
   get queued(): number {
     return this.waiting.length;
   }
 
-  /** Resolves with the slot's release (safe to call more than once) once a slot is free. */
+  /** The release is safe to call more than once. */
   acquire(timeoutMs: number, signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();
     if (this.inFlight < this.capacity && this.waiting.length === 0) {

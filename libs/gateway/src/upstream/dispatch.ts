@@ -10,13 +10,12 @@ import {
   headerOf,
 } from './upstream-client';
 
-/** Statuses worth another attempt: rate limits, overload and server failures. */
 const RETRYABLE = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
 export interface DispatchResult {
   deployment: Deployment;
   answer: UpstreamAnswer;
-  /** Attempts made, this one included (retries and fallbacks are `attempts - 1`). */
+  /** This one included. */
   attempts: number;
 }
 
@@ -42,12 +41,9 @@ function retryAfterMs(answer: UpstreamAnswer): number | undefined {
 }
 
 /**
- * Sends a call to the model's deployments in order: each gets `policy.attempts` tries, with
- * exponential backoff and jitter (a provider's `retry-after` honoured up to the longest pause),
- * on a retryable status or a connection failure before any byte of the answer; then the next
- * deployment. Nothing is retried once an answer is handed back (its first byte may be on its way
- * to the client). The last failure's answer is returned as it is; when nothing answered at all,
- * UpstreamUnreachableError.
+ * Each deployment in order gets `policy.attempts` tries, with backoff and jitter (`retry-after` honoured
+ * up to the longest pause), on a retryable status or connection failure. Nothing is retried once an
+ * answer is handed back: its first byte may be on its way to the client.
  */
 export async function dispatch(
   client: UpstreamClient,
@@ -77,7 +73,7 @@ export async function dispatch(
       } catch (error) {
         if (signal.aborted) throw error;
         lastError = error;
-        // Its connections stayed busy for the whole queue timeout: another try there would wait as long.
+        // A busy provider would make another try wait as long again.
         if (isLastTry || error instanceof UpstreamBusyError) break;
         if (attempt < policy.attempts) await pause(policy, attempt, undefined, signal);
         continue;

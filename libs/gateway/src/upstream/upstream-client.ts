@@ -4,10 +4,8 @@ import { type GatewayMetrics } from '../metrics/gateway-metrics';
 import { type Deployment, type Provider } from '../routing/routing-table';
 import { ConnectionSlots } from './connection-slots';
 
-/** What the gateway asks of a provider. */
 export type UpstreamEndpoint = 'chat' | 'messages' | 'count_tokens' | 'embeddings' | 'responses';
 
-/** Headers of the client that reach a messages-family provider unchanged. */
 export interface ForwardedHeaders {
   anthropicVersion?: string;
   anthropicBeta?: string;
@@ -17,13 +15,12 @@ export interface UpstreamAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Readable;
-  /** Reads and drops the rest of the body, so the connection can be reused. */
+  /** So the connection can be reused. */
   discard(): Promise<void>;
-  /** The body broke off (not the client's doing): counted against the provider. */
+  /** Not the client's doing: counted against the provider. */
   brokeOff?(error: unknown): void;
 }
 
-/** The first value of one of the answer's headers. */
 export function headerOf(answer: Pick<UpstreamAnswer, 'headers'>, name: string): string | undefined {
   const value = answer.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -31,7 +28,6 @@ export function headerOf(answer: Pick<UpstreamAnswer, 'headers'>, name: string):
 
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
-/** The release of a call to a provider without a cap: nothing to give back. */
 const NO_SLOT = () => undefined;
 
 function pathOf(provider: Provider, deployment: Deployment, endpoint: UpstreamEndpoint): string {
@@ -67,12 +63,7 @@ function headersOf(provider: Provider, forwarded: ForwardedHeaders, bodyLength: 
   return headers;
 }
 
-/**
- * HTTP to providers through undici pools (one per origin and size), kept alive between calls:
- * `request` hands back the body as a stream, read as it arrives, never buffered here. A provider with
- * a `connections` cap has its calls counted in ConnectionSlots, which fails a call that waits past
- * `queueTimeoutSeconds` (UpstreamBusyError) instead of queueing it behind long streams.
- */
+/** undici pools per origin and size; bodies are streamed, never buffered here. */
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly slots = new Map<string, ConnectionSlots>();
@@ -109,7 +100,7 @@ export class UpstreamClient {
       if (!signal.aborted) this.metrics?.unanswered(provider.name, error, (performance.now() - started) / 1000);
       throw error;
     }
-    // The connection is the call's until its body is over: read to the end, dumped or destroyed.
+    // The connection is the call's until its body is read, dumped or destroyed.
     answer.body.once('close', release);
     const metrics = this.metrics;
     metrics?.answered(provider.name, answer.statusCode, (performance.now() - started) / 1000);
@@ -129,7 +120,6 @@ export class UpstreamClient {
     await Promise.all(pools.map((pool) => pool.close().catch(() => pool.destroy())));
   }
 
-  /** A slot of the provider's cap: resolves with its release. */
   private slotFor(provider: Provider, cap: number, signal: AbortSignal): Promise<() => void> {
     // Keyed like the pools: providers sharing an origin and a cap share its connections.
     const key = `${provider.origin} ${cap}`;

@@ -1,11 +1,7 @@
 import { type Pricing } from '../routing/routing.types';
 import { type TokenUsage } from './token-usage';
 
-/**
- * Cost in US dollars of one call, from normalized usage: uncached input at the input price,
- * cache reads and cache writes at theirs (the input price when the table has none), output at the
- * output price (reasoning tokens are part of output). Rounded to 1e-8 dollars.
- */
+/** Cache prices default to the input price; reasoning tokens are part of output. Rounded to 1e-8 dollars. */
 export function costOf(usage: TokenUsage, pricing: Pricing): number {
   const uncached = Math.max(0, usage.inputTokens - usage.cachedTokens - usage.cacheCreationInputTokens);
   const perMillion =

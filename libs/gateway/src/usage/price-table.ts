@@ -1,10 +1,8 @@
 import { type Pricing } from '../routing/routing.types';
 
 /**
- * List prices in US dollars per million tokens, by the provider's model name, as published by the
- * providers (checked 2026-11). A model's `pricing` in the routing file overrides its entry; a model
- * found in neither is logged with a null cost, never a guessed one. A dated snapshot (`2025-04-14`)
- * takes the price of its family name: lookups fall back to the longest entry the name starts with.
+ * List prices in US dollars per million tokens (checked 2026-11). A model's routing `pricing` overrides;
+ * a model in neither gets a null cost, never a guessed one.
  */
 export const PRICE_TABLE_VERSION = '2026-11-01';
 
@@ -35,7 +33,7 @@ export const priceTable: Readonly<Record<string, Pricing>> = {
 
 const byLength = Object.keys(priceTable).sort((a, b) => b.length - a.length);
 
-/** The price of a provider model name: exact, else the longest family name followed by `-`. */
+/** Exact, else the longest family name followed by `-` (a dated snapshot takes its family's price). */
 export function listPrice(upstreamModel: string): Pricing | null {
   const exact = priceTable[upstreamModel];
   if (exact) return exact;

@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { type AnthropicCountTokensRequest, type ChatCompletionRequest } from '../wire';
 
-// The vocabulary takes about 100 MB of heap and 0.6 s to load: it lives in a worker thread, so the
-// gateway's own heap (and its garbage collector's pauses) stay small and no request waits for it.
+// The vocabulary takes ~100 MB of heap and 0.6 s to load: in a worker thread, the gateway's own heap
+// and GC pauses stay small and no request waits for it.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Tiktoken } = require(workerData.lite);
@@ -21,16 +21,15 @@ parentPort.on('message', ({ id, texts }) => {
 `;
 
 /**
- * Token counts with OpenAI's o200k_base vocabulary (exact for recent OpenAI models, an estimate for
- * others), computed in a worker thread started once. Texts over 200,000 characters are counted on a
- * sample and scaled, so a 32 MB body cannot hold the worker for long.
+ * o200k_base counts (exact for recent OpenAI models, an estimate for others). Texts over 200,000
+ * characters are counted on a sample and scaled, so a 32 MB body cannot hold the worker for long.
  */
 export class TokenCounter {
   private worker: Worker | undefined;
   private nextId = 0;
   private readonly pending = new Map<number, (total: number) => void>();
 
-  /** Starts the worker (and the vocabulary's loading) now, rather than on the first count. */
+  /** Starts loading the vocabulary now, rather than on the first count. */
   start(): void {
     if (this.worker) return;
     const worker = new Worker(WORKER_SOURCE, {
@@ -50,7 +49,6 @@ export class TokenCounter {
     this.worker = worker;
   }
 
-  /** Tokens of the texts together. */
   count(texts: readonly string[]): Promise<number> {
     const nonEmpty = texts.filter((text) => text.length > 0);
     if (nonEmpty.length === 0) return Promise.resolve(0);
@@ -69,7 +67,7 @@ export class TokenCounter {
     this.fail();
   }
 
-  // A worker that died answers nothing more: waiting counts fall back to the four-characters rule.
+  // A dead worker answers nothing more: waiting counts fall back to the four-characters rule.
   private fail(): void {
     this.worker = undefined;
     for (const resolve of this.pending.values()) resolve(-1);
@@ -89,10 +87,10 @@ function textsOf(content: unknown, into: string[]): void {
   }
 }
 
-// Per-message framing tokens, as OpenAI documents for its chat format (an estimate elsewhere).
+// As OpenAI documents for its chat format (an estimate elsewhere).
 const PER_MESSAGE = 3;
 const PER_REQUEST = 3;
-// An image counted as a mid-sized tile; exact counts depend on the model and the image's size.
+// A mid-sized tile; exact counts depend on the model and the image's size.
 const PER_IMAGE = 765;
 
 function imagesIn(content: unknown): number {
@@ -103,7 +101,6 @@ function imagesIn(content: unknown): number {
   }).length;
 }
 
-/** The texts of a request and the fixed costs around them (framing, images). */
 export interface RequestText {
   texts: string[];
   fixedTokens: number;
@@ -135,12 +132,12 @@ export function messagesRequestText(request: AnthropicCountTokensRequest): Reque
   return { texts, fixedTokens };
 }
 
-/** About four characters a token: instant, for an estimate that a real count follows. */
+/** Instant, for an estimate that a real count follows. */
 export function quickTokenEstimate({ texts, fixedTokens }: RequestText): number {
   return fixedTokens + texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
 }
 
-/** The vocabulary's count, or the quick estimate when the counter is gone. */
+/** The quick estimate when the counter is gone. */
 export async function countRequestTokens(counter: TokenCounter, text: RequestText): Promise<number> {
   const counted = await counter.count(text.texts);
   return counted < 0 ? quickTokenEstimate(text) : text.fixedTokens + counted;

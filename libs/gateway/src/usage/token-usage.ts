@@ -1,13 +1,9 @@
 import { type AnthropicUsage, type ChatUsage } from '../wire';
 
 /**
- * Token counts of one model call, normalized across the two families so that every token is
- * counted once:
- * - `inputTokens` is every input token the provider processed, cached or not (OpenAI's
- *   `prompt_tokens`; Anthropic's `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`);
- * - `cachedTokens` (read from the cache) and `cacheCreationInputTokens` (written to it) are parts of
- *   `inputTokens`, never added to it again;
- * - `reasoningTokens` is the part of `outputTokens` spent on reasoning.
+ * Normalized so every token is counted once: `inputTokens` is all input, cached or not (Anthropic's
+ * `input_tokens` plus both cache counts); `cachedTokens` and `cacheCreationInputTokens` are parts of it;
+ * `reasoningTokens` is part of `outputTokens`.
  */
 export interface TokenUsage {
   inputTokens: number;
@@ -50,7 +46,6 @@ export function usageFromAnthropic(usage: Partial<AnthropicUsage> | null | undef
   };
 }
 
-/** The chat-completions family's usage object for normalized counts. */
 export function openAiUsageOf(usage: TokenUsage): ChatUsage {
   return {
     prompt_tokens: usage.inputTokens,
@@ -61,7 +56,7 @@ export function openAiUsageOf(usage: TokenUsage): ChatUsage {
   };
 }
 
-/** The messages family's usage object for normalized counts (uncached input apart, as Anthropic reports it). */
+/** Uncached input apart, as Anthropic reports it. */
 export function anthropicUsageOf(usage: TokenUsage): AnthropicUsage {
   return {
     input_tokens: Math.max(0, usage.inputTokens - usage.cachedTokens - usage.cacheCreationInputTokens),

@@ -1,6 +1,4 @@
-/**
- * The messages family's wire shapes (Anthropic's API), as far as the gateway reads or writes them.
- */
+/** The messages family's wire shapes (Anthropic's API), as far as the gateway reads or writes them. */
 
 export interface AnthropicTextBlock {
   type: 'text';
@@ -106,7 +104,7 @@ export interface AnthropicMessage {
   usage: AnthropicUsage;
 }
 
-/** Events of a streamed message, each sent as `event: <type>` and `data: <json>`. */
+/** Each sent as `event: <type>` and `data: <json>`. */
 export type AnthropicStreamEvent =
   | { type: 'message_start'; message: AnthropicMessage }
   | {
@@ -142,8 +140,7 @@ export interface AnthropicCountTokensRequest {
   thinking?: AnthropicMessagesRequest['thinking'];
 }
 
-/** The family's error body: `{type: "error", error: {type, message}}`. */
-/** One model of `GET /v1/models` (the list's page and `models.retrieve`). */
+/** `GET /v1/models` (the list's page and `models.retrieve`). */
 export interface AnthropicModel {
   type: 'model';
   id: string;

@@ -1,6 +1,6 @@
 /**
- * The chat-completions family's wire shapes (OpenAI's API), as far as the gateway reads or writes
- * them. Unknown fields are kept by the pass-through path; translators read only what is typed here.
+ * The chat-completions family's wire shapes (OpenAI's API). Unknown fields are kept by the pass-through
+ * path; translators read only what is typed here.
  */
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
@@ -107,7 +107,7 @@ export interface ChatCompletionChunk {
     finish_reason: ChatFinishReason | null;
     logprobs?: null;
   }>;
-  /** Present (and `choices` empty) on the last chunk when `stream_options.include_usage` was asked. */
+  /** On the last chunk (`choices` empty) when `stream_options.include_usage` was asked. */
   usage?: ChatUsage | null;
   system_fingerprint?: string | null;
 }
@@ -139,7 +139,7 @@ export interface ModelList {
   data: OpenAiModel[];
 }
 
-/** The family's error body: `{error: {type, message, code}}` (plus `param`, always null here). */
+/** `param` is always null here. */
 export interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }

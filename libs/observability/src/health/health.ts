@@ -1,7 +1,7 @@
 /** A dependency the instance needs to serve traffic (PostgreSQL, Redis). */
 export interface ReadinessCheck {
   name: string;
-  /** Resolves when healthy; rejects with a message safe to show (no credentials). */
+  /** Rejects with a message safe to show (no credentials). */
   check(): Promise<void>;
 }
 
@@ -18,7 +18,6 @@ export interface Readiness {
 
 const CHECK_TIMEOUT_MS = 2000;
 
-/** Liveness and readiness of one app instance. */
 export class Health {
   private readonly checks: ReadinessCheck[] = [];
   private shuttingDown = false;
@@ -27,7 +26,7 @@ export class Health {
     this.checks.push(check);
   }
 
-  /** After this, readiness fails so load balancers stop sending new requests while we drain. */
+  /** Readiness fails so load balancers stop sending new requests while we drain. */
   markShuttingDown(): void {
     this.shuttingDown = true;
   }

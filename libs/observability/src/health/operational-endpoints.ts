@@ -11,10 +11,7 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.end(body);
 }
 
-/**
- * `/healthz`, `/readyz` and `/metrics` as plain middleware in front of the framework: probes must
- * answer even when the routing stack is busy or misconfigured, and cost almost nothing.
- */
+/** Ahead of the framework: probes must answer even when routing is busy or misconfigured, and cost almost nothing. */
 export function operationalEndpoints(health: Health, metrics: Metrics) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();

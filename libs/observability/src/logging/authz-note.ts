@@ -1,7 +1,4 @@
-/**
- * The authorization decision a service took on a request, noted on the request for its access log
- * row. Fixed vocabularies (docs/admin.md, "Access log"): a request no check applied to has none.
- */
+/** Noted on the request for its access log row; fixed vocabularies (docs/admin.md, "Access log"). */
 export type AuthzResult = 'allow' | 'deny';
 
 export type AuthzReason =
@@ -9,7 +6,7 @@ export type AuthzReason =
   | 'access_token'
   | 'api_key'
   | 'client_secret'
-  // the token endpoint: a public client named by its client_id (it has no secret; PKCE proves the flow)
+  // a public client: no secret, PKCE proves the flow
   | 'public_client'
   // deny
   | 'missing_token'
@@ -20,13 +17,13 @@ export type AuthzReason =
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'network_not_allowed'
-  // the Marketplace edition's gateway: a request without a virtual key (answered 404)
+  // the Marketplace edition's gateway without a virtual key (answered 404)
   | 'not_in_edition';
 
 export interface AuthzNote {
   result: AuthzResult;
   reason: AuthzReason;
-  /** The tenant of the credential that was accepted, where the check knows it (the gateway's keys and tokens). */
+  /** Where the check knows it (the gateway's keys and tokens). */
   tenantId?: string;
 }
 
@@ -34,7 +31,7 @@ const AUTHZ = Symbol.for('fed.observability.authz');
 
 type Noted = { [AUTHZ]?: AuthzNote };
 
-/** Records the decision on `req` (the last one noted wins: a later check refines an earlier one). */
+/** The last note wins: a later check refines an earlier one. */
 export function noteAuthz(req: object, result: AuthzResult, reason: AuthzReason, tenantId?: string | null): void {
   (req as Noted)[AUTHZ] = tenantId ? { result, reason, tenantId } : { result, reason };
 }

@@ -1,9 +1,8 @@
 import pino from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
-// Nest's wiring at start: one line per module and per route, some 140 in the all-in-one platform. Detail
-// for someone debugging the framework, not for a person watching `npm start`: their info lines are left
-// out of the human form unless LOG_LEVEL asks for debug (their warnings and errors are always shown).
+// Nest's ~140 start-up lines (one per module and route) are framework detail: their info lines are shown
+// in the human form only at LOG_LEVEL debug.
 const NEST_WIRING_CONTEXTS = new Set([
   'NestFactory',
   'InstanceLoader',
@@ -11,23 +10,19 @@ const NEST_WIRING_CONTEXTS = new Set([
   'RouterExplorer',
   'NestApplication',
 ]);
-// Printed with their stack on lines of their own; every other field holding an object or a list (a
-// request's `req` and `res`, whose line already says method, URL and status; the list of migrations
-// applied) or null (a setting left unset) stays in the JSON form only, so that each record is one short line.
+// Printed with their stack on lines of their own; other object, list or null fields stay in the JSON form
+// only, so each record is one short line.
 const ERROR_KEYS = ['err', 'error'];
 
 export interface HumanLogOptions {
-  /** Show Nest's per-module and per-route info lines (LOG_LEVEL debug or trace). */
   nestWiring: boolean;
-  /** Where the lines go: stdout unless given. */
+  /** Stdout unless given. */
   output?: { write(text: string): unknown; flush?(cb?: (error?: Error) => void): void };
 }
 
 /**
- * A pino destination that writes each record as one line for a person at a terminal (time, level,
- * message, the record's plain fields, errors with their stack), synchronously: a line is on the terminal
- * when the log call returns, so text written after it (the all-in-one banner) is printed after it.
- * Anything that is not a record (that text) is written as it is.
+ * One line per record for a person at a terminal, written synchronously so text written after a log call
+ * (the all-in-one banner) comes after it. Anything that is not a record is written as it is.
  */
 export function humanLogDestination(options: HumanLogOptions): pino.DestinationStream & {
   flush(cb?: (error?: Error) => void): void;

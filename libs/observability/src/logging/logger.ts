@@ -4,15 +4,14 @@ import { currentRequestId } from './request-context';
 
 export type { Logger } from 'pino';
 
-/** `auto`: the human form when stdout is a terminal, JSON otherwise (a pipe, a file, a container's log). */
+/** `auto`: the human form when stdout is a terminal, JSON otherwise. */
 export type LogFormat = 'json' | 'pretty' | 'auto';
 
 export interface LoggerOptions {
   service: string;
   level: LevelWithSilent;
-  /** JSON unless given. */
   format?: LogFormat;
-  /** Defaults to stdout; tests pass a stream to read what was written. */
+  /** Tests pass a stream to read what was written. */
   destination?: pino.DestinationStream;
 }
 
@@ -50,17 +49,13 @@ export function createLogger(options: LoggerOptions): Logger {
 function destinationFor(format: LogFormat, level: LevelWithSilent): pino.DestinationStream {
   const human = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   if (!human) return pino.destination({ sync: false });
-  // Required here, not imported: only a process that writes for a person loads the prettifier (some 15 ms and
-  // 2 MiB), never a service.
+  // Required here, not imported: only a process that writes for a person loads the prettifier, never a service.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { humanLogDestination } = require('./human-log') as typeof import('./human-log');
   return humanLogDestination({ nestWiring: level === 'debug' || level === 'trace' });
 }
 
-/**
- * Writes text (not a log record) to the log's destination, after every line logged before it:
- * the destination is asynchronous, so a direct write to stdout could overtake them.
- */
+/** The destination is asynchronous, so a direct write to stdout could overtake lines logged before. */
 export function writeToLogDestination(logger: Logger, text: string): void {
   const destination = (logger as unknown as Record<symbol, { write(text: string): void } | undefined>)[
     pino.symbols.streamSym
@@ -69,5 +64,4 @@ export function writeToLogDestination(logger: Logger, text: string): void {
   else process.stdout.write(text);
 }
 
-/** Nest injection token of the app's pino logger. */
 export const LOGGER = Symbol.for('fed.observability.Logger');

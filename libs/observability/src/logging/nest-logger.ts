@@ -1,7 +1,6 @@
 import { type LoggerService } from '@nestjs/common';
 import { type Logger } from 'pino';
 
-/** Routes Nest's own log calls (bootstrap, route mapping, uncaught errors) into the JSON log. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 

@@ -4,7 +4,7 @@ export interface RequestContext {
   requestId: string;
 }
 
-// Lets every log line written while serving a request carry its id, however deep the call.
+// Lets every log line of a request carry its id, however deep the call.
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export function currentRequestId(): string | undefined {

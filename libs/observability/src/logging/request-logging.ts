@@ -5,7 +5,7 @@ import { requestContext } from './request-context';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Keeps a caller's `X-Request-Id` when it is harmless; otherwise makes a new one. */
+/** Keeps a caller's `X-Request-Id` when it is harmless. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
@@ -14,14 +14,9 @@ export function requestIdOf(req: IncomingMessage): string {
 type Next = (error?: unknown) => void;
 
 /**
- * Connect-style middleware: assigns the request id (kept from a safe `X-Request-Id`, echoed in the response's),
- * runs the rest of the request inside its log context, and writes one line when the response is over (finished,
- * or its connection closed): `METHOD url status Nms`, with `req`, `res`, `requestId` and `durationMs`; at error
- * level for a 5xx or a failed response. `loggedUrl` says what of the URL a line may show: query values can be
- * secrets (authorization codes, e-mail link tokens, states).
- *
- * A request holds one listener and nothing else until its line is written: a chat stream stays open for minutes,
- * thousands at a time (pino-http kept two child loggers, their serialized bindings and three listeners each).
+ * `loggedUrl` says what of the URL a line may show: query values can be secrets (authorization codes,
+ * e-mail link tokens, states). A request holds one listener and nothing else until its line is written:
+ * chat streams stay open for minutes, thousands at a time.
  */
 export function requestLogging(logger: Logger, loggedUrl: (url: string) => string) {
   return (req: IncomingMessage, res: ServerResponse, next: Next) => {

@@ -3,16 +3,15 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { metricsAcrossWorkers } from './worker-metrics';
 
 /**
- * A metric that features ask their app's Metrics for (`metrics.metric(definition)`): made once per
- * registry on first use, so in `platform`, where every feature shares one registry, chat-service and
- * agent-protocols count into the same `sse_streams_active`. docs/operations.md lists them all.
+ * Made once per registry on first use, so in `platform`, where every feature shares one registry, features
+ * count into the same series. docs/operations.md lists them all.
  */
 export interface MetricDefinition<T> {
   readonly name: string;
   create(registry: Registry): T;
 }
 
-/** One Prometheus registry per app instance (never the global one, so apps in one process never clash). */
+/** Never the global registry, so apps in one process never clash. */
 export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
@@ -20,10 +19,7 @@ export class Metrics {
   private readonly defined = new Map<string, unknown>();
   private readonly renderAll: (() => Promise<string>) | undefined;
 
-  /**
-   * `acrossWorkers`: this process is one of a service's worker processes (node:cluster), and what it
-   * renders is every worker's metrics summed, collected by the primary (worker-metrics.ts).
-   */
+  /** `acrossWorkers`: renders every worker's metrics summed, collected by the primary (worker-metrics.ts). */
   constructor(service: string, options: { defaultMetrics?: boolean; acrossWorkers?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
     if (options.acrossWorkers) this.renderAll = metricsAcrossWorkers(this.registry);
@@ -43,7 +39,6 @@ export class Metrics {
     });
   }
 
-  /** The metric of `definition` in this registry, made on first use (features of one app share it). */
   metric<T>(definition: MetricDefinition<T>): T {
     let metric = this.defined.get(definition.name) as T | undefined;
     if (metric === undefined) {
@@ -53,7 +48,7 @@ export class Metrics {
     return metric;
   }
 
-  /** Connect-style middleware recording every request against its route template (bounded cardinality). */
+  /** By route template, so cardinality stays bounded. */
   httpMiddleware() {
     return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
       const started = process.hrtime.bigint();

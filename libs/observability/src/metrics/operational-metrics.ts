@@ -15,7 +15,7 @@ export const sseStreamsActive: MetricDefinition<Gauge<'kind'>> = {
     }),
 };
 
-/** How an agent turn ended: `completed` (answered or asked the user), `unfinished` (step limit, taken over), `cancelled`, `error`. */
+/** `completed`: answered or asked the user; `unfinished`: step limit, or taken over. */
 export type TurnOutcome = 'completed' | 'cancelled' | 'error' | 'unfinished';
 
 export const agentTurns: MetricDefinition<Counter<'outcome'>> = {
@@ -63,7 +63,7 @@ export const gatewayCost: MetricDefinition<Counter<'model' | 'key'>> = {
     }),
 };
 
-/** `status_class` of an upstream attempt: the status's class, or `error` when no status came back. */
+/** `error` when no status came back. */
 export type UpstreamStatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error';
 export type UpstreamErrorReason = 'status_4xx' | 'status_5xx' | 'timeout' | 'connection';
 
@@ -90,7 +90,7 @@ export const gatewayUpstreamErrors: MetricDefinition<Counter<'provider' | 'reaso
     }),
 };
 
-/** A gauge read on scrape: the sum of what its sources measure then. */
+/** Read on scrape: the sum of what its sources measure then. */
 export class MeasuredGauge {
   private readonly sources = new Set<() => number>();
 
@@ -108,7 +108,7 @@ export class MeasuredGauge {
     });
   }
 
-  /** Adds `source` to the sum until the returned function is called. */
+  /** Until the returned function is called. */
   measure(source: () => number): () => void {
     this.sources.add(source);
     return () => this.sources.delete(source);
@@ -125,7 +125,6 @@ export const authRevocationListSize: MetricDefinition<MeasuredGauge> = {
     ),
 };
 
-/** Why a sign-in failed: a wrong login or password, brute-force protection refusing it, or an account not approved. */
 export type LoginFailureReason = 'invalid_credentials' | 'throttled' | 'not_approved' | 'invalid_client';
 
 export const authLoginFailures: MetricDefinition<Counter<'reason'>> = {
@@ -149,10 +148,7 @@ export const authLockouts: MetricDefinition<Counter> = {
     }),
 };
 
-/**
- * Counts open SSE streams of one kind: a response is counted from `track` until it closes, however
- * it closes (ended, client gone, connection closed at shutdown), exactly once.
- */
+/** Counted exactly once from `track` until the response closes, however it closes. */
 export class OpenStreams {
   private readonly gauge: Gauge.Internal<'kind'>;
 

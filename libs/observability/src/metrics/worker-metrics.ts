@@ -1,14 +1,12 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
-// When a service runs as several worker processes behind one port (node:cluster), a scrape reaches
-// one worker at random. That worker asks the primary, which collects every worker's registry
-// (prom-client's cluster protocol) and answers with their sum: counters and histograms add up,
-// gauges follow each metric's own aggregator.
+// Behind one port (node:cluster) a scrape reaches one worker at random, which asks the primary for every
+// worker's registry summed (prom-client's cluster protocol).
 
 const REQUEST = 'fed:metrics:request';
 const ANSWER = 'fed:metrics:answer';
-/** prom-client gives up on a worker that does not answer after 5 s; the asking worker waits a little longer. */
+/** prom-client gives up on a worker after 5 s; the asking worker waits a little longer. */
 const ANSWER_TIMEOUT_MS = 6000;
 
 interface MetricsRequest {
@@ -28,7 +26,6 @@ const isRequest = (message: unknown): message is MetricsRequest =>
 const isAnswer = (message: unknown): message is MetricsAnswer =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === ANSWER;
 
-/** In the primary: answers the workers' metrics requests with every worker's metrics summed. */
 export function serveWorkerMetrics(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
@@ -43,16 +40,11 @@ export function serveWorkerMetrics(): void {
   });
 }
 
-/**
- * In a worker: offers `registry` to the primary's collection, and returns what renders the sum of
- * every worker's metrics (asked of the primary).
- */
 export function metricsAcrossWorkers(registry: Registry): () => Promise<string> {
   AggregatorRegistry.setRegistries([registry]);
-  // Made for its side effect: in a worker, the constructor is what starts answering the primary's collection.
+  // In a worker, the constructor is what starts answering the primary's collection.
   new AggregatorRegistry();
   let next = 0;
-  /** Each request waiting for its answer, by id: what settles it. */
   const waiting = new Map<number, (error: Error | undefined, body?: string) => void>();
   process.on('message', (message: unknown) => {
     if (!isAnswer(message)) return;

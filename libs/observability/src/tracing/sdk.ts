@@ -10,20 +10,18 @@ import { REDACTED } from '../logging/redacted-query';
 import { incomingQuery, outgoingUrl, urlOfRequest } from './span-urls';
 import { PlatformPropagator, classifyIncoming, linkCaller } from './trace-propagation';
 
-// Loaded by startTracing only when tracing is on (tracing.ts): the SDK and the instrumentations are
-// not even required otherwise.
+// Required by startTracing only when tracing is on.
 
-/** Probes are called every few seconds by every orchestrator: they start no trace. */
+/** Called every few seconds by every orchestrator: they start no trace. */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface SdkOptions {
   serviceName: string;
-  /** Where spans go; default: the exporter the standard OTEL_ variables describe (OTLP, batched). */
+  /** Default: the exporter the standard OTEL_ variables describe. */
   spanProcessors?: SpanProcessor[];
 }
 
 export interface RunningSdk {
-  /** Exports what is buffered, then takes the instrumentations' patches off. */
   shutdown(): Promise<void>;
 }
 
@@ -34,7 +32,7 @@ export function startSdk(options: SdkOptions): RunningSdk {
     instrumentations: patches,
     // W3C Trace Context only, read from the service routes only (trace-propagation.ts).
     textMapPropagator: new PlatformPropagator(),
-    // Traces only: metrics stay Prometheus (`/metrics`), logs stay JSON lines that carry the trace id.
+    // Traces only: metrics stay Prometheus, logs stay JSON lines that carry the trace id.
     metricReaders: [],
     logRecordProcessors: [],
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
@@ -52,7 +50,7 @@ function instrumentations() {
   return [
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (request) => PROBES.has(pathOf(request.url)),
-      // Called before the request's trace context is read: it decides whether the caller's is continued.
+      // Runs before the request's trace context is read: it decides whether the caller's is continued.
       startIncomingSpanHook: (request) => {
         classifyIncoming(pathOf(request.url), request.headers);
         return { 'url.query': incomingQuery(request.url) };
@@ -60,7 +58,7 @@ function instrumentations() {
       startOutgoingSpanHook: (request) => ({
         'url.full': outgoingUrl(urlOfRequest(request))?.['url.full'] ?? REDACTED,
       }),
-      // Calls made outside any request or turn (JWKS refreshes, periodic passes) start no trace of their own.
+      // JWKS refreshes and periodic passes start no trace of their own.
       requireParentforOutgoingSpans: true,
       requestHook: (span, request) => {
         if (isIncoming(request)) linkCaller(span, request.headers);
@@ -68,9 +66,9 @@ function instrumentations() {
     }),
     // A span per route handler and router, not per middleware (a dozen per request, all alike).
     new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-    // The statement is the command's name alone: the arguments are chunks of answers, job payloads, keys.
+    // The command's name alone: the arguments are chunks of answers, job payloads, keys.
     new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
-    // Statements are parameterized: their text holds no values (enhancedDatabaseReporting stays off).
+    // Statements are parameterized: their text holds no values.
     new PgInstrumentation({ requireParentSpan: true }),
     new UndiciInstrumentation({
       requireParentforSpans: true,

@@ -1,12 +1,11 @@
 import { type RequestOptions } from 'node:http';
 import { REDACTED, redactedQuery } from '../logging/redacted-query';
 
-// What a span may show of a URL. Queries follow the access log's rules (redactedQuery). The URLs the
-// platform calls (model providers, tool servers: an MCP server's URL often holds its key) lose their
-// user info too, and the path segments that look like keys.
+// Queries follow the access log's rules (redactedQuery). Outgoing URLs (an MCP server's often holds its
+// key) also lose their user info and the path segments that look like keys.
 
 const URL_LIMIT = 2048;
-/** A segment of URL-safe characters; anything else (percent-encoded bytes, `+`, `=`) may be a token. */
+/** Anything else (percent-encoded bytes, `+`, `=`) may be a token. */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~:@-]+$/;
 const SHORT_SEGMENT = 12;
 const WORD_SEGMENT = 32;
@@ -14,23 +13,16 @@ const WORD_SEGMENT = 32;
 export type SpanUrl = {
   'url.full': string;
   'url.path': string;
-  /** Without its `?`; absent when nothing of it is left. */
   'url.query'?: string;
 };
 
-/** The query of an incoming request as a span shows it; undefined when there is none (or nothing is left of it). */
 export function incomingQuery(target: string | undefined): string | undefined {
   const query = target?.indexOf('?') ?? -1;
   if (!target || query < 0) return undefined;
   return redactedQuery(target.slice(query + 1), URL_LIMIT).slice(0, URL_LIMIT) || undefined;
 }
 
-/**
- * A URL the platform calls, as a span shows it: scheme, host and port; the path with the segments
- * that may be keys replaced by `[redacted]` (a segment is kept when it is short, `v1`, `gpt-4o`, or a
- * longer word without digits, `completions`, `openid-connect`); the query as the access log keeps it.
- * Undefined when `url` cannot be read.
- */
+/** A segment is kept when short (`v1`, `gpt-4o`) or a longer word without digits (`completions`). */
 export function outgoingUrl(url: string | URL): SpanUrl | undefined {
   let parsed: URL;
   try {
@@ -45,7 +37,7 @@ export function outgoingUrl(url: string | URL): SpanUrl | undefined {
   return query ? { 'url.full': full, 'url.path': path, 'url.query': query } : { 'url.full': full, 'url.path': path };
 }
 
-/** The URL an `http.request` goes to, from its options (as Node's: `host` or `hostname`, `port` apart). */
+/** Node's options: `host` or `hostname`, `port` apart. */
 export function urlOfRequest(options: RequestOptions): string {
   const hostname = options.hostname ?? options.host ?? 'localhost';
   const host = hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;

@@ -9,21 +9,17 @@ import {
   trace,
 } from '@opentelemetry/api';
 
-/** The instrumentation scope of the platform's own spans. A no-op tracer while tracing is off. */
+/** A no-op tracer while tracing is off. */
 export const tracer = trace.getTracer('@fed/platform');
 
 export interface SpanOptions {
   attributes?: Attributes;
-  /** Default: the active context. */
   parent?: Context;
   links?: Link[];
   kind?: SpanKind;
 }
 
-/**
- * Runs `work` in a new span, active for everything it awaits and ended when it settles. A failure
- * marks the span as an error by the error's type only: its message may quote what a user wrote.
- */
+/** A failure marks the span by the error's type only: its message may quote what a user wrote. */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   const { parent, ...spanOptions } = options;
   return tracer.startActiveSpan(name, spanOptions, parent ?? context.active(), async (span) => {
@@ -45,10 +41,7 @@ export function markFailed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
-/**
- * Names the active server span after the route that serves it (`POST /llm/v1/chat/completions`): what
- * Express routes get from their instrumentation, for the routes served ahead of Express.
- */
+/** What Express routes get from their instrumentation, for the routes served ahead of Express. */
 export function nameRequestSpan(method: string, route: string): void {
   const span = trace.getActiveSpan();
   if (!span) return;

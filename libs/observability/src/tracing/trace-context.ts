@@ -9,13 +9,12 @@ import {
   trace,
 } from '@opentelemetry/api';
 
-// W3C Trace Context, version 00 (https://www.w3.org/TR/trace-context/#traceparent-header), written and
-// read here: in jobs, in run streams and, through PlatformPropagator, in HTTP headers.
+// W3C Trace Context, version 00 (https://www.w3.org/TR/trace-context/#traceparent-header): in jobs, run
+// streams and, through PlatformPropagator, HTTP headers.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-/** The spec's limit of 32 list members of at most 256 characters each, with their commas. */
+/** The spec's limit of 32 members of at most 256 characters, with their commas. */
 const TRACESTATE_LIMIT = 32 * 257;
 
-/** The trace and span ids of the active span, for log lines; undefined when none is active. */
 export function activeTraceIds(): { traceId: string; spanId: string } | undefined {
   const span = trace.getActiveSpan();
   if (!span) return undefined;
@@ -23,10 +22,7 @@ export function activeTraceIds(): { traceId: string; spanId: string } | undefine
   return isSpanContextValid(spanContext) ? { traceId: spanContext.traceId, spanId: spanContext.spanId } : undefined;
 }
 
-/**
- * The context of `from` (by default the active span's) as W3C Trace Context, to put in a job or a
- * stream entry; undefined when nothing is traced (tracing off, or no span active).
- */
+/** Undefined when nothing is traced. */
 export function captureTraceContext(from: Context = context.active()): TraceContext | undefined {
   const spanContext = trace.getSpanContext(from);
   if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
@@ -40,10 +36,7 @@ export function traceContextOf(spanContext: SpanContext): TraceContext {
   return tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
-/**
- * The context that continues a received trace context (its span as the remote parent); the root
- * context when it is absent or malformed (it crossed a process boundary: it is not trusted).
- */
+/** The root context when absent or malformed: it crossed a process boundary, so it is not trusted. */
 export function contextFrom(received: Partial<TraceContext> | undefined): Context {
   const spanContext = spanContextFrom(received);
   return spanContext ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;

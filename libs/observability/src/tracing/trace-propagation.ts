@@ -10,32 +10,27 @@ import {
 import { type IncomingHttpHeaders } from 'node:http';
 import { spanContextFrom, traceContextOf } from './trace-context';
 
-// Which incoming requests continue their caller's trace (docs/operations.md, "Whose trace a request
-// joins"). The callers of these front doors are services: agent-runtime and API-key clients of the
-// gateway, A2A and MCP agents. Every other route is a public front door: a new trace starts there,
-// linked to the caller's, so that a client can neither decide what is sampled nor join a trace of ours.
+// Only these routes, whose callers are services, continue the caller's trace (docs/operations.md, "Whose
+// trace a request joins"). Public front doors start a new trace linked to the caller's, so a client can
+// neither decide what is sampled nor join a trace of ours.
 const SERVICE_ROUTE_PREFIXES = ['/llm/v1/'];
 const SERVICE_ROUTES = new Set(['/api/v1/a2a', '/api/v1/mcp']);
 
 const TRACEPARENT = 'traceparent';
 const TRACESTATE = 'tracestate';
 
-/** The headers of the incoming requests that continue their caller's trace (marked before the span starts). */
+/** Marked before the span starts. */
 const continued = new WeakSet<object>();
 
 export function continuesCallerTrace(path: string): boolean {
   return SERVICE_ROUTES.has(path) || SERVICE_ROUTE_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
-/** Says, before its span starts, whether an incoming request continues its caller's trace. */
 export function classifyIncoming(path: string, headers: IncomingHttpHeaders): void {
   if (continuesCallerTrace(path)) continued.add(headers);
 }
 
-/**
- * On a request that does not continue its caller's trace: a link from its span to the caller's, when
- * the caller sent a valid `traceparent` (its `tracestate` is not kept: it is the client's text).
- */
+/** Its `tracestate` is not kept: it is the client's text. */
 export function linkCaller(span: Span, headers: IncomingHttpHeaders): void {
   if (continued.has(headers)) return;
   const caller = spanContextFrom({ traceparent: single(headers[TRACEPARENT]) });
@@ -43,9 +38,8 @@ export function linkCaller(span: Span, headers: IncomingHttpHeaders): void {
 }
 
 /**
- * W3C Trace Context, and nothing else, whatever OTEL_PROPAGATORS says: `baggage` is neither read nor
- * sent (a client's baggage would be passed on to model providers and tool servers). Reads the trace
- * context only from the requests `classifyIncoming` marked.
+ * W3C Trace Context only, whatever OTEL_PROPAGATORS says: a client's `baggage` would be passed on to model
+ * providers and tool servers. Reads only requests `classifyIncoming` marked.
  */
 export class PlatformPropagator implements TextMapPropagator {
   inject(context: Context, carrier: unknown, setter: TextMapSetter): void {
@@ -70,7 +64,7 @@ export class PlatformPropagator implements TextMapPropagator {
   }
 }
 
-/** A header sent twice is not one value: the request carries no trace context. */
+/** A header sent twice is not one value: no trace context. */
 function single(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

@@ -4,12 +4,9 @@ import { type RunningSdk, type SdkOptions } from './sdk';
 let running: RunningSdk | undefined;
 
 /**
- * Starts the OpenTelemetry SDK of this process when a collector is configured
- * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); otherwise does nothing at all:
- * the SDK is not loaded, nothing is patched, spans are the API's no-ops. The instrumentations patch
- * http, express, pg, ioredis and undici as they are required, so this runs before anything else is
- * loaded (each app's preload.ts, main.ts's first import). A bad tracing variable leaves tracing
- * off here: loadConfig then stops the app and names it. Returns whether tracing is on.
+ * Only when a collector is configured (OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT); otherwise the SDK
+ * is not even loaded. Instrumentations patch modules as they are required, so this runs before anything
+ * else (preload.ts, main.ts's first import). A bad tracing variable leaves tracing off: loadConfig names it.
  */
 export function startTracing(
   app: HostedApp,
@@ -35,7 +32,7 @@ export function tracingStarted(): boolean {
   return running !== undefined;
 }
 
-/** Exports the spans still buffered, then stops the SDK (the last step of the service host's shutdown). */
+/** The last step of the service host's shutdown. */
 export async function stopTracing(): Promise<void> {
   const sdk = running;
   running = undefined;

@@ -13,7 +13,7 @@ export interface PersistenceOptions {
   /** Shown in pg_stat_activity, so a DBA can tell the apps apart. */
   applicationName: string;
   entities?: readonly (EntityClass | EntitySchema)[];
-  /** 0 disables. Ignored by the embedded PostgreSQL (PGlite ignores startup parameters). */
+  /** 0 disables. PGlite ignores it (and every startup parameter). */
   statementTimeoutMs?: number;
   idleInTransactionTimeoutMs?: number;
   connectTimeoutMs?: number;
@@ -27,11 +27,9 @@ export const defaultTimeouts = {
 };
 
 /**
- * pg-pool takes its error listener off a connection while the connection is checked out, so a connection the
- * server ends between two queries of its holder (a restart, a failover, `pg_terminate_backend`, a dropped test
- * database) emits an `error` nobody hears, and an unheard `error` ends the process. This connection always has a
- * listener: the error marks it unusable, its holder's next query fails with a connection error (answered as the
- * database being unreachable), and the pool drops it when it is released.
+ * pg-pool takes its error listener off a checked-out connection, so a server-side end between two queries
+ * (restart, failover, `pg_terminate_backend`) emits an unheard `error`, which ends the process. Here the
+ * error marks the connection unusable: the holder's next query fails, and the pool drops it on release.
  */
 export class PoolConnection extends Client {
   constructor(config?: string | ClientConfig) {
@@ -52,12 +50,11 @@ export function dataSourceOptions(options: PersistenceOptions): PostgresDataSour
     migrationsRun: false,
     synchronize: false,
     namingStrategy: new SnakeNamingStrategy(),
-    // gen_random_uuid() is built in since PostgreSQL 13 (and in PGlite): no extension to create,
-    // so the app never needs superuser rights at boot.
+    // gen_random_uuid() is built in since PostgreSQL 13 (and in PGlite): no superuser rights needed at boot.
     uuidExtension: 'pgcrypto',
     installExtensions: false,
     logging: options.logging ?? false,
-    // Sent in the startup packet of every pooled connection: no SET after connect, no session state.
+    // In the startup packet: no SET after connect, no session state.
     extra: {
       max: options.poolSize,
       connectionTimeoutMillis: options.connectTimeoutMs ?? defaultTimeouts.connectTimeoutMs,

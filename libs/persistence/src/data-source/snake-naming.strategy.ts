@@ -1,6 +1,6 @@
 import { DefaultNamingStrategy, type NamingStrategyInterface } from 'typeorm';
 
-// `conversationId` -> `conversation_id`, `HTTPServer` -> `http_server`, `userID` -> `user_id`.
+// `HTTPServer` -> `http_server`, `userID` -> `user_id`.
 export function snakeCase(name: string): string {
   return name
     .replace(/([a-z\d])([A-Z])/g, '$1_$2')
@@ -9,10 +9,9 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-// Tables, columns, join columns and join tables in snake_case, so SQL written by hand (migrations,
-// reports) never needs quoted camelCase. Names given explicitly in a decorator are kept as written.
-// Constraint and index names keep TypeORM's hashed defaults: they are stable and never collide at
-// Postgres' 63-character limit; name one explicitly where code needs to recognise it.
+// snake_case, so hand-written SQL never needs quoted camelCase; explicit decorator names are kept.
+// Constraint and index names keep TypeORM's hashed defaults: stable, and never colliding at Postgres'
+// 63-character limit.
 export class SnakeNamingStrategy extends DefaultNamingStrategy implements NamingStrategyInterface {
   override tableName(targetName: string, userSpecifiedName: string | undefined): string {
     return userSpecifiedName ?? snakeCase(targetName);

@@ -20,8 +20,7 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
-// One process at a time may open a PGlite data directory: two would corrupt it. The lock file holds
-// the owner's pid; a lock whose process is gone (crash, kill -9) is stale and taken over.
+// Two processes would corrupt a PGlite data directory. A lock whose pid is gone is stale and taken over.
 export async function lockDataDir(lockPath: string, dataDir: string): Promise<DataDirLock> {
   for (let attempt = 0; attempt < 5; attempt++) {
     if (await createLockFile(lockPath)) return { release: () => releaseLock(lockPath) };
@@ -32,8 +31,7 @@ export async function lockDataDir(lockPath: string, dataDir: string): Promise<Da
   throw new Error(`Could not take the lock ${lockPath}: other processes keep racing for it.`);
 }
 
-// Written to a private file first and linked into place: link() fails if the lock exists, so the
-// lock file appears atomically and never without its pid.
+// link() fails if the lock exists, so the lock file appears atomically and never without its pid.
 async function createLockFile(lockPath: string): Promise<boolean> {
   const draft = privateName(lockPath, 'draft');
   await writeFile(draft, String(process.pid), { mode: 0o600 });
@@ -48,7 +46,7 @@ async function createLockFile(lockPath: string): Promise<boolean> {
   }
 }
 
-/** The pid of the live process that holds the lock, or undefined when nobody does (no lock, or a stale one). */
+/** Undefined when nobody holds it (no lock, or a stale one). */
 export async function liveHolderOf(lockPath: string): Promise<number | undefined> {
   const pid = await readHolderPid(lockPath);
   return pid !== undefined && isAlive(pid) ? pid : undefined;
@@ -64,8 +62,8 @@ async function readHolderPid(lockPath: string): Promise<number | undefined> {
   }
 }
 
-// Renamed away before deletion: if two processes find the same stale lock, only one rename succeeds,
-// and a lock another process created meanwhile is put back instead of deleted.
+// Renamed away first: of two processes finding the same stale lock only one rename succeeds, and a
+// lock created meanwhile is put back instead of deleted.
 async function removeStaleLock(lockPath: string): Promise<void> {
   const moved = privateName(lockPath, 'stale');
   try {

@@ -14,32 +14,26 @@ import {
 } from './pglite-server.worker';
 
 export interface EmbeddedPostgresOptions {
-  /** The app's data directory; PostgreSQL keeps its files in `<dataDir>/pg`. */
+  /** PostgreSQL keeps its files in `<dataDir>/pg`. */
   dataDir: string;
-  /** Socket connections served at once; keep it above the sum of all pool sizes. */
+  /** Keep it above the sum of all pool sizes. */
   maxConnections?: number;
-  /**
-   * Tell other processes of this user where the database is served while this one holds the
-   * directory (`<dataDir>/embedded-postgres.json`), so `platformctl` works while the platform runs.
-   */
+  /** Publishes the endpoint file, so `platformctl` works while the platform runs. */
   shared?: boolean;
 }
 
 export interface EmbeddedPostgres {
-  /** postgres:// URL for the ordinary `pg` driver and TypeORM. */
   url: string;
-  /** The pid of the process serving it, when that is another one (`openEmbeddedPostgres`). */
+  /** When another process serves it (`openEmbeddedPostgres`). */
   servedBy?: number;
-  /** Stops the database; when another process serves it, only lets go of it. */
+  /** When another process serves it, only lets go of it. */
   stop(): Promise<void>;
 }
 
-/** A process holds the data directory and shares its database, but the database does not answer. */
 export class EmbeddedPostgresUnreachableError extends Error {
   constructor(
     readonly dataDir: string,
     readonly holderPid: number,
-    /** The socket the holder said it serves on. */
     readonly address: string,
     options: { cause: unknown },
   ) {
@@ -53,16 +47,15 @@ export class EmbeddedPostgresUnreachableError extends Error {
 }
 
 const LOCK_FILE = 'pg.lock';
-// PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; sun_path holds at most 107 bytes.
+// Clients look for `<dir>/.s.PGSQL.<port>`; sun_path holds at most 107 bytes.
 const socketPort = 5432;
 const socketName = `.s.PGSQL.${socketPort}`;
 const maxSocketPath = 100;
-// Long enough to wait out a transaction of the holder (migrations at its first start take seconds).
+// Waits out a transaction of the holder (first-start migrations take seconds).
 const PROBE_TIMEOUT_MS = 10_000;
 
-// PGlite (one PostgreSQL session) served on a Unix socket by pglite-socket, so the rest of the code
-// uses the same `pg` driver as in production. The socket server serializes its clients: while one
-// connection is in a transaction, the others wait.
+// PGlite served on a Unix socket, so the code uses the same `pg` driver as in production. One session:
+// while one connection is in a transaction, the others wait.
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
@@ -71,7 +64,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let worker: Worker | undefined;
   try {
     // Chat text, password hashes and e-mail addresses are in these files: no other local user may read them.
-    // The worker keeps what PGlite creates from now on owner-only too.
     await makeOwnerOnly(dataDir);
     const pgDataDir = path.join(dataDir, 'pg');
     await mkdir(pgDataDir, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
@@ -97,18 +89,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-/**
- * For a short-lived tool (platformctl): the database the holder of `dataDir` shares (the running
- * platform's), else one started here. A holder that shares nothing refuses with DataDirLockedError;
- * one whose database does not answer with EmbeddedPostgresUnreachableError.
- */
+/** For a short-lived tool (platformctl): the running platform's shared database, else one started here. */
 export async function openEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
   const shared = await findSharedDatabase(dataDir);
   if (shared) {
     const failure = await probe(shared.url);
     if (!failure) return { url: shared.url, servedBy: shared.pid, stop: async () => undefined };
-    // A holder that stopped in the meantime has freed the directory; a live one is out of reach.
+    // A holder that stopped in the meantime has freed the directory.
     if ((await liveHolderOf(path.join(dataDir, LOCK_FILE))) === shared.pid) {
       throw new EmbeddedPostgresUnreachableError(dataDir, shared.pid, socketAddress(shared.url), { cause: failure });
     }
@@ -116,8 +104,7 @@ export async function openEmbeddedPostgres(options: EmbeddedPostgresOptions): Pr
   return startEmbeddedPostgres({ ...options, shared: false });
 }
 
-// The lock file, not the endpoint file, says who holds the directory: an endpoint file is believed
-// only while the live holder of the lock is the process that wrote it.
+// An endpoint file is believed only while the live holder of the lock is the process that wrote it.
 async function findSharedDatabase(dataDir: string): Promise<{ url: string; pid: number } | undefined> {
   const endpoint = await endpointFile(dataDir).read();
   if (!endpoint) return undefined;
@@ -148,15 +135,14 @@ interface SocketDirectory {
   remove(): Promise<void>;
 }
 
-// The embedded server has no passwords: its socket sits in a directory only this user may enter,
-// which keeps other local users out. There is no TCP fallback, since any local user could connect to
-// a loopback port; a data directory too deep for a socket path gets a private temporary directory.
+// No passwords: the socket sits in an owner-only directory. No TCP fallback, since any local user could
+// reach a loopback port; a data directory too deep for a socket path gets a private temporary one.
 async function socketDirectory(dataDir: string): Promise<SocketDirectory> {
   const inDataDir = path.join(dataDir, 'run');
   if (Buffer.byteLength(path.join(inDataDir, socketName)) <= maxSocketPath) {
     await mkdir(inDataDir, { recursive: true, mode: 0o700 });
     await chmod(inDataDir, 0o700);
-    // A socket left by a process that was killed; the data-dir lock proves nobody is serving it.
+    // Left by a killed process; the data-dir lock proves nobody serves it.
     await rm(path.join(inDataDir, socketName), { force: true });
     return { dir: inDataDir, remove: async () => undefined };
   }

@@ -5,12 +5,7 @@ import path from 'node:path';
 export const OWNER_ONLY_DIRECTORY = 0o700;
 export const OWNER_ONLY_FILE = 0o600;
 
-/**
- * Creates `dir` (and its missing parents) as 0700 and makes it and everything under it owner-only:
- * directories 0700, files (and sockets) 0600. Symbolic links are left as they are and never
- * followed, so a link in DATA_DIR cannot make this change a file elsewhere. A data directory made by
- * an older version (PGlite's files were 0666) is fixed on its next start.
- */
+/** Symbolic links are never followed, so a link in DATA_DIR cannot make this change a file elsewhere. */
 export async function makeOwnerOnly(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   const info = await lstat(dir);
@@ -24,7 +19,7 @@ async function restrictTree(dir: string): Promise<void> {
   try {
     entries = await opendir(dir);
   } catch (error) {
-    // Removed while walking (a checkpoint's temporary file, a blob being replaced): nothing to fix.
+    // Removed while walking (a checkpoint's temporary file): nothing to fix.
     if (isGone(error)) return;
     throw error;
   }
@@ -42,7 +37,7 @@ async function restrictTree(dir: string): Promise<void> {
 
 async function restrictPath(entryPath: string, mode: number): Promise<void> {
   try {
-    // lstat again: the entry may have been replaced by a link since the directory was read.
+    // The entry may have been replaced by a link since the directory was read.
     const info = await lstat(entryPath);
     if (info.isSymbolicLink()) return;
     await restrict(entryPath, mode, info.mode);

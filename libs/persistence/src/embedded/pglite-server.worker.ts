@@ -1,14 +1,12 @@
-// PGlite runs in a worker thread, for two reasons. Its queries execute synchronously in WebAssembly,
-// so on the app's thread every query would stall HTTP and SSE. And its CommonJS build loads its
-// WebAssembly through dynamic import(), which Jest's module sandbox refuses; a worker thread is
-// plain Node. The worker runs this source text as it is (no build step, no coverage instrumentation),
-// so it is JavaScript, kept small; the messages are typed below.
+// A worker thread: PGlite's queries run synchronously in WebAssembly and would stall HTTP and SSE, and
+// its dynamic import() of the WebAssembly is refused by Jest's sandbox. The worker runs this text as it
+// is (no build step), so it is plain JavaScript.
 
 export interface PgliteWorkerData {
-  /** A file whose node_modules provide @electric-sql/pglite and @electric-sql/pglite-socket. */
+  /** Its node_modules provide @electric-sql/pglite and @electric-sql/pglite-socket. */
   resolveFrom: string;
   pgDataDir: string;
-  /** The Unix socket to listen on, in a directory only the data dir's owner may enter. */
+  /** In a directory only the data dir's owner may enter. */
   socketPath: string;
   maxConnections: number;
 }

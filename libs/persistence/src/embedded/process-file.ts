@@ -3,9 +3,8 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * A small JSON file in a data directory by which a running process tells others how to reach it
- * (the platform's embedded database, its signal relay). It names the process, so a reader can tell a
- * file left by one that is gone, and the writer removes only its own.
+ * How a running process tells others how to reach it. It names the process, so a reader can tell a file
+ * left by one that is gone, and the writer removes only its own.
  */
 export interface ProcessRecord {
   version: 1;
@@ -15,7 +14,6 @@ export interface ProcessRecord {
 export class ProcessFile<Record extends ProcessRecord> {
   constructor(
     readonly file: string,
-    /** Whether parsed JSON is a record this version of the code understands. */
     private readonly isRecord: (value: Partial<Record>) => boolean,
   ) {}
 
@@ -27,7 +25,7 @@ export class ProcessFile<Record extends ProcessRecord> {
     return new ProcessFile(path.join(dataDir, name), isRecord);
   }
 
-  // Written to a private draft first and renamed into place, so a reader never sees half of it.
+  // Renamed into place, so a reader never sees half of it.
   async publish(record: Omit<Record, 'version' | 'pid'>): Promise<void> {
     const draft = `${this.file}.${process.pid}-${randomBytes(4).toString('hex')}.draft`;
     await mkdir(path.dirname(this.file), { recursive: true });
@@ -35,7 +33,7 @@ export class ProcessFile<Record extends ProcessRecord> {
     await rename(draft, this.file);
   }
 
-  /** Removes the file if this process wrote it; one written by a later process stays. */
+  /** One written by a later process stays. */
   async withdraw(): Promise<void> {
     if ((await this.read())?.pid === process.pid) await this.remove();
   }
@@ -44,7 +42,7 @@ export class ProcessFile<Record extends ProcessRecord> {
     await rm(this.file, { force: true });
   }
 
-  /** The record as written; undefined when absent, not JSON or of an unknown version. */
+  /** Undefined when absent, not JSON or of an unknown version. */
   async read(): Promise<Record | undefined> {
     let text: string;
     try {
@@ -62,7 +60,6 @@ export class ProcessFile<Record extends ProcessRecord> {
     return undefined;
   }
 
-  /** The record, if the process that wrote it still runs. */
   async readLive(): Promise<Record | undefined> {
     const record = await this.read();
     return record && isAlive(record.pid) ? record : undefined;

@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 
-/** Where a writer's rows go: a table and its columns (snake_case), as `json_populate_recordset` fills them. */
+/** Columns in snake_case, as `json_populate_recordset` fills them. */
 export interface LogTable {
   /** Schema-qualified and quoted: `"audit"."audit_logs"`. */
   name: string;
@@ -11,25 +11,18 @@ export type DropReason = 'buffer_full' | 'refused' | 'database_gone';
 
 export interface BatchedLogWriterOptions {
   flushMs: number;
-  /** Rows held while the database cannot take them; beyond, the oldest are dropped and counted. */
+  /** Beyond this, the oldest are dropped and counted. */
   maxBufferedRows: number;
   onError?: (error: unknown, bufferedRows: number) => void;
   onDropped?: (rows: number, reason: DropReason) => void;
 }
 
-// Rows to a statement. A busy gateway buffers a few thousand rows a tick (about 4,000 at 4,000
-// requests a second and the default 1 s tick): they go in as few statements as that allows, each a
-// round trip and a commit (four statements of 100 where one would do doubled the benchmark's added
-// p99 at concurrency 1). Bounded, because the batch is joined and copied on the event loop that
-// serves the calls: 500 rows (about 350 KB) cost about 0.3 ms there.
+// Few statements per tick (each a round trip and a commit), but bounded: the batch is joined and
+// copied on the event loop that serves the calls.
 const BATCH_ROWS = 500;
 
-// The writers of a process take turns: a tick's write starts once the write of any other writer of the
-// process has ended, or after one flush interval at most (a database that does not answer holds no one
-// for longer). Every writer ticks on the same second, so the gateway's two logs (its calls' rows and
-// the access log) were inserted at the same instant: two PostgreSQL backends busy at once for 30-60 ms,
-// which on two shared cores left none to the calls (a quarter of the slowest 1% of calls at concurrency
-// 1 fell in those windows, 2.5% of all calls).
+// Writers of a process take turns (waiting at most one flush interval), so two logs ticking on the same
+// second do not keep two PostgreSQL backends busy at once, starving the calls on shared cores.
 let lane: Promise<unknown> = Promise.resolve();
 
 function inTurn<T>(work: () => Promise<T>, maxWaitMs: number): Promise<T> {
@@ -49,15 +42,13 @@ function inTurn<T>(work: () => Promise<T>, maxWaitMs: number): Promise<T> {
 }
 
 /**
- * Log rows written in batches (one multi-row INSERT per flush), off the path of the request that
- * caused them: no call waits for the database, and a slow or absent one never fails it. Rows wait in
- * memory while the database is slow or down and are written when it answers again (a retried insert
- * skips rows already written: they are keyed by id); a batch PostgreSQL refuses for its values is
- * dropped and counted, since it would fail again and block every row behind it. close() writes what is
- * left before the process stops; rows buffered when it dies without a graceful stop are lost.
+ * Off the request path: no call waits for the database, and a slow or absent one never fails it. Rows wait
+ * in memory until it answers (retries skip rows already written, keyed by id); a batch refused for its
+ * values is dropped and counted, since it would block every row behind it. Rows are lost only if the
+ * process dies without close().
  */
 export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
-  /** Rows as JSON records: one string each, cheap to keep until written. */
+  /** One string each, cheap to keep until written. */
   private buffer: string[] = [];
   private readonly timer: NodeJS.Timeout;
   private readonly insert: string;
@@ -73,7 +64,6 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     private readonly dataSource: Pick<DataSource, 'query'>,
     table: LogTable,
     private readonly options: BatchedLogWriterOptions,
-    /** The row by column name (snake_case), as the table takes it. */
     private readonly toRecord: (row: Row) => object = (row) => row,
   ) {
     const columns = table.columns.map((column) => `"${column}"`).join(', ');
@@ -84,7 +74,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     this.timer.unref();
   }
 
-  /** Rows written so far are not counted; rows waiting are. */
+  /** Rows waiting. */
   get pending(): number {
     return this.buffer.length;
   }
@@ -94,8 +84,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
   }
 
   append(row: Row): void {
-    // Serialized now: a string is one flat object for the garbage collector, where a row object and
-    // its fields would be scanned and copied by every collection until the flush.
+    // A string is one flat object for the GC, where a row object would be scanned by every collection.
     this.buffer.push(JSON.stringify(this.toRecord(row)));
     if (this.buffer.length > this.options.maxBufferedRows && !this.flushing) {
       this.drop(this.buffer.length - this.options.maxBufferedRows, 'buffer_full');
@@ -103,16 +92,12 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     if (this.closed) void this.write();
   }
 
-  /**
-   * Writes what is buffered now (one batch after another); resolves when the attempt is over (never
-   * rejects). A write already under way took only the rows buffered when it began: this one waits for it
-   * and then writes the rest.
-   */
+  /** Never rejects. A write under way took only the rows buffered when it began: this one writes the rest. */
   flush(): Promise<void> {
     return this.flushing ? this.flushing.then(() => this.write()) : this.write();
   }
 
-  // The tick's write: none while one is under way (its rows wait for the next tick).
+  // None while one is under way (its rows wait for the next tick).
   private write(): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.buffer.length === 0 || Date.now() < this.retryAt) return Promise.resolve();
@@ -122,11 +107,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     return this.flushing;
   }
 
-  /**
-   * Stops the timer and writes every buffered row, retrying until `deadlineMs` has passed. A database
-   * that is gone (dropped, shutting down, refusing connections) ends the wait at once: retrying it
-   * would only hold the shutdown, and a service closes several writers one after another.
-   */
+  /** A database that is gone ends the wait at once: a service closes several writers one after another. */
   async close(deadlineMs = 5_000): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
@@ -142,21 +123,14 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
     }
   }
 
-  /**
-   * Writes the rows buffered when the flush began, a batch at a time. Rows that arrive meanwhile wait
-   * for the next tick: chasing them made each flush of a busy gateway trail off in ever smaller
-   * inserts (21 rows apiece on average in the benchmark), each a statement and a commit of its own,
-   * a load on the database, and on the cores the service shares with it, for no row's benefit.
-   */
+  /** Rows that arrive meanwhile wait for the next tick: chasing them trails off in ever smaller inserts. */
   private async writeAll(): Promise<void> {
     let remaining = this.buffer.length;
     while (remaining > 0) {
       const batch = this.buffer.slice(0, Math.min(BATCH_ROWS, remaining));
       try {
-        // After a failure the rows may have been written after all (the answer was lost): the retry
-        // skips ids already there. The first attempt needs no such check (about 5% of the insert).
-        // One JSON parameter for the whole batch, expanded by PostgreSQL: far cheaper to build than a
-        // parameter per field.
+        // After a failure the rows may have been written after all (the answer was lost): the retry skips ids
+        // already there. One JSON parameter for the batch: far cheaper to build than a parameter per field.
         await this.dataSource.query(this.failures > 0 ? this.insertSkippingWritten : this.insert, [
           `[${batch.join(',')}]`,
         ]);
@@ -175,7 +149,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
       this.failures = 0;
       this.retryAt = 0;
       this.lastErrorGone = false;
-      // Rows appended meanwhile sit after the batch; only the written ones leave.
+      // Rows appended meanwhile sit after the batch.
       this.buffer.splice(0, batch.length);
       remaining -= batch.length;
     }
@@ -188,10 +162,7 @@ export class BatchedLogWriter<Row extends object = Record<string, unknown>> {
   }
 }
 
-/**
- * The database will not take rows soon: it does not exist (3D000), it is shutting down or starting
- * (57P01-57P03), the connection failed (class 08), or nothing listens (ECONNREFUSED).
- */
+/** 3D000, 57P01-57P03, class 08, or ECONNREFUSED: the database will not take rows soon. */
 function isDatabaseGone(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;

@@ -2,14 +2,12 @@ import { type DataSource, MigrationExecutor } from 'typeorm';
 import { createDataSource, dataSourceOptions } from '../data-source/data-source.factory';
 import { platformSchema } from '../schemas';
 
-// Any fixed number: every migrator of every version takes the same transaction-scoped lock.
+// Any fixed number: every migrator of every version takes the same lock.
 const migrationLockKey = '7305146283409512331';
 
-// TypeORM's own DataSource.runMigrations() is not safe to run from two processes at once: it creates
-// the migrations table and reads the applied migrations before its transaction starts, so both
-// processes see the same pending list. Here everything (schema, table, read, apply) happens in one
-// transaction that first takes pg_advisory_xact_lock: a second migrator waits, then finds nothing
-// pending. The lock ends with the transaction, so nothing lingers in the single session of PGlite.
+// TypeORM's runMigrations() reads the pending list before its transaction starts, so two processes both
+// apply it. Here everything runs in one transaction that first takes pg_advisory_xact_lock: a second
+// migrator waits, then finds nothing pending. The lock ends with the transaction (PGlite has one session).
 async function withMigrationLock<T>(url: string, work: (executor: MigrationExecutor) => Promise<T>): Promise<T> {
   const dataSource = await migrationDataSource(url);
   const queryRunner = dataSource.createQueryRunner();
@@ -38,7 +36,7 @@ function migrationDataSource(url: string): Promise<DataSource> {
   );
 }
 
-/** Applies every pending migration in one transaction; returns the names applied, oldest first. */
+/** One transaction; the names applied, oldest first. */
 export async function runMigrations(url: string): Promise<string[]> {
   const applied = await withMigrationLock(url, (executor) => executor.executePendingMigrations());
   return applied.map((migration) => migration.name);
@@ -54,7 +52,7 @@ export async function pendingMigrations(url: string): Promise<string[]> {
   }
 }
 
-/** Reverts the most recently applied migration; returns its name, or undefined when none is applied. */
+/** Undefined when none is applied. */
 export async function revertLastMigration(url: string): Promise<string | undefined> {
   return withMigrationLock(url, async (executor) => {
     const [last] = await executor.getExecutedMigrations();

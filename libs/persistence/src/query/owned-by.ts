@@ -1,14 +1,12 @@
-/** Whose rows a statement may read: the user key the rows are scoped by, and its tenant (null for none). */
+/** Tenant null for none. */
 export interface RowOwner {
   userId: string;
   tenantId: string | null;
 }
 
 /**
- * The condition limiting a statement to `owner`'s rows (the design's first security rule: another
- * user's or another tenant's rows are never read), its two values appended to `parameters`. The
- * tenant compares with IS NOT DISTINCT FROM, so a NULL tenant matches only NULL; the shape is the
- * one the `(user_id, tenant_id, ...)` indexes serve. `alias` qualifies the columns (`c."user_id"`).
+ * The design's first security rule: another user's or tenant's rows are never read. IS NOT DISTINCT FROM,
+ * so a NULL tenant matches only NULL; the shape the `(user_id, tenant_id, ...)` indexes serve.
  */
 export function ownedBy(owner: RowOwner, parameters: unknown[], alias?: string): string {
   parameters.push(owner.userId, owner.tenantId);

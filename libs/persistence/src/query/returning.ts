@@ -1,10 +1,6 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 
-/**
- * The rows of an `UPDATE` or `DELETE ... RETURNING`. TypeORM's `query()` answers those statements
- * with `[rows, affectedCount]` on PostgreSQL, but a `SELECT` or `INSERT` with plain rows; this
- * keeps callers from mixing the two up.
- */
+/** On PostgreSQL TypeORM's `query()` answers `UPDATE`/`DELETE ... RETURNING` with `[rows, affectedCount]`, not rows. */
 export async function modifyReturning<T>(
   runner: Pick<DataSource | EntityManager, 'query'>,
   sql: string,

@@ -5,7 +5,7 @@ import { newTestDatabaseName, prepareTestTemplate } from './test-template';
 
 export interface TestDatabaseOptions {
   entities?: PersistenceOptions['entities'];
-  /** false: an empty database (no schemas, no migrations table), for testing migrations themselves. */
+  /** false: an empty database, for testing migrations themselves. */
   migrated?: boolean;
 }
 
@@ -13,11 +13,11 @@ export interface TestDatabase {
   name: string;
   url: string;
   dataSource: DataSource;
-  /** Closes the data source and drops the database, even while others are connected to it. */
+  /** Even while others are connected to it. */
   drop(): Promise<void>;
 }
 
-// One per test file: a clone of the migrated template, so files run in parallel without sharing rows.
+// A clone of the migrated template per test file, so files run in parallel without sharing rows.
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = newTestDatabaseName();
   await createDatabase(name, options.migrated === false ? 'template0' : templateDatabaseName());
@@ -34,7 +34,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   }
 }
 
-// The template is missing when a test runs without Jest's globalSetup (or a run dropped it): build it.
+// Missing without Jest's globalSetup: build it.
 async function createDatabase(name: string, template: string): Promise<void> {
   const create = () =>
     withAdminClient((admin) =>
@@ -56,7 +56,7 @@ async function dropTestDatabase(name: string, dataSource?: DataSource): Promise<
 
 export type TestDatabaseHandle = Pick<TestDatabase, 'name' | 'url' | 'dataSource'>;
 
-// For a Jest file: a fresh database in beforeAll, dropped in afterAll. Read the handle inside tests.
+// beforeAll/afterAll: read the handle inside tests.
 export function useTestDatabase(options: TestDatabaseOptions = {}): TestDatabaseHandle {
   let database: TestDatabase | undefined;
   beforeAll(async () => {

@@ -13,11 +13,10 @@ import {
 const templateLockKey = '7305146283409512332';
 // Another checkout with other migrations may be running its tests on this server right now.
 const staleTemplateAfterMs = 60 * 60 * 1000;
-// A test database this old belongs to a run that crashed before its afterAll.
+// From a run that crashed before its afterAll.
 const abandonedTestDatabaseAfterMs = 6 * 60 * 60 * 1000;
 
-// Run once by Jest's globalSetup; returns the template's name. Safe when two runs start at once:
-// the admin connection holds a (real server's) session advisory lock until it ends.
+// Safe when two runs start at once: the admin connection holds a session advisory lock until it ends.
 export async function prepareTestTemplate(): Promise<string> {
   return withAdminClient(async (admin) => {
     await admin.query('SELECT pg_advisory_lock($1::bigint)', [templateLockKey]);
@@ -29,7 +28,7 @@ export async function prepareTestTemplate(): Promise<string> {
   });
 }
 
-// Ready = migrated and sealed: the flags are set last, so a half-built template is never reused.
+// The flags are set last, so a half-built template is never reused.
 async function isReadyTemplate(admin: Client, template: string): Promise<boolean> {
   const { rows } = await admin.query<{ ready: boolean }>(
     'SELECT datistemplate AND NOT datallowconn AS ready FROM pg_database WHERE datname = $1',
@@ -38,8 +37,7 @@ async function isReadyTemplate(admin: Client, template: string): Promise<boolean
   return rows[0]?.ready === true;
 }
 
-// No connection may stay open: CREATE DATABASE ... TEMPLATE refuses a template that has one.
-// ALLOW_CONNECTIONS false keeps it that way.
+// CREATE DATABASE ... TEMPLATE refuses a template with an open connection; ALLOW_CONNECTIONS false keeps none.
 async function buildTemplate(admin: Client, template: string): Promise<void> {
   const name = quoteIdentifier(template);
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -75,8 +73,7 @@ async function dropAbandonedTestDatabases(admin: Client): Promise<void> {
   for (const { datname } of abandoned) await dropIfUnused(admin, datname);
 }
 
-// Without FORCE: a database someone is connected to is left alone. Checked first, because a DROP
-// that meets a connection waits five seconds before it gives up.
+// Without FORCE: a database in use is left alone. Checked first: a DROP that meets a connection waits 5 s.
 async function dropIfUnused(admin: Client, database: string): Promise<void> {
   const { rowCount } = await admin.query('SELECT 1 FROM pg_stat_activity WHERE datname = $1', [database]);
   if (rowCount !== 0) return;
@@ -87,13 +84,13 @@ async function dropIfUnused(admin: Client, database: string): Promise<void> {
   }
 }
 
-// A template without our comment was made by hand or by an older helper: old enough to go.
+// Made by hand or by an older helper: old enough to go.
 function createdAt(comment: string | null): number {
   const match = /created_at=(\d+)/.exec(comment ?? '');
   return match ? Number(match[1]) : 0;
 }
 
-// fed_test_<unix seconds>_<random>: the age is in the name because PostgreSQL does not record it.
+// PostgreSQL does not record a database's age, so the name holds it.
 export function newTestDatabaseName(now = Date.now()): string {
   return `${testDatabasePrefix}${Math.floor(now / 1000)}_${randomBytes(4).toString('hex')}`;
 }

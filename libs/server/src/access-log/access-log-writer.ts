@@ -1,7 +1,7 @@
 import { BatchedLogWriter, type BatchedLogWriterOptions, type LogTable } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 
-/** One access log row by column name, as `audit.access_logs` takes it (`source_namespace` stays null). */
+/** As `audit.access_logs` takes it (`source_namespace` stays null). */
 export interface AccessLogRecord {
   id: string;
   created_at: string;
@@ -37,7 +37,7 @@ const TABLE: LogTable = {
   ] satisfies (keyof AccessLogRecord)[],
 };
 
-/** The access log's rows, in batches off the request path (BatchedLogWriter). */
+/** Batched off the request path. */
 export class AccessLogWriter extends BatchedLogWriter<AccessLogRecord> {
   constructor(dataSource: Pick<DataSource, 'query'>, options: BatchedLogWriterOptions) {
     super(dataSource, TABLE, options);

@@ -5,13 +5,10 @@ import { AccessLog } from './access-log';
 import { AccessLogWriter } from './access-log-writer';
 
 const FLUSH_MS = 1000;
-// About 50 s of a busy service (1,000 requests a second) while the database is away; then the oldest go.
+// Bounded while the database is away; then the oldest go.
 const MAX_BUFFERED_ROWS = 50_000;
 
-/**
- * Gives the host's AccessLog its writer once the database is there, and writes what is left on
- * shutdown (the host drains open requests first, so their rows are in).
- */
+/** Writes what is left on shutdown; the host drains open requests first, so their rows are in. */
 @Injectable()
 export class AccessLogFlusher implements OnModuleDestroy {
   private readonly writer: AccessLogWriter;
@@ -26,7 +23,7 @@ export class AccessLogFlusher implements OnModuleDestroy {
       flushMs: FLUSH_MS,
       maxBufferedRows: MAX_BUFFERED_ROWS,
       onError: (error, bufferedRows) => {
-        // Once per 10 s while the database is away, not a line a tick.
+        // Not a line a tick.
         if (Date.now() - lastWarning < 10_000) return;
         lastWarning = Date.now();
         logger.warn({ err: error, bufferedRows }, 'access log rows not written yet; retrying');

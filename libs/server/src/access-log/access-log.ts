@@ -8,19 +8,17 @@ import { clientAddress } from '../http/client-address';
 import { type AccessLogRecord } from './access-log-writer';
 import { HOST_LIMIT, USER_AGENT_LIMIT, loggedHeader, loggedMethod, loggedPath } from './logged-request';
 
-/** The status recorded when the connection closed before the response was complete (nginx's "client closed request"). */
+/** nginx's "client closed request": the connection closed before the response was complete. */
 export const CLOSED_BEFORE_RESPONSE = 499;
 
-/** Where finished requests' rows go (the host's AccessLogWriter). */
 export interface AccessLogSink {
   append(row: AccessLogRecord): void;
   flush(): Promise<void>;
 }
 
 /**
- * One row per HTTP request a service answers (probes excepted), taken when the response closes:
- * on the request path only a start time and a listener; the row is built after the answer has left.
- * Rows go to the sink the host attaches once its database is up; none is kept before that.
+ * One row per request (probes excepted): the request path pays only a start time and a listener; the
+ * row is built once the answer has left. Nothing is kept before the host attaches its sink.
  */
 export class AccessLog {
   private sink: AccessLogSink | undefined;
@@ -34,7 +32,7 @@ export class AccessLog {
     this.sink = sink;
   }
 
-  /** Writes what is buffered now (tests; the host flushes every second and on shutdown). */
+  /** For tests; the host flushes every second and on shutdown. */
   flush(): Promise<void> {
     return this.sink?.flush() ?? Promise.resolve();
   }
@@ -61,7 +59,7 @@ export class AccessLog {
       id: timeOrderedUuid(startedAt),
       created_at: new Date(startedAt).toISOString(),
       service: this.service,
-      // From X-Forwarded-For behind proxies: whatever a caller wrote there when the chain is short; only an address is kept.
+      // X-Forwarded-For may hold whatever a caller wrote: only an address is kept.
       source_ip: isIP(sourceIp) !== 0 ? sourceIp : null,
       method: loggedMethod(req.method),
       host: loggedHeader(req.headers.host, HOST_LIMIT),
@@ -72,8 +70,7 @@ export class AccessLog {
       duration_ms: durationMs,
       authz_result: authz?.result ?? null,
       authz_reason: authz?.reason ?? null,
-      // The authenticated caller's tenant: a Nest route's principal, or what a fast route's check noted
-      // (the gateway's key or token). None for a request no credential was accepted on.
+      // A Nest route's principal, or what a fast route's check noted (the gateway's key or token).
       tenant_id: principalOf(req)?.tenant?.id ?? authz?.tenantId ?? null,
     });
   }

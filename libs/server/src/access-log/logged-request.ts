@@ -1,16 +1,12 @@
 import { redactedQuery } from '@fed/observability';
 import { storableText } from '@fed/persistence';
 
-/** Longest path (query included) kept; longer ones are cut. */
 export const PATH_LIMIT = 2048;
 export const HOST_LIMIT = 255;
 export const USER_AGENT_LIMIT = 512;
 const METHOD_LIMIT = 16;
 
-/**
- * The request target as the access log stores it: the path as sent, and of the query only what
- * cannot be a secret (`redactedQuery`, the rules spans follow too). Bounded and storable.
- */
+/** Of the query only what cannot be a secret (`redactedQuery`, as spans do). */
 export function loggedPath(target: string): string {
   const query = target.indexOf('?');
   if (query < 0) return storableText(target, PATH_LIMIT);
@@ -23,7 +19,7 @@ export function loggedMethod(method: string | undefined): string | null {
   return method === undefined ? null : storableText(method, METHOD_LIMIT);
 }
 
-/** A header's value bounded and made storable; null when absent. */
+/** Null when absent. */
 export function loggedHeader(value: string | string[] | undefined, limit: number): string | null {
   if (value === undefined) return null;
   return storableText(typeof value === 'string' ? value : value.join(', '), limit);

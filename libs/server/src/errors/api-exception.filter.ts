@@ -8,10 +8,10 @@ import { JSON_REFUSED_TYPE } from '../http/json-body';
 import { type BodyErrorFormats, type BodyRefusalAnswer } from './body-error-formats';
 import { isDependencyUnavailable } from './dependency-unavailable';
 
-/** `Retry-After` of every 503: long enough for a database restart or a Redis failover to begin to pass. */
+/** Long enough for a database restart or a Redis failover to begin to pass. */
 export const RETRY_AFTER_SECONDS = 5;
 
-/** Nest's own HTTP exceptions (unknown route, body parser) by status, in our vocabulary. */
+/** Nest's own HTTP exceptions (unknown route, body parser) in our vocabulary. */
 const codeByStatus: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'invalid_token',
@@ -32,10 +32,8 @@ export interface RenderedError {
 }
 
 /**
- * The one place an exception becomes a response: known errors get the spec's status and envelope; a
- * database or Redis out of reach is a 503 `service_unavailable` (every 503 carries `Retry-After`), so
- * that clients retry; anything else is a 500 whose `errorId` points to the logged stack, with no
- * internals leaked.
+ * Known errors get the spec's status and envelope; a database or Redis out of reach is a 503 with
+ * `Retry-After`, so clients retry; anything else is a 500 whose `errorId` points to the logged stack.
  */
 export function renderError(thrown: unknown, logger: Logger): RenderedError {
   const rendered = renderKnownOrNot(thrown, logger);
@@ -46,7 +44,6 @@ export function renderError(thrown: unknown, logger: Logger): RenderedError {
 }
 
 function renderKnownOrNot(thrown: unknown, logger: Logger): RenderedError {
-  // A domain lib's refusal answers through that lib's table of codes.
   const error = thrown instanceof DomainError ? thrown.toApiError() : thrown;
   if (error instanceof ApiError)
     return { status: error.status, headers: { ...error.headers }, body: error.toEnvelope() };
@@ -86,7 +83,7 @@ function messageOf(error: HttpException): string {
   return typeof message === 'string' ? message : error.message;
 }
 
-/** An error of the host's body parser (body-parser signals problems with `type` and `status`), Nest-wrapped or not. */
+/** body-parser signals problems with `type` and `status`. */
 function isBodyParserError(thrown: unknown): boolean {
   const error = thrown instanceof HttpException ? thrown.cause : thrown;
   const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
@@ -98,7 +95,6 @@ function asBodyParserError(error: unknown): RenderedError | undefined {
   if (typeof type !== 'string' || typeof status !== 'number') return undefined;
   switch (type) {
     case JSON_REFUSED_TYPE:
-      // Over the depth or container bound, or a repeated member name (json-body.ts): the reason says which.
       return { status: 400, headers: {}, body: errorEnvelope('invalid_json', String(message)) };
     case 'entity.parse.failed':
       return { status: 400, headers: {}, body: errorEnvelope('invalid_json', 'the request body is not valid JSON') };
@@ -120,7 +116,7 @@ function asBodyParserError(error: unknown): RenderedError | undefined {
 
 export function sendError(res: Response, rendered: RenderedError | BodyRefusalAnswer): void {
   if (res.headersSent) {
-    // A stream already started: the response cannot change shape any more; end it.
+    // A stream already started: the response cannot change shape any more.
     res.end();
     return;
   }
@@ -131,7 +127,7 @@ export function sendError(res: Response, rendered: RenderedError | BodyRefusalAn
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly logger: Logger,
-    /** Routes whose body refusals have another format than the REST envelope. */
+    /** Routes whose body refusals are not in the REST envelope. */
     private readonly bodyFormats?: BodyErrorFormats,
   ) {}
 

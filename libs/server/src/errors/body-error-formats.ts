@@ -1,4 +1,3 @@
-/** What a route answers when its body is refused before it is routed (too large, not JSON, over the bounds). */
 export interface BodyRefusalAnswer {
   status: number;
   headers: Record<string, string>;
@@ -11,14 +10,13 @@ export type BodyRefusalFormat = (refusal: { status: number; message: string }) =
 export const BODY_ERROR_FORMATS = Symbol.for('fed.server.BodyErrorFormats');
 
 /**
- * The host parses JSON bodies before Nest routes a request, so a refusal there reaches only the global
- * exception filter, which answers in the REST envelope. A route whose errors have another format (the
- * Marketplace token endpoint's OAuth errors) registers it here for its path.
+ * The host parses JSON before Nest routes a request, so its refusals reach only the global filter. A route
+ * whose errors have another format (the Marketplace token endpoint's OAuth errors) registers it here.
  */
 export class BodyErrorFormats {
   private readonly byPath = new Map<string, BodyRefusalFormat>();
 
-  /** `path` without the query string; matched as Express routes it (any case, a trailing slash or not). */
+  /** Matched as Express routes it: any case, a trailing slash or not. */
   add(path: string, format: BodyRefusalFormat): void {
     const key = routeKey(path);
     if (this.byPath.has(key)) throw new Error(`a body error format for ${path} is registered twice`);

@@ -1,8 +1,6 @@
-// Which failures mean "a service this request needs (PostgreSQL, Redis) cannot be reached right now",
-// answered 503 with Retry-After so that a client may safely try again, rather than 500 (a bug of ours).
-// Only connection failures count: an SQL error, a constraint violation or a TypeError stays a 500.
+// A dependency out of reach is a 503 with Retry-After, so a client may safely retry, not a 500 (a bug of
+// ours). Only connection failures count: an SQL error or a TypeError stays a 500.
 
-/** Socket errors of a connection that could not be made or was lost. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -13,16 +11,10 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/**
- * PostgreSQL SQLSTATEs of a server that is going away or refusing sessions: class 08 (connection
- * exception), 57P01-57P03 (admin or crash shutdown, cannot connect now), 53300 (too many connections).
- */
+/** Class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections). */
 const POSTGRES_STATES = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 
-/**
- * node-postgres and pg-pool report a lost or never-made connection in messages only: a connection
- * closed under a query, the pool's connect timeout (`connectTimeoutMs`), a pool already ended.
- */
+/** node-postgres and pg-pool report a lost or never-made connection in messages only. */
 const POSTGRES_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect$/,
@@ -30,7 +22,7 @@ const POSTGRES_MESSAGES = [
   /^Client has encountered a connection error and is not queryable$/,
 ];
 
-/** ioredis: commands given up after `maxRetriesPerRequest` reconnects, or sent on a closed connection. */
+/** Commands given up after `maxRetriesPerRequest` reconnects, or sent on a closed connection. */
 const REDIS_NAMES = new Set(['MaxRetriesPerRequestError']);
 const REDIS_MESSAGES = [
   /^Connection is closed\.?$/,
@@ -40,10 +32,7 @@ const REDIS_MESSAGES = [
 /** TypeORM used before its data source connected, or after it was destroyed. */
 const TYPEORM_NAMES = new Set(['CannotExecuteNotConnectedError', 'ConnectionIsNotSetError']);
 
-/**
- * Whether `error` (or what it wraps: TypeORM's `driverError`, a `cause`, an AggregateError's errors) is a
- * dependency out of reach. Looks a few levels deep only: the wrappers above nest one or two.
- */
+/** Looks into `driverError`, `cause` and AggregateError's errors, a few levels deep (the wrappers nest one or two). */
 export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
   const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };

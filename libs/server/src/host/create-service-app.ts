@@ -26,7 +26,7 @@ import { securityHeaders } from '../http/security-headers';
 import { ServiceHostModule } from './service-host.module';
 import { ShutdownDrains } from './shutdown-drains';
 
-/** Work done before the Nest app exists (platform: start the embedded database, migrate). */
+/** Before the Nest app exists (platform: start the embedded database, migrate). */
 export type PrepareHook<C = ServiceConfig> = (
   config: C,
   logger: Logger,
@@ -35,12 +35,10 @@ export type PrepareHook<C = ServiceConfig> = (
 export interface ServiceAppOptions<A extends HostedApp = HostedApp> {
   app: A;
   features: Type[];
-  /** Defaults to loadConfig(app) from the process environment. */
   config?: AppConfig<A>;
   prepare?: PrepareHook<AppConfig<A>>;
-  /** Tests pass a logger that writes nowhere or to a buffer. */
   logger?: Logger;
-  /** This process is one of the service's worker processes (runService's `workers`): /metrics shows them all. */
+  /** One of runService's `workers`: /metrics shows them all. */
   inWorker?: boolean;
 }
 
@@ -49,26 +47,22 @@ export interface RunningService<C = HostConfig> {
   config: C;
   logger: Logger;
   bus: Bus;
-  /** The address actually listened on (the port may have been 0). */
+  /** The port may have been 0. */
   url: string;
-  /**
-   * Readiness fails, the features' drains run (the agent's running turns), then it stops taking requests,
-   * drains open ones up to the configured timeout, and releases everything.
-   */
+  /** Feature drains (the agent's running turns) run before HTTP stops taking requests. */
   shutdown(reason?: string): Promise<void>;
-  /** A second signal: the drains of running work end now. False when none is running any more. */
+  /** A second signal: drains of running work end now. False when none is running. */
   hurry(): boolean;
 }
 
 const JSON_BODY_LIMIT = '2mb';
 /**
- * How long an idle keep-alive connection stays open. Node's default (5 s) is shorter than the proxies in
- * front keep theirs (ingress-nginx's upstream keep-alive and AWS load balancers: 60 s): a proxy sending a
- * request on a connection the service is closing at that moment gets a reset, and answers a POST with 502.
+ * Above the proxies' own keep-alive (ingress-nginx, AWS load balancers: 60 s; Node's default is 5 s):
+ * a proxy reusing a connection the service is closing gets a reset, and answers a POST with 502.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const RUN_QUEUE_APPS: ReadonlySet<string> = new Set(['chat-service', 'agent-runtime', 'platform']);
-// Redis clients retry on their own; while Redis is down one line per interval says so.
+// Redis clients retry on their own; one line per interval while Redis is down.
 const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
 
 function throttled(intervalMs: number, log: (error: Error) => void): (error: Error) => void {
@@ -82,10 +76,8 @@ function throttled(intervalMs: number, log: (error: Error) => void): (error: Err
 }
 
 /**
- * Probes are answered by the HTTP server itself, before Express builds its request objects:
- * they stay cheap and keep answering even if routing is misconfigured (and stay out of the access
- * log). Every other request is recorded in the access log, then fast routes (FastRoutes) come
- * next, then the framework.
+ * Probes are answered before Express builds its request objects: cheap, working even if routing is
+ * misconfigured, and out of the access log.
  */
 function answerProbesFirst(
   server: Server,
@@ -132,15 +124,15 @@ export async function createServiceApp<A extends HostedApp>(
       onError: throttled(REDIS_ERROR_LOG_INTERVAL_MS, (error) => logger.warn({ err: error }, 'redis connection error')),
     });
     cleanups.push(() => bus.close());
-    // Without Redis an instance would miss revocations and cancellations: refuse to start
-    // (the orchestrator retries) rather than serve half-connected.
+    // Without Redis an instance would miss revocations and cancellations: refuse to start (the
+    // orchestrator retries) rather than serve half-connected.
     await bus.ping().catch((error: unknown) => {
       const where = config.redis.url ? new URL(config.redis.url).host : 'the bus';
       throw new Error(
         `Redis at ${where} is not reachable (${error instanceof Error ? error.message : String(error)}); start it or correct REDIS_URL`,
       );
     });
-    // Only apps that keep file bytes have a `storage` section; a root that cannot be made stops the start here.
+    // A storage root that cannot be made stops the start here.
     const storage = 'storage' in config ? config.storage : undefined;
     const blobs = storage ? await openBlobStore(storage) : undefined;
     if (blobs) cleanups.push(() => blobs.close());
@@ -149,7 +141,7 @@ export async function createServiceApp<A extends HostedApp>(
       bus.kind === 'redis' ? { name: 'redis', check: () => bus.ping() } : { name: 'bus', check: () => bus.ping() },
     );
     const metrics = new Metrics(options.app, { acrossWorkers: options.inWorker });
-    // The apps that queue turns or run them show the run queue (platform, running both, once).
+    // Platform runs both queueing and running apps: measured once.
     if (RUN_QUEUE_APPS.has(options.app)) metrics.metric(runQueueMetrics).measure(bus.runQueue);
     const tracker = new InFlightTracker();
     const fastRoutes = new FastRoutes();
@@ -160,13 +152,12 @@ export async function createServiceApp<A extends HostedApp>(
     const http = express();
     http.disable('x-powered-by');
     http.disable('etag');
-    // req.ip: the caller behind TRUST_PROXY_HOPS proxies (brute-force protection counts by it).
+    // Brute-force protection counts by req.ip.
     http.set('trust proxy', config.http.trustProxyHops);
     http.use(tracker.middleware());
     http.use(securityHeaders());
     http.use(requestLogging(logger, loggedPath));
     http.use(metrics.httpMiddleware());
-    // Depth, container count and repeated member names checked before parsing (json-body.ts).
     http.use(boundedJsonParser(JSON_BODY_LIMIT));
 
     const nest = await NestFactory.create(

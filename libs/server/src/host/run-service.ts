@@ -7,15 +7,9 @@ import { endProcess } from './end-process';
 import { followPrimary, superviseWorkers } from './worker-processes';
 
 /**
- * Entry point of a deployable: boots the app, then on SIGTERM or Ctrl-C drains and exits 0.
- * A second signal while running work drains (agent turns) hands that work back and goes on stopping;
- * otherwise, or a third, exits at once. A bad configuration exits 78 (EX_CONFIG) with the reasons.
- *
- * `workers`: how many processes serve the app's port (from its configuration); above 1 this process
- * becomes their primary (worker-processes.ts) and each worker runs the app as here. The primary loads
- * neither the framework (the host is required when the app starts) nor the app's `features` when
- * they are given as a function: a main.ts that imports this file alone (`@fed/server/run-service`)
- * keeps its primary at a fifth of a worker's memory.
+ * On SIGTERM or Ctrl-C drains and exits 0; a second signal hands running work back, a third exits at once.
+ * A bad configuration exits 78 (EX_CONFIG). With `workers` above 1 this process is their primary
+ * (worker-processes.ts), which loads neither the framework nor function-given `features`, to stay small.
  */
 export async function runService<A extends HostedApp>(
   options: Omit<ServiceAppOptions<A>, 'features'> & {
@@ -25,7 +19,7 @@ export async function runService<A extends HostedApp>(
   },
 ): Promise<void> {
   let service: RunningService<AppConfig<A>>;
-  // A worker follows its primary from its first moment: a stop asked for while it starts waits for the start.
+  // A stop asked for while the worker starts waits for the start.
   let signals = 0;
   const asked: NodeJS.Signals[] = [];
   let onSignal = (signal: NodeJS.Signals) => void asked.push(signal);

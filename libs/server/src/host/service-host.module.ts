@@ -23,24 +23,19 @@ export interface ServiceHostOptions {
   metrics: Metrics;
   health: Health;
   bus: Bus;
-  /** The file bytes of apps whose configuration has a `storage` section; BLOB_STORE is provided only then. */
+  /** BLOB_STORE is provided only for apps with a `storage` section. */
   blobStore?: BlobStore;
   shutdownSignal: AbortSignal;
-  /** Work finished before the HTTP drain (features add theirs). */
+  /** Run before the HTTP drain. */
   shutdownDrains: ShutdownDrains;
-  /** Routes served ahead of the framework; features add theirs while the app initialises. */
+  /** Served ahead of the framework; features add theirs while the app initialises. */
   fastRoutes: FastRoutes;
-  /** The access log the host records every request in; its rows are written from here (with the database). */
   accessLog?: AccessLog;
-  /** The app's root modules: its features. `platform` passes every app's. */
+  /** `platform` passes every app's. */
   features: Type[];
 }
 
-/**
- * What every deployable shares around its features: configuration, logging, metrics, health,
- * the database, the bus, the blob store (apps that keep files), token verification, request
- * validation and the error filter. Apps differ only in `features`.
- */
+/** What every deployable shares around its features. */
 @Module({})
 export class ServiceHostModule {
   static forRoot(options: ServiceHostOptions): DynamicModule {

@@ -1,7 +1,6 @@
 /**
- * Work an instance finishes when it stops, before it stops serving HTTP: the agent's running turns,
- * whose model calls go through this very server in `platform`. Each drain bounds its own time; `hurry`
- * (a second signal) asks them to end now.
+ * Work finished before HTTP stops: the agent's running turns call models through this very server in
+ * `platform`. Each drain bounds its own time; `hurry` (a second signal) asks it to end now.
  */
 export type ShutdownDrain = (hurry: AbortSignal) => Promise<void>;
 
@@ -14,7 +13,7 @@ export class ShutdownDrains {
     this.drains.push(drain);
   }
 
-  /** Runs every drain at once; a failing one is reported to `onError` and does not stop the others. */
+  /** A failing drain is reported and does not stop the others. */
   async run(onError: (error: unknown) => void): Promise<void> {
     this.running = true;
     try {
@@ -24,7 +23,7 @@ export class ShutdownDrains {
     }
   }
 
-  /** Cuts the running drains short; false when none is running, or they were already told. */
+  /** False when none is running, or they were already told. */
   hurry(): boolean {
     if (!this.running || this.hurried.signal.aborted) return false;
     this.hurried.abort();
@@ -32,5 +31,4 @@ export class ShutdownDrains {
   }
 }
 
-/** The instance's ShutdownDrains, for features to add theirs to. */
 export const SHUTDOWN_DRAINS = Symbol.for('fed.server.ShutdownDrains');

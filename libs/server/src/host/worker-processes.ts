@@ -9,24 +9,15 @@ interface StopMessage {
   signal: NodeJS.Signals;
 }
 
-/** More replacements than this within REPLACEMENT_WINDOW_MS is a crash loop: the primary gives up. */
+/** Within REPLACEMENT_WINDOW_MS: a crash loop, the primary gives up. */
 const MAX_REPLACEMENTS = 5;
 const REPLACEMENT_WINDOW_MS = 60_000;
 
 /**
- * The primary of a service run as `count` worker processes sharing its port (node:cluster): each
- * worker is the whole service (runService in it, as in a single process); the primary only starts
- * them, answers their metrics requests, and passes signals on.
- *
- * - Signals are the primary's: each SIGTERM or SIGINT it gets is passed to every worker as a message, so
- *   the second and third mean there what they mean to a single process (runService). Workers ignore
- *   signals of their own: Ctrl-C in a terminal or a stop of the whole control group (systemd) reaches
- *   every process, and would count twice. A worker whose primary is gone stops as on a SIGTERM. The
- *   primary exits once every worker has, 0 when all of them exited 0.
- * - A worker that exits before it ever listened failed to start (its database, say): the primary
- *   stops the others and exits with its code (78 for configuration, 1 otherwise), as a single process
- *   would, and the orchestrator restarts it. A worker that exits later is replaced, unless that
- *   happened more than MAX_REPLACEMENTS times within a minute.
+ * The primary of `count` worker processes sharing a port (node:cluster). It passes each SIGTERM or SIGINT
+ * to every worker as a message; workers ignore their own, since Ctrl-C or a systemd stop reaches every
+ * process and would count twice. A worker that exits before it ever listened failed to start: the others
+ * stop and the primary exits with its code. One that exits later is replaced, up to MAX_REPLACEMENTS a minute.
  */
 export function superviseWorkers(options: { count: number; logger: Logger }): void {
   const { count, logger } = options;
@@ -86,10 +77,7 @@ export function superviseWorkers(options: { count: number; logger: Logger }): vo
   logger.info({ workers: count }, 'starting worker processes');
 }
 
-/**
- * In a worker: `onSignal` runs for each signal the primary passes on, and once if the primary goes
- * away while this worker is still serving (`serving()`).
- */
+/** Also runs once if the primary goes away while this worker is still serving. */
 export function followPrimary(onSignal: (signal: NodeJS.Signals) => void, serving: () => boolean): void {
   process.on('SIGTERM', () => undefined);
   process.on('SIGINT', () => undefined);

@@ -1,13 +1,12 @@
 import { type LookupAddress } from 'node:dns';
 import { BlockList, type LookupFunction, isIP } from 'node:net';
 
-// Which addresses are public. A URL the platform fetches on someone's behalf (an approved tool server, a client's
-// metadata document) is fetched from inside the deployment: without this rule, `http://169.254.169.254/` or
-// `http://redis:6379/` would be theirs to ask. Callers check the address actually connected to.
+// A URL the platform fetches on someone's behalf is fetched from inside the deployment: without this
+// rule, `http://169.254.169.254/` or `http://redis:6379/` would be theirs to ask.
 
 type Family = 'ipv4' | 'ipv6';
 
-/** The special-purpose ranges (IANA registries) that are not globally reachable, each named for the message. */
+/** IANA special-purpose ranges that are not globally reachable. */
 const RANGES: readonly [kind: string, ranges: readonly [string, number, Family][]][] = [
   [
     'unspecified',
@@ -64,14 +63,13 @@ const RANGES: readonly [kind: string, ranges: readonly [string, number, Family][
   ],
 ];
 
-// net.BlockList matches an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) against the IPv4 ranges.
+// net.BlockList matches an IPv4-mapped IPv6 address against the IPv4 ranges.
 const BLOCKS = RANGES.map(([kind, ranges]) => {
   const list = new BlockList();
   for (const [network, prefix, family] of ranges) list.addSubnet(network, prefix, family);
   return [kind, list] as const;
 });
 
-/** The kind of non-public range `address` (an IP address) is in (`loopback`, `private`, ...), or undefined. */
 export function addressKind(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
@@ -80,21 +78,18 @@ export function addressKind(address: string): string | undefined {
   return BLOCKS.find(([, list]) => list.check(bare, type))?.[0];
 }
 
-/** Says why `address` (an IP address) is not a public one, or undefined when it is. */
 export function addressProblem(address: string): string | undefined {
   const kind = addressKind(address);
   return kind ? `${address.replace(/^\[|\]$/g, '')} is ${withArticle(kind)} address` : undefined;
 }
 
-/** `kind` after "a" or "an", as the messages say it. */
 export function withArticle(kind: string): string {
   return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
 }
 
 /**
- * A lookup that answers only when every address the name resolves to is public (a mixed answer is how DNS
- * rebinding is tried); otherwise `refuse` makes the error, given why (`<name> resolves to 10.0.0.7, a private
- * address`). Callers still check the peer of the connection.
+ * Answers only when every address the name resolves to is public: a mixed answer is how DNS rebinding
+ * is tried. Callers still check the peer of the connection.
  */
 export function publicAddressLookup(resolve: LookupFunction, refuse: (problem: string) => Error): LookupFunction {
   return (hostname, options, callback) => {

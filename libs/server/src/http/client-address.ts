@@ -1,10 +1,8 @@
 import { type IncomingMessage } from 'node:http';
 
 /**
- * The caller's address: the TCP peer, or with `trustProxyHops` proxies in front, the entry of
- * `X-Forwarded-For` that the outermost trusted proxy appended (that many from the right). Entries
- * further left come from the caller and are never trusted. Express's `trust proxy` setting (a hop
- * count) answers the same for `req.ip`.
+ * With `trustProxyHops` proxies in front, the `X-Forwarded-For` entry that many from the right; entries
+ * further left come from the caller and are never trusted. Matches Express's `trust proxy` hop count.
  */
 export function clientAddress(req: IncomingMessage, trustProxyHops: number): string {
   const peer = req.socket.remoteAddress ?? 'unknown';

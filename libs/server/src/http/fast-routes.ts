@@ -10,12 +10,8 @@ export type FastHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export const FAST_ROUTES = Symbol.for('fed.server.FastRoutes');
 
 /**
- * Routes answered by the HTTP server before Express and Nest, for the few hot paths whose cost
- * per request is the budget (the token endpoint). A fast route gets what every request gets
- * (in-flight tracking for the drain, security headers, a request id in `X-Request-Id` and in the
- * log context, metrics by its path) but no framework: it reads the raw request and writes the raw
- * response. Its access log line is written for failures (4xx at info, 5xx at error) and at debug
- * otherwise; the metrics count every request.
+ * Answered before Express and Nest, for hot paths whose per-request cost is the budget (the token
+ * endpoint). They still get in-flight tracking, security headers, a request id and metrics.
  */
 export class FastRoutes {
   private readonly routes = new Map<string, FastHandler>();
@@ -26,7 +22,7 @@ export class FastRoutes {
     withLogContext: boolean;
   }[] = [];
 
-  /** `path` is matched exactly, without the query string. */
+  /** Matched exactly, without the query string. */
   add(method: 'GET' | 'POST', path: string, handler: FastHandler): void {
     const key = `${method} ${path}`;
     if (this.routes.has(key)) throw new Error(`fast route ${key} is registered twice`);
@@ -34,13 +30,8 @@ export class FastRoutes {
   }
 
   /**
-   * Every method and every path under `prefix` (which ends with `/`), for a feature that routes its
-   * own paths (the model gateway answers unknown paths under its prefix in its own error format).
-   * Metrics label such requests with `label(path)` (by default the prefix and `*`), which must map
-   * arbitrary paths onto a fixed set so that they cannot grow the metrics' cardinality.
-   * `withLogContext: false` runs the handler outside the request-id log context (AsyncLocalStorage,
-   * whose promise hooks cost every promise of the request): for a handler that passes the request
-   * id to its log lines itself.
+   * `label(path)` must map arbitrary paths onto a fixed set, so metrics' cardinality cannot grow.
+   * `withLogContext: false` skips AsyncLocalStorage, whose promise hooks cost every promise of the request.
    */
   addPrefix(
     prefix: string,
@@ -70,7 +61,6 @@ export class FastRoutes {
   }
 }
 
-/** Serves one request on a fast route with what the host gives every request. */
 export function serveFast(
   route: { path: string; handler: FastHandler; withLogContext?: boolean },
   req: IncomingMessage,

@@ -1,25 +1,19 @@
 import { type ServerResponse } from 'node:http';
 
-/**
- * Writes one stream's heartbeat, the stream's own bytes; false when it could not (the stream is closed,
- * not open yet, or its client has a backlog): the table then tries again at its next look.
- */
+/** False when the stream is closed, not open yet, or backlogged: the table tries again next look. */
 export type HeartbeatWriter = () => boolean;
 
-/** An open stream in a heartbeat table: when something was last written to it. */
 export interface Beat {
   readonly write: HeartbeatWriter;
-  /** `Date.now()` of the last write to the stream, by its owner or by the table. */
+  /** By its owner or by the table. */
   lastWrite: number;
 }
 
-/** The longest pause between two looks at the table: a heartbeat comes at most this late. */
+/** A heartbeat comes at most this late. */
 const MAX_TICK_MS = 1000;
 
 /**
- * The heartbeats of every open long-lived response of a process that share an interval, from one timer:
- * a stream nothing was written to for `intervalMs` gets its heartbeat. A stream whose owner never sets
- * `lastWrite` gets one every interval. An idle stream thus costs one small record and a write per
+ * One timer for every open stream of an interval, so an idle stream costs a small record and a write per
  * interval, not a timer, a read and its promises (docs/chat.md, "Pieces and heartbeats").
  */
 export class HeartbeatTable {
@@ -32,7 +26,6 @@ export class HeartbeatTable {
     this.tickMs = Math.max(1, Math.min(MAX_TICK_MS, Math.floor(intervalMs / 5)));
   }
 
-  /** Starts the stream's heartbeats, counting its silence from now. */
   add(write: HeartbeatWriter): Beat {
     const beat: Beat = { write, lastWrite: Date.now() };
     this.beats.add(beat);
@@ -67,22 +60,17 @@ export class HeartbeatTable {
 
 const tables = new Map<number, HeartbeatTable>();
 
-/** The process's heartbeat table for `intervalMs`. */
 export function heartbeatsEvery(intervalMs: number): HeartbeatTable {
   let table = tables.get(intervalMs);
   if (!table) tables.set(intervalMs, (table = new HeartbeatTable(intervalMs)));
   return table;
 }
 
-/**
- * Whether a heartbeat may go to the response now: not after its end, and not while its client has yet
- * to take a backlog (`writableNeedDrain`): such a stream is not idle.
- */
+/** A stream whose client has a backlog (`writableNeedDrain`) is not idle. */
 export function takesHeartbeat(response: ServerResponse): boolean {
   return !(response.writableEnded || response.destroyed || response.writableNeedDrain);
 }
 
-/** The writer of `text` as the response's heartbeat. */
 export function responseHeartbeat(response: ServerResponse, text: string): HeartbeatWriter {
   return () => {
     if (!takesHeartbeat(response)) return false;

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
-/** Counts requests still being answered, so shutdown can wait for them to finish. */
+/** So shutdown can wait for open requests. */
 export class InFlightTracker {
   private count = 0;
   private waiters: (() => void)[] = [];
@@ -16,7 +16,6 @@ export class InFlightTracker {
     };
   }
 
-  /** Counts `res` until it closes. */
   track(res: ServerResponse): void {
     this.count++;
     // 'close' fires for finished and for aborted responses alike, exactly once.
@@ -26,7 +25,7 @@ export class InFlightTracker {
     });
   }
 
-  /** Resolves true when no request is open, false if `timeoutMs` passed first. */
+  /** False if `timeoutMs` passed first. */
   drained(timeoutMs: number): Promise<boolean> {
     if (this.count === 0) return Promise.resolve(true);
     return new Promise((resolve) => {

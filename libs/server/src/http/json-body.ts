@@ -2,28 +2,23 @@ import express, { type RequestHandler } from 'express';
 import { type IncomingMessage } from 'node:http';
 
 /**
- * How far one JSON body may go, checked on its text before it is parsed: how deep objects and arrays
- * nest, and how many there are. Code that walks a parsed value recursively (class-transformer,
- * re-serializing, translating) overflows the stack on deep nesting, and millions of `{}` become
- * millions of heap objects (24 MB of them take about 500 MB).
+ * Checked on the text before parsing: recursive walkers (class-transformer, translators) overflow the
+ * stack on deep nesting, and millions of `{}` become millions of heap objects.
  */
 export interface JsonBounds {
   maxDepth: number;
   maxContainers: number;
 }
 
-/** Deeper JSON is refused before it is parsed (no request of the REST API or the protocols nests this deep). */
+/** No request of the REST API or the protocols nests this deep. */
 export const MAX_JSON_DEPTH = 64;
-/**
- * Objects and arrays one REST or protocol request may hold. A chat send or A2A/MCP call carries one
- * message of a few parts and at most 20 files (base64 strings, not containers): far below this.
- */
+/** A chat send or A2A/MCP call carries one message of a few parts: far below this. */
 export const MAX_JSON_CONTAINERS = 10_000;
 
-/** The bounds of every body the host's parser reads (REST) and of the A2A and MCP endpoints. */
+/** The host's parser (REST) and the A2A and MCP endpoints. */
 export const JSON_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxContainers: MAX_JSON_CONTAINERS };
 
-/** The `type` of the host parser's refusal (body-parser's convention for its own errors). */
+/** body-parser's convention for its own errors. */
 export const JSON_REFUSED_TYPE = 'entity.json.refused';
 
 const QUOTE = 0x22;
@@ -33,24 +28,19 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-/** Up to this many member names an object's names are compared one by one; past it, through a Set. */
+/** Past this many names, compared through a Set. */
 const LINEAR_NAMES = 16;
 
 /**
- * Why this JSON text is refused before parsing, or undefined: nested deeper than `maxDepth`, more than
- * `maxContainers` objects and arrays, or an object that repeats a member name (I-JSON, RFC 7493 2.3:
- * parsers disagree on which value wins, so a proxy or a log could read another value than the service;
- * names compare as the parser decodes them, `"a"` and `"\u0061"` alike).
- *
- * One pass over the text outside strings, which are skipped with indexOf. Malformed JSON is left to the
- * parser: on valid JSON this scan sees exactly the parser's tokens, on anything else the parser refuses.
+ * Also refuses an object that repeats a member name (I-JSON, RFC 7493 2.3: parsers disagree on which value
+ * wins, so a proxy or a log could read another value than the service); names compare decoded.
+ * Malformed JSON is left to the parser: on valid JSON this scan sees exactly the parser's tokens.
  */
 export function jsonRefusal(text: string, bounds: JsonBounds = JSON_BOUNDS): string | undefined {
   let depth = 0;
   let containers = 0;
   // Per open container: the member names seen so far for an object, null for an array.
   const open: (string[] | Set<string> | null)[] = [];
-  // The next string is a member name: right after `{`, or after `,` in an object.
   let atName = false;
   const length = text.length;
   for (let i = 0; i < length; i++) {
@@ -86,7 +76,6 @@ export function jsonRefusal(text: string, bounds: JsonBounds = JSON_BOUNDS): str
   return undefined;
 }
 
-/** The index of the quote that closes the string opening at `start`, or -1. */
 function stringEnd(text: string, start: number): number {
   let end = text.indexOf('"', start + 1);
   while (end > 0) {
@@ -98,7 +87,7 @@ function stringEnd(text: string, start: number): number {
   return -1;
 }
 
-/** The name as the parser reads it (escapes decoded), or undefined for a malformed one (the parser refuses it). */
+/** Escapes decoded; undefined for a malformed one (the parser refuses it). */
 function memberName(text: string, start: number, end: number): string | undefined {
   const raw = text.slice(start + 1, end);
   if (!raw.includes('\\')) return raw;
@@ -109,7 +98,7 @@ function memberName(text: string, start: number, end: number): string | undefine
   }
 }
 
-/** Adds `name` to the innermost object's names; false when it is there already. */
+/** False when it is there already. */
 function addName(open: (string[] | Set<string> | null)[], names: string[] | Set<string>, name: string): boolean {
   if (names instanceof Set) {
     if (names.has(name)) return false;
@@ -122,11 +111,9 @@ function addName(open: (string[] | Set<string> | null)[], names: string[] | Set<
   return true;
 }
 
-/** A JSON text parsed after `jsonRefusal` let it through, or why not. */
 export type BoundedJson =
   { kind: 'json'; value: unknown } | { kind: 'not_json' } | { kind: 'too_complex'; reason: string };
 
-/** `bytes` (UTF-8) checked against `bounds`, then parsed. */
 export function parseBoundedJson(bytes: Buffer | string, bounds: JsonBounds = JSON_BOUNDS): BoundedJson {
   const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
   const reason = jsonRefusal(text, bounds);
@@ -138,13 +125,11 @@ export function parseBoundedJson(bytes: Buffer | string, bounds: JsonBounds = JS
   }
 }
 
-/** A request body read as JSON, or why not. */
 export type JsonBody = BoundedJson | { kind: 'too_large' } | { kind: 'aborted' };
 
 /**
- * The whole request body, or undefined as soon as it is known to be over `limitBytes` (declared or
- * streamed); the rest is then drained unread, and the caller answers 413 and closes the connection.
- * Rejects when the client goes away mid-body (`isClientGone` tells).
+ * Undefined as soon as the body is known to be over `limitBytes`; the rest is drained unread, and the
+ * caller answers 413. Rejects when the client goes away (`isClientGone` tells).
  */
 export async function readLimitedBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | undefined> {
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
@@ -164,11 +149,7 @@ export async function readLimitedBody(req: IncomingMessage, limitBytes: number):
   return Buffer.concat(chunks, size);
 }
 
-/**
- * The body of a route that reads its own (a fast route), parsed as JSON within `bounds` (parseBoundedJson):
- * over `limitBytes` it is not read further. A client that goes away while sending it is `aborted`
- * (nothing to answer).
- */
+/** For a fast route; a client that goes away while sending is `aborted` (nothing to answer). */
 export async function readJsonBody(
   req: IncomingMessage,
   limitBytes: number,
@@ -185,7 +166,7 @@ export async function readJsonBody(
   return parseBoundedJson(body, bounds);
 }
 
-/** body-parser's shape of an error: a status and a `type` (ApiExceptionFilter maps them). */
+/** body-parser's error shape, which ApiExceptionFilter maps. */
 export class JsonBodyRefused extends Error {
   readonly status: number;
   readonly type: string;
@@ -200,11 +181,7 @@ export class JsonBodyRefused extends Error {
   }
 }
 
-/**
- * The host's parser of `application/json` bodies (every Nest route): body-parser's reading (size limit,
- * Content-Encoding), then `jsonRefusal` on the text before body-parser parses it. JSON between systems
- * is UTF-8 (RFC 8259 8.1, I-JSON): another charset is 415.
- */
+/** JSON between systems is UTF-8 (RFC 8259 8.1, I-JSON): another charset is 415. */
 export function boundedJsonParser(limit: string, bounds: JsonBounds = JSON_BOUNDS): RequestHandler {
   return express.json({
     limit,

@@ -1,7 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
-// Every response is an API answer, never a page to frame or sniff. Pages (login, consent)
-// add their own Content-Security-Policy.
+// API answers are never pages to frame or sniff; pages (login, consent) add their own CSP.
 export function securityHeaders() {
   return (_req: IncomingMessage, res: ServerResponse, next: () => void) => {
     setSecurityHeaders(res);

@@ -3,17 +3,13 @@ import { type Logger } from '@fed/observability';
 export interface PeriodicPassOptions<T> {
   intervalMs: number;
   logger: Logger;
-  /** Logged at info when a pass did something (`done(result)` returns the line's fields), else nothing. */
+  /** Fields of the info line when a pass did something; undefined logs nothing. */
   done(result: T): Record<string, unknown> | undefined;
-  /** The log line of a done pass, and of a failed one (it is retried at the next interval). */
+  /** A failed pass is retried at the next interval. */
   messages: { done: string; failed: string };
 }
 
-/**
- * A background pass a service runs at start and then every interval (sweeps, retention, archiving):
- * a pass already under way is joined, not doubled; `stop()` tells the pass (its `shouldStop`) and waits
- * for it, so the pool and stores it uses outlive it.
- */
+/** A pass under way is joined, not doubled; `stop()` waits for it, so the resources it uses outlive it. */
 export class PeriodicPass<T> {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<T> | undefined;
@@ -36,7 +32,7 @@ export class PeriodicPass<T> {
     await this.running?.catch(() => undefined);
   }
 
-  /** One pass (`pass` instead of the usual one, e.g. at a given time); a pass under way is joined. */
+  /** `pass` replaces the usual one (e.g. at a given time); a pass under way is joined. */
   run(pass: (shouldStop: () => boolean) => Promise<T> = this.pass): Promise<T> {
     this.running ??= pass(() => this.stopped).finally(() => {
       this.running = undefined;

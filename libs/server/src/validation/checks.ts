@@ -1,7 +1,6 @@
 /**
- * Several property decorators as one, checked in the order listed: the pipe answers with the first
- * that fails, as it does for decorators written one above the other. (TypeScript applies stacked
- * decorators bottom-up, so they are applied here last to first.)
+ * Checked in the order listed, as stacked decorators read. TypeScript applies stacked decorators
+ * bottom-up, so they are applied here last to first.
  */
 export function Checks(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, property) => {

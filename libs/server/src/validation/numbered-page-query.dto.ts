@@ -7,7 +7,7 @@ import { withCode } from './with-code';
 const DIGITS = /^[0-9]{1,9}$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** `page` of an admin list: an integer of at least 1, from digits (anything else stays as it came and is refused). */
+/** From digits only; anything else stays as it came and is refused. */
 function PageNumber(): PropertyDecorator {
   const toNumber = Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && DIGITS.test(value) ? Number(value) : value,
@@ -25,7 +25,7 @@ function PageNumber(): PropertyDecorator {
   };
 }
 
-/** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
+/** 2026-02-30 does not exist. */
 export function isCalendarDay(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const match = DAY.exec(value);
@@ -41,7 +41,7 @@ function CalendarDay(name: string): PropertyDecorator {
   );
 }
 
-/** An admin list's query (document 3, "Pagination envelope"): `limit` 1-100 (default 25), `page` >= 1 (default 1). */
+/** Document 3, "Pagination envelope": `limit` 1-100 (default 25), `page` >= 1 (default 1). */
 export class NumberedPageQueryDto implements NumberedPageQuery {
   @IsOptional()
   @PageLimit(ADMIN_PAGE.maxLimit)
@@ -52,7 +52,7 @@ export class NumberedPageQueryDto implements NumberedPageQuery {
   page?: number;
 }
 
-/** A log list's query: the page, and `from`/`to` (UTC days, `to` inclusive; `from` after `to` is refused). */
+/** `from`/`to` are UTC days, `to` inclusive. */
 export class LogPageQueryDto extends NumberedPageQueryDto {
   @IsOptional()
   @CalendarDay('from')

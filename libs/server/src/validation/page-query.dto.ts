@@ -7,10 +7,7 @@ export const PAGE_LIMIT_MAX = 100;
 const DIGITS = /^[0-9]{1,4}$/;
 const CURSOR_MESSAGE = 'cursor must be a value returned by a previous response of this list';
 
-/**
- * `limit` of a list (spec, Pagination: an integer 1-100). A query gives it as digits, which become a
- * number; anything else ('1.5', 'ten', '', the parameter given twice) stays as it came and is refused.
- */
+/** Spec, Pagination: 1-100. Only digits become a number; anything else stays as it came and is refused. */
 export function PageLimit(max = PAGE_LIMIT_MAX): PropertyDecorator {
   const toNumber = Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && DIGITS.test(value) ? Number(value) : value,
@@ -37,13 +34,13 @@ abstract class PageQueryFields implements PageQuery {
   @PageLimit()
   limit?: number;
 
-  // Its content is checked against the list it belongs to (toPageParams); here only that it came once.
+  // Checked against its list by toPageParams; here only that it came once.
   @IsOptional()
   @IsString(withCode('invalid_cursor', CURSOR_MESSAGE))
   cursor?: string;
 }
 
-/** The query of a cursor list without `order` (spec: supported only by some endpoints): `limit`, `cursor`. */
+/** Spec: `order` is supported only by some endpoints. */
 export class CursorPageQuery extends PageQueryFields {
   @IsOptional()
   @ValidateBy(
@@ -53,7 +50,6 @@ export class CursorPageQuery extends PageQueryFields {
   order?: never;
 }
 
-/** The query of a cursor list that supports `order` (spec: conversations, messages, catalog lists). */
 export class OrderedCursorPageQuery extends PageQueryFields {
   @IsOptional()
   @IsIn(['asc', 'desc'], withCode('invalid_parameter', 'order must be asc or desc'))

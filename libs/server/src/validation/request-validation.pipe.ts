@@ -4,15 +4,14 @@ import * as classTransformer from 'class-transformer';
 import * as classValidator from 'class-validator';
 import { type ConstraintContext } from './with-code';
 
-/** Where a request value comes from; the default code of a failure depends on it. */
+/** The default code of a failure depends on it. */
 export type RequestPart = 'body' | 'query' | 'param';
 
-/** The one failure a refused request is answered with: the first, in the DTO's declaration order. */
+/** The first failure, in the DTO's declaration order. */
 export interface ValidationFailure {
   part: RequestPart;
   code: ErrorCode;
   message: string;
-  /** `title`, `messages[0].role`. */
   path: string;
 }
 
@@ -25,10 +24,7 @@ const DEFAULT_CODE: Record<RequestPart, ErrorCode> = {
 type Renderer = (failure: ValidationFailure) => Error;
 const RENDERER = Symbol('fed.validation.renderer');
 
-/**
- * A DTO class whose failures are not our envelope (OAuth endpoints answer in RFC 6749's format):
- * the pipe hands the failure to `render` and throws what it returns.
- */
+/** For OAuth endpoints, which answer in RFC 6749's format rather than our envelope. */
 export function RenderValidationFailure(render: Renderer): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(RENDERER, render, target);
@@ -42,9 +38,8 @@ function rendererOf(metatype: unknown): Renderer | undefined {
 const REFUSES_UNKNOWN_FIELDS = Symbol('fed.validation.refusesUnknownFields');
 
 /**
- * A body DTO whose endpoint refuses the fields it does not declare, where dropping one silently would
- * let a client believe it changed something (`PATCH /v1/users/me` with `role`): the first unknown field
- * is a 400 with `code`, naming it, before any value is checked. Every other DTO keeps the default.
+ * Where dropping an unknown field silently would let a client believe it changed something (`PATCH
+ * /v1/users/me` with `role`): the first one is a 400 with `code`.
  */
 export function RefuseUnknownFields(code: ErrorCode = 'invalid_parameter'): ClassDecorator {
   return (target) => {
@@ -52,8 +47,7 @@ export function RefuseUnknownFields(code: ErrorCode = 'invalid_parameter'): Clas
   };
 }
 
-// Carries class-validator's errors from the parent pipe's exception factory back to transform(),
-// which knows the request part they belong to.
+// Carries the errors back to transform(), which knows the request part they belong to.
 class RefusedInput extends Error {
   constructor(readonly errors: classValidator.ValidationError[]) {
     super('refused input');
@@ -61,16 +55,10 @@ class RefusedInput extends Error {
 }
 
 /**
- * The application-wide pipe (registered once, as APP_PIPE). A `@Body()`, `@Query()` or `@Param()`
- * declared as a DTO class is turned into that class and validated; any other parameter (typed
- * `unknown`, an interface, a primitive) reaches the handler untouched. Properties the DTO does not
- * declare are dropped, not refused (the spec: clients and servers ignore unknown fields), except for
- * a DTO marked @RefuseUnknownFields();
- * `__proto__`, `constructor` and `prototype` keys are removed before anything reads the value.
- * There is no implicit conversion: a query `limit` stays a string unless its DTO converts it.
- *
- * Note for DTO authors: import the class as a value, not with `import { type X }`, or its
- * parameter's metadata says `Object` and nothing is validated.
+ * Undeclared properties are dropped, not refused (the spec: unknown fields are ignored), unless
+ * @RefuseUnknownFields(); `__proto__`, `constructor` and `prototype` keys go before anything reads the
+ * value. No implicit conversion. Import DTO classes as values, not `import { type X }`, or their
+ * parameter metadata says `Object` and nothing is validated.
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
@@ -93,15 +81,15 @@ export class RequestValidationPipe extends ValidationPipe {
     try {
       return await this.toDto(value, metadata, part);
     } catch (error) {
-      // Nest runs the pipes of a handler's parameters at once and answers with the first failure:
-      // a malformed path is reported before the query or body, whatever the order of the parameters.
+      // Nest runs a handler's pipes at once and answers with the first failure: a yield reports a bad path
+      // before the query or body, whatever the order of the parameters.
       if (part !== 'param') await new Promise((resolve) => setImmediate(resolve));
       throw error;
     }
   }
 
   private async toDto(value: unknown, metadata: ArgumentMetadata, part: RequestPart): Promise<unknown> {
-    // An absent body (no JSON content type) is an empty object; any other non-object is refused.
+    // An absent body (no JSON content type) is an empty object.
     if (part === 'body' && value !== undefined && !isJsonObject(value)) {
       throw this.render(metadata.metatype, {
         part,
@@ -135,7 +123,7 @@ function isJsonObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// An unknown field is named in the message; a hostile one is cut short (JSON.stringify escapes the rest).
+// A hostile field name is cut short (JSON.stringify escapes the rest).
 const MAX_NAMED_FIELD = 64;
 
 function unknownFieldFailure(metatype: unknown, value: unknown, part: RequestPart): ValidationFailure | undefined {
@@ -156,7 +144,7 @@ function unknownFieldFailure(metatype: unknown, value: unknown, part: RequestPar
   return { part, code, message: `unknown field ${named}; the fields are ${declared.join(', ')}`, path: field };
 }
 
-/** Depth first through the properties in class-validator's order (the class's own, then inherited). */
+/** Depth first, in class-validator's order (own properties, then inherited). */
 function firstFailure(
   errors: readonly classValidator.ValidationError[],
   part: RequestPart,
@@ -172,7 +160,6 @@ function firstFailure(
     }
     if (error.children && error.children.length > 0) return firstFailure(error.children, part, path);
   }
-  // class-validator reported errors without constraints: nothing to say but that it was refused.
   return { part, code: DEFAULT_CODE[part], message: `the request ${part} is invalid`, path: parentPath };
 }
 
@@ -181,10 +168,7 @@ function joinPath(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
-/**
- * Of a property's failed constraints, the one whose decorator is written highest: decorators
- * apply bottom-up, so class-validator records (and checks) them in the reverse of reading order.
- */
+/** Decorators apply bottom-up, so class-validator records them in the reverse of reading order. */
 function firstConstraint(error: classValidator.ValidationError): string | undefined {
   const failed = Object.keys(error.constraints ?? {});
   if (failed.length <= 1) return failed[0];

@@ -3,7 +3,7 @@ import { ValidateBy, type ValidationOptions, buildMessage } from 'class-validato
 
 export const IS_STORABLE_TEXT = 'isStorableText';
 
-/** A string PostgreSQL and JSON keep exactly as given: no NUL, no unpaired surrogate. */
+/** No NUL, no unpaired surrogate: PostgreSQL and JSON keep it exactly. */
 export function IsStorableText(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -20,7 +20,7 @@ export function IsStorableText(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** At most `max` characters, counted as Unicode code points (an emoji is one). */
+/** Counted as code points (an emoji is one). */
 export function MaxCharacters(max: number, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -35,7 +35,6 @@ export function MaxCharacters(max: number, options?: ValidationOptions): Propert
   );
 }
 
-/** A string with something besides white space. */
 export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -49,7 +48,7 @@ export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-// Stops counting past `max`: a 2 MB body is not spread into an array to learn it is too long.
+// Stops past `max`: a 2 MB body is not spread into an array to learn it is too long.
 function countCodePoints(value: string, max: number): number {
   if (value.length <= max) return value.length;
   let count = 0;

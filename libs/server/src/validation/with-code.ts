@@ -3,16 +3,11 @@ import { type ValidationArguments, type ValidationOptions } from 'class-validato
 
 export type ValidationMessage = string | ((args: ValidationArguments) => string);
 
-/** What a constraint carries in class-validator's `context` for the validation pipe. */
 export interface ConstraintContext {
   code?: ErrorCode;
 }
 
-/**
- * Options for a class-validator decorator whose failure answers with `code` and `message`.
- * Besides class-validator's tokens (`$property`, `$constraint1`), `$path` in a message becomes the
- * property's path from the top of the request (`messages[0].role`).
- */
+/** `$path` in a message becomes the property's path from the top of the request (`messages[0].role`). */
 export function withCode(
   code: ErrorCode,
   message?: ValidationMessage,

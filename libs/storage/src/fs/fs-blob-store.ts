@@ -31,10 +31,8 @@ const isAbortError = (error: unknown) =>
   typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
 
 /**
- * Blobs as files under one directory: the key is the relative path. A write goes to `.tmp/` on the
- * same filesystem and is renamed into place once complete, so a reader sees the old bytes or the new
- * ones, never a part; a failed write removes its temporary file. Several processes may share the
- * directory (a shared volume): renames are atomic there too.
+ * Writes go to `.tmp/` on the same filesystem and are renamed into place, so a reader never sees a part,
+ * even with several processes sharing the directory.
  */
 export class FsBlobStore implements BlobStore {
   private readonly root: string;
@@ -45,7 +43,6 @@ export class FsBlobStore implements BlobStore {
     this.temporaryDir = path.join(this.root, TEMPORARY_DIR);
   }
 
-  /** Creates the root (and its temporary directory) if absent. */
   async prepare(): Promise<void> {
     await mkdir(this.temporaryDir, { recursive: true, mode: DIRECTORY_MODE });
   }
@@ -61,7 +58,7 @@ export class FsBlobStore implements BlobStore {
     const temporary = path.join(this.temporaryDir, randomUUID());
     const limit = new ByteLimit(maxBytes);
     try {
-      // flush: fsync before close, so the rename never publishes bytes still only in the page cache.
+      // fsync before close, so the rename never publishes bytes still only in the page cache.
       const file = createWriteStream(temporary, {
         flags: 'wx',
         mode: FILE_MODE,
@@ -84,8 +81,8 @@ export class FsBlobStore implements BlobStore {
   async get(key: string, range?: BlobRange): Promise<Readable> {
     assertBlobKey(key);
     if (range) assertBlobRange(range);
-    // Opened before the stream is returned: a missing key is an error of get(), not of the stream,
-    // and a replace or delete after this point does not change what is read.
+    // Opened first: a missing key is an error of get(), not of the stream, and a later replace or delete
+    // does not change what is read.
     let handle: FileHandle;
     try {
       handle = await open(this.pathOf(key), 'r');
@@ -130,14 +127,14 @@ export class FsBlobStore implements BlobStore {
 
   async *list(prefix: string): AsyncIterable<BlobInfo> {
     assertBlobPrefix(prefix);
-    // Only the directory the prefix names (up to its last `/`) is walked, not the whole tree.
+    // Only the directory the prefix names is walked, not the whole tree.
     const directory = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     for await (const info of this.walk(directory)) {
       if (info.key.startsWith(prefix)) yield info;
     }
   }
 
-  /** Removes temporary files of writes that never finished (a crash), untouched for `olderThanMs`. */
+  /** Temporary files of writes that never finished (a crash). */
   async sweepTemporary(olderThanMs: number): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;

@@ -1,14 +1,13 @@
 import type { Readable } from 'node:stream';
 
-// The port between the platform and wherever file bytes live (uploads, deliverables, library
-// files): a local directory in all-in-one mode, S3-compatible object storage in production. Keys are
-// chosen by the owner of the bytes (`uploads/<fileId>`, ...); rows in PostgreSQL are the state of record.
+// A local directory in all-in-one mode, S3-compatible storage in production. Keys are chosen by the owner
+// of the bytes, never by users; rows in PostgreSQL are the state of record.
 
 export interface BlobWriteOptions {
-  /** The write fails with `BlobTooLargeError` as soon as the body passes this many bytes. */
+  /** Fails with `BlobTooLargeError` as soon as the body passes this many bytes. */
   maxBytes?: number;
   contentType?: string;
-  /** Aborting fails the write; nothing is left behind. */
+  /** Nothing is left behind. */
   signal?: AbortSignal;
 }
 
@@ -17,7 +16,7 @@ export interface StoredBlob {
   bytes: number;
 }
 
-/** Inclusive byte offsets, as in an HTTP `Range` header. */
+/** Inclusive, as in an HTTP `Range` header. */
 export interface BlobRange {
   start: number;
   end: number;
@@ -44,20 +43,15 @@ export class BlobNotFoundError extends Error {
 }
 
 export interface BlobStore {
-  /**
-   * Streams `body` to `key` (replacing what was there) without holding it in memory. On any failure
-   * (too large, the body errors or is cut off, aborted) nothing is left under `key` and the promise rejects.
-   */
+  /** Streamed, never held in memory. On any failure nothing is left under `key`. */
   put(key: string, body: Readable, options?: BlobWriteOptions): Promise<StoredBlob>;
-  /** The bytes of `key` (or of one range of them); `BlobNotFoundError` when absent. */
+  /** `BlobNotFoundError` when absent. */
   get(key: string, range?: BlobRange): Promise<Readable>;
-  /** Size and age of `key`; null when absent. */
+  /** Null when absent. */
   stat(key: string): Promise<BlobInfo | null>;
   /** Idempotent. */
   delete(key: string): Promise<void>;
-  /** Every blob whose key starts with `prefix` (for the sweeper). */
   list(prefix: string): AsyncIterable<BlobInfo>;
 }
 
-/** Nest injection token of the process's `BlobStore`. */
 export const BLOB_STORE = Symbol.for('fed.storage.BlobStore');

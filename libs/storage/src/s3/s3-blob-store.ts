@@ -17,19 +17,19 @@ export interface S3BlobStoreOptions {
   endpoint?: string;
   region: string;
   bucket: string;
-  /** Both or neither: without them the SDK's default chain (environment, web identity, instance role). */
+  /** Both or neither: without them the SDK's default chain. */
   accessKeyId?: string;
   secretAccessKey?: string;
-  /** `endpoint/bucket/key` instead of `bucket.endpoint/key` (MinIO and most self-hosted services). */
+  /** MinIO and most self-hosted services need it. */
   forcePathStyle: boolean;
-  /** Prepended to every key (`federation/`), so that one bucket may serve several installations. */
+  /** So one bucket may serve several installations. */
   prefix?: string;
-  /** Size of each multipart part: memory per write is about partSize x (queueSize + 1). */
+  /** Memory per write is about partSize x (queueSize + 1). */
   partSizeBytes?: number;
   queueSize?: number;
 }
 
-// S3's smallest part (but the last). Two parts in flight: about 15 MB of memory per write.
+// S3's smallest part (but the last).
 const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
 const DEFAULT_QUEUE_SIZE = 2;
 
@@ -38,10 +38,9 @@ interface AwsSdk {
   storage: typeof S3Storage;
 }
 
-// The AWS SDK (some 5 MB of heap, 14 MB of RSS) is loaded by a store's first call: every process that
-// imports the storage library has this module, only those configured for S3 use it.
+// The AWS SDK is heavy, so it loads with a store's first call: only processes configured for S3 pay.
 let loading: Promise<AwsSdk> | undefined;
-/** Set once loaded: until then no error can be one of the SDK's. */
+/** Until loaded no error can be one of the SDK's. */
 let loadedSdk: AwsSdk | undefined;
 
 function loadSdk(): Promise<AwsSdk> {
@@ -65,11 +64,7 @@ const isNotFound = (error: unknown) => {
   );
 };
 
-/**
- * Blobs as objects of one bucket. A write is a multipart upload (`Upload` of lib-storage) fed through
- * the byte limit, so memory stays at a few parts whatever the size; an upload that fails is aborted
- * before put() rejects, so no object and no multipart upload is left behind.
- */
+/** Multipart uploads through the byte limit keep memory at a few parts; a failed one is aborted before put rejects. */
 export class S3BlobStore implements BlobStore {
   private readonly clientConfig: S3.S3ClientConfig;
   private client: Promise<{ client: S3.S3Client; sdk: AwsSdk }> | undefined;
@@ -90,14 +85,12 @@ export class S3BlobStore implements BlobStore {
       region: options.region,
       forcePathStyle: options.forcePathStyle,
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
-      // Recent SDKs add CRC32 checksums and aws-chunked bodies to every request, which many
-      // S3-compatible services refuse; S3 itself needs them only where an operation requires one.
+      // Recent SDKs add CRC32 checksums and aws-chunked bodies, which many S3-compatible services refuse.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     };
   }
 
-  /** The client, made with the first call (the SDK loaded then). */
   private connected(): Promise<{ client: S3.S3Client; sdk: AwsSdk }> {
     this.client ??= loadSdk().then((sdk) => ({ client: new sdk.s3.S3Client(this.clientConfig), sdk }));
     return this.client;
@@ -111,9 +104,8 @@ export class S3BlobStore implements BlobStore {
       throw abortReason(signal);
     }
     const limit = new ByteLimit(maxBytes);
-    // Every failure (too large, the body's error, an abort) ends in `limit` failing: the upload's
-    // reader then throws, and the upload aborts its multipart upload before done() rejects. (Upload's
-    // own abort() would reject done() at once, with the multipart abort still to come.)
+    // Every failure ends in `limit` failing, so the upload aborts its multipart upload before done()
+    // rejects. (Upload's own abort() would reject done() with the multipart abort still to come.)
     let failure: Error | undefined;
     const fail = (error: Error) => {
       failure ??= error;
@@ -149,15 +141,14 @@ export class S3BlobStore implements BlobStore {
     try {
       await upload.done();
     } catch (error) {
-      // S3 refused or could not be reached: stop reading the body too.
+      // Stop reading the body too.
       fail(error instanceof Error ? error : new Error(String(error)));
       throw failure ?? error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
     if (failure) {
-      // Aborted after the whole body was read, while its last part or single PUT was on its way:
-      // the object is there now, and the write must still leave nothing.
+      // Aborted while the last part was on its way: the object is there now, and the write must leave nothing.
       await this.delete(key);
       throw failure;
     }
@@ -232,7 +223,6 @@ export class S3BlobStore implements BlobStore {
     } while (continuationToken);
   }
 
-  /** Closes the client's connections. */
   close(): void {
     void this.client?.then(
       ({ client }) => client.destroy(),

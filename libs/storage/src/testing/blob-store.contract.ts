@@ -4,7 +4,7 @@ import { BlobNotFoundError, type BlobStore, BlobTooLargeError } from '../ports/b
 
 export interface BlobStoreHarness {
   store: BlobStore;
-  /** What failed writes may have left behind: temporary files, pending multipart uploads. */
+  /** Temporary files, pending multipart uploads. */
   leftovers(): Promise<number>;
   close(): Promise<void>;
 }
@@ -17,14 +17,14 @@ async function bytesOf(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Compares by length and digest, so that a failure does not print megabytes. */
+/** So that a failure does not print megabytes. */
 const digest = (bytes: Buffer) => ({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
 
 async function expectBytes(stream: Readable, expected: Buffer): Promise<void> {
   expect(digest(await bytesOf(stream))).toEqual(digest(expected));
 }
 
-/** `data` in chunks of 64 KiB, as a socket would deliver it. */
+/** As a socket would deliver it. */
 function chunked(data: Buffer): Readable {
   const chunks: Buffer[] = [];
   for (let offset = 0; offset < data.length; offset += 64 * 1024)
@@ -32,7 +32,6 @@ function chunked(data: Buffer): Readable {
   return Readable.from(chunks, { objectMode: false });
 }
 
-/** A body of `total` bytes made as it is read, counting what was read. */
 function generated(total: number): { body: Readable; produced(): number } {
   let produced = 0;
   const body = new Readable({
@@ -46,7 +45,6 @@ function generated(total: number): { body: Readable; produced(): number } {
   return { body, produced: () => produced };
 }
 
-/** A body that sends `before` bytes, then fails as a cut-off upload does. */
 function failingAfter(before: number, error: Error): Readable {
   const { body, produced } = generated(Number.MAX_SAFE_INTEGER);
   const failing = new PassThrough();
@@ -69,15 +67,11 @@ async function keysOf(store: BlobStore, prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
-/**
- * The behaviour every BlobStore promises (ports/blob-store.ts), run against each adapter by its own
- * spec file with a fresh store from `setup`.
- */
+/** The behaviour every BlobStore promises (ports/blob-store.ts), run by each adapter's spec. */
 export function blobStoreContract(name: string, setup: () => Promise<BlobStoreHarness>): void {
   describe(`the ${name} blob store (contract)`, () => {
     let harness: BlobStoreHarness;
     let store: BlobStore;
-    // Each test writes under a prefix of its own.
     let prefix: string;
 
     beforeAll(async () => {
@@ -129,7 +123,7 @@ export function blobStoreContract(name: string, setup: () => Promise<BlobStoreHa
       await expectBytes(await store.get(key, { start: 0, end: 0 }), data.subarray(0, 1));
       await expectBytes(await store.get(key, { start: 99_999, end: 99_999 }), data.subarray(99_999));
       await expectBytes(await store.get(key, { start: 1000, end: 2999 }), data.subarray(1000, 3000));
-      // An end past the last byte stops at the last byte, as in HTTP; a start past it gives nothing.
+      // As in HTTP: an end past the last byte stops there; a start past it gives nothing.
       await expectBytes(await store.get(key, { start: 99_000, end: 200_000 }), data.subarray(99_000));
       await expectBytes(await store.get(key, { start: 100_000, end: 100_010 }), Buffer.alloc(0));
     });
@@ -219,7 +213,7 @@ export function blobStoreContract(name: string, setup: () => Promise<BlobStoreHa
 
     it('rejects with the error of a body that fails midway (a cut-off upload) and leaves nothing', async () => {
       const key = `${prefix}cut-off`;
-      // Past the first 5 MB part, so that an object store has a multipart upload under way to abort.
+      // Past the first 5 MB part, so an object store has a multipart upload to abort.
       const cutOff = new Error('the client went away');
       await expect(store.put(key, failingAfter(11 * MB, cutOff))).rejects.toBe(cutOff);
       await expectNothingAt(key);

@@ -5,19 +5,18 @@ import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 
 export interface TestS3Server {
-  /** `http://127.0.0.1:<port>`: use it with `forcePathStyle: true`. */
+  /** Use it with `forcePathStyle: true`. */
   endpoint: string;
   region: string;
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
-  /** Multipart uploads begun and neither completed nor aborted. */
   pendingMultipartUploads(): Promise<number>;
   close(): Promise<void>;
 }
 
 export interface TestS3ServerOptions {
-  /** Runs before each request is handled (to stall one, or act while it is on its way). */
+  /** To stall a request, or act while it is on its way. */
   beforeRequest?(request: { method: string; path: string; query: Record<string, unknown> }): Promise<void>;
 }
 
@@ -33,11 +32,7 @@ async function* firstByteOf(stream: Readable): AsyncGenerator<Buffer> {
   }
 }
 
-/**
- * A local S3-compatible server (s3rver) on a free loopback port, its data in a temporary directory
- * removed by close(), with one empty bucket. s3rver lacks AbortMultipartUpload and misreads
- * `Range: bytes=0-0`: both are mended here, so that the S3 adapter is tested as against S3.
- */
+/** s3rver lacks AbortMultipartUpload and misreads `Range: bytes=0-0`: both are mended here. */
 export async function startTestS3Server(options: TestS3ServerOptions = {}): Promise<TestS3Server> {
   const directory = await mkdtemp(path.join(tmpdir(), 'fed-s3-'));
   const bucket = 'test-bucket';
@@ -53,7 +48,7 @@ export async function startTestS3Server(options: TestS3ServerOptions = {}): Prom
     await options.beforeRequest?.({ method: context.method, path: context.path, query: context.query });
     return next();
   });
-  // s3rver reads the end of `bytes=0-0` as absent and sends the whole object: cut it to the first byte.
+  // s3rver reads `bytes=0-0` as the whole object: cut it to the first byte.
   server.middleware.unshift(async (context, next) => {
     if (context.method !== 'GET' || context.get('range') !== 'bytes=0-0') return next();
     await next();

@@ -5,27 +5,24 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import { type AddressInfo } from 'node:net';
 import { z } from 'zod';
 
-/** How the server answers now. */
 export type McpAppsServerMode =
-  /** A working MCP server. */
   | 'up'
   /** Every request answered 503. */
   | 'unavailable'
-  /** Requests accepted and never answered (until `close()` or a mode change). */
+  /** Requests never answered (until `close()` or a mode change). */
   | 'hang';
 
 /**
- * An answer far too large for one method: `json`, one JSON answer whose text goes on; `sse`, one SSE event
- * whose data goes on; `trickle`, SSE notifications of 16 KiB every few milliseconds, never the result.
+ * `json`: one JSON answer whose text goes on; `sse`: one SSE event whose data goes on; `trickle`: SSE
+ * notifications of 16 KiB every few milliseconds, never the result.
  */
 export interface McpFlood {
   method: 'tools/call' | 'resources/read';
   form: 'json' | 'sse' | 'trickle';
-  /** Bytes after which the answer ends (a client that reads it all gets it whole); 64 MiB by default. */
+  /** 64 MiB by default. */
   totalBytes?: number;
 }
 
-/** One flood answer: the bytes written so far, and when it stopped (the client went away, or all was sent). */
 export interface FloodRecord {
   bytes: number;
   ended: Promise<void>;
@@ -34,7 +31,7 @@ export interface FloodRecord {
 }
 
 export interface McpAppsServerOptions {
-  /** When set, requests without `Authorization: <value>` are answered 401. */
+  /** Requests without `Authorization: <value>` are answered 401. */
   authHeader?: string;
 }
 
@@ -43,24 +40,19 @@ export const WEATHER_HTML =
   '<!doctype html><html><body><h1 id="city"></h1><p>Weather view (MCP App)</p><script>/* app bridge */</script></body></html>';
 
 /**
- * A real MCP Apps server on loopback (the official SDK's McpServer over streamable HTTP, with the
- * ext-apps server helpers): `show_weather` declares a `ui://` resource, `echo` answers plain text,
- * `broken` answers `isError`, `embedded_view` returns its UI as an embedded resource. The UI resource's
- * HTML and MIME type can be changed, and the server switched to failing or hanging.
+ * A real MCP Apps server on loopback (the official SDK over streamable HTTP): `show_weather` declares a
+ * `ui://` resource, `echo` answers text, `broken` answers `isError`, `embedded_view` embeds its UI.
  */
 export class McpAppsServer {
   mode: McpAppsServerMode = 'up';
-  /** The UI resource as `resources/read` returns it. */
   ui = { html: WEATHER_HTML, mimeType: RESOURCE_MIME_TYPE as string };
-  /** `resources/read` answered 503 (the server fails only there). */
+  /** The server fails only there. */
   failResourceReads = false;
-  /** MCP methods received (`initialize`, `tools/call`, `resources/read`, ...), in order. */
+  /** In order. */
   readonly methods: string[] = [];
-  /** `Authorization` header of each request. */
   readonly authorizations: (string | undefined)[] = [];
-  /** When set, the method is answered with too much (see McpFlood), written with backpressure. */
+  /** Written with backpressure. */
   flood?: McpFlood;
-  /** Every flood answer, in order. */
   readonly floods: FloodRecord[] = [];
   private readonly hung = new Set<ServerResponse>();
 

@@ -6,7 +6,7 @@ type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: str
 interface MessageAnswer {
   id: string;
   block: ContentBlock;
-  /** What the model "wrote": the text, or the tool input as JSON. */
+  /** The text, or the tool input as JSON. */
   written: string;
   stopReason: 'end_turn' | 'tool_use';
   inputTokens: number;
@@ -51,7 +51,6 @@ export function message(body: JsonObject, model: string, serial: number): unknow
   };
 }
 
-/** The frames of a streamed message: each an `event:` line naming the `data:` line's type. */
 export function messageStream(body: JsonObject, model: string, serial: number): string {
   const answer = messageAnswer(body, serial);
   const event = (data: { type: string } & JsonObject) => sseFrame(data, data.type);
@@ -96,7 +95,7 @@ export function countTokens(body: JsonObject): unknown {
   return { input_tokens: estimateTokens(anthropicPrompt(body).characters) };
 }
 
-/** Anthropic's model page, for clients that sent `anthropic-version`. */
+/** For clients that sent `anthropic-version`. */
 export const ANTHROPIC_MODEL_LIST = {
   data: [{ type: 'model', id: 'mock-model', display_name: 'Mock model', created_at: '1970-01-01T00:00:00Z' }],
   has_more: false,

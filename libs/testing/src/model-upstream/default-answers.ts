@@ -25,7 +25,7 @@ function postRoute(pathname: string): Route | undefined {
   return undefined;
 }
 
-/** The body's model; Azure names it in the path instead. */
+/** Azure names it in the path instead. */
 function modelOf(body: JsonObject, pathname: string): string {
   if (typeof body.model === 'string') return body.model;
   if (pathname.startsWith(AZURE_DEPLOYMENTS)) {
@@ -35,7 +35,7 @@ function modelOf(body: JsonObject, pathname: string): string {
   return 'mock-model';
 }
 
-/** The answer when no step is queued: deterministic, and what the official SDKs parse. */
+/** Deterministic, and what the official SDKs parse. */
 export function answerByDefault(exchange: Exchange, serial: number): void {
   const { request, pathname } = exchange;
   const anthropicClient = request.headers['anthropic-version'] !== undefined;

@@ -4,21 +4,19 @@ import type { RecordedRequest } from './upstream-step';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 
-/** One request and its answer in progress. */
 export class Exchange {
-  /** The response is over: answered, cut by the client, hung up or closed with the server. */
+  /** Answered, cut by the client, hung up or closed with the server. */
   closed = false;
-  /** We cut the connection on purpose, so its close is not the client going away. */
+  /** Cut on purpose, so its close is not the client going away. */
   hungUp = false;
 
   constructor(
     readonly request: RecordedRequest,
-    /** The path without its query. */
     readonly pathname: string,
     readonly res: ServerResponse,
   ) {}
 
-  /** Waits `ms`, or less when the response closes first (so close() never waits on a timer). */
+  /** Less when the response closes first, so close() never waits on a timer. */
   pause(ms: number): Promise<void> {
     if (this.closed || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
@@ -51,11 +49,11 @@ export class Exchange {
   startStream(status = 200, headers?: Record<string, string>): void {
     if (this.closed) return;
     this.res.writeHead(status, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS);
-    // Sends the status line now, as providers do, so a client sees the answer begin before its first event.
+    // As providers do, so a client sees the answer begin before its first event.
     this.res.flushHeaders();
   }
 
-  /** A whole default stream in one write, chunked like a provider's, without one syscall per event. */
+  /** One write, chunked like a provider's, without one syscall per event. */
   sendStream(frames: string): void {
     if (this.closed) return;
     this.res.writeHead(200, SSE_HEADERS);
@@ -64,7 +62,6 @@ export class Exchange {
   }
 }
 
-/** One SSE frame: `event:` when named, then one `data:` line per line of the payload. */
 export function sseFrame(data: unknown, event?: string): string {
   const payload = typeof data === 'string' ? data : JSON.stringify(data);
   const lines = payload.includes('\n') ? payload.split('\n') : [payload];

@@ -1,8 +1,7 @@
 import { ScriptedUpstream } from './scripted-upstream';
 import { parseUpstreamArgs } from './upstream-args';
 
-// The scripted upstream in a process of its own, for benchmarks: prints `listening <url>` once
-// ready and closes on SIGTERM or SIGINT.
+// For benchmarks: prints `listening <url>` once ready, closes on SIGTERM or SIGINT.
 async function main(): Promise<void> {
   let options;
   try {

@@ -9,7 +9,7 @@ import {
   textPieces,
 } from './prompt-text';
 
-// Fixed rather than the clock, so two runs answer byte for byte the same.
+// Not the clock, so two runs answer byte for byte the same.
 const CREATED = 0;
 const DONE = sseFrame('[DONE]');
 
@@ -58,7 +58,6 @@ export function chatCompletion(body: JsonObject, model: string, serial: number):
   };
 }
 
-/** The frames of a streamed chat completion, `[DONE]` included. */
 export function chatCompletionStream(body: JsonObject, model: string, serial: number): string {
   const answer = chatAnswer(body, serial);
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
@@ -95,7 +94,7 @@ export function chatCompletionStream(body: JsonObject, model: string, serial: nu
   return frames + DONE;
 }
 
-/** Eight numbers in [-1, 1) from a hash of the text; multiples of 1/128, so float32 holds them exactly. */
+/** From a hash of the text; multiples of 1/128, so float32 holds them exactly. */
 export function embeddingOf(text: string): number[] {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -110,7 +109,7 @@ export function embeddingOf(text: string): number[] {
   return vector;
 }
 
-/** Strings, or token arrays (hashed by their printed form). */
+/** Token arrays are hashed by their printed form. */
 function embeddingInputs(input: unknown): string[] {
   if (typeof input === 'string') return [input];
   if (!Array.isArray(input)) return [];
@@ -187,7 +186,7 @@ export function response(body: JsonObject, model: string, serial: number): unkno
   return responseObject(responseParts(body, model, serial), true);
 }
 
-/** The Responses API's event sequence, which the SDK's accumulator needs in full to build its snapshot. */
+/** The SDK's accumulator needs the full sequence to build its snapshot. */
 export function responseStream(body: JsonObject, model: string, serial: number): string {
   const parts = responseParts(body, model, serial);
   let sequence = 0;

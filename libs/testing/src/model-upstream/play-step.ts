@@ -2,7 +2,6 @@ import { type Exchange, sseFrame } from './exchange';
 import { providerError } from './provider-errors';
 import type { SseStep, UpstreamStep } from './upstream-step';
 
-/** Answers the request as the step says. */
 export async function playStep(step: UpstreamStep, exchange: Exchange): Promise<void> {
   switch (step.kind) {
     case 'json':
@@ -28,7 +27,7 @@ export async function playStep(step: UpstreamStep, exchange: Exchange): Promise<
     case 'hangUp':
       return exchange.hangUp();
     case 'stall':
-      // The response stays open; the client's disconnect or close() ends it.
+      // The client's disconnect or close() ends it.
       return;
   }
 }
@@ -38,7 +37,7 @@ async function playSse(step: SseStep, exchange: Exchange): Promise<void> {
   for (const item of step.events) {
     if (exchange.closed) return;
     if ('hangUp' in item) {
-      // Lets what was written reach the client before the cut, so it sees a stream broken mid-way.
+      // So the client sees a stream broken mid-way.
       await flushed(exchange);
       return exchange.hangUp();
     }

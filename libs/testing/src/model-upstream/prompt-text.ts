@@ -1,10 +1,9 @@
-/** What the default answers read from a request, whatever the provider. */
 export interface Prompt {
-  /** The text of the last user turn; the answer echoes it. */
+  /** The answer echoes it. */
   lastUserText: string;
-  /** All text the request sends the model; the input token count derives from it. */
+  /** The input token count derives from it. */
   characters: number;
-  /** The first tool's name when the model should call it: tools were given and a user spoke last. */
+  /** Set when tools were given and a user spoke last. */
   toolName: string | undefined;
 }
 
@@ -14,15 +13,12 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A stand-in for a tokenizer: about four characters a token, as providers' rules of thumb say. */
+/** About four characters a token. */
 export function estimateTokens(characters: number): number {
   return Math.ceil(characters / 4);
 }
 
-/**
- * The text of a message's content: a string, or its text parts joined with nothing between them
- * (`text`, `input_text`, `output_text` all carry `text`). Anthropic tool results count only when asked.
- */
+/** Text parts joined with nothing between them; Anthropic tool results count only when asked. */
 export function contentText(content: unknown, withToolResults = false): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
@@ -49,7 +45,7 @@ function firstToolName(tools: unknown, read: (tool: JsonObject) => unknown): str
   return typeof name === 'string' ? name : undefined;
 }
 
-/** An OpenAI chat-completions request: `tool` messages are results, so a `user` message last asks anew. */
+/** `tool` messages are results, so a `user` message last asks anew. */
 export function chatPrompt(body: JsonObject): Prompt {
   let lastUserText = '';
   let characters = 0;
@@ -68,10 +64,7 @@ export function chatPrompt(body: JsonObject): Prompt {
   return { lastUserText, characters, toolName };
 }
 
-/**
- * An Anthropic messages request. Tool results travel in `user` messages, so a user message holding
- * one is a result rather than a new question; otherwise the default would call tools forever.
- */
+/** A user message holding a tool result is no new question; otherwise the default would call tools forever. */
 export function anthropicPrompt(body: JsonObject): Prompt {
   let lastUserText = '';
   let characters = contentText(body.system).length;
@@ -90,7 +83,7 @@ export function anthropicPrompt(body: JsonObject): Prompt {
   return { lastUserText, characters, toolName };
 }
 
-/** A Responses API request: `input` is a string (one user turn) or a list of items; tools are ignored. */
+/** Tools are ignored. */
 export function responsesPrompt(body: JsonObject): Prompt {
   let characters = typeof body.instructions === 'string' ? body.instructions.length : 0;
   if (typeof body.input === 'string') {
@@ -106,7 +99,7 @@ export function responsesPrompt(body: JsonObject): Prompt {
   return { lastUserText, characters, toolName: undefined };
 }
 
-/** Splits text into pieces of about `size` characters, never between the halves of a surrogate pair. */
+/** Never between the halves of a surrogate pair. */
 export function textPieces(text: string, size = 8): string[] {
   const pieces: string[] = [];
   let start = 0;
@@ -120,7 +113,7 @@ export function textPieces(text: string, size = 8): string[] {
   return pieces;
 }
 
-/** Splits text in two, for tool arguments streamed in two deltas. */
+/** For tool arguments streamed in two deltas. */
 export function halves(text: string): [string, string] {
   let middle = Math.floor(text.length / 2);
   const before = text.charCodeAt(middle - 1);

@@ -17,20 +17,18 @@ function statusText(status: number): string {
   return STATUS_CODES[status] ?? (status === 529 ? 'Overloaded' : 'Error');
 }
 
-/** Anthropic's envelope: `{type: 'error', error: {type, message}}`. */
 export function anthropicError(status: number, message = statusText(status)) {
   const type = ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
   return { type: 'error', error: { type, message } };
 }
 
-/** OpenAI's envelope: `{error: {message, type, param, code}}`. */
 export function openAiError(status: number, message = statusText(status)) {
   const type = status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error';
   const code = status === 429 ? 'rate_limit_exceeded' : status === 404 ? 'not_found' : null;
   return { error: { message, type, param: null, code } };
 }
 
-/** The envelope the request's client expects: Anthropic's clients always send `anthropic-version`. */
+/** Anthropic's clients always send `anthropic-version`. */
 export function providerError(status: number, anthropic: boolean, message?: string) {
   return anthropic ? anthropicError(status, message) : openAiError(status, message);
 }

@@ -8,23 +8,16 @@ import type { RecordedRequest, UpstreamStep } from './upstream-step';
 export interface ScriptedUpstreamOptions {
   /** 0 (the default) takes any free port. */
   port?: number;
-  /** Default 127.0.0.1. */
   host?: string;
-  /** Waited before every default answer (before a stream's first byte): "a model that answers in 20 ms". */
+  /** Before every default answer's first byte. */
   latencyMs?: number;
-  /**
-   * Default true. A benchmark turns it off so thousands of requests a second do not pile up in
-   * memory; `requests` then stays empty, while waitForRequests still counts.
-   */
+  /** Default true; benchmarks turn it off. `requests` then stays empty, while waitForRequests still counts. */
   recordRequests?: boolean;
 }
 
 const DEFAULT_WAIT_MS = 5_000;
 
-/**
- * A model provider on loopback that speaks the OpenAI and Anthropic APIs: it answers from a queue
- * of scripted steps, or with a deterministic echo when none is queued, and records what it received.
- */
+/** Answers from a queue of scripted steps, else with a deterministic echo, and records what it received. */
 export class ScriptedUpstream {
   private readonly server: http.Server;
   private readonly latencyMs: number;
@@ -34,7 +27,7 @@ export class ScriptedUpstream {
   private received = 0;
   private aborts: RecordedRequest[] = [];
   private abortsTaken = 0;
-  // Ids in the answers; kept across reset() so they stay unique for the server's life.
+  // Kept across reset(), so ids stay unique for the server's life.
   private serial = 0;
   private readonly waiters = new Set<() => void>();
   private closing: Promise<void> | undefined;
@@ -44,8 +37,8 @@ export class ScriptedUpstream {
     this.latencyMs = options.latencyMs ?? 0;
     this.recordRequests = options.recordRequests ?? true;
     this.server = http.createServer({ noDelay: true }, (req, res) => this.receive(req, res));
-    // Longer than the clients' idle pools (undici's is 4 s, Node's agent 5 s), so the server never
-    // closes a socket a client is about to reuse; headersTimeout must exceed it.
+    // Longer than the clients' idle pools (undici 4 s, Node 5 s), so the server never closes a socket a
+    // client is about to reuse; headersTimeout must exceed it.
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 66_000;
   }
@@ -65,22 +58,22 @@ export class ScriptedUpstream {
     return upstream;
   }
 
-  /** `http://127.0.0.1:PORT`, without a trailing slash. */
+  /** Without a trailing slash. */
   get url(): string {
     return this.knownUrl;
   }
 
-  /** Every request received since start or reset(), oldest first. */
+  /** Since start or reset(), oldest first. */
   get requests(): readonly RecordedRequest[] {
     return this.recorded;
   }
 
-  /** Steps still queued, to assert that a test used all it scripted. */
+  /** To assert that a test used all it scripted. */
   get pendingSteps(): number {
     return this.steps.length;
   }
 
-  /** Queues steps; each request takes the first queued step whose `path` it matches. */
+  /** Each request takes the first queued step whose `path` it matches. */
   enqueue(...steps: UpstreamStep[]): void {
     this.steps.push(...steps);
   }
@@ -93,7 +86,7 @@ export class ScriptedUpstream {
     this.abortsTaken = 0;
   }
 
-  /** Resolves with `requests` once `count` requests were received since start or reset(). */
+  /** Counts since start or reset(). */
   waitForRequests(count: number, timeoutMs = DEFAULT_WAIT_MS): Promise<readonly RecordedRequest[]> {
     return this.waitFor(
       () => (this.received >= count ? this.recorded : undefined),
@@ -102,10 +95,7 @@ export class ScriptedUpstream {
     );
   }
 
-  /**
-   * Resolves with a request whose client went away before its answer was complete. Each call takes
-   * the next such request, including one that went away before the call.
-   */
+  /** Each call takes the next aborted request, including one that went away before the call. */
   waitForAbort(timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest> {
     return this.waitFor(
       () => (this.abortsTaken < this.aborts.length ? this.aborts[this.abortsTaken++] : undefined),
@@ -114,7 +104,7 @@ export class ScriptedUpstream {
     );
   }
 
-  /** Stops listening and destroys every open socket, stalled answers included. */
+  /** Stalled answers included. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());

@@ -8,9 +8,8 @@ const FLAGS: Record<string, keyof ScriptedUpstreamOptions> = {
   '--latency-ms': 'latencyMs',
 };
 
-/** Reads `--flag value` and `--flag=value`; throws a message naming the bad argument. */
 export function parseUpstreamArgs(argv: readonly string[]): ScriptedUpstreamOptions {
-  // The process serves benchmarks, which never read `requests`; recording would only grow memory.
+  // Benchmarks never read `requests`; recording would only grow memory.
   const options: ScriptedUpstreamOptions = { recordRequests: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

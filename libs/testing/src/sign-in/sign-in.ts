@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 import { TestBrowser } from './test-browser';
 
 export interface SignIn {
-  /** Where the service listens (the browser's origin). */
+  /** The browser's origin. */
   serviceUrl: string;
   issuer: string;
   clientId: string;
@@ -13,10 +13,7 @@ export interface SignIn {
   scope?: string;
 }
 
-/**
- * A user's tokens through the real Authorization Code flow: discovery, the login form (and the consent
- * page when shown), PKCE S256, and the code exchange by openid-client.
- */
+/** The real Authorization Code flow: discovery, login (and consent), PKCE S256, code exchange by openid-client. */
 export async function signIn(options: SignIn): Promise<oidc.TokenEndpointResponse> {
   const config = await oidc.discovery(
     new URL(options.issuer),

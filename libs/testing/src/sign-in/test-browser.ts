@@ -1,14 +1,10 @@
-/**
- * A minimal browser for the login and consent forms: a cookie jar, manual redirects that are followed
- * while they stay on the provider's origin, and form submission. Enough to drive the code flow over
- * real HTTP the way a browser does (cookies, 302/303, form posts), without JavaScript.
- */
+/** Cookies, redirects followed on the provider's origin, and form posts: enough for the code flow. */
 export class TestBrowser {
   private readonly cookies = new Map<string, string>();
 
   constructor(private readonly origin: string) {}
 
-  /** Follows redirects on the provider's origin; stops at the first page or a redirect elsewhere. */
+  /** Stops at the first page or a redirect elsewhere. */
   async visit(
     url: string,
     init: RequestInit = {},
@@ -35,7 +31,7 @@ export class TestBrowser {
     throw new Error('too many redirects');
   }
 
-  /** Submits the page's form (its action and hidden fields) with `fields`. */
+  /** Its action and hidden fields, plus `fields`. */
   submit(page: { url: string; html: string }, fields: Record<string, string>) {
     const action = /<form method="post" action="([^"]+)"/.exec(page.html)?.[1];
     if (!action) throw new Error(`no form on the page: ${page.html.slice(0, 300)}`);

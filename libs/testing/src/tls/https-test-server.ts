@@ -8,11 +8,7 @@ import path from 'node:path';
 
 export type HttpsHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/**
- * An https server on the loopback with a self-signed certificate for `localhost` and 127.0.0.1, made by the
- * `openssl` CLI at start in a temporary directory: `caFile` is the certificate a client must trust.
- * Requests go to `handler` (replace it between tests).
- */
+/** A self-signed certificate for `localhost` and 127.0.0.1, made by `openssl`; clients must trust `caFile`. */
 export class HttpsTestServer {
   handler: HttpsHandler = (_req, res) => {
     res.statusCode = 404;
@@ -57,12 +53,11 @@ export class HttpsTestServer {
     return self;
   }
 
-  /** `https://localhost:<port>`. */
   get origin(): string {
     return `https://localhost:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** Serves `document` as JSON at `pathname` (other paths 404), with these headers. */
+  /** Other paths 404. */
   serveJson(pathname: string, document: unknown, headers: Record<string, string> = {}): void {
     this.handler = (req, res) => {
       if (new URL(req.url ?? '/', this.origin).pathname !== pathname) {

@@ -3,7 +3,6 @@ import { type EmailQueue, PermanentDeliveryError } from '../../ports';
 import { type EmailQueueSettings } from '../../settings';
 import { eventually } from '../async-helpers';
 
-/** Builds an e-mail queue with its own key prefix. */
 export type MakeEmailQueue = (settings: EmailQueueSettings) => EmailQueue;
 
 const SETTINGS: EmailQueueSettings = { attempts: 3, backoffMs: 50 };

@@ -2,11 +2,10 @@ import { type Bus, type CreateBusOptions } from '../../create-bus';
 import { type RunConsumer } from '../../ports';
 
 export type BusSettings = Pick<CreateBusOptions, 'runQueue' | 'runStream'>;
-/** Builds a ready bus with its own key prefix, applying `settings` on top of the implementation's. */
+/** Applies `settings` on top of the implementation's. */
 export type MakeBus = (settings?: BusSettings) => Promise<Bus>;
 
 export const BACKOFF_MS = 25;
-/** What each test's bus is built with. */
 export const CONTRACT_SETTINGS: BusSettings = { runQueue: { backoffMs: BACKOFF_MS } };
 
 /** Consumers first: their running jobs may still write to the buses. */

@@ -9,10 +9,7 @@ import { describeSignalsContract } from './signals.contract';
 export { type MakeEmailQueue } from './email-queue.contract';
 export { type BusSettings, type MakeBus } from './fixture';
 
-/**
- * The behaviour every implementation of the bus ports must show, one contract per port. Written once;
- * each implementation's spec file calls it, so the in-process bus cannot drift from the Redis one.
- */
+/** Every bus implementation's spec calls this, so the in-process bus cannot drift from the Redis one. */
 export function describeBusContract(name: string, makeBus: MakeBus, makeEmailQueue: MakeEmailQueue): void {
   describe(`${name} bus contract`, () => {
     describeRunQueueContract(makeBus);

@@ -1,11 +1,8 @@
-/** What happened to the user (spec document 3, user status table). */
+/** Spec document 3, user status table. */
 export const statusEmailEvents = ['user_approved', 'user_rejected'] as const;
 export type StatusEmailEvent = (typeof statusEmailEvents)[number];
 
-/**
- * E-mails of the account pages (sign-up, password reset) that carry a single-use link; the worker
- * makes the link's token when it sends, so no secret waits in the queue.
- */
+/** Single-use links: the worker makes the token when it sends, so no secret waits in the queue. */
 export const accountEmailEvents = ['email_verification', 'password_reset', 'account_exists'] as const;
 export type AccountEmailEvent = (typeof accountEmailEvents)[number];
 
@@ -17,17 +14,16 @@ export function isAccountEmailEvent(event: EmailEvent): event is AccountEmailEve
 }
 
 /**
- * One e-mail to send, queued by admin-service or auth-service and sent by whichever of them takes it
- * (versioned, since a worker of another release may). It names the user, not the address: the worker
- * reads the current address and language.
+ * Versioned, since a worker of another release may send it. It names the user, not the address: the
+ * worker reads the current address and language.
  */
 export interface EmailJobV1 {
   version: 1;
   userId: string;
   event: EmailEvent;
-  /** Account e-mails: the language of the page that asked for it (one of the 14 tags). */
+  /** Account e-mails: the language of the page that asked (one of the 14 tags). */
   locale?: string;
-  /** Account e-mails: the sign-in request the user came from, which the link's page leads back to. */
+  /** Account e-mails: the sign-in request the link's page leads back to. */
   interaction?: string;
 }
 

@@ -1,4 +1,4 @@
-/** One agent turn, queued by chat-service or agent-protocols and run by agent-runtime. */
+/** Queued by chat-service or agent-protocols, run by agent-runtime. */
 export interface RunJobV1 {
   version: 1;
   /** The assistant message id; also the job id (so a turn is queued at most once) and the stream id. */
@@ -8,7 +8,7 @@ export interface RunJobV1 {
   tenantId?: string;
   /** ISO 8601. */
   requestedAt: string;
-  /** The trace of the request that started the turn (W3C `traceparent`), when tracing is on. */
+  /** W3C `traceparent`, when tracing is on. */
   traceparent?: string;
   tracestate?: string;
 }

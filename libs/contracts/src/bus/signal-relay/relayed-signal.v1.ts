@@ -1,9 +1,6 @@
 import { type SignalPayloads, type SignalTopic } from '../signals';
 
-/**
- * A signal a local tool (platformctl) hands to a running all-in-one platform whose bus is in-process,
- * `POST /signals` on the loopback relay the platform announces in DATA_DIR; the platform publishes it.
- */
+/** `POST /signals` from a local tool (platformctl) to the relay of an all-in-one platform with an in-process bus. */
 export interface RelayedSignalV1<T extends SignalTopic = SignalTopic> {
   version: 1;
   topic: T;

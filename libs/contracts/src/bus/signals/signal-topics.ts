@@ -1,5 +1,5 @@
-// Signals are small, versioned facts pushed to every instance (Redis pub/sub or in-process).
-// A receiver that misses one must not be wrong for long: each fact has a state of record elsewhere.
+// Pushed to every instance. A receiver that misses one must not be wrong for long: each fact has a state
+// of record elsewhere.
 
 export interface RunCancelledV1 {
   version: 1;
@@ -9,45 +9,39 @@ export interface RunCancelledV1 {
 
 export interface TokenRevokedV1 {
   version: 1;
-  /** `jti` of the revoked access token. */
   jti: string;
-  /** Unix seconds; after this the token is expired anyway and may be forgotten. */
+  /** After this the token is expired anyway and may be forgotten. */
   expiresAt: number;
 }
 
 export interface SessionsInvalidatedV1 {
   version: 1;
-  /** `sub` whose logins made before the cut-off have ended. */
   subject: string;
-  /**
-   * Unix seconds: a token without `auth_time_ms` is refused when its `iat` is before this (the
-   * second after the cut-off, since whole seconds cannot tell its own second apart).
-   */
+  /** For tokens without `auth_time_ms`, by `iat`: the second after the cut-off, since whole seconds cannot tell. */
   issuedBefore: number;
-  /** Epoch milliseconds of the cut-off: a token whose `auth_time_ms` is before it is refused. */
+  /** Epoch ms: a token whose `auth_time_ms` is before it is refused. */
   cutOffMs?: number;
 }
 
 export interface RoleChangedV1 {
   version: 1;
-  /** `sub` of the user whose role changed. */
   subject: string;
   role: 'admin' | 'user';
-  /** Epoch milliseconds of the change: of two changes of one user, the later one holds. */
+  /** Epoch ms: of two changes of one user, the later one holds. */
   changedAtMs: number;
 }
 
 export interface SigningKeyRevokedV1 {
   version: 1;
-  /** `kid` of a signing key withdrawn in an emergency: no token it signed is accepted any more. */
+  /** Withdrawn in an emergency: no token it signed is accepted any more. */
   kid: string;
 }
 
 export interface ConfigChangedV1 {
   version: 1;
-  /** What changed, e.g. `gateway.routes`, `gateway.keys`. */
+  /** E.g. `gateway.routes`, `gateway.keys`. */
   area: string;
-  /** The record that changed (a key id), when one did; absent: anything in the area may have. */
+  /** Absent: anything in the area may have changed. */
   id?: string;
 }
 
