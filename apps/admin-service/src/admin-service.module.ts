@@ -10,8 +10,7 @@ import { AdminUsersModule, MasterDataModule } from '@fed/identity';
 import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
 
-// Admin APIs of document 3: users, logs, shared memory, master data.
-// Feature modules are added here; the host (config, logging, health, database, bus, auth) is shared.
+// Admin APIs of document 3; the host (config, logging, health, database, bus, auth) is shared.
 @Module({
   imports: [
     // logs (libs/audit): the audit log (and the trail behind @AuditAction), the gateway log, their retention.

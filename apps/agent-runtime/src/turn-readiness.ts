@@ -2,13 +2,7 @@ import { type AppConfig, unmetNeeds } from '@fed/config';
 import { type Logger } from '@fed/observability';
 import { lookup } from 'node:dns/promises';
 
-/**
- * Says at start what agent turns will use and what they lack, since nothing else would until the
- * first turn ends with `model_unavailable`: the model gateway's address, the agent's credentials, and
- * whether the gateway's host resolves here (the default is llm-gateway's service name in compose and
- * Kubernetes, which resolves nowhere else). Nothing here stops the start: a compose stack starts
- * before the agent's gateway key exists.
- */
+/** Logs at start the gateway address, credentials and DNS (else unseen until a turn fails); never blocks start. */
 export async function reportTurnReadiness(
   config: AppConfig<'agent-runtime'>,
   logger: Logger,

@@ -19,8 +19,7 @@ import {
 } from '@fed/conversations';
 import { MasterDataListsModule, UserProfileModule } from '@fed/identity';
 
-// Chat, conversation and file APIs of document 2, streaming agent turns as server-sent events.
-// The host (config, logging, health, database, bus, auth) is shared.
+// Document 2's chat, conversation and file APIs; the host (config, logging, health, database, bus, auth) is shared.
 @Module({
   imports: [
     TurnsModule.withCatalog(CatalogStoreModule, CatalogService, {

@@ -8,11 +8,7 @@ import path from 'node:path';
 export const AGENT_GATEWAY_KEY_FILE = 'agent-gateway-key';
 const KEY_NAME = 'agent-runtime';
 
-/**
- * All-in-one: the agent calls the model gateway of its own process over HTTP, with a virtual key of
- * its own. Unless AGENT_GATEWAY_API_KEY or (outside the Marketplace edition) AGENT_CLIENT_ID is set, the key kept in DATA_DIR (mode 0600)
- * is used while it is live in the database; otherwise a new one is created and kept.
- */
+/** Unless AGENT_GATEWAY_API_KEY or AGENT_CLIENT_ID is set, the agent's gateway key from DATA_DIR, or a new one. */
 export async function withAgentGatewayKey(config: ServiceConfig): Promise<ServiceConfig> {
   // The Marketplace edition's gateway takes virtual keys only: a client of the agent's is no use there.
   if (config.agent.gatewayApiKey || (config.agent.clientId && config.edition !== 'marketplace')) return config;

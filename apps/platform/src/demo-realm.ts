@@ -20,12 +20,7 @@ export interface DemoCredentials {
 
 export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
 
-/**
- * All-in-one only: on the first start (no client and no user yet, and no REALM_IMPORT), creates a
- * demo user, a browser application, a service account and a model-gateway key, so `npm start` is
- * followed by a token and a model call at once. The secrets are printed once and kept in DATA_DIR (mode 0600)
- * for a developer who missed them.
- */
+/** All-in-one first start (no client, user or REALM_IMPORT): demo accounts and gateway key, kept in DATA_DIR. */
 @Injectable()
 export class DemoRealm implements OnApplicationBootstrap {
   created?: DemoCredentials;
@@ -106,12 +101,7 @@ export interface DemoBannerUrls {
   marketplace?: { tokenUrl: string; chatUrl: string; model: string };
 }
 
-/**
- * The banner's lines about the demo realm: its accounts and the commands of this edition that use them, on
- * every start whose DATA_DIR holds the realm (an edition chosen on a later start gets its own commands). The
- * secrets are in them on the start that created them only, as every secret is shown once; later starts name
- * the file that keeps them.
- */
+/** The banner's demo-realm lines; secrets only on the start that created them, later starts name their file. */
 export function demoBanner(demo: DemoRealm, urls: DemoBannerUrls, tokenTtlSeconds: number): string[] {
   const created = demo.created;
   if (!created && !existsSync(demo.credentialsFile)) return [];

@@ -3,11 +3,7 @@ import { SIGNALS, type SignalRelay, type Signals, startSignalRelay } from '@fed/
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { LOGGER, type Logger } from '@fed/observability';
 
-/**
- * All-in-one without REDIS_URL: what platformctl changes while the platform runs (a user's sessions
- * ended, a signing key or gateway key revoked) reaches the in-process bus through a loopback relay
- * announced in DATA_DIR, so it takes effect at once as it does over Redis.
- */
+/** All-in-one without Redis: platformctl's changes reach the in-process bus through a loopback relay in DATA_DIR. */
 @Injectable()
 export class PlatformSignalRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private relay?: SignalRelay;

@@ -1,5 +1,4 @@
-// The public surface: modules, services (and the factories that build them outside Nest), the types
-// their signatures use, and the errors they throw. Entities, repositories and helpers stay inside.
+// The public surface: modules, services and their factories, signature types and errors; internals stay inside.
 
 export { catalogEntities } from './catalog/catalog.entities';
 export { CatalogModule, CatalogStoreModule, catalogAdminServiceFor } from './catalog/catalog.module';

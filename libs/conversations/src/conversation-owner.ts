@@ -14,22 +14,14 @@ import { OwnerError } from './conversation-owner.errors';
 
 /** The owner of every row a request touches (document 2: another user's data is a 404). */
 export interface ConversationOwner {
-  /**
-   * What rows are scoped by: the token's subject; in the Marketplace edition the pair of the service
-   * account and the agent, `<sub>/<agentId>` (an agent id holds no `/`), so each agent of a service
-   * account has its own conversations, files and search.
-   */
+  /** The token's subject; Marketplace: `<sub>/<agentId>` (ids hold no `/`), so each agent has its own data. */
   userId: string;
   tenantId: string | null;
   /** Marketplace edition: the agent the request names. */
   agentId?: string;
 }
 
-/**
- * Whose items a list shows: one owner, or, in the Marketplace edition when no agent is named, a service
- * account's items across its agents (the rows whose owner key is `<accountId>/<agentId>`), without those
- * of agents it can no longer name (deleted, or now another tenant's): their ids would resolve to nothing.
- */
+/** One owner, or (Marketplace, no agent named) an account across its agents, minus those it can no longer name. */
 export type ListOwner = ConversationOwner | AgentsOwner;
 
 export interface AgentsOwner {
@@ -77,11 +69,8 @@ export interface OwnerOptions {
 }
 
 /**
- * Who owns what a request touches. SaaS: `ownerOf`. Marketplace: a service account's token only (403
- * `service_account_required` otherwise); the agent is named by `X-Agent-Id`
- * (every document-2 endpoint) or by the chat request's `agentId` (the same value when both are sent);
- * neither, or an agent that does not exist or belongs to another tenant, is a 400; a disabled agent
- * takes no new turn (its history stays readable).
+ * Marketplace: service-account tokens only (403 otherwise); the agent is named by `X-Agent-Id` or the chat request's
+ * `agentId` (equal when both are sent); a missing or foreign agent is a 400; a disabled agent takes no new turn.
  */
 @Injectable()
 export class ConversationOwners {

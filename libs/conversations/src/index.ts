@@ -1,5 +1,4 @@
-// The public surface: modules, services (and the factories that build them outside Nest), the types
-// their signatures use, and the errors they throw. Entities, repositories and helpers stay inside.
+// The public surface: modules, services and their factories, signature types and errors; internals stay inside.
 
 export { ConversationsModule } from './conversations/conversations.module';
 export { DeliverablesModule } from './deliverables/deliverables.module';

@@ -1,12 +1,7 @@
 import { ownedBy } from '@fed/persistence';
 import { type ListOwner, isAcrossAgents } from './conversation-owner';
 
-/**
- * The conditions limiting a list to its owner, its values appended to `parameters`. Across agents (the
- * Marketplace edition, no agent named) they are the expression and predicate of the `*_account_*_idx`
- * partial indexes, so a page is read in order from the index: the owner keys `<accountId>/<agentId>`,
- * minus those of agents the account can no longer name.
- */
+/** The owner condition; across agents it matches the `*_account_*_idx` partial indexes, so pages are read in order. */
 export function listOwnerCondition(owner: ListOwner, parameters: unknown[]): string {
   if (!isAcrossAgents(owner)) return ownedBy(owner, parameters);
   parameters.push(owner.accountId, owner.tenantId, owner.hiddenOwners);

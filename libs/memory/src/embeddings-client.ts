@@ -13,11 +13,9 @@ export interface EmbeddingsSettings {
 /** Inputs per embeddings call when many items are stored at once. */
 const BATCH = 64;
 
-/** The embeddings of texts through our model gateway (`POST {gatewayUrl}/embeddings`). */
 export class EmbeddingsClient {
   constructor(private readonly settings: EmbeddingsSettings) {}
 
-  /** The model vectors are made with; undefined when embeddings are off. */
   get model(): string | undefined {
     return this.settings.model;
   }

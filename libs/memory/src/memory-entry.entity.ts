@@ -3,10 +3,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export const MEMORY_SCOPES = ['global', 'organization', 'role'] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
-/**
- * One item of the shared memory (spec document 3, "Memory item"): what `POST /v1/admin/memory/query`
- * and the agent's `search_memory` find. `search` and `revision` are set by a trigger on every write.
- */
+/** A shared-memory item (document 3, "Memory item"); `search` and `revision` are set by a trigger on every write. */
 @Entity({ schema: 'memory', name: 'entries' })
 @Index('entries_tenant_updated_idx', ['tenantId', 'updatedAt'])
 @Index('entries_key_idx', ['key'], { unique: true })

@@ -37,10 +37,7 @@ export class MemoryItems {
     this.repository = new MemoryRepository(dataSource);
   }
 
-  /**
-   * Validates every item first (MemoryError `invalid_item` names the first bad one, nothing is stored),
-   * embeds them in batches, then stores them in one statement. The same key twice: the last wins.
-   */
+  /** Validates all items first (none stored on `invalid_item`), embeds in batches, stores; repeated key: last wins. */
   async add(
     items: readonly NewMemoryItem[],
     signal?: AbortSignal,

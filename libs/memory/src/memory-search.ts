@@ -22,11 +22,7 @@ export const MIN_SIMILARITY = 0.3;
 /** Longer queries are cut: full-text search gains nothing from them and they cost parsing. */
 const MAX_QUERY_LENGTH = 1000;
 
-/**
- * The shared memory's search, for the admin API and the agent's `search_memory`: PostgreSQL full-text
- * search and, when an embedding model is configured, the cosine similarity of the query's embedding
- * (one gateway call per query) over an in-process index, fused into one score.
- */
+/** Shared-memory search: full-text rank, fused with embedding similarity when a model is configured. */
 export class MemorySearch {
   private readonly repository: MemoryRepository;
   private readonly index: MemoryVectorIndex | undefined;
@@ -40,12 +36,12 @@ export class MemorySearch {
     this.index = model ? new MemoryVectorIndex(dataSource, model) : undefined;
   }
 
-  /** Loads the vector index ahead of the first query (at start: a first load of 10^5 vectors takes seconds). */
+  /** Loads the vector index ahead of the first query (a first load can take seconds). */
   async warm(): Promise<void> {
     await this.index?.refresh();
   }
 
-  /** Best first; MemoryError `upstream_error`/`upstream_timeout` when the query's embedding fails (never an empty list). */
+  /** Best first; a failed query embedding throws MemoryError `upstream_error`/`upstream_timeout`, never returns []. */
   async search(query: MemorySearchQuery, signal?: AbortSignal): Promise<MemoryHit[]> {
     const text = searchableText(query.text, MAX_QUERY_LENGTH);
     const limit = Math.min(Math.max(Math.floor(query.limit) || 1, 1), MEMORY_SEARCH_MAX_LIMIT);
@@ -69,8 +65,7 @@ export class MemorySearch {
       if (known) known.similarity = similarity;
       else byId.set(id, { textRank: 0, similarity });
     }
-    // An item with an embedding: the mean of its text rank and its similarity (negative counts as 0);
-    // one without: its text rank.
+    // With an embedding: the mean of text rank and similarity (negative as 0); without: the text rank.
     const ranked = [...byId.entries()]
       .map(([id, found]) => ({
         id,

@@ -34,10 +34,8 @@ const FREE = 255;
 const LOAD_PAGE = 5000;
 
 /**
- * The embeddings of one model, in process: a Float32Array of unit vectors (one slot per item) scanned
- * whole per query, for PostgreSQL without pgvector. Kept fresh by `refresh()` before each search:
- * one read of `memory.revision`, and when it moved, the rows written and deleted since (the write
- * triggers number every change; the counter's row lock makes them commit in order).
+ * One model's embeddings in process (no pgvector): unit vectors scanned whole per query. `refresh()` reads
+ * `memory.revision` and, when it moved, the changes since; the counter's row lock makes changes commit in order.
  */
 export class MemoryVectorIndex {
   private revision = -1n;
@@ -127,7 +125,7 @@ export class MemoryVectorIndex {
         value: string;
       }[];
       const since = String(this.revision);
-      // In pages: a first load of 10^5 vectors is not one result held whole in memory twice.
+      // In pages, so a first load is never one result held whole in memory twice.
       const written: ChangedRow[] = [];
       for (let after = since; ;) {
         const page = (await manager.query(

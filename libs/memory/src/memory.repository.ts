@@ -3,7 +3,6 @@ import { vectorToBytes } from './embeddings-client';
 import { type MemoryScope } from './memory-entry.entity';
 import { type MemoryVisibility } from './memory-vector-index';
 
-/** An item as searches and listings return it. */
 export interface MemoryItem {
   id: string;
   /** Null: shared by every tenant. */
@@ -25,7 +24,7 @@ export interface RankedItem extends MemoryItem {
   textRank: number;
 }
 
-/** An item as it is written: its fields without the timestamps the database sets, and its embedding. */
+/** An item to write: without the database's timestamps, with its embedding. */
 export interface StoredItem extends Omit<MemoryItem, 'createdAt' | 'updatedAt'> {
   embedding: Float32Array | null;
 }
@@ -64,10 +63,7 @@ const visibilityParams = (visibility: MemoryVisibility) => [
 export class MemoryRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Full-text matches (`simple` dictionary, web search syntax) best first; the rank is `ts_rank` with
-   * normalization 32 (rank / (rank + 1)), so it lies in [0, 1).
-   */
+  /** Full-text matches (`simple`, web search syntax), best first; ts_rank normalization 32 keeps rank in [0, 1). */
   async textMatches(visibility: MemoryVisibility, text: string, limit: number): Promise<RankedItem[]> {
     const rows = (await this.dataSource.query(
       `SELECT ${COLUMNS}, ts_rank(e."search", q, 32) AS "text_rank"

@@ -19,11 +19,7 @@ export const PASSWORD = 'correct horse battery staple';
 const REDIRECT_URI = 'https://console.example.com/callback';
 export const ADMIN_SCOPES = 'openid users:read users:manage master:manage logs:read chat:history';
 
-/**
- * A distributed install in one test process: auth-service (the real realm: users, clients, sign-in),
- * admin-service and chat-service, each its own Nest app with its own JWKS cache and revocation list,
- * sharing the database, Redis (a key prefix of the test's own) and the JWKS URL.
- */
+/** auth-, admin- and chat-service as separate Nest apps in one process, sharing database, Redis and JWKS URL. */
 export interface AdminStack {
   database: TestDatabase;
   auth: RunningService;
@@ -35,7 +31,6 @@ export interface AdminStack {
   createUser(login: string, fields?: Partial<NewUser>): Promise<string>;
   /** The user's access token through the real Authorization Code flow, with `scope`. */
   signIn(login: string, scope?: string): Promise<{ accessToken: string; refreshToken: string }>;
-  /** A refresh token grant's HTTP status. */
   refresh(refreshToken: string): Promise<number>;
   close(): Promise<void>;
 }
@@ -153,7 +148,6 @@ export interface AdminCall {
   body: Record<string, unknown> & { error?: { type: string; code: string; message: string } };
 }
 
-/** One HTTP call to `service` with a bearer token (and a JSON body when given). */
 export async function call(
   service: RunningService,
   method: string,

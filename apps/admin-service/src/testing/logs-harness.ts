@@ -16,11 +16,7 @@ const LOG_MODULES = [AuditLogsModule, GatewayLogsModule, LogRetentionModule];
 const REDIRECT_URI = 'https://admin.example.com/callback';
 const PASSWORD = 'correct horse battery staple';
 
-/**
- * auth-service (its modules: apps may not import apps) and admin-service's log modules (in-process bus, silent logs) on one
- * fresh database, with a client `console` (users sign in through the real realm) and a client
- * `etl` (Client Credentials) of the scopes a test asks for.
- */
+/** auth-service and admin-service's log modules on a fresh database, with clients `console` and `etl` for tests. */
 export interface LogsHarness {
   database: TestDatabase;
   auth: RunningService;
@@ -30,7 +26,6 @@ export interface LogsHarness {
   signInAs(login: string, scope: string, tenantName?: string): Promise<string>;
   /** A Client Credentials token of a client of `tenantName` (the default tenant) holding `scopes`. */
   serviceToken(scopes: string[], tenantName?: string): Promise<string>;
-  /** GET on admin-service with a bearer token. */
   get(path: string, token: string): Promise<Response>;
   close(): Promise<void>;
 }

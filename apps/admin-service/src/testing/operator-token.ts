@@ -3,11 +3,7 @@ import { type RunningService } from '@fed/server';
 
 let operatorClients = 0;
 
-/**
- * A Client Credentials access token of the platform operator's own integration: a client registered in no
- * tenant (`platformctl clients create --operator`) holding `scopes`, its token asked of auth-service's real
- * token endpoint over HTTP. Its tokens carry no `tenant` claim.
- */
+/** A Client Credentials token of the operator's own tenantless client (`clients create --operator`). */
 export async function operatorToken(auth: RunningService, scopes: string[]): Promise<string> {
   const clientId = `platform-operator-${++operatorClients}`;
   const { clientSecret } = await auth.nest.get(ClientsService).create({

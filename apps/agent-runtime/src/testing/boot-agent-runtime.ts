@@ -17,7 +17,6 @@ export const UPSTREAM_MODELS = { default: 'upstream-default', high_performance: 
 
 export interface AgentRuntimeBoot {
   databaseUrl: string;
-  /** The scripted model provider (`ScriptedUpstream.url`). */
   upstreamUrl: string;
   /** Over the test defaults (no coalescing changes, 4 steps, 30 s timeout, no drain on close). */
   agent?: Partial<ServiceConfig['agent']>;
@@ -27,17 +26,11 @@ export interface AgentRuntimeBoot {
 export interface RunningAgentRuntime {
   service: RunningService<AppConfig<'agent-runtime'>>;
   config: AppConfig<'agent-runtime'>;
-  /** The gateway key the agent uses. */
   apiKey: string;
   close(): Promise<void>;
 }
 
-/**
- * One service as `agent-runtime` with the model gateway beside it (features AgentRuntimeModule and
- * GatewayModule), on a free loopback port, with the in-process bus: the agent calls its own `/llm/v1`
- * with a gateway key created beforehand, and the gateway routes both agent levels to the scripted
- * upstream (one attempt, no fallback, so a scripted failure is the answer).
- */
+/** agent-runtime beside the gateway, which routes both levels to the scripted upstream once (no retry or fallback). */
 export async function bootAgentRuntime(options: AgentRuntimeBoot): Promise<RunningAgentRuntime> {
   const port = await freePort();
   const apiKey = await createGatewayKey(options.databaseUrl);

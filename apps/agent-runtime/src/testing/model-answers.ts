@@ -17,13 +17,11 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
 }
 
 export interface TextAnswerOptions {
-  /** Pause between two pieces. */
   pauseMs?: number;
   /** After the pieces, wait this long before finishing (a model still thinking). */
   stallMs?: number;
 }
 
-/** A text answer streamed piece by piece. */
 export function textAnswer(pieces: readonly string[], options: TextAnswerOptions = {}): SseStep {
   const events: SseItem[] = [chunk({ role: 'assistant', content: '' })];
   pieces.forEach((piece, index) => {
@@ -75,7 +73,6 @@ export interface SentChatRequest {
   stream?: boolean;
 }
 
-/** The chat request the provider received. */
 export function sentRequest(request: RecordedRequest | undefined): SentChatRequest {
   if (!request) throw new Error('the model received no such request');
   return request.json as SentChatRequest;

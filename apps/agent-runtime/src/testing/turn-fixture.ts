@@ -25,11 +25,7 @@ export interface AdmittedTestTurn {
   tenantId: string | null;
 }
 
-/**
- * A turn admitted the way chat-service admits one: the conversation (new or existing), the user
- * message, the assistant message (`processing`, the request's options, `reply_to`), the role chunk in
- * the run stream, then the job in the run queue.
- */
+/** Admits a turn as chat-service does: conversation, both messages, the role chunk, then the queued job. */
 export async function startTurn(runtime: RunningAgentRuntime, setup: TurnSetup): Promise<AdmittedTestTurn> {
   const dataSource = runtime.service.nest.get(DataSource);
   const userId = setup.userId ?? 'user-1';
@@ -107,7 +103,6 @@ export async function readToEnd(stream: RunStream, runId: string, timeoutMs = 10
   }
 }
 
-/** Reads until a chunk matches; resolves with every chunk read so far. */
 export async function readUntil(
   stream: RunStream,
   runId: string,
@@ -131,7 +126,6 @@ export async function readUntil(
   }
 }
 
-/** The text of the content chunks, in order. */
 export function streamedText(chunks: readonly ChatCompletionChunk[]): string {
   return chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('');
 }

@@ -15,7 +15,6 @@ export interface ChatServiceBoot {
   /** Use this Redis (with a key prefix of the test's own) instead of the in-process bus. */
   redis?: { url: string; keyPrefix: string };
   env?: Record<string, string>;
-  /** Feature modules besides chat-service's own. */
   features?: Type[];
 }
 
@@ -37,10 +36,7 @@ export interface RunningChatService {
 
 export const CHAT_SCOPES = 'openid profile chat:exec chat:history chat:file';
 
-/**
- * chat-service as its main.ts starts it, on a free loopback port, with a silent log; tokens come
- * from a test issuer whose JWKS the service is pointed at (AUTH_JWKS_URL).
- */
+/** chat-service as main.ts starts it, on a loopback port, trusting a test issuer's JWKS (AUTH_JWKS_URL). */
 export async function bootChatService(options: ChatServiceBoot): Promise<RunningChatService> {
   const issuer = await TestTokenIssuer.create();
   const jwks = await JwksServer.start(() => issuer.jwks());

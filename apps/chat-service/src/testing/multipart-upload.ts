@@ -19,7 +19,6 @@ export interface UploadOutcome {
   body: Record<string, unknown>;
   /** Body bytes the generator had produced when the response's status line arrived. */
   writtenAtResponse: number;
-  /** Whether the whole body had been written. */
   bodyComplete: boolean;
 }
 
@@ -40,7 +39,6 @@ function partHeader(part: UploadPart): Buffer {
   return Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`);
 }
 
-/** The body, chunk by chunk (generated file parts reuse FILL). */
 function* bodyChunks(parts: UploadPart[]): Generator<Buffer> {
   for (const part of parts) {
     yield partHeader(part);
@@ -64,10 +62,7 @@ function bodyLength(parts: UploadPart[]): number {
   return total + Buffer.byteLength(`--${BOUNDARY}--\r\n`);
 }
 
-/**
- * POSTs a multipart body written from a generator with backpressure, and resolves with the response
- * as soon as it arrives, even while the body is still being written (the writing then stops).
- */
+/** POSTs a generated multipart body with backpressure; resolves on the response, even mid-body (writing then stops). */
 export function uploadMultipart(
   url: string,
   token: string,

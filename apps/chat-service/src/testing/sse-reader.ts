@@ -3,10 +3,7 @@ import { type ChatCompletionChunk } from '@fed/contracts';
 /** One item of a server-sent-event stream as a raw reader sees it. */
 export type SseItem = { comment: string } | { id?: string; data: string };
 
-/**
- * Reads an event stream item by item, as written (comments included), for tests that check the
- * exact order of `: connected`, chunks, heartbeats and `[DONE]`.
- */
+/** Reads an event stream item by item, comments included, for tests of the exact order of items. */
 export class SseReader {
   private buffer = '';
   private readonly decoder = new TextDecoder();
@@ -19,7 +16,6 @@ export class SseReader {
     this.reader = response.body.getReader();
   }
 
-  /** The next item, or undefined when the stream closed. */
   async next(): Promise<SseItem | undefined> {
     for (;;) {
       const end = this.buffer.indexOf('\n\n');
@@ -37,7 +33,6 @@ export class SseReader {
     }
   }
 
-  /** Every item until the stream closes. */
   async rest(): Promise<SseItem[]> {
     const seen: SseItem[] = [];
     for (let item = await this.next(); item; item = await this.next()) seen.push(item);
@@ -60,7 +55,6 @@ function parseBlock(block: string): SseItem {
   return { ...(id === undefined ? {} : { id }), data: data.join('\n') };
 }
 
-/** The chunk of a data item (not `[DONE]`). */
 export function chunkOf(item: SseItem | undefined): ChatCompletionChunk {
   if (!item || !('data' in item) || item.data === '[DONE]') throw new Error(`not a chunk: ${JSON.stringify(item)}`);
   return JSON.parse(item.data) as ChatCompletionChunk;

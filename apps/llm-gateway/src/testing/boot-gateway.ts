@@ -25,7 +25,6 @@ export interface RunningGateway {
   baseUrl: string;
   routingFile: string | undefined;
   keys: ApiKeysService;
-  /** Creates a key and returns it (shown once). */
   createKey(settings?: Partial<ApiKeySettings>): Promise<string>;
 }
 

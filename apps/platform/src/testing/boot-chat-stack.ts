@@ -30,25 +30,16 @@ export interface ChatStack {
   service: RunningService;
   /** The agent's key at the gateway (a runtime started elsewhere uses it too). */
   gatewayKey: string;
-  /** `{base_url}/api`. */
   api: string;
-  /** An access token of a new user with the chat scopes. */
   userToken(userId?: string): Promise<string>;
-  /**
-   * An access token of the test issuer with these scopes (space-separated), of `userId` (default: a new user);
-   * an admin's when a scope is a management scope, unless `role` says otherwise.
-   */
+  /** A test-issuer token with these scopes, of `userId` (default: a new user); an admin's for a management scope. */
   token(scope: string, userId?: string, role?: 'admin' | 'user'): Promise<string>;
   /** An access token of the test issuer: a new user's claims, with these over them (an `aud`, say). */
   mint(claims: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
-/**
- * chat-service, agent-runtime and llm-gateway in one process (the in-process bus unless `redis`), as
- * `platform` runs them: the agent calls its own `/llm/v1` with a gateway key, the gateway routes the
- * agent's model to the scripted upstream, and user tokens come from a test issuer whose JWKS the host trusts.
- */
+/** chat-service, agent-runtime and llm-gateway in one process as `platform` runs them, over a scripted upstream. */
 export async function bootChatStack(
   databaseUrl: string,
   upstreamUrl: string,

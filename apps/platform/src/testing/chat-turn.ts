@@ -4,14 +4,10 @@ import { CHAT_MODEL } from './boot-chat-stack';
 export interface FinishedTurn<Chunk> {
   response: Response;
   conversationId: string;
-  /** Every chunk of the stream, `[DONE]` left out. */
   chunks: Chunk[];
 }
 
-/**
- * Posts a chat turn (the chat model, streaming, no work report, unless `body` says otherwise) and reads
- * its stream to the end; a turn that is not answered 200 or whose stream does not end with `[DONE]` throws.
- */
+/** Posts a chat turn (streaming, no work report unless `body` says) and reads it to `[DONE]`; anything else throws. */
 export async function runTurn<Chunk = ChatCompletionChunk>(
   api: string,
   token: string,

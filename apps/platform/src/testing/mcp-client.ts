@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** `{base_url}/api/v1/mcp` of a stack whose `api` is `{base_url}/api`. */
 export const mcpUrl = (api: string) => `${api}/v1/mcp`;
 
 /** The official SDK client on the endpoint, the bearer token in every request's headers. */

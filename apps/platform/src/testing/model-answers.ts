@@ -30,7 +30,6 @@ export function textAnswer(pieces: string[], pauseMs = 0): SseStep {
   };
 }
 
-/** An answer that calls one tool. */
 export function toolCall(id: string, name: string, args: Record<string, unknown>): SseStep {
   return textThenToolCall(null, id, name, args);
 }

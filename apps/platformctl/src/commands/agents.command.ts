@@ -96,11 +96,7 @@ function modelOptions(command: Command): Command {
     .option('--tenant <id>', "only this tenant's service accounts may use the agent");
 }
 
-/**
- * `platformctl agents ...`: the agents of the Marketplace edition (what a chat request's `agentId` or
- * `X-Agent-Id` names), the stand-in for the Marketplace admin panel. chat-service and agent-runtime read
- * an agent on every request and turn: no cache to tell.
- */
+/** `platformctl agents`: Marketplace agents (the admin panel's stand-in); read per request: no cache to tell. */
 export function registerAgents(program: Command): void {
   const agents = program
     .command('agents')

@@ -23,10 +23,7 @@ async function tenantIdOf(dataSource: DataSource, tenant: string): Promise<strin
   return row.id;
 }
 
-/**
- * Running gateways keep keys in memory; with REDIS_URL they are told at once that one changed (without
- * it, in all-in-one mode, the gateway reads a key again within 30 seconds).
- */
+/** Running gateways cache keys: with REDIS_URL they hear of a change at once; else they reread a key within 30 s. */
 function announce(config: AppConfig<'platformctl'>, keyId: string): Promise<boolean> {
   return tellRunningServices(config, (signals) =>
     signals.publish('config.changed', { version: 1, area: 'gateway.keys', id: keyId }),

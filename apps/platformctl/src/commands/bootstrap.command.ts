@@ -10,12 +10,9 @@ import { type DataSource } from 'typeorm';
 import { withEntities } from './database';
 import { writeOwnerOnly } from './owner-only-file';
 
-// `platformctl bootstrap`: what a fresh distributed stack (docker-compose.yml's one-shot `bootstrap`
-// service) needs before its first chat turn, done once: the demo realm of the all-in-one mode (a user,
-// a browser application, a service account, the starting catalog) and the agent's model-gateway key,
-// kept in --dir and --agent-key-dir (files of mode 0600). agent-runtime is given the key's directory
-// only: the demo admin's credentials are not its business. Running it again changes nothing.
-// Decisions: deploy/README.md, "docker compose from zero".
+// `platformctl bootstrap`: what a fresh distributed stack needs before its first turn, once and idempotently: the
+// demo realm and the agent's gateway key, in separate dirs (mode 0600) so agent-runtime never sees the demo admin's
+// credentials. Decisions: deploy/README.md, "docker compose from zero".
 
 export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
 export const AGENT_GATEWAY_KEY_FILE = 'agent-gateway-key';
@@ -127,12 +124,7 @@ async function readIfPresent(file: string): Promise<string | undefined> {
   }
 }
 
-/** Readable by its owner only; replaced in one step, so a crash leaves the old file or the new one. */
-/**
- * Only into a realm without users and clients, as the all-in-one mode does. The credentials are written
- * first and the realm imported last: a run cut off before the end does it all again next time, with the
- * same credentials (the catalog is seeded only while it is empty).
- */
+/** Only into an empty realm; credentials are written before the import, so a cut-off run redoes it with the same. */
 async function ensureDemoRealm(
   dataSource: DataSource,
   config: AppConfig<'platformctl'>,

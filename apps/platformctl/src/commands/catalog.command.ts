@@ -188,7 +188,7 @@ function registerGroup(program: Command, group: Group): void {
     });
 }
 
-/** `platformctl personas|playbooks|skills ...`: the agent catalog (chat-service reads it on every request: no cache to tell). */
+/** `platformctl personas|playbooks|skills`: the agent catalog (read per request: no cache to tell). */
 export function registerCatalog(program: Command): void {
   for (const group of groups) registerGroup(program, group);
 }

@@ -27,16 +27,11 @@ function unmetNeedsOf(app: AppName): ConfigProblem[] | ConfigError {
   }
 }
 
-// What an install started with `npm start` runs, and so what `config check` checks unless told an app: the
-// all-in-one platform and this tool beside it. A service of a distributed deployment runs in an environment of
-// its own (a container), where `--app NAME` checks it.
+// `npm start` runs the all-in-one platform with this tool beside it: the default check. A distributed service's
+// container checks itself with `--app NAME`.
 const ALL_IN_ONE: readonly AppName[] = ['platform', 'platformctl'];
 
-/**
- * Validates the environment for an app exactly as the app would at boot, and what its work needs besides (the
- * agent's gateway credentials): an app that would start but could not do its work fails the check too, since
- * that is what the check is run to find out. Each problem line names its app.
- */
+/** Checks an app's environment as its boot would, plus what its work needs: starting but unable to work fails too. */
 export function registerConfigCheck(program: Command): void {
   program
     .command('config')

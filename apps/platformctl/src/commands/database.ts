@@ -12,16 +12,10 @@ import {
 } from '@fed/persistence';
 import { type DataSource } from 'typeorm';
 
-/**
- * Which database a command works on: DATABASE_URL's, the embedded one it opened under DATA_DIR, or the
- * embedded one the all-in-one platform running on DATA_DIR serves (pid).
- */
+/** Which database a command uses: DATABASE_URL's, an embedded one opened here, or the running platform's (pid). */
 export type DatabaseSource = { kind: 'external' } | { kind: 'embedded' } | { kind: 'platform'; pid: number };
 
-/**
- * Runs `work` against DATABASE_URL; when unset, against the embedded database under DATA_DIR: the one
- * the running platform serves, else one opened here for the command.
- */
+/** Runs `work` on DATABASE_URL, else on DATA_DIR's embedded database (the running platform's, or opened here). */
 export async function withDatabase<T>(
   work: (url: string, config: AppConfig<'platformctl'>, source: DatabaseSource) => Promise<T>,
 ): Promise<T> {
@@ -63,18 +57,13 @@ async function openEmbedded(dataDir: string): Promise<EmbeddedPostgres> {
   }
 }
 
-/**
- * A data source with the identity context's entities, closed when `work` ends. An embedded database
- * opened for the command is migrated first (as `platform` does at start); the running platform's was
- * migrated by it, and an external one must be migrated by the operator: those are only checked.
- */
+/** Identity entities' data source; only an embedded database opened here is migrated, others are only checked. */
 export function withIdentity<T>(
   work: (dataSource: DataSource, config: AppConfig<'platformctl'>) => Promise<T>,
 ): Promise<T> {
   return withEntities(identityEntities, work);
 }
 
-/** Like withIdentity, with the given entities. */
 export function withEntities<T>(
   entities: NonNullable<Parameters<typeof dataSourceOptions>[0]['entities']>,
   work: (dataSource: DataSource, config: AppConfig<'platformctl'>) => Promise<T>,

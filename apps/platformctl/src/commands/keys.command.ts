@@ -5,8 +5,7 @@ import { type SigningKeysService, keyEncryptionFor, signingKeysServiceFor } from
 import { withIdentity } from './database';
 import { tellRunningServices } from './signals';
 
-// The default lead: verifiers refresh their JWKS copy at least every 10 minutes, so by then every
-// one of them knows the new key before it signs anything.
+// Verifiers refresh their JWKS at least every 10 minutes, so all know the new key before it signs.
 const DEFAULT_ACTIVATE_IN_SECONDS = 600;
 
 function withSigningKeys<T>(

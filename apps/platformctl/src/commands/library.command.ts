@@ -63,10 +63,7 @@ async function templateText(options: TemplateOptions): Promise<string> {
   }
 }
 
-/**
- * `platformctl library ...`: the shared files and prompt templates of `GET /v1/library` (SaaS), which a chat
- * request attaches with `{type: input_file, filepath}`. chat-service reads the table on every request: no cache.
- */
+/** `platformctl library`: `GET /v1/library` files and templates (SaaS); read per request: no cache to tell. */
 export function registerLibrary(program: Command): void {
   const library = program
     .command('library')

@@ -87,11 +87,7 @@ interface LogsOptions {
   conversationId?: string;
 }
 
-/**
- * `platformctl logs <kind>`: a page of one log, newest first, one JSON record per line on standard output
- * (the admin API's record, for jq), and the page's envelope on standard error. The options are the admin
- * API's query, checked by the same rules.
- */
+/** `platformctl logs <kind>`: one page newest first, a JSON record per line on stdout, the envelope on stderr. */
 export function registerLogs(program: Command): void {
   const kinds = Object.keys(LOGS);
   program

@@ -2,12 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-/**
- * Writes `content` to `file` readable by its owner only (0600), whatever the mode of a file already there:
- * into a new temporary file in the same directory (so the rename is atomic), flushed to disk, then renamed
- * over it. A failure at any point leaves the old file as it was and removes the temporary one. A link at
- * `file` is replaced, not written through.
- */
+/** Writes `file` as 0600 via a flushed temporary file renamed over it: atomic, and a link there is replaced. */
 export async function writeOwnerOnly(file: string, content: string): Promise<void> {
   const target = path.resolve(file);
   const temporary = path.join(

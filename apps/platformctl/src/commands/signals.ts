@@ -2,11 +2,7 @@ import { RedisSignals, type SignalPublisher, findSignalRelay } from '@fed/bus';
 import { type AppConfig } from '@fed/config';
 import { type SessionInvalidations, type UserRole, signalSessionInvalidations } from '@fed/identity';
 
-/**
- * Tells the running services of a change they keep in memory: over Redis with REDIS_URL, and through
- * the signal relay of an all-in-one platform running on DATA_DIR (its bus is in-process). False when
- * neither reached anyone: they learn of it later by themselves.
- */
+/** Tells running services of a cached change (Redis, or a running platform's relay); false when no one heard. */
 export async function tellRunningServices(
   config: AppConfig<'platformctl'>,
   send: (signals: SignalPublisher) => Promise<void>,
@@ -42,7 +38,7 @@ function reason(error: unknown): string {
   return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
 }
 
-/** Running services learn at once that a user's sessions ended (with REDIS_URL or a running platform; else their tokens expire). */
+/** Running services learn at once that a user's sessions ended (else their tokens expire). */
 export class AnnouncedInvalidations implements SessionInvalidations {
   told = false;
 

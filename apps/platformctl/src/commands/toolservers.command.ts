@@ -50,10 +50,7 @@ async function readAuthHeader(): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-/**
- * `platformctl toolservers add|list|remove|refresh`: external MCP tool servers whose allowed tools the
- * agent may call (agent-runtime reads the registry at each turn: no cache to tell).
- */
+/** `platformctl toolservers add|list|remove|refresh`; agent-runtime reads the registry each turn: no cache to tell. */
 export function registerToolServers(program: Command): void {
   const parent = program
     .command('toolservers')

@@ -4,8 +4,7 @@ import { CatalogError } from '../catalog/catalog.errors';
 import { AgentsError } from './agents.errors';
 import { type AgentModelConfig } from './marketplace-agent.entity';
 
-// The rules of a Marketplace agent's fields. Name and instructions follow the catalog's (a persona's
-// text and an agent's are the same kind of thing).
+// Marketplace agent field rules; name and instructions follow the catalog's.
 
 export const MODEL_NAME_MAX = 200;
 export const TEMPERATURE_MAX = 2;

@@ -6,14 +6,10 @@ export interface AgentModelConfig {
   model?: string;
   /** 0-2. */
   temperature?: number;
-  /** Upper bound of the tokens of one model answer. */
   maxOutputTokens?: number;
 }
 
-/**
- * An agent of the Marketplace edition (`EDITION=marketplace`): what a service account's chat request
- * names with `agentId`. Managed by the Marketplace admin panel; here by `platformctl agents`.
- */
+/** A Marketplace agent (`EDITION=marketplace`), named by `agentId`; managed here by `platformctl agents`. */
 @Entity({ schema: 'agent', name: 'marketplace_agents' })
 @Index('marketplace_agents_name_idx', ['name', 'id'])
 export class MarketplaceAgentEntity {
@@ -39,10 +35,7 @@ export class MarketplaceAgentEntity {
   @Column({ type: 'uuid', nullable: true })
   tenantId!: string | null;
 
-  /**
-   * Set by `agents delete`: the agent is gone for every request, and its id is never given again (its
-   * conversations are kept under it, and a new agent of the same id would inherit them).
-   */
+  /** Set by `agents delete`; the id is never reused, since a new agent would inherit the kept conversations. */
   @Column({ type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;
 

@@ -12,7 +12,6 @@ export interface AgentFields {
   /** Given members are set; a `null` member goes back to the deployment's default. */
   model?: { [K in keyof AgentModelConfig]?: AgentModelConfig[K] | null };
   enabled?: boolean;
-  /** A tenant id, or null for every tenant. */
   tenantId?: string | null;
 }
 
@@ -79,10 +78,7 @@ export class MarketplaceAgentsAdminService {
     return updated;
   }
 
-  /**
-   * Removes the agent for every request (400 `agent_not_found`); its conversations and files stay stored,
-   * and its id is never given again. Disable an agent instead to keep its history readable.
-   */
+  /** Gone for every request; its data stays and its id is never reused. Disable it to keep history readable. */
   async delete(id: string): Promise<void> {
     if (!(await this.repository.delete(agentId(id), this.now()))) {
       throw new AgentsError('agent_not_found', `no agent ${id}`);

@@ -6,11 +6,7 @@ import { MarketplaceAgentsAdminService } from './marketplace-agents-admin.servic
 import { marketplaceAgentEntities } from './marketplace-agent.entity';
 import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
 
-/**
- * The Marketplace agents for whoever needs them: chat-service's owner of a request (`agentId`,
- * `X-Agent-Id`; a primary-key read per request, so a disabled agent takes no turn from the next
- * request on) and agent-runtime's turns. Global: every conversations module resolves owners.
- */
+/** Marketplace agents for request owners (read per request) and turns; global: conversations modules resolve owners. */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(marketplaceAgentEntities)],

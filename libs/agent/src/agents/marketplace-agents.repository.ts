@@ -16,10 +16,7 @@ export class MarketplaceAgentsRepository {
     return this.dataSource.manager.findOne(MarketplaceAgentEntity, { where: { id, deletedAt: IsNull() } });
   }
 
-  /**
-   * Ids of the agents a service account of `tenantId` cannot name (deleted, or restricted to another
-   * tenant): a list across its agents leaves their conversations and files out.
-   */
+  /** Agents a service account of `tenantId` cannot name (deleted, or another tenant's), left out of its lists. */
   async unavailableTo(tenantId: string | null): Promise<string[]> {
     const rows = (await this.dataSource.query(
       `SELECT id FROM agent.marketplace_agents
@@ -36,10 +33,7 @@ export class MarketplaceAgentsRepository {
     });
   }
 
-  /**
-   * False when the id is taken, by a live or a deleted agent (one statement: two creations of one id
-   * cannot both succeed).
-   */
+  /** False when the id is taken, live or deleted; one statement, so two creations of one id cannot both succeed. */
   async insert(agent: MarketplaceAgentEntity): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO agent.marketplace_agents
@@ -51,10 +45,7 @@ export class MarketplaceAgentsRepository {
     return rows.length === 1;
   }
 
-  /**
-   * One UPDATE of the given fields; a model configuration is merged into the stored one (a `null`
-   * member removes that member). Null when there is no such agent.
-   */
+  /** Merges a model configuration into the stored one (a `null` member removes it); null when no such agent. */
   async update(id: string, changes: AgentChanges & { modelPatch?: Record<string, unknown> }, now: Date) {
     const sets: string[] = ['updated_at = $2'];
     const values: unknown[] = [id, now];

@@ -7,10 +7,7 @@ import { catalogEntities } from './catalog.entities';
 import { CatalogRepository } from './catalog.repository';
 import { CatalogService } from './catalog.service';
 
-/**
- * CatalogService without the HTTP lists: for modules that resolve a turn's catalog (the chat request's
- * checks) or read its instructions (agent-runtime, which serves no public API).
- */
+/** CatalogService without the HTTP lists: for the chat request's checks and agent-runtime's instructions. */
 @Module({
   imports: [TypeOrmModule.forFeature(catalogEntities)],
   providers: [CatalogRepository, CatalogService],
@@ -18,7 +15,7 @@ import { CatalogService } from './catalog.service';
 })
 export class CatalogStoreModule {}
 
-/** Personas, playbooks and skills: their lists (`GET /v1/personas`, `/v1/playbooks`, `/v1/skills`) and the chat request's checks. */
+/** Personas, playbooks and skills: their `GET /v1/...` lists and the chat request's checks. */
 @Module({
   imports: [CatalogStoreModule],
   controllers: [CatalogController],

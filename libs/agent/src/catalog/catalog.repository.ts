@@ -36,7 +36,7 @@ const skills: Table<SkillEntity> = { entity: SkillEntity, key: 'id', listed: 'ro
 
 const SEED_LOCK = "hashtext('agent.catalog-seed')";
 
-/** The only place that queries the agent catalog (schema `agent`). The catalog is platform-wide: no user or tenant column. */
+/** The only place that queries the catalog (schema `agent`); it is platform-wide: no user or tenant column. */
 @Injectable()
 export class CatalogRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -45,12 +45,10 @@ export class CatalogRepository {
     return this.page(personas, query);
   }
 
-  /** Active playbooks only. */
   pagePlaybooks(query: CatalogPageQuery): Promise<PlaybookListing[]> {
     return this.page(playbooks, query);
   }
 
-  /** Available skills only. */
   pageSkills(query: CatalogPageQuery): Promise<SkillListing[]> {
     return this.page(skills, query);
   }
@@ -94,7 +92,6 @@ export class CatalogRepository {
     return this.insert(skills, skill);
   }
 
-  /** False when there is no such persona. */
   updatePersona(key: string, changes: CatalogTextChanges & { updatedAt: Date }): Promise<boolean> {
     return this.update(personas, key, changes);
   }
@@ -119,10 +116,7 @@ export class CatalogRepository {
     return this.delete(skills, id);
   }
 
-  /**
-   * Inserts `seed` when the three tables are all empty; false when any holds a row. Under an advisory
-   * lock, so two starts at once seed once.
-   */
+  /** Seeds when all three tables are empty; an advisory lock makes two concurrent starts seed once. */
   insertIfEmpty(seed: CatalogSeed): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(${SEED_LOCK})`);

@@ -11,10 +11,7 @@ export const INSTRUCTIONS_MAX = 20_000;
 
 const PERSONA_KEY = /^[a-z0-9_-]{1,64}$/;
 
-/**
- * One text rule of catalog records, used twice: by the admin service (platformctl), which throws a
- * CatalogError, and as a class-validator decorator for request DTOs.
- */
+/** A catalog text rule, used by the admin service (throws CatalogError) and as a class-validator decorator. */
 interface TextRule {
   code: CatalogErrorCode;
   message: string;

@@ -64,10 +64,7 @@ const skills = [
   },
 ];
 
-/**
- * A small starting catalog for the all-in-one mode: inserted only when personas, playbooks and skills
- * are all empty (so an operator's own catalog, or an emptied one, is never refilled). True when it seeded.
- */
+/** A starting catalog for all-in-one, only into an empty catalog (an emptied one is never refilled); true if seeded. */
 export function seedCatalog(dataSource: DataSource, now: Date = new Date()): Promise<boolean> {
   const stamps = { createdAt: now, updatedAt: now };
   return new CatalogRepository(dataSource).insertIfEmpty({

@@ -25,8 +25,7 @@ export interface ResolvedCatalog {
   skills: { id: string; name: string; instructions: string }[];
 }
 
-// Lists are in name order, A to Z by default: the spec's default (desc) suits lists of recent
-// items, and a catalog is read like an index. `order=desc` gives Z to A.
+// Name order, A to Z by default (unlike the spec's desc): a catalog is read like an index.
 const LIST_ORDER = { defaultOrder: 'asc' } as const;
 
 @Injectable()
@@ -43,7 +42,6 @@ export class CatalogService {
     );
   }
 
-  /** Active playbooks only. */
   listPlaybooks(query: PageQuery): Promise<CursorPage<PlaybookListing>> {
     return this.list(
       'playbooks',
@@ -54,7 +52,6 @@ export class CatalogService {
     );
   }
 
-  /** Available skills only. */
   listSkills(query: PageQuery): Promise<CursorPage<SkillListing>> {
     return this.list(
       'skills',
@@ -65,11 +62,7 @@ export class CatalogService {
     );
   }
 
-  /**
-   * The chat request's check (spec): an unknown personaKey, or a playbookId that is malformed, unknown
-   * or deactivated, is a 400 `invalid_parameter`; unknown or unavailable skillIds are ignored. The
-   * limit of 10 skillIds is the caller's check.
-   */
+  /** An unknown personaKey or a bad playbookId is a 400 `invalid_parameter` (spec); unknown skillIds are ignored. */
   async resolveForTurn(selection: CatalogSelection): Promise<ResolvedCatalog> {
     const { personaKey, playbookId } = selection;
     if (personaKey !== undefined && !isPersonaKey(personaKey)) throw unknownPersona();
@@ -95,10 +88,7 @@ export class CatalogService {
     };
   }
 
-  /**
-   * For agent-runtime, which builds the prompt in another process from the ids stored with the turn:
-   * whatever is unknown, deactivated or unavailable by then is skipped, never an error.
-   */
+  /** For agent-runtime's prompt from stored ids: whatever is gone or deactivated by then is skipped, never an error. */
   async instructionsFor(selection: CatalogSelection): Promise<ResolvedCatalog> {
     const { personaKey, playbookId } = selection;
     const [persona, playbook, skills] = await Promise.all([

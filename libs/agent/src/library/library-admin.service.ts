@@ -30,7 +30,6 @@ export interface LibraryTemplateFields {
 /** Where library files live in the blob store; the library sweep owns this prefix. */
 export const LIBRARY_PREFIX = 'library/';
 
-/** The blob key of a library file. */
 export function libraryBlobKey(id: string): string {
   return `${LIBRARY_PREFIX}${id}`;
 }

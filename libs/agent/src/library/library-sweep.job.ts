@@ -13,11 +13,7 @@ export interface LibrarySweepResult {
   orphanBlobs: number;
 }
 
-/**
- * Removes library blobs that no item names (a `library add` that died between blob and row, a
- * `library remove` whose blob delete failed), older than FILES_SWEEP_AGE_SECONDS: at start, then
- * every ten minutes, in chat-service. Two instances deleting one orphan blob is harmless.
- */
+/** Removes library blobs no item names, older than FILES_SWEEP_AGE_SECONDS: at start, then every ten minutes. */
 @Injectable()
 export class LibrarySweepJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly periodic: PeriodicPass<LibrarySweepResult>;

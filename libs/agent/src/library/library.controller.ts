@@ -4,9 +4,8 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { type LibraryList, toLibraryList } from './library.dto';
 import { LibraryService } from './library.service';
 
-// The spec names no scope for the library. Its items exist to fill the chat request's input_file
-// `filepath`, so it takes that request's scope, chat:exec (as the catalog lists do). SaaS only
-// (document 2's edition table): in the Marketplace edition the route does not exist.
+// The spec names no scope for the library; its items fill the chat request's `filepath`, so it takes chat:exec.
+// SaaS only (document 2's edition table).
 @Scopes('chat:exec')
 @SaasOnly()
 @Controller('api/v1')

@@ -3,10 +3,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 /** `file`: bytes in the blob store (`library/<id>`); `prompt_template`: text in `content`. */
 export type LibraryItemKind = 'file' | 'prompt_template';
 
-/**
- * Shared files and prompt templates an administrator publishes (`GET /v1/library`, SaaS only). Platform-wide:
- * no user or tenant column. A chat request attaches one with `{type: input_file, filepath}`.
- */
+/** Published files and prompt templates (`GET /v1/library`, SaaS only), platform-wide; attached by `filepath`. */
 @Entity({ schema: 'agent', name: 'library_items' })
 @Index('library_items_filepath_key', ['filepath'], { unique: true })
 export class LibraryItemEntity {
@@ -32,7 +29,6 @@ export class LibraryItemEntity {
   @Column({ type: 'bigint' })
   bytes!: string;
 
-  /** Files only. */
   @Column({ type: 'text', nullable: true })
   blobKey!: string | null;
 

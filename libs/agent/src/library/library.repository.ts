@@ -37,7 +37,6 @@ export class LibraryRepository {
       .getMany();
   }
 
-  /** The items at `filepaths`, in one query; absent paths are simply missing. */
   async findByFilepaths(filepaths: readonly string[]): Promise<LibraryReference[]> {
     if (filepaths.length === 0) return [];
     return (await this.dataSource.query(

@@ -7,13 +7,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { RunningTurns } from './turn/running-turns';
 import { TurnRunner } from './turn/turn-runner';
 
-/**
- * The runtime's life: takes jobs from the run queue, stops turns on `run.cancelled`, refreshes the
- * running turns' heartbeats every third of the stall interval. When the process starts shutting
- * down it drains, before the host stops serving HTTP (in platform, the running turns' model calls go
- * through it): no new jobs, the running turns go on until they end or AGENT_DRAIN_SECONDS passed (or
- * a second signal came), then those still running hand their jobs back (without using up an attempt).
- */
+/** Runs queue jobs, cancels and heartbeats; on shutdown drains first, then hands jobs back without using an attempt. */
 @Injectable()
 export class AgentWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private consumer: RunConsumer | undefined;

@@ -70,8 +70,7 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         ),
     },
     {
-      // The user message's files are read from the blob store: uploads and library files alike. Required:
-      // the host provides it to every app running turns, and a turn without it would lose its files silently.
+      // Required: the host provides it to every app running turns; without it a turn would silently lose its files.
       provide: TurnPrompt,
       inject: [CatalogService, LibraryRepository, BLOB_STORE],
       useFactory: (catalog: CatalogService, library: LibraryRepository, blobs: BlobStore) =>
@@ -114,7 +113,6 @@ import { TOOL_SERVER_SECRETS, ToolServersModule } from '../toolservers/tool-serv
         return new TurnAnswerer(
           prompt,
           new AgentLoop(model, config.agent.maxSteps, logger, llmLog),
-          // The built-in tools and those of the approved MCP tool servers.
           new ToolServerTurnTools(builtIn, toolServers, toolServerKey.secrets, logger, {
             network: ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
           }),

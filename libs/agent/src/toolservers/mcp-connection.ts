@@ -21,7 +21,6 @@ const CLIENT_INFO = { name: 'federation-agent', version: '1.0.0' };
 // Pages of `tools/list` read at most: a server that pages forever is not waited for.
 const MAX_TOOL_PAGES = 20;
 
-/** The parts of the MCP SDK a client uses. */
 interface McpClientSdk {
   Client: typeof Client;
   StreamableHTTPClientTransport: typeof SdkHttp.StreamableHTTPClientTransport;
@@ -30,8 +29,7 @@ interface McpClientSdk {
   ErrorCode: typeof SdkTypes.ErrorCode;
 }
 
-// The SDK (its client and the zod schemas of the protocol, some 8 MB of heap) is loaded with the first
-// connection: every process that imports the agent library has this module, few connect to tool servers.
+// The SDK is heavy and loads on the first connection: few processes that import this module connect.
 let loading: Promise<McpClientSdk> | undefined;
 /** Set once loaded: until then no error can be one of the SDK's. */
 let sdk: McpClientSdk | undefined;
@@ -57,10 +55,7 @@ function loadSdk(): Promise<McpClientSdk> {
   return loading;
 }
 
-/**
- * An initialized MCP client of the server (streamable HTTP), or the reason it could not connect. Every
- * answer is bounded by `limits` as it arrives, and every connection checked against the endpoint's network.
- */
+/** A connected MCP client, every answer bounded by `limits` and every connection checked against the network rule. */
 export async function connectToolServer(
   endpoint: ToolServerEndpoint,
   signal?: AbortSignal,
@@ -130,10 +125,7 @@ export async function listAllTools(
   return tools;
 }
 
-/**
- * A failure that may pass (the server is down, overloaded, slow, or the connection broke), as opposed
- * to an answer that will stay the same (a JSON-RPC error of the server, a 4xx).
- */
+/** A failure that may pass (server down, slow, connection broken), unlike a JSON-RPC error or a 4xx. */
 export function isTransientFailure(error: unknown): boolean {
   const { StreamableHTTPError, McpError, ErrorCode } = sdk ?? {};
   // Too much, or an address not allowed: asking again gets the same.

@@ -25,10 +25,7 @@ export function isUiUri(uri: unknown): uri is string {
   );
 }
 
-/**
- * The MCP Apps resource `uri` among `contents`, checked in form only (the HTML is not inspected): a
- * `ui://` URI, the MIME type `text/html;profile=mcp-app`, text content, at most `maxBytes` bytes.
- */
+/** The MCP Apps resource `uri` among `contents`, in form only: `ui://`, `text/html;profile=mcp-app`, text, size. */
 export function checkUiResource(uri: string, contents: readonly ResourceContent[], maxBytes = UI_MAX_BYTES): UiCheck {
   if (!isUiUri(uri)) return { ok: false, problem: 'its URI is not a ui:// URI' };
   const content = contents.find((entry) => entry.uri === uri) ?? (contents.length === 1 ? contents[0] : undefined);

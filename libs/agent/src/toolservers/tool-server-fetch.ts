@@ -1,9 +1,8 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type Dispatcher, Response as UndiciResponse, fetch as undiciFetch } from 'undici';
 
-// The SDK reads a JSON answer whole (`response.json()`) and an SSE event whole before any bound of ours
-// applies: a server answering 300 MB would have the process hold it (several times, as text and objects).
-// The transport's fetch counts the bytes of each answer as they arrive instead, and stops reading at its bound.
+// The SDK reads JSON answers and SSE events whole before any bound of ours applies, so a huge answer would be held
+// in memory; this fetch counts each answer's bytes as they arrive and stops at its bound.
 
 const MiB = 1024 * 1024;
 
@@ -12,7 +11,7 @@ export const RESULT_ANSWER_MAX_BYTES = 8 * MiB;
 /** Largest answer to anything else (`initialize`, a page of `tools/list`, an error, the server's own SSE stream). */
 export const OTHER_ANSWER_MAX_BYTES = 4 * MiB;
 
-/** Largest answer to `resources/read` for a UI of at most `uiMaxBytes` of HTML: twice that (JSON escapes), and its envelope. */
+/** `resources/read` bound for a UI of `uiMaxBytes`: twice that (JSON escapes) plus the envelope. */
 export function resourceAnswerMaxBytes(uiMaxBytes: number): number {
   return 2 * uiMaxBytes + 64 * 1024;
 }
@@ -47,10 +46,7 @@ function limitText(bytes: number): string {
   return bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`;
 }
 
-/**
- * The cut-off behind a failed call, if that is what it was: thrown as it is for a JSON answer, or carried
- * as the `data` of the error response the transport is handed for an SSE answer (an object no server can make).
- */
+/** The cut-off behind a failed call: thrown as is (JSON), or the error's `data` for SSE (no server can make one). */
 export function answerTooLarge(error: unknown): ToolServerAnswerTooLargeError | undefined {
   if (error instanceof ToolServerAnswerTooLargeError) return error;
   const data = (error as { data?: unknown } | null)?.data;
@@ -85,10 +81,7 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 export interface BoundedFetchOptions {
   dispatcher: Dispatcher;
   limits: AnswerLimits;
-  /**
-   * An SSE answer went over its bound: the requests it answers are failed with `error` (the SDK, reading
-   * the stream on its own, would otherwise wait for their timeout).
-   */
+  /** Fails the requests of an SSE answer over its bound; the SDK would otherwise wait for their timeout. */
   failRequests(ids: readonly (string | number)[], error: ToolServerAnswerTooLargeError): void;
 }
 

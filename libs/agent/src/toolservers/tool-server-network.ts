@@ -6,10 +6,9 @@ import { Agent, type Dispatcher, buildConnector } from 'undici';
 // The classification of addresses lives in libs/server (identity fetches client metadata documents by it too).
 export { addressKind, addressProblem };
 
-// Which addresses a tool server may be reached at. An approved URL is fetched by agent-runtime and chat-service
-// from inside the deployment: without this, `http://169.254.169.254/` or `http://redis:6379/` would be theirs to
-// ask. Checked on every connection (redirects included), on the address actually connected to, so a name that
-// resolves elsewhere later (DNS rebinding) is refused too.
+// An approved URL is fetched from inside the deployment, where `http://169.254.169.254/` or `http://redis:6379/`
+// would be reachable: every connection (redirects included) is checked on the address actually connected to, so
+// DNS rebinding is refused too.
 
 /** A connection to a tool server refused by the address rule: lasting, and named in the task and the log. */
 export class ToolServerAddressError extends Error {
@@ -30,7 +29,7 @@ export function addressRefusal(error: unknown): ToolServerAddressError | undefin
   return undefined;
 }
 
-/** undici's connector, refusing non-public addresses: literals before connecting, names at lookup, and the peer after. */
+/** undici's connector refusing non-public addresses: literals before connecting, names at lookup, the peer after. */
 function guardedConnector(resolve: LookupFunction): buildConnector.connector {
   const connect = buildConnector({
     lookup: publicAddressLookup(resolve, (problem) => new ToolServerAddressError(problem)),
@@ -62,7 +61,7 @@ export interface ToolServerNetworkOptions {
   lookup?: LookupFunction;
 }
 
-/** The connections to tool servers of one address rule: one undici agent (kept-alive connections), made at first use. */
+/** Tool-server connections under one address rule: one undici agent (kept-alive connections), made at first use. */
 export class ToolServerNetwork {
   private static readonly shared = new Map<boolean, ToolServerNetwork>();
   private agent?: Agent;

@@ -7,9 +7,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Tool servers' auth header values at rest: AES-256-GCM (as identity seals signing keys) with the
- * server's id as associated data, so a value copied onto another server's row does not open.
- * Layout: version | iv | tag | ciphertext.
+ * Auth header values at rest: AES-256-GCM with the server's id as associated data, so a value copied onto another
+ * server's row does not open. Layout: version | iv | tag | ciphertext.
  */
 export class ToolServerSecrets {
   private key?: Promise<Buffer>;
@@ -63,9 +62,8 @@ export interface SecretKeyConfig {
 }
 
 /**
- * TOOLSERVER_SECRET_KEY; in `platform` and `platformctl` without it, a key derived (HKDF) from the
- * signing keys' encryption key, which those apps hold anyway: one process, one secret to keep. The
- * distributed agent-runtime and chat-service never hold KEY_ENCRYPTION_KEY, so they need the variable.
+ * TOOLSERVER_SECRET_KEY, else (`platform`, `platformctl`) a key derived by HKDF from the key-encryption key those
+ * apps hold anyway. The distributed agent-runtime and chat-service never hold it, so they need the variable.
  */
 export function toolServerSecretsFor(config: SecretKeyConfig): ToolServerSecrets | undefined {
   const configured = config.toolServers?.secretKey;

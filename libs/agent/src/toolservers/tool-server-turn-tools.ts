@@ -22,11 +22,7 @@ export interface TurnToolsOptions {
   network?: ToolServerNetwork;
 }
 
-/**
- * The tools of a turn: the built-in ones, and the recorded allowed tools of every enabled tool server.
- * The list comes from the database, so a server that is down still offers its tools (its calls fail);
- * each server is connected at its first call and closed when the turn ends.
- */
+/** Built-ins plus enabled servers' recorded allowed tools; each server connects at first call, closes at turn end. */
 export class ToolServerTurnTools implements TurnTools {
   private readonly uiMaxBytes?: number;
   private readonly network: ToolServerNetwork;
@@ -74,7 +70,7 @@ export class ToolServerTurnTools implements TurnTools {
     };
   }
 
-  /** The tools whose input schema compiles, so that a bad stored schema skips its tool instead of failing every turn. */
+  /** Only tools whose schema compiles: a bad stored schema skips its tool instead of failing every turn. */
   private compiling(tools: readonly ExternalTool[]): AgentTool<never>[] {
     return tools.flatMap((tool) => {
       try {

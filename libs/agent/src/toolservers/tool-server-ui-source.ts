@@ -24,13 +24,7 @@ export class ExternalUiRefusedError extends ExternalUiGoneError {
   }
 }
 
-/**
- * Reads an external UI resource from its approved tool server again (`resources/read`), checked in form
- * as at tool time. Down, slow or 5xx: `ExternalUiUnavailableError` (retrieval answers 502); a server no
- * longer approved, or an answer that is not a valid MCP Apps resource: `ExternalUiRefusedError` (404
- * `not_found`); HTML over the limit, or an answer cut off at its bound: `ExternalUiTooLargeError` (404
- * `file_too_large`).
- */
+/** Re-reads an external UI resource from its approved server, checked as at tool time (errors as ExternalUiSource). */
 export class ToolServerUiSource implements ExternalUiSource {
   constructor(
     private readonly repository: Pick<ToolServerRepository, 'findByName'>,

@@ -23,7 +23,6 @@ export class ToolServerEntity {
   @Column({ type: 'text' })
   name!: string;
 
-  /** The streamable HTTP endpoint (http or https). */
   @Column({ type: 'text' })
   url!: string;
 

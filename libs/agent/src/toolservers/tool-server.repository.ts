@@ -32,7 +32,6 @@ export class ToolServerRepository {
     return this.dataSource.manager.findOne(ToolServerEntity, { where: { name } });
   }
 
-  /** False when there is no such server. */
   async recordTools(id: string, tools: RecordedTool[], updatedAt: Date): Promise<boolean> {
     const result = await this.dataSource.manager.update(
       ToolServerEntity,

@@ -27,10 +27,7 @@ export function isServerName(raw: string): boolean {
   return SERVER_NAME.test(raw);
 }
 
-/**
- * An http(s) URL without credentials; an address literal must be public unless private ones are allowed
- * (a name is checked where it is resolved, at every connection).
- */
+/** An http(s) URL without credentials; address literals must be public unless allowed (names: on connect). */
 export function serverUrl(raw: string, allowPrivateAddresses: boolean): string {
   let url: URL;
   try {

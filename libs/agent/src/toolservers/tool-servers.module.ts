@@ -13,10 +13,7 @@ import { ToolServersAdminService } from './tool-servers-admin.service';
 /** The sealing key of auth headers; undefined when the app has none (servers without a header still work). */
 export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
 
-/**
- * The registry of approved MCP tool servers: its repository and key for agent-runtime's turn tools, and
- * `EXTERNAL_UI_SOURCE` for chat-service's UI resource retrieval.
- */
+/** Approved MCP tool servers: repository and key for turn tools, and `EXTERNAL_UI_SOURCE` for chat-service. */
 @Module({
   imports: [TypeOrmModule.forFeature(toolServerEntities)],
   providers: [

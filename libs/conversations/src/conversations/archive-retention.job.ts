@@ -6,10 +6,7 @@ import { ConversationsService } from './conversations.service';
 
 const HOUR_MS = 3_600_000;
 
-/**
- * Moves conversations idle for more than CHAT_ARCHIVE_AFTER_DAYS days to the archive: at start, then
- * hourly. Instances running it together take different rows (SKIP LOCKED), so no coordination is needed.
- */
+/** Archives conversations idle over CHAT_ARCHIVE_AFTER_DAYS, at start, then hourly (SKIP LOCKED). */
 @Injectable()
 export class ArchiveRetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly periodic: PeriodicPass<number>;

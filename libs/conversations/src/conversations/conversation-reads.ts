@@ -12,7 +12,6 @@ export interface StoredMessage {
   processing: boolean;
   unfinished: boolean;
   cancelRequested: boolean;
-  /** The turn failed: its error chunk's `error`. */
   error: { code: string; message: string } | null;
   /** A runtime has taken the turn (its heartbeat is set). */
   started: boolean;
@@ -58,10 +57,7 @@ interface MessageRow {
   updated_at: Date;
 }
 
-/**
- * What the protocol endpoints (A2A, MCP) read of the conversation tables, always through the owner
- * (another user's rows are absent). Kept here so the tables' queries live beside their schema.
- */
+/** The protocol endpoints' reads (A2A, MCP), always through the owner; kept beside the tables' schema. */
 export class ConversationReads {
   constructor(private readonly dataSource: DataSource) {}
 

@@ -52,7 +52,6 @@ export function IsConversationId(message = 'conversationId must be a UUID'): Pro
   };
 }
 
-/** The `:conversationId` of a conversation's routes. */
 export class ConversationIdParams {
   @IsConversationId()
   conversationId!: string;
@@ -107,7 +106,6 @@ export function isSeqKey(value: unknown): value is string {
 
 // Cursors are not signed: their keys reach SQL only in the shape this list put there.
 
-/** The page of a conversation list in `mode`. */
 export function conversationPage(mode: ConversationMode, query: PageQuery): PageParams {
   const page = toPageParams(query, { list: conversationList(mode) });
   if (page.after && (page.after.length !== 2 || !isTimestampKey(page.after[0]) || !isUuid(page.after[1]))) {
@@ -116,7 +114,6 @@ export function conversationPage(mode: ConversationMode, query: PageQuery): Page
   return page;
 }
 
-/** The page of a conversation's history. */
 export function historyPage(conversationId: string, query: PageQuery): PageParams {
   const page = toPageParams(query, { list: messageList(conversationId) });
   if (page.after && (page.after.length !== 1 || !isSeqKey(page.after[0]))) invalidCursor();

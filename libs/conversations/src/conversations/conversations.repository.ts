@@ -5,7 +5,6 @@ import { modifyReturning, ownedBy } from '@fed/persistence';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type ConversationMode, type ConversationRow } from './conversations.dto';
 
-/** Whose conversations a query may touch: the caller's user id and tenant, in SQL itself. */
 export interface ListedConversation extends ConversationRow {
   /** `updatedAt` to the microsecond, the cursor's key with the id. */
   updatedAtKey: string;
@@ -33,14 +32,10 @@ export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/**
- * Conversation rows of both stores. Moves between them are single statements (`DELETE ... RETURNING`
- * feeding an `INSERT`), and every check that guards a change runs under the row's lock.
- */
+/** Both conversation stores; moves are single statements, and every guarding check runs under the row's lock. */
 export class ConversationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One page (`limit + 1` rows) ordered by `updatedAt` then id. */
   list(
     owner: ListOwner,
     mode: ConversationMode,
@@ -71,7 +66,6 @@ export class ConversationsRepository {
     );
   }
 
-  /** Which store holds the owner's conversation, if either does. */
   async modeOf(owner: ConversationOwner, conversationId: string): Promise<ConversationMode | null> {
     const parameters: unknown[] = [conversationId];
     const owned = andOwnedBy(owner, parameters);
@@ -85,7 +79,6 @@ export class ConversationsRepository {
     return rows[0]?.mode ?? null;
   }
 
-  /** Renames an active conversation; null when the owner has no such active conversation. */
   async rename(
     owner: ConversationOwner,
     conversationId: string,
@@ -103,7 +96,7 @@ export class ConversationsRepository {
     return rows[0] ?? null;
   }
 
-  /** Deletes an active conversation with its messages, tasks, UI resources and deliverables, unless a turn is processing. */
+  /** Deletes an active conversation and everything in it, unless a turn is processing. */
   delete(owner: ConversationOwner, conversationId: string): Promise<RemovalOutcome> {
     return this.whileLocked(owner, conversationId, async (manager) => {
       await manager.query(`DELETE FROM "conversations"."tasks" WHERE "conversation_id" = $1`, [conversationId]);
@@ -141,11 +134,7 @@ export class ConversationsRepository {
     return rows.length === 1;
   }
 
-  /**
-   * Archives up to `limit` conversations idle since before `cutoff`, after the key `after`; the rows
-   * are locked with SKIP LOCKED, so instances running this together take different rows. Returns how
-   * many rows were examined and moved, and the last key examined (null when no row was left).
-   */
+  /** Archives up to `limit` conversations idle since `cutoff`, after `after` (SKIP LOCKED). */
   archiveIdleBatch(
     cutoff: Date,
     at: Date,
@@ -192,10 +181,7 @@ export class ConversationsRepository {
     });
   }
 
-  /**
-   * Runs `change` in a transaction holding the active conversation's row lock, after checking that no
-   * turn is processing. A turn admitted concurrently waits for the lock, or is seen by the check.
-   */
+  /** Runs `change` under the row lock if no turn is processing; a concurrent admission waits or is seen. */
   private whileLocked(
     owner: ConversationOwner | undefined,
     conversationId: string,

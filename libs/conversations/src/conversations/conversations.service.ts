@@ -93,10 +93,7 @@ export class ConversationsService {
     return { conversationId, deleted: true };
   }
 
-  /**
-   * The deliverables' bytes of a deleted conversation (`deliverables/<conversationId>/`). Their rows are
-   * gone, so nothing serves them any more: a failure here is logged and never fails the delete.
-   */
+  /** Deletes a deleted conversation's deliverable blobs; their rows are gone, so a failure is only logged. */
   private async deleteBlobs(conversationId: string): Promise<void> {
     if (!this.blobs) return;
     const { store, logger } = this.blobs;
@@ -123,16 +120,12 @@ export class ConversationsService {
     return { conversationId, archived: true };
   }
 
-  /** An operator's restore (any owner's conversation). */
   async restoreAny(conversationId: string): Promise<{ conversationId: string; restored: true }> {
     if (!(await this.conversations.restore(conversationId))) throw notFound('conversation not found in the archive');
     return { conversationId, restored: true };
   }
 
-  /**
-   * Archives every conversation idle (`updatedAt`) for more than `days` days, `batchSize` at a time;
-   * conversations with a turn in progress are left for a later run. Returns how many were archived.
-   */
+  /** Archives conversations idle over `days` days in batches; those with a turn in progress wait for a later run. */
   async archiveIdle(days: number, batchSize = 500, shouldStop: () => boolean = () => false): Promise<number> {
     if (days <= 0) return 0;
     const at = this.now();
@@ -154,7 +147,6 @@ export interface ConversationsServiceOptions {
   blobs?: { store: BlobStore; logger: Logger };
 }
 
-/** The service on a data source, as the module and platformctl build it. */
 export function conversationsServiceFor(
   dataSource: DataSource,
   options: ConversationsServiceOptions = {},

@@ -19,7 +19,6 @@ export class HistoryRepository {
     });
   }
 
-  /** The tasks of every message of a page, in one query, ordered by their position in the message. */
   async tasksByMessage(conversationId: string, messageIds: string[]): Promise<Map<string, TaskEntity[]>> {
     const byMessage = new Map<string, TaskEntity[]>();
     if (messageIds.length === 0) return byMessage;

@@ -20,7 +20,6 @@ export class DeliverableContentQuery {
   filepath!: string;
 }
 
-/** The row a download needs. */
 export interface DeliverableBlobRow {
   id: string;
   filename: string;

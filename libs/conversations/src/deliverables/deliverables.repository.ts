@@ -8,10 +8,7 @@ import { type DeliverableBlobRow } from './deliverables.dto';
 export class DeliverablesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Whether the owner has the conversation (active or archived), and the file when it has. One
-   * statement, so a conversation deleted meanwhile cannot show a file.
-   */
+  /** The file, if the owner has the conversation; one statement, so a conversation deleted meanwhile shows no file. */
   async find(
     owner: ConversationOwner,
     conversationId: string,
@@ -49,8 +46,7 @@ export class DeliverablesRepository {
   }
 
   /**
-   * Which of `keys` a deliverable row names (the sweep's question), in one query. `blob_key` has no
-   * index: the message id in the key (`deliverables/<conversationId>/<messageId>/<id>`) narrows the
+   * Which of `keys` a deliverable row names, in one query. `blob_key` has no index: the key's message id narrows the
    * lookup through the (message_id, filepath) index; a key of another shape is looked up by itself.
    */
   async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {

@@ -38,10 +38,7 @@ export class DeliverablesService {
     });
   }
 
-  /**
-   * Deletes blobs under `deliverables/` older than `olderThan` that no row names: written by a turn that
-   * died before its row, replaced or removed (conversation delete) by one whose blob delete failed.
-   */
+  /** Deletes blobs under `deliverables/` older than `olderThan` that no row names (a turn died, a delete failed). */
   sweepOrphanBlobs(olderThan: Date, shouldStop?: () => boolean): Promise<number> {
     return sweepUnreferencedBlobs(this.blobs, DELIVERABLES_PREFIX, {
       olderThan,

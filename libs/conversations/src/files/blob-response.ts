@@ -5,7 +5,6 @@ import { pipeline } from 'node:stream/promises';
 import { combineRanges, parse as parseRange } from 'range-parser';
 import { FilesError } from './files.errors';
 
-/** A stored blob as a download: its bytes and what the response says about them. */
 export interface DownloadableBlob {
   store: BlobStore;
   key: string;
@@ -55,11 +54,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((item) => ETAG_LIST_ITEM.exec(item)?.[1] === etag);
 }
 
-/**
- * The one range a `Range` header asks for, or null for the whole file: a header that is not `bytes=`,
- * is malformed, or names several disjoint ranges is answered with the whole file (RFC 9110 lets a
- * server ignore it). A header whose every range lies past the end is a 416.
- */
+/** The one range asked for, else null for the whole file (RFC 9110 allows ignoring odd ones); all past the end: 416. */
 function requestedRange(header: string | undefined, bytes: number): BlobRange | null {
   if (!header) return null;
   const parsed = parseRange(bytes, header);
@@ -77,11 +72,8 @@ function requestedRange(header: string | undefined, bytes: number): BlobRange | 
 }
 
 /**
- * Answers a download of `blob`: `Content-Type` (active content as octet-stream), `Content-Length`,
- * `Content-Disposition: attachment`, `Accept-Ranges`, `ETag`; one `Range` is a 206, a range past the
- * end a 416 (`range_not_satisfiable`, thrown), several ranges the whole file. A blob that is gone is a
- * 404 `not_found` (thrown). Once headers are out, a failing read destroys the socket so the client
- * sees a cut-off body, never a short one that looks whole.
+ * Sends a download (active content as octet-stream; 206, 416 and 404 as due). Once headers are out, a failing read
+ * destroys the socket so the client sees a cut-off body, never a short one that looks whole.
  */
 export async function sendBlob(
   request: IncomingMessage,

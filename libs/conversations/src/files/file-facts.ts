@@ -23,10 +23,7 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = {
   jxl: 'image/jxl',
 };
 
-/**
- * Passes an upload's bytes through: counts them, keeps the first HEAD_BYTES for the image header, and
- * fails with `BlobTooLargeError` on the chunk that crosses `maxBytes`, before it reaches the store.
- */
+/** Counts an upload's bytes, keeps the first HEAD_BYTES, and fails the chunk crossing `maxBytes`. */
 export class UploadMeter extends Transform {
   bytes = 0;
   exceeded = false;
@@ -63,11 +60,7 @@ export interface FileFacts {
   height: number | null;
 }
 
-/**
- * The type and, for images, the size of a file: an image is known by its header (whatever its name or
- * declared type says); anything else by its filename's extension, else `application/octet-stream`.
- * The multipart part's own Content-Type is never used.
- */
+/** Images by their header, else by the filename's extension (else octet-stream); the part's Content-Type is ignored. */
 export function describeFile(head: Buffer, filename: string): FileFacts {
   const image = imageFacts(head);
   if (image) return image;

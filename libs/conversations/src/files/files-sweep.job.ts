@@ -8,17 +8,12 @@ import { FilesService } from './files.service';
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export interface FilesSweepResult {
-  /** Rows still `uploading` after the sweep age, deleted with their blobs. */
   uploads: number;
   /** Blobs without a row, older than the sweep age, by prefix. */
   orphanBlobs: { uploads: number; deliverables: number };
 }
 
-/**
- * Removes abandoned uploads, and blobs under `uploads/` and `deliverables/` that no row names, older
- * than FILES_SWEEP_AGE_SECONDS: at start, then every ten minutes. Instances running it together take
- * different rows (SKIP LOCKED); two deleting one orphan blob is harmless.
- */
+/** Removes abandoned uploads and unnamed blobs older than FILES_SWEEP_AGE_SECONDS, at start then every ten minutes. */
 @Injectable()
 export class FilesSweepJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly periodic: PeriodicPass<FilesSweepResult>;

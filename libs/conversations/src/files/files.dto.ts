@@ -68,10 +68,7 @@ export class FileIdParams {
 /** `GET /v1/files`: `limit`, `cursor`, `order`. Other parameters are ignored. */
 export class ListFilesQuery extends OrderedCursorPageQuery {}
 
-/**
- * Why `filename` is refused, or null when it is acceptable: 1-255 characters (code points), storable,
- * one line, no path separators: it names a download, never a path.
- */
+/** Why `filename` is refused, or null: 1-255 code points, storable, one line, no path separators. */
 export function filenameRefusal(filename: string): string | null {
   const characters = [...filename].length;
   if (filename.trim().length === 0) return 'filename must not be empty';

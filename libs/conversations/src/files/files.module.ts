@@ -12,10 +12,7 @@ export function filesServiceFor(dataSource: DataSource, store: BlobStore, option
   return new FilesService(new FilesRepository(dataSource), store, options);
 }
 
-/**
- * Uploaded files of document 2 (`/v1/files`); the blob store is the process's (BLOB_STORE). Its sweep
- * also takes orphan deliverable blobs, so it needs DeliverablesService.
- */
+/** Document 2's `/v1/files` over the process's blob store; its sweep also takes orphan deliverable blobs. */
 @Module({
   imports: [DeliverablesModule],
   controllers: [FilesController],

@@ -9,7 +9,6 @@ const TABLE = '"conversations"."files"';
 const ROW = `"id", "filename", "bytes", "mime_type" AS "mimeType", "width", "height", "blob_key" AS "blobKey",
              "created_at" AS "createdAt"`;
 
-/** What the end of an upload learned about its bytes. */
 export interface StoredFacts {
   filename: string;
   bytes: number;
@@ -22,10 +21,7 @@ export interface StoredFacts {
 export class FilesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * The row of an upload about to stream, written before its first byte reaches the store. Its time is
-   * the database's to the microsecond, so uploads started one after the other list in that order.
-   */
+  /** Written before the first byte reaches the store; the database's microsecond time keeps uploads in start order. */
   async insertUploading(owner: ConversationOwner, file: { id: string; blobKey: string }): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO ${TABLE} ("id", "user_id", "tenant_id", "filename", "blob_key", "state", "created_at", "touched_at")
@@ -60,7 +56,6 @@ export class FilesRepository {
     await this.dataSource.query(`DELETE FROM ${TABLE} WHERE "id" = $1 AND "state" = 'uploading'`, [id]);
   }
 
-  /** One page (`limit + 1` rows) of the owner's stored files by `createdAt` then id. */
   list(owner: ListOwner, page: PageParams): Promise<ListedFile[]> {
     const direction = page.order === 'asc' ? 'ASC' : 'DESC';
     const parameters: unknown[] = [page.limit + 1];
@@ -103,10 +98,7 @@ export class FilesRepository {
     return rows[0]?.blobKey ?? null;
   }
 
-  /**
-   * Deletes up to `limit` rows still `uploading` since before `cutoff` and returns their blob keys.
-   * SKIP LOCKED: instances sweeping together take different rows.
-   */
+  /** Deletes up to `limit` stale uploads, returning their blob keys; SKIP LOCKED lets instances sweep together. */
   async deleteStaleUploads(cutoff: Date, limit: number): Promise<string[]> {
     const rows = await modifyReturning<{ blobKey: string }>(
       this.dataSource,
@@ -120,7 +112,6 @@ export class FilesRepository {
     return rows.map((row) => row.blobKey);
   }
 
-  /** Which of `ids` have a row (in any state). */
   async existingIds(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows: { id: string }[] = await this.dataSource.query(

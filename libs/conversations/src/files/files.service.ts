@@ -38,7 +38,7 @@ export interface FilesOptions {
   touchIntervalMs?: number;
 }
 
-/** Once a minute: the shortest sweep age (60 s, FILES_SWEEP_AGE_SECONDS) still sees a slow upload alive. */
+/** Half the shortest sweep age (60 s, FILES_SWEEP_AGE_SECONDS), so a slow upload is still seen alive. */
 const TOUCH_INTERVAL_MS = 30_000;
 
 export interface SweepResult {
@@ -62,10 +62,7 @@ export class FilesService {
     this.touchIntervalMs = options.touchIntervalMs ?? TOUCH_INTERVAL_MS;
   }
 
-  /**
-   * `POST /v1/files`: the row is written (`uploading`) before the first byte reaches the store and
-   * turns `stored` in one UPDATE at the end; on any failure the blob and the row are removed.
-   */
+  /** The row (`uploading`) precedes the first stored byte and turns `stored` at the end; any failure removes both. */
   async upload(owner: ConversationOwner, request: IncomingMessage): Promise<UploadedFileResponse> {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
@@ -121,10 +118,7 @@ export class FilesService {
     }
   }
 
-  /**
-   * A file a protocol request carried inline (A2A file parts, MCP `execute_chat` files): stored as an
-   * upload of the owner's, with the same name rules, limit and type detection as `POST /v1/files`.
-   */
+  /** An inline protocol file (A2A file parts, MCP `execute_chat` files), stored as an upload under the same rules. */
   async storeBytes(
     owner: ConversationOwner,
     file: { filename: string; bytes: Buffer },
@@ -190,10 +184,7 @@ export class FilesService {
     return { fileId, deleted: true };
   }
 
-  /**
-   * Deletes uploads still unfinished `ageSeconds` after they started (rows `uploading`, with their
-   * blobs), and blobs under `uploads/` that are that old and have no row (an upload whose cleanup failed).
-   */
+  /** Deletes uploads unfinished after `ageSeconds`, and blobs that old without a row (a failed cleanup). */
   async sweep(ageSeconds: number, options: { at?: Date; shouldStop?: () => boolean } = {}): Promise<SweepResult> {
     const shouldStop = options.shouldStop ?? (() => false);
     const cutoff = new Date((options.at ?? new Date()).getTime() - ageSeconds * 1000);
@@ -236,8 +227,7 @@ function withConnectionClose(error: FilesError): FilesError {
   return error.withHeaders({ Connection: 'close' });
 }
 
-// Answered while the client may still be sending: the connection is closed after the answer, so the
-// rest of the body is never read.
+// Sent while the client may still be sending: closing the connection skips reading the rest.
 function tooLarge(maxBytes: number, request: IncomingMessage): FilesError {
   const error = new FilesError('file_too_large', `the file is larger than ${maxBytes / (1024 * 1024)} MB`);
   return request.complete ? error : withConnectionClose(error);

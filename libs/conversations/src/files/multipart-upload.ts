@@ -3,7 +3,6 @@ import { type IncomingMessage } from 'node:http';
 import { type Readable } from 'node:stream';
 import { FilesError } from './files.errors';
 
-/** The client went away before the body was complete. */
 export class UploadCutOffError extends Error {
   constructor() {
     super('the upload was cut off before its end');
@@ -32,11 +31,8 @@ const STREAM_BUFFER_BYTES = 1024 * 1024;
 const refused = (message: string) => new FilesError('upload_refused', message);
 
 /**
- * Reads a `multipart/form-data` upload straight off the request: exactly one file part named `file`
- * (streamed to `storeFile` as it arrives, never buffered whole) and a `filename` field, in any order.
- * The first failure wins: a refusal, the store's error, or the client cutting the body off; the body
- * then stops being read, and the promise rejects only after `storeFile` has settled, so whatever it
- * wrote can be removed.
+ * Streams a multipart upload: one `file` part (to `storeFile`, never buffered) and a `filename` field. The first
+ * failure wins; the promise rejects only after `storeFile` settles, so whatever it wrote can be removed.
  */
 export function receiveUpload<T>(request: IncomingMessage, handlers: UploadHandlers<T>): Promise<ReceivedUpload<T>> {
   let parser: Busboy;

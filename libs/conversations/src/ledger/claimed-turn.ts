@@ -11,10 +11,7 @@ export interface HistoryMessage {
 
 /** An attachment of the message a turn answers, with where the runtime reads its bytes. */
 export interface TurnFile extends StoredMessageFile {
-  /**
-   * Uploads: the stored file's blob key, null when the file was deleted since the message was sent.
-   * Library files (`filepath` set) have none: the runtime reads them from the library.
-   */
+  /** Uploads: the blob key, null once the file is deleted. Library files (`filepath` set) have none. */
   blobKey?: string | null;
   bytes?: number;
 }
@@ -29,19 +26,14 @@ export interface ClaimedTurn {
   options: TurnOptions;
   /** The text stored so far (a heartbeat of an earlier attempt may have kept what it had shown). */
   text: string;
-  /** The user message this turn answers. */
   userMessage: { messageId: string; text: string; files: TurnFile[] };
-  /**
-   * Earlier messages, oldest first (at most the last `HISTORY_LIMIT`), without the message that holds
-   * `pendingInteraction`.
-   */
+  /** Oldest first, at most `HISTORY_LIMIT`, without the message holding `pendingInteraction`. */
   history: HistoryMessage[];
   /** Set when the assistant message just before the user's ended on `ask_user`: the user's message answers it. */
   pendingInteraction: PendingInteraction | null;
   cancelRequested: boolean;
 }
 
-/** A running turn's heartbeat: the text it has shown so far. */
 export interface TurnHeartbeat {
   runId: string;
   text: string;
@@ -58,7 +50,6 @@ export interface LiveTurn {
 export interface TaskRecord extends Omit<Task, 'createdAt' | 'updatedAt'> {
   /** Chosen by the runtime; saving the same id again replaces the row's state. */
   id: string;
-  /** Order inside the message. */
   position: number;
   createdAt: Date;
   updatedAt: Date;
@@ -81,7 +72,6 @@ export interface DeliverableRecord {
   filepath: string;
   filename: string;
   mimeType?: string;
-  /** Bytes. */
   size: number;
   /** The tool asked for this file to be the turn's main result. */
   primary: boolean;

@@ -19,7 +19,7 @@ import type {
 /** Earlier messages given to the model with a turn. */
 export const HISTORY_LIMIT = 40;
 
-/** Options of a turn admitted before `turn_options` existed (or without them): the chat request's defaults. */
+/** Options of a turn stored without `turn_options`: the chat request's defaults. */
 export const DEFAULT_TURN_OPTIONS: TurnOptions = { ...CHAT_TURN_DEFAULTS };
 
 interface DeliverableRow {
@@ -35,7 +35,6 @@ interface DeliverableRow {
 const DELIVERABLE_ROW = `SELECT "filename", "filepath", "source", "is_primary", "created_at", "mime_type", "size"
   FROM "conversations"."deliverables"`;
 
-/** A `deliverables[]` item: `mimeType` omitted when unknown, `size` when 0. */
 function toDeliverable(row: DeliverableRow): Deliverable {
   const size = Number(row.size);
   return {
@@ -69,11 +68,7 @@ interface EarlierRow {
   pending_interaction: PendingInteraction | null;
 }
 
-/**
- * What agent-runtime reads and writes of a turn, and the only place it touches the conversations
- * tables. Every write is conditional on the turn still being processing, so a turn that was reaped,
- * cancelled at admission or finished by another attempt is never written again.
- */
+/** agent-runtime's only access to these tables; every write requires a processing turn, so ended turns stay ended. */
 export class TurnLedger {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -115,10 +110,7 @@ export class TurnLedger {
     };
   }
 
-  /**
-   * One statement for every running turn: refreshes `heartbeat_at` and keeps the text shown so far
-   * (a crash then loses nothing that was shown). Returns the turns that are still processing.
-   */
+  /** One statement for all running turns; saving the shown text means a crash loses nothing shown. */
   async heartbeat(turns: readonly TurnHeartbeat[]): Promise<LiveTurn[]> {
     if (turns.length === 0) return [];
     const rows = await modifyReturning<{ id: string; cancel_requested: boolean }>(
@@ -132,7 +124,6 @@ export class TurnLedger {
     return rows.map((row) => ({ runId: row.id, cancelRequested: row.cancel_requested }));
   }
 
-  /** Stores a task's current state: inserted the first time, replaced by later states of the same id. */
   async saveTask(task: TaskRecord): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO "conversations"."tasks"
@@ -164,11 +155,7 @@ export class TurnLedger {
     );
   }
 
-  /**
-   * Stores a UI resource a tool call of the turn showed, owned like the turn's message, only while the turn
-   * is processing; a second resource with the same tool call id in the conversation replaces the first.
-   * False: the turn was ended by someone else and nothing was stored.
-   */
+  /** Upserts by tool call id, only while the turn is processing; false if someone else ended it. */
   async saveUiResource(runId: string, resource: UiResourceRecord): Promise<boolean> {
     const html = resource.type === 'html' ? (resource.html ?? null) : null;
     const rows = (await this.dataSource.query(
@@ -203,10 +190,7 @@ export class TurnLedger {
     return rows.length === 1;
   }
 
-  /**
-   * Ends the turn: stores its outcome, clears `processing` and touches the message and its (active)
-   * conversation, in one statement and only while it is processing. False: someone else ended it.
-   */
+  /** Ends the turn and touches its conversation in one statement, only while processing; false if already ended. */
   async finish(runId: string, end: TurnEnd): Promise<boolean> {
     // Without a final text, the stored one (the last heartbeat's) keeps its configuration: `simple`.
     const searchConfig = end.text === undefined ? null : searchConfigOf(end.text);
@@ -237,12 +221,8 @@ export class TurnLedger {
   }
 
   /**
-   * Stores an output file of the turn, owned like its message and only while it is processing; the
-   * message's file at the same path is replaced (its blob key is returned, for the caller to delete).
-   * Then exactly one file of the message is primary: this one when it asks to be, else the one that
-   * already was, else the first. Null: the turn was ended by someone else and nothing was stored.
-   * Saves of one message are serialized on its row, so the primary rule and the replaced blob hold
-   * when two saves (or two attempts of the turn) run at once.
+   * Upserts by path while processing, returning the replaced blob key for the caller to delete. Exactly one file stays
+   * primary (this, else the previous, else the first); locking the message row keeps both rules under concurrency.
    */
   async saveDeliverable(runId: string, file: DeliverableRecord): Promise<SavedDeliverable | null> {
     return this.dataSource.transaction(async (manager) => {
@@ -296,10 +276,7 @@ export class TurnLedger {
     return rows.map(toDeliverable);
   }
 
-  /**
-   * Removes what an earlier attempt of a processing turn wrote (a new attempt starts over: nothing of
-   * the earlier one was shown). Returns the blob keys, which the caller deletes.
-   */
+  /** Removes an earlier attempt's files (none of it was shown); returns their blob keys for the caller to delete. */
   async clearDeliverables(runId: string): Promise<string[]> {
     const rows = await modifyReturning<{ blob_key: string }>(
       this.dataSource,
@@ -324,10 +301,7 @@ export class TurnLedger {
     return row ? { text: row.text, files: row.files ?? [], seq: row.seq } : undefined;
   }
 
-  /**
-   * The blob of each uploaded attachment, read through the turn's user (one query): null when the file
-   * was deleted since. Library files are the runtime's to resolve.
-   */
+  /** Uploads' blobs, read as the turn's owner; null when deleted since. Library files are the runtime's to resolve. */
   private async withUploads(files: StoredMessageFile[], userId: string, tenantId: string | null): Promise<TurnFile[]> {
     const uploadIds = files.filter((file) => file.filepath === undefined).map((file) => file.fileId);
     if (uploadIds.length === 0) return files;
@@ -345,7 +319,6 @@ export class TurnLedger {
     });
   }
 
-  /** The last HISTORY_LIMIT messages before `beforeSeq`, oldest first. */
   /** The question the user has now answered: its `pending` task is completed. */
   private async answerPendingTask(messageId: string, callId: string): Promise<void> {
     await this.dataSource.query(

@@ -1,10 +1,6 @@
 import { francAll } from 'franc-min';
 
-/**
- * The text-search configuration of each language franc-min recognises and PostgreSQL ships a snowball
- * stemmer for (the same on PostgreSQL 15 and PGlite). Serbian is left out: franc-min's Cyrillic model
- * takes Russian for Serbian, and Russian is the more common.
- */
+/** franc-min languages with a PostgreSQL snowball stemmer; no Serbian (franc-min mistakes Russian for it). */
 const CONFIG_OF_LANGUAGE = {
   arb: 'arabic',
   deu: 'german',
@@ -31,20 +27,16 @@ export type SearchConfig = (typeof CONFIG_OF_LANGUAGE)[keyof typeof CONFIG_OF_LA
 /** Every configuration a message can have: a search asks each of them, so that any message's stemming applies. */
 export const SEARCH_CONFIGS: readonly SearchConfig[] = ['simple', ...Object.values(CONFIG_OF_LANGUAGE)];
 
-// franc-min reads at most 2048 characters anyway; taking them first keeps a 1 MB message from being copied.
+// franc-min reads at most 2048 characters anyway; slicing first avoids copying a large message.
 const SAMPLE_CHARACTERS = 2000;
-// Below this, franc-min's guesses are wrong too often (a 27-character English question came out Portuguese).
+// Below this, franc-min's guesses are wrong too often.
 const MIN_CHARACTERS = 40;
 // A runner-up this close to the best is no decision (Danish between Dutch and Swedish, Finnish, Norwegian).
 // franc scores 1 - (distance - best) / (300 x length), so the gap is taken back to a distance per 300.
 const MIN_MARGIN = 2;
 const LANGUAGES = Object.keys(CONFIG_OF_LANGUAGE);
 
-/**
- * The configuration a message's words are stemmed with: its detected language's, or `simple` (words as
- * written, lowercased) for short, ambiguous or unrecognised text, CJK included. A wrong guess costs only
- * stemming: the query is stemmed in every configuration, so words as written always match.
- */
+/** The detected language's configuration, else `simple`; a wrong guess only costs stemming (queries use all). */
 export function searchConfigOf(text: string): SearchConfig {
   const sample = text.slice(0, SAMPLE_CHARACTERS).trim();
   if (sample.length < MIN_CHARACTERS) return 'simple';

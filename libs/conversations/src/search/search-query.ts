@@ -1,8 +1,6 @@
 /**
- * What `websearch_to_tsquery` reads in `q`: alternatives separated by `or`, each a conjunction of terms
- * (words and `"phrases"`), a term excluded by a leading `-` (two cancel out). The tokens are read as
- * PostgreSQL 15-17 reads them: `!&|()<` are dropped between terms and end a word, `or` is an operator
- * only between two terms, a `\` escapes the next character.
+ * What `websearch_to_tsquery` reads in `q`, tokenised as PostgreSQL 15-17 does: `or`-separated alternatives of terms
+ * (words, `"phrases"`), `-` excluding (two cancel out), `!&|()<` dropped between terms, `\` escaping.
  */
 interface Alternative {
   terms: number;
@@ -69,10 +67,7 @@ function alternatives(q: string): Alternative[] {
   return found;
 }
 
-/**
- * True when an alternative of `q` only excludes (`-foo`, `-"a b"`, `a or -b`): it matches every message
- * without those words, so the search could narrow nothing.
- */
+/** True when an alternative of `q` only excludes (`-foo`, `a or -b`): it matches nearly everything. */
 export function onlyExcludes(q: string): boolean {
   return alternatives(q).some((alternative) => alternative.exclusions > 0 && alternative.terms === 0);
 }

@@ -1,7 +1,5 @@
-// A search result's snippet: about SNIPPET_CHARACTERS of the message around its first match, HTML
-// escaped, each match in <mark>, with `…` where the text was cut. The database hands over a window of
-// the text with the stemmed matches between two private-use characters (ts_headline); the literal,
-// case-insensitive matches of the query (word fragments, CJK) are found here.
+// A result's snippet: about SNIPPET_CHARACTERS around the first match, HTML-escaped, matches in <mark>. ts_headline
+// marks stemmed matches in the window; literal case-insensitive matches (fragments, CJK) are found here.
 
 /** What ts_headline puts around a stemmed match; the window has had both removed beforehand. */
 export const MARK_START = '\uE000';
@@ -16,9 +14,7 @@ const SNAP_CHARACTERS = 20;
 export interface SnippetWindow {
   /** Part of the message, stemmed matches between MARK_START and MARK_END. */
   marked: string;
-  /** The message goes on before the window. */
   cutBefore: boolean;
-  /** The message goes on after the window. */
   cutAfter: boolean;
 }
 
@@ -61,7 +57,6 @@ function shown(text: string): string {
   return escapeHtml(text.replace(/\s+/g, ' '));
 }
 
-/** The window without its markers, and where they were. */
 function unmark(marked: string): { plain: string; ranges: Range[] } {
   const ranges: Range[] = [];
   let plain = '';
@@ -86,7 +81,6 @@ function fold(text: string): string {
   return folded;
 }
 
-/** Where `query` occurs in `text`, ignoring case. */
 function occurrences(text: string, query: string): Range[] {
   const needle = fold(query);
   if (needle.length === 0) return [];

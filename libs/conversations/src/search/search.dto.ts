@@ -18,7 +18,6 @@ export interface MessageSearchQuery extends PageQuery {
   mode?: ConversationMode;
 }
 
-/** One message found. */
 export interface SearchResultResponse {
   conversationId: string;
   conversationTitle: string;
@@ -72,10 +71,7 @@ function isSearchableText(value: unknown): boolean {
   return typeof value === 'string' && isStorableText(value) && !CONTROL.test(value);
 }
 
-/**
- * The cursor list of a search: its mode and its query (a digest), so a cursor is refused by another
- * mode or another query, whose pages would not continue it.
- */
+/** A search's cursor list: mode and query digest, so another mode or query refuses the cursor. */
 export function searchList(mode: ConversationMode, q: string): string {
   return `search:${mode}:${createHash('sha256').update(q).digest('base64url').slice(0, 16)}`;
 }

@@ -15,31 +15,20 @@ const CONVERSATIONS: Record<ConversationMode, string> = {
 
 /** The trigger stems this much of a message; the snippet looks for its first match there too. */
 const STEMMED_CHARACTERS = 100_000;
-/** The window ts_headline marks (it costs about 0.2 ms per 1,000 characters) and what of it precedes the match. */
+/** The window ts_headline marks (its cost grows with length) and how much of it precedes the match. */
 const WINDOW_CHARACTERS = 240;
 const WINDOW_LEAD = 60;
 const HEADLINE_OPTIONS = `'HighlightAll=true, StartSel=' || chr(${MARK_START.codePointAt(0)}) || ', StopSel=' || chr(${MARK_END.codePointAt(0)})`;
 const MARKS = `chr(${MARK_START.codePointAt(0)}) || chr(${MARK_END.codePointAt(0)})`;
 
-/** Trigrams the index is asked for at most (a trigram posting list costs about 2 ms per 2,000 of the owner's rows). */
+/** Probe length: each trigram is one more posting list read. */
 const PROBE_CHARACTERS = 5;
-/**
- * The owner's newest rows a search reads first, in order, checking each: where matches are dense (a common
- * word, a query every row holds) the page is found there, and the GIN indexes, whose candidates grow with
- * everything the owner has, are not asked.
- */
+/** Newest rows walked first: dense matches fill the page there, sparing the GIN indexes (which grow with the owner). */
 export const WALK_ROWS = 2_000;
-/**
- * A query without a trigram looks for its substring in this many of the owner's newest rows only (read in
- * order like the walk); its words (vector) are found in older rows too.
- */
+/** A query without a trigram is substring-matched in this many newest rows only; its words also in older rows. */
 export const WINDOW_ROWS = 20_000;
 
-/**
- * A piece of the query every text holding the query holds: the middle PROBE_CHARACTERS of its longest
- * word (three trigrams, none padded), or the longest word when shorter. A word of fewer than three
- * characters has no trigram (see narrowsByTrigram).
- */
+/** The middle PROBE_CHARACTERS of the longest word (three unpadded trigrams): every text holding the query holds it. */
 export function substringProbe(q: string): string {
   const words = q.match(/[\p{L}\p{N}]+/gu) ?? [q];
   const longest = words.map((word) => Array.from(word)).reduce((a, b) => (b.length > a.length ? b : a));
@@ -52,10 +41,9 @@ export function narrowsByTrigram(probe: string): boolean {
   return /[\p{L}\p{N}]{3}/u.test(probe);
 }
 
-/** A row as SQL returns it: the message, its window's fields flat. */
 type FoundRow = Omit<FoundMessage, 'window'> & SnippetWindow;
 
-/** The parameters of one statement, `$n` handed out in order as its SQL is written. */
+/** Hands out `$n` in the order the SQL is written. */
 class Statement {
   readonly values: unknown[] = [];
 
@@ -65,7 +53,6 @@ class Statement {
   }
 }
 
-/** A piece of a statement's SQL that binds its values to that statement. */
 type Fragment = (statement: Statement) => string;
 
 const MESSAGE_KEYS = `m."id", m."conversation_id", m."sender", m."created_at", m."seq", m."search_config"`;
@@ -77,13 +64,11 @@ interface MessageKey {
   seq: CursorKey;
 }
 
-/** `(created_at, seq)` of the row `alias` compared with a message's key. */
 const keyed =
   (alias: 'm' | 'w', operator: '<' | '>=', key: MessageKey): Fragment =>
   (statement) =>
     `(${alias}."created_at", ${alias}."seq") ${operator} (${statement.bind(key.createdAtKey)}::timestamptz, ${statement.bind(key.seq)}::bigint)`;
 
-/** The owner's archived conversations (alias `a`), as the statement binds the owner. */
 const ownersArchive = (s: Statement, owner: ConversationOwner): string =>
   `${CONVERSATIONS.archive} AS a
     WHERE ${ownedBy(owner, s.values, 'a')}`;
@@ -93,31 +78,20 @@ export class SearchRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * One page (`limit + 1` messages), newest first (`createdAt`, then `seq`): messages of ended turns whose
-   * vector matches the query or whose text holds it (any case), each with the window its snippet is cut from.
-   * First the owner's newest WALK_ROWS rows from the cursor on are read in order (index
-   * `messages_owner_newest_idx`): a full page there is the answer. Otherwise the GIN indexes give every
-   * match (keys only; the text is read for the page's rows). A query without a trigram looks for its
-   * substring in the owner's newest WINDOW_ROWS rows only, read in order the same way, and for its words
-   * (vector) in older rows through the GIN index. In the archive, an owner with WALK_ROWS archived messages
-   * or fewer has them all read through their conversations' index instead.
+   * One page (`limit + 1`), newest first: the newest WALK_ROWS rows are walked first, and only sparse matches go to the
+   * GIN indexes. A small archive is read through its conversations' index.
    */
   async find(owner: ConversationOwner, mode: ConversationMode, q: string, page: PageParams): Promise<FoundMessage[]> {
     const words = await this.anyLanguageQuery(q);
     const probe = substringProbe(q);
     const byTrigram = narrowsByTrigram(probe);
     const after = page.after ? keyed('m', '<', { createdAtKey: page.after[0], seq: page.after[1] }) : null;
-    // In the archive, a message of an active conversation is passed over before its text is read: the
-    // owner's archived conversation ids, read once as an array (`= ANY (ARRAY(...))`; as `IN (SELECT ...)`
-    // the planner drove the walk from the conversations and sorted all their messages). The walk still
-    // reads the owner's newest rows, archived or not (a bound on archived rows alone read ten times the
-    // rows for an owner with a tenth of them archived: 58 ms p50 for 10^5 messages); the GIN path keeps
-    // only the archived conversations' matches.
+    // Archived ids are read once as an array: as `IN (SELECT ...)` the planner drove the walk from the conversations.
+    // The walk still reads all newest rows; bounding it on archived rows alone reads many more.
     const archivedOnly = (s: Statement): string | null =>
       mode === 'archive' ? `m."conversation_id" = ANY (ARRAY(SELECT a."id" FROM ${ownersArchive(s, owner)}))` : null;
-    // `perRow`, for rows found by their conversation: the owner checked on each row (IS NOT DISTINCT FROM, the
-    // same for a user id, never null) rather than through the GIN indexes led by user_id, which the planner
-    // would AND into every conversation's scan (the owner's whole posting list read once per conversation).
+    // `perRow`: the owner is checked on each row, else the planner ANDs the user_id-led GIN indexes into every
+    // conversation's scan.
     const owned =
       (perRow = false): Fragment =>
       (s) =>
@@ -133,13 +107,11 @@ export class SearchRepository {
       const archived = archivedOnly(s);
       return archived ? `CASE WHEN ${archived} THEN ${matches(s)} ELSE false END` : matches(s);
     };
-    // The GIN paths' rows, of archived conversations only in the archive.
     const gathered: Fragment = (s) => {
       const archived = archivedOnly(s);
       return archived ? `${owned()(s)} AND ${archived}` : owned()(s);
     };
-    // The owner's newest rows from the cursor on, read in order through the btree index, `rows` at most
-    // (a bound on them would be planned as a read of all of them, sorted: it is checked on what is read).
+    // Bounded by LIMIT and checked on what is read: a key bound is planned as a sorted read of all rows.
     const walk = (s: Statement, rows: number, bound = '') =>
       `SELECT w."id", w."conversation_id", w."sender", w."created_at", w."seq", w."search_config"
          FROM (SELECT ${MESSAGE_KEYS}, ${walkedMatch(s)} AS "matched"
@@ -152,7 +124,6 @@ export class SearchRepository {
       this.page(owner, mode, q, page.limit + 1, candidates, gathered);
 
     if (!byTrigram) {
-      // The window, walked until the page is full; then, when the query has words, older rows by their vector.
       const floor = await this.windowFloor(owner);
       const windowed = await pageOf(
         (s) => walk(s, WINDOW_ROWS, floor ? ` AND ${keyed('w', '>=', floor)(s)}` : ''),
@@ -168,10 +139,7 @@ export class SearchRepository {
       return [...windowed, ...older].slice(0, page.limit + 1);
     }
     if (mode === 'archive' && (await this.archiveFitsWalk(owner))) {
-      // Few archived messages (a user archives some conversations, not most): each archived conversation's
-      // rows are read through its own index and checked, and that is every match, whatever the owner has in
-      // active conversations. Walking the owner's newest rows would read the active ones too (about 1,300
-      // rows for a page when a fifth are archived, each a heap page of its own among many owners).
+      // A small archive: each archived conversation's rows give every match, without walking active rows.
       return pageOf(
         (s) =>
           `SELECT ${MESSAGE_KEYS}
@@ -192,12 +160,7 @@ export class SearchRepository {
     );
   }
 
-  /**
-   * The page of `candidates` (keys of the owner's matching messages) in the mode's conversations of the
-   * same owner, with each message's window. `gathered`: the candidates are gathered first and planned on
-   * their own (a join with the conversations misleads the planner into a loop per conversation); else they
-   * stream in order and the reading stops with the page.
-   */
+  /** `gathered` candidates are materialized first: joined directly, the planner would loop per conversation. */
   private async page(
     owner: ConversationOwner,
     mode: ConversationMode,
@@ -256,11 +219,7 @@ export class SearchRepository {
     }));
   }
 
-  /**
-   * Whether the owner's archived conversations hold WALK_ROWS messages or fewer: counted up to one more,
-   * through the conversations' index (`messages_conversation_seq_idx`, the index alone where its pages are
-   * all-visible, as an archive's are), so an owner with a large archive costs a bounded look.
-   */
+  /** Whether the archive holds WALK_ROWS messages or fewer; counting stops one past, so a large archive is cheap. */
   private async archiveFitsWalk(owner: ConversationOwner): Promise<boolean> {
     const statement = new Statement();
     const [row] = (await this.dataSource.query(
@@ -289,11 +248,9 @@ export class SearchRepository {
   }
 
   /**
-   * The query in every configuration a message may have, OR-ed, each distinct form once (as text, for a
-   * `tsquery` parameter): a constant the planner sees, so it weighs the GIN index by the real lexemes (19
-   * copies of one word made it refuse the index). Null when no configuration finds a lexeme (punctuation).
-   * A form that an empty text matches is left out: where stemming drops the words to find (`the -foo` in
-   * english, whose `the` is a stop word) only exclusions remain, which match everything.
+   * The query in every message configuration, OR-ed, each form once: a constant lets the planner weigh the GIN index
+   * by real lexemes (repeated copies made it refuse the index). Forms an empty text matches are dropped (only
+   * exclusions left after stop words match everything). Null when no form has a lexeme.
    */
   private async anyLanguageQuery(q: string): Promise<string | null> {
     const [row] = (await this.dataSource.query(

@@ -30,10 +30,7 @@ export class ConversationEntity {
   updatedAt!: Date;
 }
 
-/**
- * An archived conversation (mode `archive`): a separate store, so list cursors of the two modes never
- * cross. Its messages stay where they are; only the conversation row moves.
- */
+/** An archived conversation: a separate store, so the modes' cursors never cross; its messages stay where they are. */
 @Entity({ schema: 'conversations', name: 'archived_conversations' })
 @Index('archived_conversations_user_updated_idx', ['userId', 'updatedAt', 'id'])
 @Index('archived_conversations_account_updated_idx', { synchronize: false })

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** An output file of an assistant message (history `deliverables[]`): its bytes live in the blob store under `blobKey`. */
+/** An output file of an assistant message (history `deliverables[]`); its bytes are the blob `blobKey`. */
 @Entity({ schema: 'conversations', name: 'deliverables' })
 // One file per path and message: writing a path again replaces it, and a retried attempt cannot duplicate it.
 @Index('deliverables_message_filepath_key', ['messageId', 'filepath'], { unique: true })
@@ -12,7 +12,6 @@ export class DeliverableEntity {
   @Column({ type: 'uuid' })
   conversationId!: string;
 
-  /** The assistant message (turn) that wrote it. */
   @Column({ type: 'uuid' })
   messageId!: string;
 
@@ -26,7 +25,6 @@ export class DeliverableEntity {
   @Column({ type: 'text' })
   filepath!: string;
 
-  /** The last segment of `filepath`. */
   @Column({ type: 'text' })
   filename!: string;
 

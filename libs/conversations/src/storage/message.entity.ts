@@ -12,7 +12,7 @@ export interface MessageFile {
   height?: number;
 }
 
-/** What the message row stores of an attachment: the history fields, and what the runtime names it by (never shown). */
+/** The row's attachment: the history fields plus what the runtime names it by (never shown). */
 export interface StoredMessageFile extends MessageFile {
   /** The upload's filename, or the last segment of a library file's path. */
   filename?: string;
@@ -20,7 +20,6 @@ export interface StoredMessageFile extends MessageFile {
   filepath?: string;
 }
 
-/** Why a turn failed, as its error chunk said. */
 export interface TurnError {
   code: string;
   message: string;
@@ -29,10 +28,7 @@ export interface TurnError {
 /** The options of the chat request that started an assistant message (skills resolved); the runtime reads them. */
 export type TurnOptions = ChatTurnOptions;
 
-/**
- * An `ask_user` tool call the turn ended on: the user's next message in the conversation is its
- * answer, given to the model as the tool's result.
- */
+/** The `ask_user` call the turn ended on: the user's next message is its result. */
 export interface PendingInteraction {
   callId: string;
   toolName: string;
@@ -110,7 +106,7 @@ export class MessageEntity {
   @Column({ type: 'jsonb', nullable: true })
   pendingInteraction!: PendingInteraction | null;
 
-  /** A turn that failed: its error chunk's `error` (`agent_failed`, `runtime_lost`, ...); null otherwise. Not shown in history. */
+  /** A failed turn's error chunk `error` (`agent_failed`, `runtime_lost`, ...); not shown in history. */
   @Column({ type: 'jsonb', nullable: true })
   error!: TurnError | null;
 

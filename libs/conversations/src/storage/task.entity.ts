@@ -14,7 +14,6 @@ export class TaskEntity {
   @Column({ type: 'uuid' })
   conversationId!: string;
 
-  /** Order inside the message. */
   @Column({ type: 'integer' })
   position!: number;
 

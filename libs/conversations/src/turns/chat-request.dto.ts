@@ -91,7 +91,6 @@ function partProblem(part: unknown): string | undefined {
     : `.filepath must be a non-empty string of at most ${CHAT_LIMITS.filepathCharacters} characters`;
 }
 
-/** What is wrong with a message's content (a string, or an array of text and input_file parts). */
 function contentProblem(content: unknown): string | undefined {
   if (typeof content === 'string') return undefined;
   if (!Array.isArray(content)) return ' must be a string or an array of content parts';
@@ -242,11 +241,7 @@ export class ChatCompletionRequestDto extends ChatRequestCoreDto implements Chat
   playbookId?: string;
 }
 
-/**
- * The body in the Marketplace edition: the SaaS-only fields are not declared, so the pipe drops them
- * unread (document 2: they are ignored there). The agent (`agentId` here or `X-Agent-Id`) is checked by
- * ConversationOwners against the agents that exist.
- */
+/** Marketplace body: SaaS-only fields are undeclared, so the pipe drops them (document 2 ignores them there). */
 export class MarketplaceChatRequestDto extends ChatRequestCoreDto implements ChatCompletionRequest {
   @IfPresent()
   @IsString(invalid('agentId must be a string'))

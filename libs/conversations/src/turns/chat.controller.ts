@@ -36,10 +36,7 @@ class ChatBodyPipe implements PipeTransform {
   }
 }
 
-/**
- * The chat endpoints of document 2: a turn as a server-sent-event stream, its reconnect and cancel.
- * Bodies and path parameters are validated by the application's pipe from their DTO classes.
- */
+/** Document 2's chat endpoints: a turn as SSE, its reconnect and cancel. */
 @Controller('api/v1/chat/completions')
 export class ChatController {
   constructor(private readonly turns: TurnsService) {}

@@ -13,28 +13,13 @@ import { heartbeatsEvery, responseHeartbeat } from '@fed/server';
 import { type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/**
- * How long a run stream may stay out of reach (reads failing: Redis down) under a reader before the
- * reader ends its client's stream with a `stream_lost` error chunk. A Redis that comes back with its data
- * within it loses nothing; the runtime stops a turn whose chunks cannot be appended well before it.
- */
+/** How long a run stream may be unreachable before `stream_lost`; a turn that cannot append is stopped sooner. */
 export const RUN_STREAM_UNREACHABLE_LIMIT_MS = 10_000;
-/** Pause between two reads of a run stream out of reach. */
 export const RUN_STREAM_RETRY_MS = 250;
-/**
- * Longest a relay waits on a quiet run stream in one read. Nothing depends on it but the relay's own
- * loop: data wakes the read, heartbeats come from the process's table, and the run stream looks at a
- * quiet stream (or one whose nudges may have been missed) by itself.
- */
+/** Only bounds the relay's loop: data wakes the read, and heartbeats come from the process's table. */
 export const RELAY_WAIT_MS = 60_000;
 
-/**
- * Whether a reader that read up to the end of a run stream missed its final chunk: the last entry it saw
- * is not one, or it read the whole stream and saw none. A reader that started after an offset and saw
- * nothing cannot tell (the final chunk may lie before its offset), and is given the benefit of the doubt.
- * `lastWasFinal`: whether the last entry seen was a final chunk (`isFinalChunkData`); undefined when none was
- * seen. A reader keeps that, not the entry, while it waits.
- */
+/** Whether a reader at the end missed the final chunk (unknowable if it started past an offset and saw nothing). */
 export function endedWithoutFinalChunk(lastWasFinal: boolean | undefined, after: string): boolean {
   return lastWasFinal === undefined ? after === STREAM_START : !lastWasFinal;
 }
@@ -47,15 +32,12 @@ export interface RelayOptions {
   heartbeatMs: number;
   /** Aborted when the instance shuts down: the stream then closes without `[DONE]`, to be rejoined elsewhere. */
   shutdown: AbortSignal;
-  /** The `model` of the `stream_lost` error chunk sent when the run stream breaks (the chat API's model name). */
+  /** The `model` of the `stream_lost` chunk (the chat API's model name). */
   model: string;
-  /** Default RUN_STREAM_UNREACHABLE_LIMIT_MS. */
   unreachableLimitMs?: number;
-  /** Longest single wait on the run stream (default RELAY_WAIT_MS); heartbeats do not depend on it. */
   waitMs?: number;
 }
 
-/** The response headers of a chat stream (POST and reconnect alike). */
 export function writeStreamHead(response: ServerResponse, conversationId: string, messageId: string): void {
   response.writeHead(200, {
     ...SSE_HEADERS,
@@ -66,25 +48,18 @@ export function writeStreamHead(response: ServerResponse, conversationId: string
 }
 
 /**
- * Relays a run's chunk log to one client: each entry as `id: <offset>` + `data: <chunk>`, a
- * `: heartbeat` after `heartbeatMs` of silence, `data: [DONE]` once the log has ended. Ends early,
- * without `[DONE]`, when the client goes away or the instance shuts down; the turn goes on either way.
- * A slow client is waited for (`drain`), so memory does not grow with its backlog.
- *
- * A log that breaks under the reader never ends in a bare `[DONE]`: gone (Redis restarted empty, or it
- * expired), out of reach for `unreachableLimitMs`, or ended without a final chunk, the client gets a
- * final `stream_lost` error chunk (no `id:`, so a `Last-Event-ID` stays on the last real entry), then
- * `[DONE]`. The stored message is then the answer of record (docs/chat.md, "When the stream breaks").
+ * Relays a run's chunk log to one client as SSE, with heartbeats and a final `[DONE]`; leaving or shutdown ends it
+ * without `[DONE]` (the turn goes on), and `drain` bounds a slow client's backlog. A broken log ends in a `stream_lost`
+ * chunk without `id:`, so `Last-Event-ID` stays on the last real entry (docs/chat.md, "When the stream breaks").
  */
 export async function relayRun(response: ServerResponse, options: RelayOptions): Promise<void> {
   const { runStream, runId } = options;
   const stop = new AbortController();
-  // The client going away and the instance shutting down end the relay alike.
   const onEnd = () => stop.abort();
   response.once('close', onEnd);
   options.shutdown.addEventListener('abort', onEnd, { once: true });
   if (options.shutdown.aborted) stop.abort();
-  // The heartbeats are the table's: this relay only wakes for data.
+  // Heartbeats come from the shared table; this relay only wakes for data.
   const heartbeats = heartbeatsEvery(options.heartbeatMs);
   const beat = heartbeats.add(responseHeartbeat(response, SSE_HEARTBEAT));
   const write = async (text: string) => {
@@ -92,9 +67,9 @@ export async function relayRun(response: ServerResponse, options: RelayOptions):
     beat.lastWrite = Date.now();
   };
   let cursor = options.after;
-  // This reader's identity across reads: an idle stream is then waited on without a read per wait.
+  // A stable reader identity lets an idle stream be waited on without a read per wait.
   const follower = {};
-  // A reconnect's relay joins the turn's trace (stored with the stream's first entry); the first request's is in it already.
+  // A reconnect joins the turn's trace (stored with the stream's first entry).
   const trace = new RunStreamTrace('chat.stream.relay', { 'fed.run_id': runId });
   try {
     if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));

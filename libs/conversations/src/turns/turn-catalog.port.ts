@@ -5,10 +5,7 @@ export interface TurnCatalogInput {
   skillIds?: string[];
 }
 
-/**
- * What the turn needs of the agent catalog (libs/agent provides it): unknown persona or an unknown or
- * deactivated playbook throws a 400 ApiError; unknown or unavailable skills are dropped.
- */
+/** The agent catalog as a turn needs it (from libs/agent): a bad persona or playbook is a 400; bad skills drop. */
 export interface TurnCatalog {
   resolveForTurn(input: TurnCatalogInput): Promise<{ skills: { id: string }[] }>;
 }

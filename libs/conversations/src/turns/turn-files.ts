@@ -6,11 +6,7 @@ import { type TurnLibrary } from './turn-library.port';
 import { TurnsError } from './turns.errors';
 import { type TurnsRepository } from './turns.repository';
 
-/**
- * Resolves a chat request's input_file parts before any turn starts (docs/files.md "Attaching files"):
- * `fileId` names one of the caller's own stored uploads, `filepath` a published library item (SaaS
- * only). One query per kind; the first reference that names nothing is a 404 `not_found`.
- */
+/** Resolves input_file parts before a turn starts (docs/files.md "Attaching files"); the first unknown one is a 404. */
 export class TurnFiles {
   constructor(
     private readonly repository: Pick<TurnsRepository, 'storedFiles'>,
@@ -18,10 +14,7 @@ export class TurnFiles {
     private readonly edition: Edition,
   ) {}
 
-  /**
-   * The user message's `files[]`: each file once, in the order of its first part (21 parts may name one
-   * file, yet the model reads it once and history shows it once).
-   */
+  /** The user message's `files[]`: each file once, in the order of its first part. */
   async resolve(owner: ConversationOwner, references: readonly InputFileRef[]): Promise<StoredMessageFile[]> {
     if (references.length === 0) return [];
     const fileIds = [...new Set(references.flatMap((ref) => ('fileId' in ref ? [ref.fileId.toLowerCase()] : [])))];

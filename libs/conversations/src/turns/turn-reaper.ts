@@ -4,18 +4,12 @@ import { type TurnsRepository } from './turns.repository';
 import { type TurnStarter } from './turn-starter';
 
 /**
- * Turns whose runtime has not reported for this many stall intervals are ended here. The queue hands a
- * dead runtime's job to another within about 1¼ stall intervals of its last lock renewal, and the last
- * heartbeat may be ⅓ older: 3 leaves the new runtime well over a stall interval to claim the turn first.
+ * Stall intervals before reaping: the queue re-hands a dead runtime's job within about 1¼ intervals and the last
+ * heartbeat may be ⅓ older, so 3 leaves a new runtime time to claim the turn first.
  */
 export const REAP_AFTER_STALLS = 3;
 
-/**
- * Ends turns whose runtime is gone, so no `processing` flag outlives its turn and no client waits
- * forever: a heartbeat older than REAP_AFTER_STALLS stall intervals (the queue has had its chance to
- * hand the job to another runtime, none took it), or a turn never taken within the turn timeout. Safe
- * on several instances at once (rows are taken with SKIP LOCKED and ended atomically).
- */
+/** Ends turns whose runtime is gone (stale heartbeat, or never taken), so no `processing` flag outlives its turn. */
 export class TurnReaper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -46,7 +40,6 @@ export class TurnReaper {
     await this.running;
   }
 
-  /** One pass; returns the run ids it ended. */
   async sweep(staleMs: number, unclaimedMs: number): Promise<string[]> {
     try {
       const ended = await this.repository.reap(staleMs, unclaimedMs);

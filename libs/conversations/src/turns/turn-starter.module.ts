@@ -19,11 +19,7 @@ export interface TurnStarterSources {
   library?: { module: Type; provider: InjectionToken<TurnLibrary> };
 }
 
-/**
- * The turn starter alone, without an HTTP endpoint: what every front door (the chat endpoint, A2A, MCP)
- * runs turns through (docs/chat.md "The turn starter"). Imported with the same sources by several
- * modules of one process, it is one module, so the process has one starter.
- */
+/** The turn starter alone (docs/chat.md "The turn starter"); same-source importers share it: one starter a process. */
 @Module({
   imports: [TypeOrmModule.forFeature(conversationEntities)],
   providers: [
@@ -78,10 +74,7 @@ export interface TurnStarterSources {
   exports: [TurnStarter, TurnsRepository],
 })
 export class TurnStarterModule implements OnModuleDestroy {
-  /**
-   * `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks;
-   * `library` (a provider of its module) its input_file `filepath` parts. Without it no filepath is found.
-   */
+  /** `catalog` checks persona, playbook and skills; `library` resolves `filepath` parts (without it none is found). */
   static withSources(sources: TurnStarterSources): DynamicModule {
     // Nest tells dynamic modules apart by object identity: the same sources must give the same object,
     // or each importer would get a starter of its own.

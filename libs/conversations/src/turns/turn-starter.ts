@@ -29,7 +29,6 @@ export interface TurnStarterDependencies {
 /** A turn admitted and queued. Its chunks are the run stream `runId`, from `STREAM_START`. */
 export type StartedTurn = AdmittedTurn;
 
-/** The turn a conversation is processing. */
 export interface TurnInProgress {
   conversationId: string;
   /** The assistant message id, also the id of the run stream to read. */
@@ -48,11 +47,7 @@ export function titleFrom(text: string): string {
   return characters.length <= TITLE_LENGTH ? characters.join('') : `${characters.slice(0, TITLE_LENGTH - 1).join('')}…`;
 }
 
-/**
- * Starts, finds and cancels the turns of a conversation for any front door (the chat endpoint, A2A,
- * MCP), and ends the turns no runtime will end. It knows nothing of HTTP: callers validate their own
- * input into a `ChatTurnRequest` and read the run stream themselves (docs/chat.md "One turn").
- */
+/** Starts, finds and cancels turns for every front door, and ends turns no runtime will (docs/chat.md "One turn"). */
 export class TurnStarter {
   private readonly pendingChecks = new Set<NodeJS.Timeout>();
 
@@ -62,10 +57,7 @@ export class TurnStarter {
     return this.deps.config.chat.modelName;
   }
 
-  /**
-   * Admits the turn (409 while another is processing), appends its role chunk and queues it. A turn
-   * that cannot be queued is ended at once and answered 503, so it never blocks the conversation.
-   */
+  /** Admits (409 if busy), appends the role chunk, queues; an unqueueable turn ends at once (503). */
   async start(owner: ConversationOwner, request: ChatTurnRequest): Promise<StartedTurn> {
     const { skillIds: named, ...options } = request.options;
     const resolved = await this.deps.catalog.resolveForTurn({
@@ -122,10 +114,7 @@ export class TurnStarter {
     return { conversationId, runId };
   }
 
-  /**
-   * Asks the runtime to stop the turn in progress (all of them, or `messageId`'s) and, should no runtime
-   * be working on it, ends it here after a grace period. Nothing in progress still counts as cancelled.
-   */
+  /** Signals the runtime to stop, and ends the turn here after a grace period if no runtime has it; idempotent. */
   async cancel(owner: ConversationOwner, conversationId: string, messageId?: string): Promise<ChatCancelResponse> {
     const mode = await this.deps.conversations.modeOf(owner, conversationId);
     if (!mode) throw new TurnsError('conversation_not_found', 'no such conversation');

@@ -20,11 +20,7 @@ import { TurnStarterModule } from './turn-starter.module';
 import { TurnsRepository } from './turns.repository';
 import { TurnsService } from './turns.service';
 
-/**
- * `POST /v1/chat/completions`, reconnect and cancel: the SSE relay and the reaper over the turn starter
- * (docs/chat.md). The app gives it the agent catalog (`withCatalog`): libs/agent depends on this lib, not
- * the reverse. Other front doors import `TurnStarterModule` with the same sources.
- */
+/** Chat endpoint, relay, reaper over the turn starter; the app passes the catalog (libs/agent depends on this lib). */
 @Module({
   controllers: [ChatController],
   providers: [
@@ -50,10 +46,7 @@ import { TurnsService } from './turns.service';
   ],
 })
 export class TurnsModule implements OnApplicationBootstrap, OnModuleDestroy {
-  /**
-   * `catalog` (a provider of `catalogModule`) answers the chat request's persona, playbook and skill checks;
-   * `library` (a provider of its module) its input_file `filepath` parts. Without it no filepath is found.
-   */
+  /** `catalog` checks persona, playbook and skills; `library` resolves `filepath` parts (without it none is found). */
   static withCatalog(
     catalogModule: Type,
     catalog: InjectionToken<TurnCatalog>,

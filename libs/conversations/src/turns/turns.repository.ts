@@ -38,13 +38,9 @@ const ONE_PROCESSING_INDEX = 'messages_one_processing_idx';
 export class TurnsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * One transaction: the conversation (locked, or created), the user message and the assistant message
-   * with `processing`. A second turn of the conversation violates the partial unique index: 409.
-   * Null when the owner has no such active conversation.
-   */
+  /** One transaction for conversation and messages; a second processing turn violates a unique index (409). */
   async admit(owner: ConversationOwner, turn: NewTurn): Promise<AdmittedTurn | null> {
-    // Before the transaction: language detection is CPU (under a millisecond, on 2,000 characters at most).
+    // Before the transaction: language detection is CPU work.
     const searchConfig = searchConfigOf(turn.text);
     try {
       return await this.dataSource.transaction(async (manager) => {
@@ -115,7 +111,6 @@ export class TurnsRepository {
     )) as AttachableFile[];
   }
 
-  /** The assistant message of the turn in progress, if any. */
   async processingRun(owner: ConversationOwner, conversationId: string): Promise<string | undefined> {
     const parameters: unknown[] = [conversationId];
     const rows = (await this.dataSource.query(
@@ -140,7 +135,6 @@ export class TurnsRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Whether `messageId` is a message of the user's conversation. */
   async hasMessage(owner: ConversationOwner, conversationId: string, messageId: string): Promise<boolean> {
     const parameters: unknown[] = [messageId, conversationId];
     const rows = (await this.dataSource.query(
@@ -151,10 +145,7 @@ export class TurnsRepository {
     return rows.length > 0;
   }
 
-  /**
-   * Ends a turn no runtime is working on (never claimed, or its heartbeat older than `staleMs`) as
-   * unfinished. Atomic: a runtime that claims it concurrently finds it no longer processing.
-   */
+  /** Ends an unclaimed or stale turn as unfinished, atomically: a runtime claiming it meanwhile finds it ended. */
   async endAbandoned(runId: string, staleMs: number): Promise<boolean> {
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource,
@@ -177,10 +168,7 @@ export class TurnsRepository {
     );
   }
 
-  /**
-   * Turns whose runtime stopped reporting (heartbeat older than `staleMs`) or that were never taken
-   * within `unclaimedMs` (every one, with `unclaimedMs` 0): ended unfinished, atomically; returns them.
-   */
+  /** Ends stale (`staleMs`) or never-taken (`unclaimedMs`; 0: all) turns unfinished, atomically; returns them. */
   async reap(staleMs: number, unclaimedMs: number, limit = 100): Promise<string[]> {
     const rows = await modifyReturning<{ id: string }>(
       this.dataSource,

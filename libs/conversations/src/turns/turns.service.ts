@@ -27,19 +27,11 @@ export interface TurnsDependencies {
   streams: OpenStreams;
 }
 
-/**
- * `POST /v1/chat/completions`, its reconnect and cancel over HTTP (document 2): the turn itself is the
- * starter's; this adds the checks only the chat endpoint makes and relays the run stream as SSE.
- */
+/** The chat endpoint over the turn starter (document 2): its own checks, and the run stream relayed as SSE. */
 export class TurnsService {
   constructor(private readonly deps: TurnsDependencies) {}
 
-  /**
-   * `body` has passed its DTO's checks; only the model's name, which is configuration, is left.
-   * Resolves once the stream's head is written (errors before it are the handler's, answered as JSON); the
-   * relay then runs on its own, ending the response itself and never throwing, so that neither this frame nor
-   * Nest's handler, its pipes and interceptors hold the body and the request for as long as the stream is open.
-   */
+  /** Resolves once the head is written; the relay then runs on its own, so no Nest frame holds the request. */
   async start(
     owner: ConversationOwner,
     body: ChatCompletionRequestDto | MarketplaceChatRequestDto,

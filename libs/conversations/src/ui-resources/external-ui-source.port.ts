@@ -2,7 +2,6 @@
 export interface ExternalUiReference {
   /** The approved tool server's name (`server_name` of the resource). */
   serverName: string;
-  /** The `ui://` URI. */
   uri: string;
 }
 
@@ -19,10 +18,7 @@ export class ExternalUiUnavailableError extends Error {
   }
 }
 
-/**
- * The resource cannot be served, and asking again will not change that (its tool server was removed, or
- * answers with something that is not a valid MCP Apps resource): retrieval answers 404 `not_found`.
- */
+/** Cannot be served, now or later (server removed, or not a valid MCP Apps resource): 404 `not_found`. */
 export class ExternalUiGoneError extends Error {
   constructor(message: string) {
     super(message);
@@ -38,18 +34,10 @@ export class ExternalUiTooLargeError extends Error {
   }
 }
 
-/**
- * Reads an external UI resource from its tool server again (MCP `resources/read`). Implemented by the
- * agent lib's tool-server registry; throws `ExternalUiUnavailableError` for a transient failure,
- * `ExternalUiGoneError` for a permanent one and `ExternalUiTooLargeError` for HTML over its limit.
- */
+/** Re-reads an external UI resource from its tool server (`resources/read`); the agent lib implements it. */
 export interface ExternalUiSource {
   read(reference: ExternalUiReference, signal?: AbortSignal): Promise<ExternalUiContent>;
 }
 
-/**
- * Provide it in any module of the app: `UiResourcesModule` looks it up application-wide (`ModuleRef`,
- * `strict: false`) when a retrieval first needs it. Absent, an external resource stored without HTML
- * answers 500 (a deployment without tool servers never stores one).
- */
+/** Looked up app-wide on first need; absent, an external resource without stored HTML answers 500. */
 export const EXTERNAL_UI_SOURCE = Symbol.for('fed.conversations.ExternalUiSource');

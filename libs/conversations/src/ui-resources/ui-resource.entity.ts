@@ -1,10 +1,7 @@
 import type { UiResourceOrigin } from '@fed/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/**
- * A UI resource a tool call showed (`delta.uiResource`, `delta.interaction.uiResource`). The HTML of an
- * `html` resource is kept only for `GET .../ui-resources/:toolCallId`; it never reaches a model or history.
- */
+/** A UI resource a tool call showed; `html` resources' HTML is kept only for retrieval, never for model or history. */
 @Entity({ schema: 'conversations', name: 'ui_resources' })
 export class UiResourceEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'ui_resources_pkey' })
@@ -14,7 +11,6 @@ export class UiResourceEntity {
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'ui_resources_pkey' })
   toolCallId!: string;
 
-  /** The assistant message (turn) that showed it. */
   @Column({ type: 'uuid' })
   messageId!: string;
 

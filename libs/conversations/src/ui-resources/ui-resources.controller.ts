@@ -4,10 +4,7 @@ import { type ConversationOwner, Owner } from '../conversation-owner';
 import { UiResourceParams } from './ui-resources.dto';
 import { UiResourcesService } from './ui-resources.service';
 
-/**
- * `{base_url}/api/v1/conversations/:conversationId/ui-resources/:toolCallId`. The guard checks the scope
- * before the validation pipe looks at the path, as the spec's error order requires.
- */
+/** The guard checks the scope before the validation pipe reads the path, as the spec's error order requires. */
 @Controller('api/v1/conversations')
 export class UiResourcesController {
   constructor(private readonly resources: UiResourcesService) {}

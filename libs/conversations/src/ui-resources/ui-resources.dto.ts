@@ -3,10 +3,7 @@ import { ValidateBy } from 'class-validator';
 import { IsConversationId } from '../conversations/conversations.dto';
 import { isToolCallId } from './ui-resource-record';
 
-/**
- * The path of `GET /v1/conversations/:conversationId/ui-resources/:toolCallId`. Declaration order is the
- * spec's: a malformed conversationId is reported before a malformed toolCallId.
- */
+/** The retrieval path; declaration order is the spec's: a bad conversationId is reported before a bad toolCallId. */
 export class UiResourceParams {
   @IsConversationId()
   conversationId!: string;

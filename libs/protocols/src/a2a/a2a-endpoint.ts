@@ -28,7 +28,6 @@ interface RpcError {
   error: { code: number; message: string };
 }
 
-/** The JSON-RPC request object (JSON-RPC 2.0, section 4) this endpoint accepts. */
 interface RpcRequest extends Record<string, unknown> {
   jsonrpc: '2.0';
   id?: RequestId;
@@ -51,12 +50,7 @@ const rpcError = (id: RequestId, code: number, message: string): RpcError => ({
   error: { code, message },
 });
 
-/**
- * `POST /api/v1/a2a` and the agent card, as fast routes: the raw request, read and checked here (token,
- * content type, size, JSON, the JSON-RPC envelope, `A2A-Version`), then handed to the SDK's transport
- * handler of the method's generation (v0.3 names to the compat one, v1.0 names to the current one).
- * Blocking answers get whitespace keep-alives while they wait; streams get SSE ids and heartbeats.
- */
+/** `POST /api/v1/a2a` and the agent card as fast routes: checked here, then passed to the generation's SDK handler. */
 export class A2aEndpoint {
   private readonly current: JsonRpcTransportHandler;
   private readonly legacy: LegacyJsonRpcTransportHandler;

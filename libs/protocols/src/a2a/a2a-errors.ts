@@ -12,9 +12,8 @@ export class A2aInternalError extends Error {
 }
 
 /**
- * A failure of the turn pipeline as the A2A error the spec names: an unknown or another user's
- * conversation is -32001, a turn in progress or an archived conversation -32004 (the operation is
- * not possible now), a refused value -32602; anything else is logged and answered -32603.
+ * A turn-pipeline failure as the spec's A2A error: unknown or foreign conversation -32001, turn running or archived
+ * -32004, refused value -32602; anything else is logged and answered -32603.
  */
 export function toA2aError(error: unknown, logger: Logger): Error {
   if (error instanceof A2AError || error instanceof A2aInternalError) return error;

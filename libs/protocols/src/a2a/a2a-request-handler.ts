@@ -59,12 +59,7 @@ const NOW_MS = 1;
 /** Following a run to its end: the quiet ticks are not used (keep-alives are the HTTP layer's). */
 const FOLLOW_QUIET_MS = 60_000;
 
-/**
- * The A2A methods of document 3 over the chat turn pipeline: a conversation is one task, a message
- * starts a turn through the turn starter, and everything shown comes from the turn's run stream (live)
- * or from what the turns stored (PostgreSQL), so any instance answers any task. The SDK's transport
- * handlers parse, dispatch and serialise for both wire generations.
- */
+/** Document 3's A2A over the turn pipeline: a conversation is a task, answered by any instance. */
 export class A2aRequestHandler implements A2ARequestHandler {
   constructor(private readonly deps: A2aHandlerDependencies) {}
 
@@ -165,10 +160,8 @@ export class A2aRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * `tasks/resubscribe`: the current turn's log as it stands is folded; a `Last-Event-ID` that is one of
-   * its events resumes strictly after it, anything else (none, an earlier turn's, no event of this task)
-   * gets the task as it stands (earlier turns from the database, the current one from the fold); then
-   * every event after the fold. A turn whose log expired: the task from the database, and the end.
+   * `tasks/resubscribe`: folds the current turn's log; a `Last-Event-ID` among its events resumes after it, anything
+   * else gets the task as it stands; then every later event. A turn whose log expired gets the stored task.
    */
   private async *rejoin(taskId: string, call: A2aCall): AsyncGenerator<StreamResponse> {
     const records = await this.records(call.owner, taskId);
@@ -188,10 +181,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
     if (!events.ended) yield* this.closingStatus(call, records.conversationId);
   }
 
-  /**
-   * Folds the run's chunks that are there now. Once `Last-Event-ID`'s chunk is among them, the events
-   * after it are yielded; without it, the snapshot is, at the end. Returns the offset folded up to.
-   */
+  /** Folds the chunks there now, yielding those after `Last-Event-ID`'s chunk, else a snapshot; returns the offset. */
   private async *foldThenResume(
     call: A2aCall,
     events: TurnEvents,
@@ -258,7 +248,6 @@ export class A2aRequestHandler implements A2ARequestHandler {
     return events.translate(offset, chunk, cancelled);
   }
 
-  /** Follows the run to its end (or until `signal`). */
   private async followToEnd(runId: string, signal: AbortSignal): Promise<void> {
     for await (const _ of this.chunks(runId, STREAM_START, FOLLOW_QUIET_MS, signal)) {
       // Only the end matters.
@@ -307,10 +296,7 @@ export class A2aRequestHandler implements A2ARequestHandler {
   }
 }
 
-/**
- * Yields a chunk's events after `afterIndex`, each with its SSE id: the chunk's offset on its last
- * event, `<offset>.<index>` on the others (A2aCall.eventId).
- */
+/** A chunk's events after `afterIndex`, each with its SSE id (`<offset>.<index>`, the last one just `<offset>`). */
 function* identified(call: A2aCall, offset: string, events: StreamResponse[], afterIndex = -1) {
   for (let index = afterIndex + 1; index < events.length; index += 1) {
     call.eventId = index === events.length - 1 ? offset : `${offset}.${index}`;

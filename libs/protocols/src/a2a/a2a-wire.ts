@@ -10,14 +10,11 @@ import {
 } from '@a2a-js/sdk';
 import { type Deliverable, type Interaction, type UiResource } from '@fed/contracts';
 
-// The A2A objects of document 3 in the SDK's v1.0 (proto-style) types. The SDK's transport handlers
-// serialise them for either wire generation: v1.0 JSON, or v0.3 through its compat layer
-// (`kind: 'file'` parts with `file.uri`, kebab-case states).
+// Document 3's A2A objects in the SDK's v1.0 types; its transport handlers serialise them for v1.0 or v0.3 JSON.
 
 /** The longest summary of an answer shown as the status message of a `completed` task. */
 export const SUMMARY_CHARACTERS = 300;
 
-/** What every artifact and status of one turn is built with. */
 export interface TurnRef {
   conversationId: string;
   /** The assistant message of the turn (also its run id). */

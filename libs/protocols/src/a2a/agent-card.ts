@@ -13,7 +13,6 @@ const INPUT_MODES = ['text/plain', 'application/pdf', 'image/*', 'application/oc
 const OUTPUT_MODES = ['text/plain', 'application/json', 'application/octet-stream'];
 
 export interface AgentCardSettings {
-  /** `{base_url}`. */
   baseUrl: string;
   /** The token issuer, whose OpenID discovery document the security scheme names. */
   issuer: string;
@@ -34,10 +33,7 @@ function skill(id: string, name: string, description: string, tags: string[]): A
   };
 }
 
-/**
- * The agent card (SDK v1.0 types): one JSON-RPC endpoint in both protocol generations, streaming
- * without push notifications, OpenID Connect with scope `a2a:all`, and the spec's two skills.
- */
+/** The agent card: one JSON-RPC endpoint for both generations, streaming, no push, OIDC with `a2a:all`, two skills. */
 export function agentCard(settings: AgentCardSettings): AgentCard {
   const url = `${settings.baseUrl}${A2A_PATH}`;
   return {
@@ -88,10 +84,7 @@ export function wantsLegacyCard(version: string | undefined): boolean {
   return version === undefined || version.trim() === '' || /^0\./.test(version.trim());
 }
 
-/**
- * The card as JSON for the version asked: v1.0 (proto JSON), or the v0.3 card with the v1.0
- * `supportedInterfaces` beside its fields, which a v0.3 client reads and a v1.0 client recognises.
- */
+/** v1.0 proto JSON, or the v0.3 card with v1.0 `supportedInterfaces` beside its fields (readable by both clients). */
 export function agentCardJson(card: AgentCard, legacy: boolean): unknown {
   const current = AgentCard.toJSON(card) as { supportedInterfaces?: unknown };
   if (!legacy) return current;

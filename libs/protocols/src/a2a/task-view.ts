@@ -64,10 +64,7 @@ export function storedStatus(records: ConversationRecords): TaskStatus {
   );
 }
 
-/**
- * An unfinished turn is `failed` when it ended with an error (its code is stored), `canceled` when its
- * cancel was requested, and otherwise ended with what it had (step limit): `completed`.
- */
+/** An unfinished turn: `failed` with a stored error, `canceled` if cancelled, else `completed` (step limit). */
 function storedEnding(records: ConversationRecords, message: StoredMessage): TurnEnding {
   if (message.unfinished) {
     if (message.error) return { kind: 'failed', message: message.error.message };

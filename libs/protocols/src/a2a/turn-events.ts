@@ -16,18 +16,10 @@ import {
 } from './a2a-wire';
 
 /**
- * One turn's chat stream (docs/chat.md "Stream entries") as A2A events, chunk by chunk, and the turn
- * as it stands after the chunks seen so far (for a resubscribe's snapshot). Pure: the same chunks give
- * the same events, which is what lets a stream resume after any offset by folding the ones before it.
- *
- * - a text piece is a `working` status whose message is the piece (`metadata.kind: 'text'`);
- * - a task update is a `working` status whose message is the task's title (`metadata.kind: 'task'`);
- * - display UI: its text (the `altText`) as a `working` status, then the `ui-resource-` artifact;
- * - an interaction: the `interaction-` artifact; the final chunk then says `input-required`;
- * - the final chunk: a `file-` artifact per deliverable, the `result-` artifact (the whole answer) when
- *   the turn completed, then the final status (`completed`, `input-required`, `canceled`, `failed`).
- *   An unfinished stop is `canceled` when the turn was cancelled, otherwise (the step limit) `completed`
- *   with what the turn had, its result marked `unfinished`; the chunk does not say which, the caller does.
+ * One turn's chat stream (docs/chat.md "Stream entries") as A2A events. Pure, so a stream resumes after any offset by
+ * folding the chunks before it. Text and task updates are `working` statuses; UI and interactions are artifacts; the
+ * final chunk adds file and result artifacts and the final status (an unfinished stop: `canceled` if cancelled, else
+ * `completed` marked `unfinished`).
  */
 export class TurnEvents {
   private answer = '';
@@ -44,10 +36,7 @@ export class TurnEvents {
     private readonly baseUrl: string,
   ) {}
 
-  /**
-   * The events of one chunk, in order. `offset` (the chunk's run-stream offset) names status messages;
-   * `cancelled` (whether the turn's cancel was requested) matters only for a chunk `endsUnfinished`.
-   */
+  /** One chunk's events; `cancelled` matters only for a chunk `endsUnfinished`. */
   translate(offset: string, chunk: ChatCompletionChunk, cancelled = false): StreamResponse[] {
     const [choice] = chunk.choices;
     const at = chunk.createdAt;
@@ -88,12 +77,10 @@ export class TurnEvents {
     return events;
   }
 
-  /** The turn's run (its assistant message). */
   get runId(): string {
     return this.turn.messageId;
   }
 
-  /** Whether the final chunk has been seen. */
   get ended(): boolean {
     return this.finished;
   }
@@ -103,10 +90,7 @@ export class TurnEvents {
     return [...this.folded.values()];
   }
 
-  /**
-   * The turn's status so far: `submitted` before anything was shown, the final status once ended, and
-   * otherwise `working` with the answer so far (the pieces a resubscribing client missed, in one).
-   */
+  /** `submitted` before anything showed, the final status once ended, else `working` with the whole answer so far. */
   status(submittedAt: string): TaskStatus {
     if (this.finished && this.latest) return this.latest;
     if (!this.latest) return status(TaskState.TASK_STATE_SUBMITTED, submittedAt);

@@ -124,11 +124,9 @@ function optionsOf(metadata: Record<string, unknown> | undefined): ChatTurnOptio
 const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 /**
- * The raw params, before the SDK parses them: a `historyLength` that is not a non-negative integer
- * counts as not given (document 3); on send and stream a top-level `params.historyLength` counts as
- * `configuration.historyLength` when that is not given (the SDK reads only the latter); a v0.3
- * `configuration` without `blocking` stays blocking (`message/send` is the blocking method; the SDK's
- * compat layer would read it as non-blocking).
+ * Raw params before the SDK parses them (document 3): a bad `historyLength` counts as absent; on send, a top-level
+ * `params.historyLength` fills `configuration.historyLength` (the SDK reads only that); a v0.3 `message/send`
+ * without `blocking` stays blocking (the SDK's compat layer would not).
  */
 export function normaliseParams(method: string, params: unknown): unknown {
   if (!isObject(params)) return params;

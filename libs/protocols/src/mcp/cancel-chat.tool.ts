@@ -13,10 +13,7 @@ const input = {
 
 const output = { conversationId: z.string(), cancelled: z.literal(true) };
 
-/**
- * `cancel_chat`: the turn starter's cancel (docs/chat.md "Cancel"). An `execute_chat` waiting on the
- * turn then returns what the turn had, marked `cancelled`. Nothing running still counts as cancelled.
- */
+/** `cancel_chat` (docs/chat.md "Cancel"): a waiting `execute_chat` returns what the turn had, marked `cancelled`. */
 export class CancelChatTool implements McpTool {
   readonly name = 'cancel_chat';
 

@@ -10,7 +10,6 @@ import {
 /** A deliverable of the result: `size` always present (document 3: "file metadata including size"). */
 export type ExecuteChatDeliverable = Omit<Deliverable, 'size'> & { size: number };
 
-/** A task of the turn, `files` always present (empty when the task wrote none). */
 export type ExecutionStep = Omit<Task, 'files'> & { files: TaskFile[] };
 
 /** Document 3, "MCP execute_chat result", with the ids a client needs for `get_file_content` and the turn's ending. */
@@ -26,7 +25,6 @@ export interface ExecuteChatResult {
   interaction?: Interaction;
   /** Display-only UI, in order of appearance (never the interaction's). */
   uiResources: UiResource[];
-  /** The answer was interrupted: cancelled, or the step limit was reached. */
   unfinished?: true;
   /** `cancel_chat` (or the chat API's cancel) ended the turn; what it had is returned. */
   cancelled?: true;
@@ -38,11 +36,7 @@ export type TurnOutcome =
   /** The run's log ended without a final chunk (it cannot, unless the log expired under us). */
   | { kind: 'lost' };
 
-/**
- * Reads one turn's chunks (docs/chat.md "Stream entries") into the execute_chat result: the text is
- * every content piece, the steps every task shown (each chunk's task is a task of its own), the UI the
- * display resources, the ending the final chunk.
- */
+/** Folds one turn's chunks (docs/chat.md "Stream entries") into the execute_chat result. */
 export class TurnCollector {
   private text = '';
   private readonly steps: ExecutionStep[] = [];
@@ -65,7 +59,6 @@ export class TurnCollector {
     if (choice.finishReason !== null) this.final = chunk;
   }
 
-  /** The newest step's title, for progress notifications. */
   get currentStep(): string | undefined {
     const step = this.steps.at(-1);
     return step?.title ?? step?.actionType;

@@ -68,17 +68,13 @@ const output = {
 type ExecuteChatArgs = { prompt: string; conversationId?: string; files?: InputFile[]; personaKey?: string };
 
 export interface ExecuteChatOptions {
-  /** Progress notifications go out this often while the turn runs. */
   heartbeatMs: number;
   /** The instance is shutting down: stop following (the turn goes on). */
   shutdown: AbortSignal;
   logger: Logger;
 }
 
-/**
- * `execute_chat`: starts a turn through the turn starter (like the chat endpoint), follows its run to
- * the end and answers document 3's "MCP execute_chat result". The call blocks for the whole turn.
- */
+/** `execute_chat`: starts a turn and blocks until it ends, answering document 3's "MCP execute_chat result". */
 export class ExecuteChatTool implements McpTool {
   readonly name = 'execute_chat';
 
@@ -160,10 +156,7 @@ export class ExecuteChatTool implements McpTool {
     return toolResult({ ...result });
   }
 
-  /**
-   * MCP progress every heartbeat while the turn runs, when the client asked with a `progressToken`
-   * (clients with `resetTimeoutOnProgress` keep waiting as long as these come). Returns the stop.
-   */
+  /** MCP progress each heartbeat when asked (`progressToken`): clients with `resetTimeoutOnProgress` keep waiting. */
   private reportProgress(extra: ToolExtra, collector: TurnCollector): () => void {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return () => undefined;

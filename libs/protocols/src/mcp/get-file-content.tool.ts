@@ -52,10 +52,7 @@ export interface GetFileContentOptions {
   logger: Logger;
 }
 
-/**
- * `get_file_content`: a deliverable's metadata and download link, plus its content when small enough:
- * text (a textual type, valid UTF-8) as a text block, anything else as an embedded resource's base64 blob.
- */
+/** `get_file_content`: a deliverable's metadata and link, plus its content when small: text as text, else base64. */
 export class GetFileContentTool implements McpTool {
   readonly name = 'get_file_content';
 

@@ -17,12 +17,7 @@ import { MCP_PATH, MCP_SCOPE, mcpResourceMetadataUrl, mcpResourceUrl } from './m
 /** The comment the MCP SDK's transport writes as its keep-alive. */
 const MCP_KEEP_ALIVE = ': keepalive\n\n';
 
-/**
- * `POST /api/v1/mcp` (document 3, MCP), a fast route: stateless streamable HTTP, one SDK server and
- * transport per request, no session ids. What the SDK would answer differently from the spec is
- * checked before it (mcp-protocol.ts): Origin, bearer token and `mcp:all`, Content-Type, the body
- * limit, JSON and JSON-RPC, the protocol version, malformed params and unknown tools.
- */
+/** `POST /api/v1/mcp`: stateless, a server per request; spec rules the SDK breaks are checked first. */
 @Injectable()
 export class McpEndpoint implements OnModuleInit {
   private readonly resourceMetadataUrl: string;
@@ -101,10 +96,7 @@ export class McpEndpoint implements OnModuleInit {
     await transport.handleRequest(req, res, message);
   }
 
-  /**
-   * The SDK's keep-alive comment every heartbeat interval, once the SDK has sent the stream's head. The
-   * SDK's writes are not seen here, so it comes every interval, as the SDK's own timer did.
-   */
+  /** The SDK's keep-alive every interval once its head is out (its writes are not seen here, as with its own timer). */
   private keepAlive(res: ServerResponse): void {
     const heartbeats = heartbeatsEvery(this.config.chat.heartbeatMs);
     const write = responseHeartbeat(res, MCP_KEEP_ALIVE);

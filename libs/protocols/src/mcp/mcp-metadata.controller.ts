@@ -12,11 +12,7 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: string[];
 }
 
-/**
- * What the MCP path answers besides its POST (a fast route): the resource metadata a 401's challenge
- * points to, and 405 for every other method (stateless: no standalone SSE stream, no session to delete).
- * The Marketplace edition has no MCP (document 3): unknown paths there.
- */
+/** The MCP path's other methods: resource metadata for 401s, 405 otherwise (stateless); no MCP in Marketplace. */
 @SaasOnly()
 @Controller()
 export class McpMetadataController {

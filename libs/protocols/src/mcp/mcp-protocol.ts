@@ -9,9 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type JsonBody } from '@fed/server';
 
-// What `POST /api/v1/mcp` checks before the SDK sees a message (document 3, "MCP" and "Errors"): the
-// SDK answers most of these itself, but with other codes in places (-32700 for a message that is JSON
-// but not JSON-RPC) and with its own list of revisions, which an upgrade may extend. Ours is the spec's.
+// Checks before the SDK sees a message (document 3, "MCP" and "Errors"): the SDK uses other codes in places
+// (-32700 for JSON that is not JSON-RPC) and its own revision list, which an upgrade may extend.
 
 /** Document 3, "Supported revisions"; the first is the one an unknown `initialize` version gets. */
 export const SUPPORTED_PROTOCOL_VERSIONS = [
@@ -33,10 +32,7 @@ export const JsonRpcCode = {
   unsupportedProtocolVersion: -32000,
 } as const;
 
-/**
- * A refusal of the request as a whole: an HTTP status with a JSON-RPC error body (`id: null`).
- * `closeConnection` when the body was left unread (or only partly read): draining it is not worth it.
- */
+/** A whole-request refusal (`id: null`); `closeConnection` when the body was not fully read (not worth draining). */
 export class McpHttpError extends Error {
   constructor(
     readonly status: number,
@@ -56,10 +52,8 @@ export class McpHttpError extends Error {
 const invalidRequest = (message: string) => new McpHttpError(400, JsonRpcCode.invalidRequest, message);
 
 /**
- * The one JSON-RPC message of a request body (read by `readJsonBody`): 413 over the limit, -32700 when
- * it is not JSON, -32600 when it is too deep or too big to parse or not one JSON-RPC 2.0 message (a
- * batch included: the 2025-06-18 and later revisions removed batching, and one request carrying one
- * message keeps the body limit and the turn per call simple).
+ * The one JSON-RPC message of a body: 413 over the limit, -32700 when not JSON, -32600 when too deep or big or not one
+ * JSON-RPC 2.0 message (batches included: revisions from 2025-06-18 removed them).
  */
 export function parseMessage(body: Exclude<JsonBody, { kind: 'aborted' }>, limitBytes: number): JSONRPCMessage {
   switch (body.kind) {
@@ -90,10 +84,8 @@ function messageOf(value: unknown): JSONRPCMessage {
 }
 
 /**
- * The spec's version table for one message: `MCP-Protocol-Version` outside the list is 400 with
- * -32000 on everything but `initialize` (repeated headers arrive joined, `a, b`, and are outside it
- * too). An `initialize` asking for a revision we do not support is answered with the latest one, so
- * it reaches the SDK asking for that.
+ * Document 3's version table: an unsupported `MCP-Protocol-Version` (repeated headers arrive joined) is 400 -32000,
+ * except on `initialize`, whose unknown revision is replaced by the latest before the SDK sees it.
  */
 export function negotiate(message: JSONRPCMessage, versionHeader: string | undefined): JSONRPCMessage {
   if (isJSONRPCRequest(message) && message.method === 'initialize') {
@@ -125,11 +117,7 @@ const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: bo
 
 type JsonRpcErrorResponse = { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } };
 
-/**
- * -32602 for a request to a method we serve whose params are malformed, or for `tools/call` naming a
- * tool we do not have (MCP: unknown tools are a protocol error; the SDK would answer a tool result with
- * `isError`). Undefined when the SDK may take the message.
- */
+/** -32602 for a served method's malformed params or an unknown tool (a protocol error in MCP); else undefined. */
 export function invalidParamsError(
   message: JSONRPCMessage,
   toolNames: ReadonlySet<string>,

@@ -21,10 +21,7 @@ export function checkContentType(req: IncomingMessage): void {
   }
 }
 
-/**
- * DNS rebinding (MCP transport security): a browser's request whose `Origin` is not the service's own
- * public origin is 403. Requests without `Origin` (every non-browser client) pass.
- */
+/** DNS rebinding (MCP transport security): a browser `Origin` other than ours is 403; no `Origin` passes. */
 export function checkOrigin(req: IncomingMessage, allowedOrigin: string): void {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== allowedOrigin) {
@@ -37,11 +34,7 @@ export function checkOrigin(req: IncomingMessage, allowedOrigin: string): void {
   }
 }
 
-/**
- * Whether the client takes an event stream: it names `text/event-stream` in `Accept` (not with `q=0`).
- * Document 3 requires no `Accept`: a client that sends none, `application/json` or a wildcard gets one JSON
- * document.
- */
+/** Whether `Accept` names `text/event-stream` (not `q=0`); document 3 requires no `Accept`, so none gets JSON. */
 export function acceptsEventStream(req: IncomingMessage): boolean {
   return (headerValue(req, 'accept') ?? '').split(',').some((range) => {
     const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
@@ -49,11 +42,7 @@ export function acceptsEventStream(req: IncomingMessage): boolean {
   });
 }
 
-/**
- * Shows the SDK's transport the `Accept` it requires (it answers 406 otherwise), in the parsed headers
- * and the raw ones, which its Node adapter reads. The answer's form is chosen by `acceptsEventStream`
- * before this, so the client still gets what it accepts.
- */
+/** Shows the SDK the `Accept` it requires (else 406) in parsed and raw headers; the answer form was already chosen. */
 export function presentSdkAccept(req: IncomingMessage): void {
   const raw: string[] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {

@@ -16,10 +16,7 @@ export interface McpTool {
   register(server: McpServer, owner: ConversationOwner): void;
 }
 
-/**
- * Runs a tool's work: the platform's refusals become tool errors in the tools' vocabulary; anything
- * else is logged under an id and answered INTERNAL_ERROR with that id, never with internals.
- */
+/** Runs a tool: platform refusals become tool errors; anything else is logged and answered INTERNAL_ERROR by id. */
 export async function settle(
   logger: Logger,
   tool: string,

@@ -23,10 +23,7 @@ import { McpEndpoint } from './mcp-endpoint';
 import { McpMetadataController } from './mcp-metadata.controller';
 import { McpServerFactory } from './mcp-server.factory';
 
-/**
- * MCP of document 3: the stateless streamable-HTTP endpoint `POST /api/v1/mcp` and its resource metadata
- * (README.md). `ToolServersModule` provides the external UI source `get_ui_resource` reads through.
- */
+/** MCP of document 3: stateless `POST /api/v1/mcp` and its metadata (README.md); UI via `ToolServersModule`. */
 @Module({
   imports: [ProtocolTurnsModule, CatalogStoreModule, UiResourcesStoreModule, ToolServersModule],
   controllers: [McpMetadataController],

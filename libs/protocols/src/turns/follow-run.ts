@@ -14,19 +14,12 @@ export interface FollowOptions {
   quietMs: number;
   /** Ends the following early (client gone, instance shutting down); the turn goes on. */
   signal: AbortSignal;
-  /** Default RUN_STREAM_UNREACHABLE_LIMIT_MS. */
   unreachableLimitMs?: number;
 }
 
 /**
- * A run's chunk log as an async sequence, for the protocol front doors (A2A, MCP), which translate the
- * chat stream's chunks (docs/chat.md "Stream entries") into their own events. Returns when the log has
- * ended and everything in it was yielded, or when `signal` aborts (then without the rest). An entry that
- * is not a chunk (it cannot be: the runtime and the starter write them) is skipped, not thrown.
- *
- * A log that breaks under it (gone, out of reach for `unreachableLimitMs`, or ended without a final chunk)
- * ends with a `stream_lost` error chunk of its own, at an offset just after the last one read, as the
- * chat relay does: every front door then reports a failed turn, never an answer that silently stops.
+ * A run's chunk log for the protocol front doors, until it ends or `signal` aborts. A broken log ends with a
+ * `stream_lost` chunk of its own, as the chat relay does, so no answer silently stops.
  */
 export async function* followRun(
   runStream: RunStream,
@@ -38,7 +31,7 @@ export async function* followRun(
   let lastEvent = Date.now();
   // This reader's identity across reads: an idle stream is then waited on without a read per wait.
   const follower = {};
-  // A resubscribe joins the turn's trace (stored with the stream's first entry); the request that started the turn is in it already.
+  // A resubscribe joins the turn's trace (stored with the stream's first entry).
   const trace = new RunStreamTrace('protocols.stream.follow', { 'fed.run_id': runId });
   try {
     if (cursor !== STREAM_START) await trace.lookUp(() => runStream.traceOf(runId));

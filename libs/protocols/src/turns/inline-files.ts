@@ -11,12 +11,7 @@ export interface StoredInlineFile {
   mimeType: string;
 }
 
-/**
- * Stores the files a protocol request carried inline as uploads of the caller, then runs `use` with them
- * (the turn's start). When `use` throws (the conversation is not the caller's, a turn is running, a file
- * cannot be read), or storing one fails, the files stored so far are deleted: a refused request leaves
- * nothing behind in the caller's files.
- */
+/** Stores inline files as the caller's uploads, then runs `use`; on any failure the files stored so far are deleted. */
 export async function withInlineFiles<T>(
   files: FilesService,
   owner: ConversationOwner,

@@ -4,11 +4,7 @@ import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/**
- * What both protocol front doors run turns with: the turn starter, with the same catalog and library as
- * the chat endpoint (so one process has one starter), and the files service for files sent inline.
- * No HTTP endpoint of document 2 comes with it.
- */
+/** What both protocol front doors run turns with: the shared turn starter, and the files service for inline files. */
 @Module({
   imports: [
     TurnStarterModule.withSources({

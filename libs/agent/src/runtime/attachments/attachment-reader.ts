@@ -14,12 +14,7 @@ type Source =
   | { kind: 'text'; text: string }
   | { kind: 'missing'; note: string };
 
-/**
- * Turns the files of the message a turn answers into what the model is given: their text (plain text,
- * Markdown, CSV, JSON, PDF, DOCX), images as image parts, and for anything else a note. Bounded in bytes
- * read and in characters (per file and for the turn); a file that cannot be read becomes a note, never a
- * failed turn. An upload and a library file are read alike: both are blobs.
- */
+/** The answered message's files for the model (text, images or a note); bounded; a bad file never fails the turn. */
 export class AttachmentReader {
   constructor(
     private readonly blobs: BlobStore,
@@ -100,10 +95,7 @@ export class AttachmentReader {
     }
   }
 
-  /**
-   * The first `limit` bytes of the blob (with `prefix`; otherwise nothing of a larger one), and whether there is more. The stream is closed as soon as the
-   * limit is passed: a large file is never read whole.
-   */
+  /** The first `limit` bytes (of a larger blob only with `prefix`) and whether there was more; never reads it all. */
   private async readBlob(
     source: Extract<Source, { kind: 'blob' }>,
     limit: number,

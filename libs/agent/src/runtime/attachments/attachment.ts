@@ -2,7 +2,6 @@
 export type Attachment =
   /** The file's text (`truncated`: cut at a bound, with a visible marker at the cut). */
   | { kind: 'text'; name: string; mimeType: string; text: string; truncated: boolean }
-  /** An image part of the user message (`data:` URL). */
   | { kind: 'image'; name: string; mimeType: string; dataUrl: string }
   /** The file could not be given (type, size, gone, unreadable): the model is told why. */
   | { kind: 'note'; name: string; mimeType: string; note: string };
@@ -19,9 +18,7 @@ export interface AttachmentLimits {
   extractionMs: number;
   /** An image larger than this is named, not sent. */
   imageBytes: number;
-  /** Characters of one file's text. */
   fileCharacters: number;
-  /** Characters of all the turn's attachments together. */
   totalCharacters: number;
 }
 

@@ -1,8 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
-// One extraction at a time per worker. The worker loads unpdf (and its bundled PDF.js) and mammoth
-// through their CommonJS entries, each on its first document of that kind: in a worker thread that is
-// plain Node, whatever runs the caller (Jest included).
+// One extraction at a time per worker. Libraries load through their CommonJS entries: a worker thread is plain
+// Node, whatever runs the caller (Jest included).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 async function pdfText(bytes) {
@@ -29,7 +28,6 @@ parentPort.on('message', async ({ kind, bytes }) => {
 });
 `;
 
-/** The document formats a worker reads. */
 export type DocumentKind = 'pdf' | 'docx';
 
 export interface DocumentExtractorOptions {
@@ -42,15 +40,9 @@ export interface DocumentExtractorOptions {
 }
 
 /**
- * The text of PDF and DOCX documents, extracted in worker threads. Both libraries work on the thread
- * that reads the document, and neither stopped when asked: PDF.js inflates a document's streams in
- * pieces and went on after the document was destroyed, so a stream that inflates without end (a PDF
- * bomb) kept the agent runtime's event loop busy (every turn, every lock renewal sharing it) past the
- * time limit (400 MB: about 3 s with a 1 s limit, the loop 60% busy); mammoth had no limit at all (a
- * 0.2 MB DOCX whose XML unpacks to 60 MB, within the archive bound: 15.6 s, the loop 99% busy). In a
- * worker, aborting ends the thread at once (`terminate` stops even a running loop), and a document's
- * memory is bounded by the worker's heap limit. A worker that finished waits `idleMs` for the next
- * document, so a run of them pays the start (about 0.3 s with PDF.js loading) once.
+ * PDF and DOCX text, extracted in worker threads: neither library stops when asked (PDF.js kept inflating a PDF bomb
+ * after destroy; mammoth has no limit), and both block the thread they run on. `terminate` stops even a busy loop,
+ * and the worker's heap limit bounds a document's memory. Idle workers are kept `idleMs` to amortise startup.
  */
 export class DocumentExtractor {
   private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
@@ -59,10 +51,7 @@ export class DocumentExtractor {
 
   constructor(private readonly options: DocumentExtractorOptions = { maxWorkers: 2, idleMs: 60_000, maxHeapMb: 512 }) {}
 
-  /**
-   * The document's text (a PDF's pages joined by blank lines, a DOCX's paragraphs as mammoth's raw
-   * text). Rejects with the signal's reason once it aborts.
-   */
+  /** A PDF's pages joined by blank lines, or a DOCX's raw text; rejects with the signal's reason on abort. */
   async text(kind: DocumentKind, bytes: Buffer, signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
     await this.slot(signal);
@@ -119,8 +108,7 @@ export class DocumentExtractor {
       resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
     });
     worker.unref();
-    // A worker that ends while idle (it should not) is not handed the next document, which would wait for
-    // an answer that cannot come.
+    // An idle worker that exits is dropped, so no document waits on it for an answer.
     worker.once('exit', () => {
       const index = this.idle.findIndex((entry) => entry.worker === worker);
       if (index >= 0) clearTimeout(this.idle.splice(index, 1)[0]?.timer);

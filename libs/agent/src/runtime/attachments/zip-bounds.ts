@@ -1,11 +1,8 @@
 import { createInflateRaw } from 'node:zlib';
 
-// A DOCX is a ZIP archive, and mammoth unzips it whole into memory (JSZip): a few hundred kilobytes
-// of deflated XML become gigabytes. Before mammoth sees an archive, its entries are inflated here as
-// a stream, counting and discarding the bytes, and the archive is refused once the count passes the
-// bound. The entries are found as JSZip finds them (the central directory read while its signature
-// repeats, each entry's data after its local header, the central directory's compressed size), so
-// what is counted is what mammoth would inflate; anything this reader does not follow is refused.
+// mammoth unzips a DOCX whole into memory (JSZip), so a small archive can inflate to gigabytes. Entries are first
+// inflated here as a stream, counted and discarded, found as JSZip finds them, so what is counted is what mammoth
+// would inflate; anything this reader does not follow is refused.
 
 const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const CENTRAL_FILE_HEADER = 0x02014b50;
@@ -75,8 +72,7 @@ function entryData(bytes: Buffer, localOffset: number, compressedSize: number): 
 /** What `deflated` inflates to, counted chunk by chunk and never held; throws once it passes `budget`. */
 function inflatedLength(deflated: Buffer, budget: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    // Large chunks: the inflating runs in the thread pool, but each chunk is a callback on the event loop
-    // (30 MB of XML in 16 KB chunks kept it busy for 0.1-0.5 s; in 256 KB chunks, a fifth of that).
+    // Large chunks: each chunk is an event-loop callback, so small ones keep the loop busy.
     const inflate = createInflateRaw({ chunkSize: 256 * 1024 });
     let length = 0;
     inflate.on('data', (chunk: Buffer) => {

@@ -21,10 +21,8 @@ export interface ToolDefinition {
 }
 
 export interface ModelRequest {
-  /** The gateway's model name or alias. */
   model: string;
   messages: ChatMessage[];
-  /** Absent: a call without tools. */
   tools?: ToolDefinition[];
   /** A Marketplace agent's model configuration; absent: the provider's defaults. */
   temperature?: number;
@@ -35,10 +33,7 @@ export interface ModelRequest {
   privateMode: boolean;
   /** The conversation, sent as `x-client-session-id`: the gateway log's `clientSessionId` ties its rows to the turn. */
   sessionId?: string;
-  /**
-   * The turn's tenant, sent as `x-client-tenant-id`: the gateway files the call in that tenant's log when the
-   * runtime's own credential has no tenant (the platform's key), and ignores it for a tenant's credential.
-   */
+  /** Sent as `x-client-tenant-id`: files the call in the tenant's log when the runtime's own key has no tenant. */
   tenantId?: string | null;
 }
 

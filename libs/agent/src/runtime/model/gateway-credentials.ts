@@ -15,11 +15,7 @@ export interface CredentialSettings {
 const RENEW_BEFORE_MS = 30_000;
 const TOKEN_TIMEOUT_MS = 10_000;
 
-/**
- * The `Authorization` the agent shows the model gateway: its virtual key, or a client-credentials
- * token (client_secret_basic) kept until 30 s before it expires and fetched once however many turns
- * wait for it.
- */
+/** The agent's gateway `Authorization`: its virtual key, or a client-credentials token fetched once for all waiters. */
 export class GatewayCredentials {
   private token: { value: string; renewAt: number } | undefined;
   private fetching: Promise<string> | undefined;

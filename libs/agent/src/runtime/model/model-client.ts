@@ -6,7 +6,6 @@ import type { GatewayCredentials } from './gateway-credentials';
 import { ModelError, errorCodeForStatus } from './model-error';
 
 export interface ModelClientSettings {
-  /** `…/llm/v1` of the model gateway. */
   gatewayUrl: string;
   /** Longest wait for the answer's first byte, and between two of its bytes. */
   timeoutMs: number;
@@ -17,11 +16,7 @@ export interface ModelClientSettings {
 const ERROR_BODY_LIMIT = 64 * 1024;
 const SHOWN_MESSAGE_LENGTH = 300;
 
-/**
- * Streams chat completions from the model gateway (OpenAI-compatible), over a kept-alive undici pool:
- * text pieces are handed over as they arrive, tool calls are assembled from their deltas by index.
- * Aborting the signal ends the call at once (the gateway then stops the provider's).
- */
+/** Streams gateway chat completions over a kept-alive pool; aborting ends the call (and the provider's) at once. */
 export class ModelClient {
   private readonly pool: Pool;
   private readonly basePath: string;
@@ -119,7 +114,6 @@ interface ChunkJson {
   }[];
 }
 
-/** One streamed answer, event by event. */
 class ReplyAssembler {
   done = false;
   private text = '';

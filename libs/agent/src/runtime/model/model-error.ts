@@ -12,11 +12,7 @@ export class ModelError extends Error {
   }
 }
 
-/**
- * The gateway's status as an error chunk code: refusals of the request the agent built (400, 413,
- * 422) are the agent's failure; everything else (credentials, unknown model, limits, provider
- * errors) means the model is not available now.
- */
+/** The gateway status as a chunk code: 400, 413 and 422 refuse our request (`agent_failed`); else unavailable. */
 export function errorCodeForStatus(status: number): ModelErrorCode {
   return status === 400 || status === 413 || status === 422 ? 'agent_failed' : 'model_unavailable';
 }

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChatCompletionChunk, type ChunkDelta, contentChunk } from '@fed/contracts';
 
 export interface ChunkWriterOptions {
-  /** The `model` of every chunk (the chat API's fixed model name). */
   model: string;
   /** Text arriving within this many ms goes out as one chunk; 0 sends each piece as it comes. */
   coalesceMs: number;
@@ -11,37 +10,19 @@ export interface ChunkWriterOptions {
   onEnded(): void;
   /** An append failed (the bus is unreachable, or lost the stream): the turn cannot be shown any more. */
   onFailed(error: unknown): void;
-  /**
-   * How long the final chunk is retried after a failed append, while Redis may come back with the stream
-   * (default 10 s); never once the stream is lost or ended.
-   */
+  /** How long the final chunk is retried after a failed append (default 10 s); never once the stream is lost/ended. */
   finalRetryMs?: number;
-  /**
-   * Awaited before each append (appends wait while the runtime's hold on the job is unconfirmed): false
-   * once the queue may have handed the job to another runtime, whose chunks must not be mixed with ours.
-   * Nothing more is written, and `onJobLost` is called once.
-   */
+  /** False once the queue may have re-handed the job: nothing more is written, and `onJobLost` is called once. */
   holdsJob?(): boolean | Promise<boolean>;
   onJobLost?(): void;
 }
 
-/**
- * Appends one turn's chunks to its run stream, strictly in order (one append at a time), coalescing
- * text: pieces arriving within `coalesceMs` become one content chunk, never reordered or altered. Any
- * other chunk first sends the text waiting before it.
- *
- * The window opens on the leading edge: a piece that comes when no text was sent for `coalesceMs` (the
- * first of a turn, the first after a pause) goes out at once, with whatever arrives in the same turn of
- * the event loop (pieces parsed from one read of the model's stream); pieces after it wait for the
- * window, which starts at the first of them, as before. A fast model's turn thus gets at most one chunk
- * more than with a trailing window alone, and the first piece a user sees is not held back.
- */
+/** Appends chunks in order, coalescing text within a leading-edge window, so text after a pause is not held back. */
 export class ChunkWriter {
   private pending = '';
   private timer: NodeJS.Timeout | undefined;
   /** A leading-edge send waiting for the end of this turn of the event loop. */
   private immediate: NodeJS.Immediate | undefined;
-  /** `performance.now()` of the last text chunk sent (-Infinity: none yet). */
   private lastTextAt = -Infinity;
   private tail: Promise<void> = Promise.resolve();
   private shown = '';
@@ -84,10 +65,7 @@ export class ChunkWriter {
     this.enqueue(contentChunk(this.options.model, delta), false);
   }
 
-  /**
-   * A chunk whose `content` is part of the answer beside other fields (a UI resource and its alternative
-   * text): waiting text goes first, and `content` counts in `text` like any piece.
-   */
+  /** A chunk whose `content` is part of the answer (a UI resource's alternative text); it counts in `text`. */
   sendWithText(content: string, delta: Omit<ChunkDelta, 'role' | 'messageInfo' | 'content'>): void {
     this.sendText();
     this.shown += content;
@@ -147,7 +125,7 @@ export class ChunkWriter {
     const retryUntil = final ? Date.now() + (this.options.finalRetryMs ?? 10_000) : 0;
     for (let attempt = 1; ; attempt++) {
       try {
-        // `existing`: a stream lost with Redis is never created anew, its start missing, for readers to take as whole.
+        // `existing`: a lost stream is never recreated without its start, which readers would take as whole.
         await this.stream.append(this.streamId, data, undefined, { existing: true });
         return;
       } catch (error) {

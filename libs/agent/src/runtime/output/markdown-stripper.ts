@@ -1,8 +1,6 @@
 // `outputFormat: plain` (document 2: "strips Markdown (diagrams removed, code block bodies kept)").
-// Markdown is line-structured, so streamed text is buffered at most up to the next line end: complete
-// lines are released as they arrive, and the unfinished rest when the writer asks (before a task,
-// between model calls, at the end). Within an unfinished line, the words no Markdown can touch go out
-// at once (`safePrefix`), so plain prose streams word by word as the model writes it.
+// Markdown is line-structured, so text is held at most to the next line end; within a line, words no Markdown can
+// touch go out at once (`safePrefix`), so prose still streams word by word.
 
 /** Fenced blocks with these info strings are diagrams: removed whole. */
 const DIAGRAM_LANGUAGES = new Set(['mermaid', 'plantuml', 'puml', 'dot', 'graphviz', 'd2']);
@@ -17,11 +15,7 @@ const ATX_CLOSING = /[ \t]+#+[ \t]*$/;
 const STAR_BULLET = /^(\s*)[*+](?=[ \t])/;
 /** A line whose first visible character is one of these may be a block construct: it is held whole. */
 const BLOCK_START = /[`~\-*_=>#+]/;
-/**
- * Characters that may open an inline construct (code span, image, link, autolink, emphasis,
- * strikethrough, escape), and the private-use delimiters `inline` keeps a line untouched for: text before
- * the first of them that ends in whitespace is plain as it stands, whatever the rest of the line holds.
- */
+/** May open an inline construct (or is a placeholder): text before it, ending in whitespace, is already plain. */
 const INLINE_START = /[`[<*_~\\\uE000\uE001]/;
 
 // Private-use characters delimit protected pieces (code spans, URLs) while emphasis is removed.
@@ -32,7 +26,6 @@ const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 interface Fence {
   char: string;
   length: number;
-  /** A diagram: its lines are dropped, not released. */
   drop: boolean;
 }
 
@@ -76,12 +69,7 @@ export class MarkdownStripper {
     return inline(raw.slice(0, raw.length - ending.length)) + ending;
   }
 
-  /**
-   * Takes from the unfinished line the words that come out of stripping unchanged, and returns them: up to
-   * the last whitespace before anything that may open an inline construct, on a line that is not a block
-   * construct (its first visible character tells) and outside fences. Such text is its own plain form,
-   * and no construct can reach back into it, so the line's rest is stripped alike later, alone.
-   */
+  /** Releases the unfinished line's leading words no inline construct can reach back into (not in fences or blocks). */
   private safePrefix(): string {
     if (this.fence || this.pending.length === 0) return '';
     if (!this.continued) {
@@ -99,7 +87,6 @@ export class MarkdownStripper {
     return released;
   }
 
-  /** One line, with its line end when it has one. */
   private line(raw: string): string {
     const ending = raw.endsWith('\r\n') ? '\r\n' : raw.endsWith('\n') ? '\n' : '';
     const body = raw.slice(0, raw.length - ending.length);

@@ -12,15 +12,10 @@ export interface TaskFields {
   content?: string;
   status: TaskStatus;
   metadata?: Record<string, unknown>;
-  /** Files the task produced (`write_file`'s result). */
   files?: TaskFile[];
 }
 
-/**
- * Shows a turn's tasks: each is stored (the message's history keeps the last state of every task)
- * and then sent as a chunk of its own. A task is identified by the runtime (a new id and the next
- * position in the message).
- */
+/** Shows a turn's tasks: each is stored (history keeps every task's last state), then sent as its own chunk. */
 export class TaskReporter {
   private position = 0;
 

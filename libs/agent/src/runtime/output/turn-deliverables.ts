@@ -29,10 +29,7 @@ function mimeTypeOf(filename: string, given: string | undefined): string | undef
   return lookup(filename) || undefined;
 }
 
-/**
- * Where turns' output files go: bytes in the blob store under `deliverables/<conversationId>/<messageId>/<id>`,
- * a row in the ledger (`deliverables`, unique per message and path).
- */
+/** Output files: blobs under `deliverables/<conversationId>/<messageId>/<id>`, one ledger row per message and path. */
 export class DeliverableStore {
   constructor(
     private readonly ledger: TurnLedger,

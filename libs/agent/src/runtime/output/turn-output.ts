@@ -3,11 +3,7 @@ import type { ChunkWriter } from './chunk-writer';
 import { MarkdownStripper } from './markdown-stripper';
 import { StorableStream } from './storable-stream';
 
-/**
- * The text a turn shows, on its way from the model to the stream: made storable, stripped of
- * Markdown when the output format is plain, then coalesced by the writer. What the writer was given
- * is exactly what the message stores.
- */
+/** A turn's text: made storable, stripped when plain, coalesced; what the writer gets is what the message stores. */
 export class TurnOutput {
   private readonly storable = new StorableStream();
   private readonly stripper: MarkdownStripper | undefined;
@@ -40,7 +36,6 @@ export class TurnOutput {
     this.writer.write(this.stripper ? this.stripper.push(text) : text);
   }
 
-  /** The next text starts a new paragraph (a new model call). */
   startParagraph(): void {
     this.newParagraph = true;
   }
@@ -65,11 +60,7 @@ export class TurnOutput {
     else this.showUi(altText, { tasks: [task], interaction });
   }
 
-  /**
-   * A display-only UI resource, or (none) only the alternative text of one that cannot be served. The
-   * text is part of the answer exactly as `delta.content` shows it: it bypasses the Markdown stripper,
-   * and the paragraph break before it is a text piece of its own.
-   */
+  /** Display-only UI, or just the alt text of one that cannot be served; the text bypasses the stripper. */
   uiResource(altText: string, resource?: UiResource): void {
     this.release();
     this.showUi(altText, resource ? { uiResource: resource } : undefined);
@@ -81,7 +72,6 @@ export class TurnOutput {
     if (delta) this.writer.sendWithText(altText, delta);
     else this.writer.write(altText);
     if (altText.length > 0) this.lastCharacter = altText[altText.length - 1];
-    // Whatever comes next (the model's text) starts a paragraph of its own.
     this.newParagraph = true;
   }
 

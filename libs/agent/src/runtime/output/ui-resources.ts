@@ -11,13 +11,7 @@ export type PreparedUi =
   /** Its HTML cannot be served: only the alternative text is shown (spec: "When HTML cannot be served"). */
   | { servable: false; altText: string };
 
-/**
- * A tool's UI resource as the stream shows it. The alternative text is made storable (and plain in plain
- * output) once, so `altText` and `delta.content` are the same string. An `html` resource is keyed by the
- * call's id and carries `size` only as the byte length of the HTML retrieval will return; it cannot be
- * served when the call id is not a valid `toolCallId`, its HTML is over the retrieval limit or not
- * storable, or a first-party resource comes without HTML.
- */
+/** A tool's UI resource as shown (`altText` equals `delta.content`), or unservable (bad call id, bad or no HTML). */
 export function prepareUi(
   ui: ToolUiResource,
   call: { id: string; toolName: string },

@@ -4,10 +4,7 @@ import type { ChatMessage, UserContentPart } from '../model/chat-wire';
 import { ASK_USER } from '../tools/ask-user.tool';
 import type { ResolvedCatalog } from '../../catalog/catalog.service';
 
-/**
- * History beyond this many characters is left out, oldest first: 40 messages of up to 1 MB each
- * would not fit any model's context.
- */
+/** History is cut to this many characters, oldest first: 40 messages of up to 1 MB would fit no model's context. */
 export const HISTORY_CHARACTERS = 200_000;
 
 export interface PromptInput {
@@ -15,22 +12,14 @@ export interface PromptInput {
   catalog: ResolvedCatalog;
   /** The chat API's model name, or the Marketplace agent's name: what the agent calls itself. */
   agentName: string;
-  /** A Marketplace agent's instructions. */
   agentInstructions?: string;
-  /** Agent mode: the model gets tools. */
   withTools: boolean;
   now: Date;
   /** What the model is given of the user message's files (the attachment reader's output, in order). */
   attachments?: readonly Attachment[];
 }
 
-/**
- * The model's messages for a turn: the system prompt, the earlier conversation, then the user's
- * message, or, when the turn answers an `ask_user` call, that call and the answer as its result.
- * The user message's files go into the user message (never the system prompt): their text as
- * `<attachment>` elements after the message's text, images as image parts. Earlier messages' files
- * are only named.
- */
+/** System prompt, history, then the user's message (or the `ask_user` call answered); only current files inline. */
 export function buildPrompt(input: PromptInput): ChatMessage[] {
   const { turn } = input;
   const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(input) }];

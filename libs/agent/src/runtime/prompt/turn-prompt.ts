@@ -11,8 +11,7 @@ export class TurnPrompt {
     private readonly attachments: Pick<AttachmentReader, 'read'>,
   ) {}
 
-  /** In agent mode and without it alike, the files of the user message reach the model. */
-  /** `agent`: who the model is (the chat API's model name, or a Marketplace agent with its instructions). */
+  /** `agent`: who the model is (chat model name or Marketplace agent); files reach the model in every mode. */
   async build(
     turn: ClaimedTurn,
     agent: { name: string; instructions?: string },

@@ -1,6 +1,5 @@
 import type { Deliverable, Interaction, TaskFile, UiResource } from '@fed/contracts';
 
-/** Who and what a tool runs for. */
 export interface ToolContext {
   tenantId: string | null;
   userId: string;
@@ -16,7 +15,6 @@ export interface ToolContext {
   deliverables: DeliverableSink;
 }
 
-/** An output file of the turn, as a tool hands it over. */
 export interface DeliverableInput {
   /** Relative path inside the turn's workspace (`report.md`, `charts/q3.csv`). */
   filepath: string;
@@ -32,10 +30,7 @@ export interface DeliverableSink {
   save(file: DeliverableInput): Promise<Deliverable>;
 }
 
-/**
- * A UI resource a tool returns. The loop stores it (the HTML only for retrieval, never for a model)
- * and shows it: display-only in `delta.uiResource`, with `altText` as the chunk's `delta.content`.
- */
+/** A tool's UI resource: stored (HTML only for retrieval, never a model's) and shown with `altText` as content. */
 export interface ToolUiResource {
   /** As the stream shows it; an `html` resource's `tool_call_id` is the call's id. */
   resource: UiResource;
@@ -56,22 +51,14 @@ export type ToolOutcome =
   | { status: 'completed'; content: string; label: ToolLabel; uiResource?: ToolUiResource; files?: TaskFile[] }
   /** The model gets `error` as the result and may try something else. */
   | { status: 'failed'; error: string; label: ToolLabel }
-  /**
-   * The turn ends waiting for the user; their next message is the tool's result. An
-   * `interaction.uiResource` of type `html` (first-party choice card, question form) comes with its `html`.
-   */
+  /** The turn waits for the user, whose next message is the result; an `html` UI resource comes with `html`. */
   | { status: 'interaction'; interaction: Interaction; label: ToolLabel; html?: string };
 
-/**
- * A tool the model may call. The loop validates arguments against `parameters` (JSON Schema) before
- * `run`, shows the call as tasks and gives the outcome back to the model; tools know nothing of it.
- */
+/** A tool the model may call; the loop validates arguments, shows tasks and returns the outcome to the model. */
 export interface AgentTool<Args = Record<string, unknown>> {
   /** `^[a-zA-Z0-9_-]{1,64}$`, as the chat-completions API requires. */
   readonly name: string;
-  /** For the model: what the tool does and when to use it. */
   readonly description: string;
-  /** JSON Schema of the arguments object. */
   readonly parameters: Record<string, unknown>;
   /** Whether the tool is offered in a turn of these options; absent: always. */
   offered?(turn: { privateMode: boolean; agentId?: string }): boolean;

@@ -15,12 +15,7 @@ interface AskUserArgs {
   fields?: string[];
 }
 
-/**
- * Asks the user and ends the turn (document 2, `delta.interaction`): a choice among options, a
- * confirmation (approve and deny labels) or open questions. The user's next message is the answer.
- * `presentation` adds first-party UI: a choice card (`card`) or a question form (`form`), whose
- * alternative text (the question with its options or fields) lets a client without UI answer too.
- */
+/** Asks the user and ends the turn (document 2, `delta.interaction`); an optional first-party card or form shows it. */
 export class AskUserTool implements AgentTool<AskUserArgs> {
   readonly name = ASK_USER;
   readonly description =
@@ -128,10 +123,7 @@ function promptLines(content: string): string[] {
   return prompts.slice(0, MAX_FIELDS);
 }
 
-/**
- * First-party input UI: closed (no reply path inside it, the answer is the next message), keyed by the
- * call's id like every HTML resource, and named under the `federation` server.
- */
+/** First-party input UI: closed (the answer is the next message), keyed by call id, under the `federation` server. */
 function inputUi(kind: 'choice-card' | 'question-form', callId: string, altText: string, html: string): HtmlUiResource {
   return {
     type: 'html',

@@ -15,7 +15,6 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]);
 }
 
-/** Escaped text whose line breaks stay visible. */
 function lines(text: string): string {
   return escapeHtml(text).replace(/\r?\n/g, '<br>');
 }

@@ -8,10 +8,7 @@ interface SaveMemoryArgs {
 
 const LABEL_LENGTH = 60;
 
-/**
- * Keeps a fact in the shared memory: the user's tenant's, scoped to the user's organization when they
- * have one, else to the whole tenant. Never offered in a private turn, and refused there if called.
- */
+/** Keeps a fact in the user's tenant's shared memory, scoped to their organization if any. */
 export class SaveMemoryTool implements AgentTool<SaveMemoryArgs> {
   readonly name = 'save_memory';
   readonly description =
@@ -31,11 +28,7 @@ export class SaveMemoryTool implements AgentTool<SaveMemoryArgs> {
     private readonly profiles: MemberProfiles,
   ) {}
 
-  /**
-   * Not in a private turn; not for a Marketplace agent either: the shared memory is the SaaS tenant's
-   * (administered through document 3's API, which that edition lacks), and one agent's conversations
-   * must not reach another's.
-   */
+  /** Not in private turns, nor for Marketplace agents: shared memory is the SaaS tenant's; agents stay apart. */
   offered(turn: { privateMode: boolean; agentId?: string }): boolean {
     return !turn.privateMode && turn.agentId === undefined;
   }

@@ -10,10 +10,7 @@ const RESULTS = 8;
 /** An entry's content given to the model is cut here: a few long entries must not fill its context. */
 const CONTENT_LENGTH = 4000;
 
-/**
- * The shared memory's search (the admin API's, without its quota): the tenant's items and the shared
- * ones, with the items of the user's organization and job type.
- */
+/** Shared-memory search (as the admin API's, without quota) over the tenant's, shared, org and job-type items. */
 export class SearchMemoryTool implements AgentTool<SearchMemoryArgs> {
   readonly name = 'search_memory';
   readonly description =

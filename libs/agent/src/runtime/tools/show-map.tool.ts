@@ -20,11 +20,7 @@ interface ShowMapArgs {
 
 const text = (maxLength: number, description: string) => ({ type: 'string', minLength: 1, maxLength, description });
 
-/**
- * Shows places on a map (document 2, `type: data`, `kind: map`): display-only UI the client draws. Places
- * carry display text only; coordinates and addresses are refused by the schema, so what the client
- * locates is its own business (by `id` and `name`).
- */
+/** Places on a client-drawn map (document 2, `kind: map`); display text only, as the schema refuses coordinates. */
 export class ShowMapTool implements AgentTool<ShowMapArgs> {
   readonly name = SHOW_MAP;
   readonly description =

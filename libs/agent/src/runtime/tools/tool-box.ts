@@ -11,7 +11,6 @@ interface Registered {
   validate: ValidateFunction;
 }
 
-/** The tools of a turn: their definitions for the model, and each call checked before it runs. */
 export class ToolBox {
   private readonly tools = new Map<string, Registered>();
 

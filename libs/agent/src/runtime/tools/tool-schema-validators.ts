@@ -6,20 +6,14 @@ const MAX_SCHEMAS = 5000;
 type Compiled = { schema: object; validate: ValidateFunction } | { error: Error };
 
 /**
- * One Ajv for every tool schema of the process. `addUsedSchema: false`: a schema's `$id` is not
- * registered, so two tools' schemas never meet (one `$id` in both is no conflict, and neither can `$ref`
- * the other); `removeSchema` forgets a schema the cache drops.
+ * One Ajv for all tool schemas. `addUsedSchema: false` keeps each schema's `$id` unregistered, so tools' schemas
+ * never meet (no `$id` conflicts, no cross-`$ref`); `removeSchema` forgets what the cache drops.
  */
 const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
 const byText = new Map<string, Compiled>();
 const byObject = new WeakMap<object, Compiled>();
 
-/**
- * The validator of a tool's input schema, compiled once per distinct schema for every turn of the process:
- * compiling costs about a millisecond, more than the rest of opening a turn's tools. Throws when the schema
- * does not compile, every time (the failure is kept too). A schema object is taken as it was when first
- * seen: tools' schemas are constants, or read anew for each turn.
- */
+/** A tool schema's validator, compiled once per distinct schema; a schema that fails to compile throws every time. */
 export function toolSchemaValidator(schema: object): ValidateFunction {
   let compiled = byObject.get(schema);
   if (!compiled) {

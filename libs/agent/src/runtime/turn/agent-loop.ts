@@ -48,11 +48,7 @@ export interface LoopInput {
   signal: AbortSignal;
 }
 
-/**
- * The agent: model calls, each of which may ask for tools; their results go back to the model until
- * it answers in text, asks the user, or `maxSteps` calls were made (the last is asked to answer in
- * text). Without agent mode, one call without tools.
- */
+/** Model calls, feeding tool results back until a text answer, `ask_user` or `maxSteps` (the last must answer). */
 export class AgentLoop {
   constructor(
     private readonly model: ModelClient,
@@ -177,7 +173,6 @@ export class AgentLoop {
     }
   }
 
-  /** Shows the call as a `tool_start` task, runs it, shows its `tool_result` task. */
   private async runCall(
     call: ToolCall,
     input: LoopInput,
@@ -275,11 +270,7 @@ export class AgentLoop {
     return { content: outcome.status === 'completed' ? outcome.content : JSON.stringify({ error: outcome.error }) };
   }
 
-  /**
-   * The interaction as the stream shows it. A first-party UI resource (choice card, question form) is
-   * stored and shown instead of `options`, never beside them; the tool's `options` are the fallback when
-   * the card cannot be served. External UI never asks through an interaction.
-   */
+  /** The interaction as shown: a first-party UI resource replaces `options`, which stay as its fallback. */
   private async shownInteraction(
     outcome: Extract<ToolOutcome, { status: 'interaction' }>,
     callId: string,

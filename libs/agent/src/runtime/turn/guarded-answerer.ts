@@ -21,9 +21,8 @@ export class ContentBlockedError extends Error {
 }
 
 /**
- * The content filter around the answer (docs/admin.md, "Guardrail alerts"): the user's message is
- * checked before the model sees it (alerts recorded, `block` ends the turn, `redact` masks matches in
- * what the model is sent, history included), and the final answer after it was written (alerts only).
+ * The content filter (docs/admin.md, "Guardrail alerts"): the user's message is checked before the model sees it
+ * (`block` ends the turn, `redact` masks matches, history included), the final answer after (alerts only).
  */
 export class GuardedAnswerer {
   constructor(

@@ -5,11 +5,7 @@ import type { TurnLedger } from '@fed/conversations';
 import { type Logger, type Metrics, type TurnOutcome, agentTurnDuration, agentTurns } from '@fed/observability';
 import { TurnControl } from './turn-control';
 
-/**
- * The turns this runtime is running: stopped by `run.cancelled` signals, and kept alive in the
- * ledger by heartbeats (which also stop turns that were cancelled while a signal was lost, or that
- * someone else ended); each one that ends is counted by outcome, with its duration.
- */
+/** This runtime's turns: cancelled by signal, kept alive by heartbeats (which catch lost signals), counted at end. */
 export class RunningTurns {
   private readonly turns = new Map<string, TurnControl>();
   private subscription: Subscription | undefined;
@@ -27,7 +23,6 @@ export class RunningTurns {
     this.turnDuration = metrics.metric(agentTurnDuration);
   }
 
-  /** Subscribes to cancels and starts the heartbeats (every `heartbeatMs`). */
   async open(heartbeatMs: number): Promise<void> {
     this.subscription = await this.signals.subscribe('run.cancelled', (signal) => this.cancel(signal));
     this.heartbeats = setInterval(() => void this.heartbeat(), heartbeatMs);
@@ -54,11 +49,7 @@ export class RunningTurns {
     this.turnDuration.observe({ outcome }, (performance.now() - control.startedAt) / 1000);
   }
 
-  /**
-   * Shutdown: waits until `finished` (the consumer runs no job any more), `drainMs` passed or `hurry`
-   * aborted, and says which; what still runs is then the caller's to hand back. Cancels and heartbeats
-   * go on meanwhile.
-   */
+  /** Shutdown: waits for `finished`, `drainMs` or `hurry`; what still runs is then the caller's to hand back. */
   async drain(finished: Promise<void>, drainMs: number, hurry: AbortSignal): Promise<void> {
     if (this.turns.size > 0) {
       this.logger.info(
@@ -92,11 +83,7 @@ export class RunningTurns {
     }
   }
 
-  /**
-   * The queue's word on a running turn's job (RunJobContext.hold): logged, since a turn whose hold is
-   * unconfirmed writes nothing until it is confirmed again (Redis slow or out of reach, or this process
-   * paused), and one that lost it is left to the runtime that may have it now (its signal says so).
-   */
+  /** Logged: an unconfirmed hold writes nothing until confirmed again, and a lost one is left to its new holder. */
   holdChanged(runId: string, hold: JobHold): void {
     switch (hold) {
       case 'unconfirmed':
@@ -114,11 +101,7 @@ export class RunningTurns {
     }
   }
 
-  /**
-   * One ledger statement for every turn that has started showing output and surely still holds its job
-   * (a paused one beats again once its hold is confirmed; a lost one is the ledger of the runtime that
-   * may hold it now).
-   */
+  /** One ledger statement for the turns that have shown output and surely still hold their job. */
   async heartbeat(): Promise<void> {
     const beating = [...this.turns.values()].filter(
       (control) => control.shownText && !control.reason && control.hold() === 'held',

@@ -1,9 +1,6 @@
 import type { ClaimedTurn } from '@fed/conversations';
 
-/**
- * Where a finished turn is offered to shared memory. Nothing writes memory yet; when something does,
- * it goes here, after the check that keeps every private turn out of it.
- */
+/** Where a finished turn will be offered to shared memory, after the check that keeps private turns out. */
 export class SharedMemoryHook {
   async afterTurn(turn: ClaimedTurn, _answer: string): Promise<void> {
     if (turn.options.privateMode) return;

@@ -83,11 +83,7 @@ export class TurnAnswerer {
     return outcome;
   }
 
-  /**
-   * The Marketplace agent, read when the turn runs (a change of its instructions applies from the next
-   * turn). Disabled or removed since the turn was admitted: the turn ends with `agent_unavailable`
-   * rather than being answered by the platform's generic agent.
-   */
+  /** Read when the turn runs; disabled or removed since admission ends it `agent_unavailable`, not a generic answer. */
   private async agentOf(agentId: string): Promise<MarketplaceAgentEntity> {
     const agent = await this.agents?.find(agentId);
     if (!agent?.enabled) {

@@ -1,10 +1,8 @@
 import type { JobHold, RunJobContext } from '@fed/bus';
 
 /**
- * Why a running turn was stopped before it ended on its own: `cancelled` (cancel), `timeout` (the
- * turn timeout), `shutdown` (its runtime stops: the job is handed back), `lost` (someone else ended
- * the turn, the reaper), `stream_failed` (its chunks can no longer be appended), `job_lost` (the
- * queue may have handed the job to another runtime: this one writes nothing more).
+ * Why a turn stopped early. `shutdown` hands the job back; `lost`: someone else (the reaper) ended it; `job_lost`:
+ * the queue may have handed the job to another runtime, so this one writes nothing more.
  */
 export type StopReason = 'cancelled' | 'timeout' | 'shutdown' | 'lost' | 'stream_failed' | 'job_lost';
 
@@ -25,11 +23,10 @@ const ALWAYS_HELD: Pick<RunJobContext, 'hold' | 'holdsJob'> = {
 export class TurnControl {
   private readonly controller = new AbortController();
   private stopReason: StopReason | undefined;
-  /** `performance.now()` when the runtime took the turn. */
   readonly startedAt = performance.now();
   /** Set once the turn has an output; read by heartbeats. */
   shownText: (() => string) | undefined;
-  /** The runtime's hold on the turn's job (`RunJobContext`): writes wait while it is unconfirmed, end once it is lost. */
+  /** The hold on the turn's job (`RunJobContext`): writes wait while it is unconfirmed and end once it is lost. */
   jobHold: Pick<RunJobContext, 'hold' | 'holdsJob'> = ALWAYS_HELD;
 
   constructor(

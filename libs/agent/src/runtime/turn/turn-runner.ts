@@ -20,11 +20,9 @@ import type { TurnControl } from './turn-control';
 import type { TurnAnswerer } from './turn-answerer';
 
 export interface RunnerSettings {
-  /** The `model` of every chunk. */
   chunkModel: string;
   coalesceMs: number;
   turnTimeoutMs: number;
-  /** How long an ended stream is kept for reconnecting clients. */
   streamTtlSeconds: number;
 }
 
@@ -58,10 +56,7 @@ const FINISH_ATTEMPTS = 3;
 /** How long the end of a stream is retried while Redis is out of reach. */
 const END_RETRY_MS = 10_000;
 
-/**
- * One job of the run queue: claims the turn, answers it, and ends it: always the ledger first (so
- * a client that sees `[DONE]` may post again at once), then the final chunk, then the stream's end.
- */
+/** Claims, answers and ends a turn: ledger first (a client seeing `[DONE]` may post at once), then the stream. */
 export class TurnRunner {
   constructor(
     private readonly ledger: TurnLedger,
@@ -120,9 +115,8 @@ export class TurnRunner {
       clearTimeout(timeout);
     }
 
-    // Waits while the hold is unconfirmed: the end is written only by a runtime that surely holds the job.
+    // Only a runtime that surely holds the job writes the end (waits while the hold is unconfirmed).
     if (ending.kind === 'abandoned' || !(await control.holdsJob())) {
-      // Another runtime may be answering it now: its chunks and its end are not to be mixed with ours.
       writer.discard();
       this.logger.warn({ runId: turn.runId }, 'agent turn left to another runtime: this one lost its hold on the job');
       throw new TurnAbandonedError(turn.runId);
@@ -134,8 +128,7 @@ export class TurnRunner {
       throw new TurnHandedBackError(turn.runId);
     }
     await output.end();
-    // Chunks were lost on the way (the bus failed under the turn): whatever else ended it, readers saw a
-    // broken stream, and the stored message says so (docs/chat.md, "When the stream breaks").
+    // Readers saw a broken stream; the stored message says so (docs/chat.md, "When the stream breaks").
     if (writer.broken && ending.kind !== 'stopped') ending = { kind: 'failed', ...STREAM_LOST };
     const finished = await this.end(turn, output, writer, ending);
     return finished === 'failed' ? 'error' : outcomeOf(ending);
@@ -271,11 +264,7 @@ export class TurnRunner {
     }
   }
 
-  /**
-   * Ends the stream so that its readers finish, retried for a while when Redis is out of reach (it may
-   * come back with the stream). A stream lost with Redis is left absent, never recreated ended and empty:
-   * its readers already end it themselves (`stream_lost`).
-   */
+  /** Retried while Redis is unreachable; a stream lost with Redis stays absent (readers end it with `stream_lost`). */
   private async endStream(runId: string): Promise<void> {
     const retryUntil = Date.now() + END_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
@@ -306,7 +295,6 @@ function outcomeOf(ending: Exclude<TurnEnding, { kind: 'handed_back' | 'abandone
   }
 }
 
-/** `deliverables[]` on a final chunk, only when there are some. */
 function withDeliverables(
   chunk: ChatCompletionChunk | undefined,
   deliverables: Deliverable[],

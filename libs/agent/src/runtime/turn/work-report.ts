@@ -1,10 +1,6 @@
 import type { LoopOutcome } from './agent-loop';
 
-/**
- * The work report of `reportMode: with` (Markdown; the plain output strips it like the answer): the
- * tools the turn used and what came of each. Only for agent-mode turns that ran tools and ended on
- * their own (completed, or stopped by the step limit); a turn that asks the user reports when it ends.
- */
+/** The `reportMode: with` report of tools used, for agent-mode turns that ran tools and ended on their own. */
 export function workReport(outcome: LoopOutcome): string | undefined {
   if (outcome.kind === 'interaction' || outcome.toolRuns.length === 0) return undefined;
   const calls = outcome.toolRuns.length === 1 ? '1 tool call' : `${outcome.toolRuns.length} tool calls`;
