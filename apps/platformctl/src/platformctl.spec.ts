@@ -219,10 +219,28 @@ describe('platformctl', () => {
       expect(output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
       const listed = await run(['clients', 'list'], env());
       expect(listed.output).toContain(
-        'crm  Unpublished  tenant=default  consent=on  pkce=required  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
+        'crm  Unpublished  confidential  tenant=default  consent=on  pkce=required  enabled  grants=authorization_code,refresh_token  scopes=openid chat:exec',
       );
       const secret = /^client_secret: (\S+)$/m.exec(output)?.[1] as string;
       expect(listed.output).not.toContain(secret);
+    });
+
+    it('registers a public client (--public) without a secret, and refuses one with client_credentials', async () => {
+      const web = ['clients', 'create', '--client-id', 'web', '--name', 'Web app', '--public', '--no-consent'];
+      const grants = ['--grant', 'authorization_code', '--grant', 'refresh_token'];
+      const created = await run([...web, ...grants, '--redirect-uri', 'https://app.example.com/'], env());
+      expect(created.code).toBe(0);
+      expect(created.output).toContain('public client: no secret');
+      expect(created.output).not.toContain('client_secret');
+      expect((await run(['clients', 'list'], env())).output).toMatch(/^web {2}Published {2}public {2}tenant=default /m);
+
+      const refused = await run(
+        ['clients', 'create', '--client-id', 'web2', '--name', 'W', '--public', '--grant', 'client_credentials'],
+        env(),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('refused (invalid_grant_types)');
+      expect((await run(['clients', 'rotate-secret', 'web'], env())).output).toContain('refused (public_client)');
     });
 
     it('records the PKCE opt-out of a legacy confidential client', async () => {
@@ -261,7 +279,7 @@ describe('platformctl', () => {
       expect(created.output).toMatch(/^client_secret: [A-Za-z0-9_-]{43}$/m);
       const listed = await run(['clients', 'list'], env());
       expect(listed.output).toMatch(
-        /^ops {2}Published {2}tenant=- {2}.* grants=client_credentials {2}scopes=logs:read /m,
+        /^ops {2}Published {2}confidential {2}tenant=- {2}.* grants=client_credentials {2}scopes=logs:read /m,
       );
 
       const app = await run(

@@ -25,6 +25,10 @@ export function registerClients(program: Command): void {
       '--operator',
       "the platform operator's own integration: no tenant, no tenant claim in its tokens (reads every tenant's logs, manages platform-wide master data); client_credentials only",
     )
+    .option(
+      '--public',
+      'a browser or native application without a secret (token_endpoint_auth_method none): authorization_code and refresh_token only, PKCE always',
+    )
     .option('--unpublished', 'publication status Unpublished: only users with the developer role may use it')
     .option('--no-consent', 'do not show the consent screen')
     .option('--pkce-optional', 'legacy confidential client that cannot send PKCE (default: PKCE S256 required)')
@@ -43,6 +47,7 @@ export function registerClients(program: Command): void {
         unpublished?: boolean;
         tenant?: string;
         operator?: boolean;
+        public?: boolean;
         consent: boolean;
         pkceOptional?: boolean;
         allowManagementScopes?: boolean;
@@ -62,10 +67,13 @@ export function registerClients(program: Command): void {
             allowManagementScopes: options.allowManagementScopes,
             tenantName: options.tenant,
             operator: options.operator,
+            publicClient: options.public,
           }),
         );
         process.stdout.write(
-          `client_id: ${client.clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
+          clientSecret === undefined
+            ? `client_id: ${client.clientId}\npublic client: no secret (it names itself by client_id, with PKCE)\n`
+            : `client_id: ${client.clientId}\nclient_secret: ${clientSecret}\n(the secret is shown once; store it now)\n`,
         );
       },
     );
@@ -78,7 +86,7 @@ export function registerClients(program: Command): void {
       if (rows.length === 0) process.stdout.write('no clients\n');
       for (const c of rows) {
         process.stdout.write(
-          `${c.clientId}  ${c.publicationStatus}  tenant=${c.tenantId === null ? '-' : (c.tenant?.name ?? c.tenantId)}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
+          `${c.clientId}  ${c.publicationStatus}  ${c.tokenEndpointAuthMethod === 'none' ? 'public' : 'confidential'}  tenant=${c.tenantId === null ? '-' : (c.tenant?.name ?? c.tenantId)}  consent=${c.consentRequired ? 'on' : 'off'}  pkce=${c.requirePkce ? 'required' : 'optional'}  ${c.enabled ? 'enabled' : 'disabled'}  grants=${c.grantTypes.join(',')}  scopes=${c.scopes.join(' ') || '-'}  name=${JSON.stringify(c.name)}\n`,
         );
       }
     });

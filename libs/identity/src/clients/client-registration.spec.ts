@@ -26,8 +26,20 @@ describe('client registration', () => {
       consentRequired: true,
       requirePkce: true,
       postLogoutRedirectUris: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
     });
     expect(validateRegistration({ ...base, requirePkce: false }).requirePkce).toBe(false);
+  });
+
+  it('registers a public client (no secret) for the code flow only, with PKCE always', () => {
+    expect(validateRegistration({ ...base, publicClient: true }).tokenEndpointAuthMethod).toBe('none');
+    expect(codeOf({ publicClient: true, grantTypes: ['authorization_code', 'client_credentials'] })).toBe(
+      'invalid_grant_types',
+    );
+    expect(codeOf({ publicClient: true, grantTypes: ['client_credentials'], redirectUris: [] })).toBe(
+      'invalid_grant_types',
+    );
+    expect(codeOf({ publicClient: true, requirePkce: false })).toBe('invalid_pkce');
   });
 
   it('checks post-logout redirect URIs by the rules of redirect URIs', () => {

@@ -1,5 +1,5 @@
 import { isManagementScope, isPrintableLine, isScope } from '@fed/contracts';
-import { type GrantType, type PublicationStatus, grantTypes } from './client.entity';
+import { type GrantType, type PublicationStatus, type TokenEndpointAuthMethod, grantTypes } from './client.entity';
 import { ClientsError } from './clients.errors';
 
 export interface ClientRegistration {
@@ -18,6 +18,11 @@ export interface ClientRegistration {
   allowManagementScopes?: boolean;
   /** The platform operator's own client_credentials integration: no tenant, so its tokens carry no `tenant` claim. */
   operator?: boolean;
+  /**
+   * A browser or native application that cannot keep a secret (RFC 6749 2.1, token_endpoint_auth_method `none`):
+   * authorization_code (and refresh_token) only, PKCE always; it names itself by `client_id` alone.
+   */
+  publicClient?: boolean;
 }
 
 export interface ValidClientRegistration {
@@ -30,6 +35,7 @@ export interface ValidClientRegistration {
   publicationStatus: PublicationStatus;
   consentRequired: boolean;
   requirePkce: boolean;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
 }
 
 const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -68,6 +74,7 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
         'an application (authorization_code) always belongs to a tenant, as its users do',
     );
   }
+  if (input.publicClient === true) checkPublicClient(input, grants);
   const redirectUris = validRedirectUris(input.redirectUris ?? [], grants.includes('authorization_code'));
   const postLogoutRedirectUris = validPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = unique(input.scopes ?? []);
@@ -94,7 +101,21 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
     publicationStatus: input.publicationStatus ?? 'Published',
     consentRequired: input.consentRequired ?? true,
     requirePkce: input.requirePkce ?? true,
+    tokenEndpointAuthMethod: input.publicClient === true ? 'none' : 'client_secret_basic',
   };
+}
+
+// Without a secret, a code is bound to its client only by PKCE, and a client-credentials token would be anyone's.
+function checkPublicClient(input: ClientRegistration, grants: string[]): void {
+  if (!grants.includes('authorization_code') || grants.includes('client_credentials')) {
+    throw new ClientsError(
+      'invalid_grant_types',
+      'a public client (no secret) uses authorization_code, and refresh_token, only: client_credentials needs a secret',
+    );
+  }
+  if (input.requirePkce === false) {
+    throw new ClientsError('invalid_pkce', 'a public client (no secret) always requires PKCE');
+  }
 }
 
 /** Absolute https URLs (http only on the loopback, RFC 8252), at most 20; also the rule for self-registered clients. */

@@ -11,6 +11,7 @@ export class ClientsError extends domainErrors({
   client_not_found: 'not_found',
   tenant_not_found: 'invalid_parameter',
   invalid_operator: 'invalid_parameter',
+  invalid_pkce: 'invalid_parameter',
   public_client: 'invalid_parameter',
 }) {}
 

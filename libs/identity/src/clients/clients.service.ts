@@ -13,6 +13,14 @@ export interface IssuedSecret {
   clientSecret: string;
 }
 
+/** A public client has no secret to show. */
+export interface CreatedPublicClient {
+  client: ClientView;
+  clientSecret?: undefined;
+}
+
+type NewClient = ClientRegistration & { tenantName?: string };
+
 // Compared against for an unknown client, so the answer takes the same time either way.
 const UNKNOWN_CLIENT_HASH = hashClientSecret(randomBytes(32).toString('base64url'));
 
@@ -47,14 +55,17 @@ export class ClientsService {
   }
 
   /** In `tenantName` (default tenant when omitted), or in no tenant for the operator's integration. */
-  async create(registration: ClientRegistration & { tenantName?: string }): Promise<IssuedSecret> {
+  async create(registration: NewClient & { publicClient: true }): Promise<CreatedPublicClient>;
+  async create(registration: NewClient & { publicClient?: false }): Promise<IssuedSecret>;
+  async create(registration: NewClient): Promise<IssuedSecret | CreatedPublicClient>;
+  async create(registration: NewClient): Promise<IssuedSecret | CreatedPublicClient> {
     const valid = validateRegistration(registration);
     const tenantId = await this.tenantIdOf(registration);
-    const clientSecret = newSecret();
+    const clientSecret = valid.tokenEndpointAuthMethod === 'none' ? undefined : newSecret();
     const at = this.now();
     const client = Object.assign(new ClientEntity(), {
       ...valid,
-      secretHash: hashClientSecret(clientSecret),
+      secretHash: clientSecret === undefined ? null : hashClientSecret(clientSecret),
       secretRotatedAt: at,
       serviceAccountId: randomUUID(),
       tenantId,
@@ -65,8 +76,8 @@ export class ClientsService {
     if (!(await this.repository.insert(client))) {
       throw new ClientsError('client_exists', `client ${valid.clientId} already exists`);
     }
-    const stored = await this.repository.find(valid.clientId);
-    return { client: toView(stored as ClientEntity), clientSecret };
+    const view = toView((await this.repository.find(valid.clientId)) as ClientEntity);
+    return clientSecret === undefined ? { client: view } : { client: view, clientSecret };
   }
 
   private async tenantIdOf(registration: { operator?: boolean; tenantName?: string }): Promise<string | null> {

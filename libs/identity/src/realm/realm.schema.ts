@@ -144,6 +144,12 @@ export const realmSchema = {
             maxLength: 100,
             description: 'Tenant name; the default saas tenant when omitted (none for an operator client).',
           },
+          public: {
+            type: 'boolean',
+            default: false,
+            description:
+              'A browser or native application without a secret (token_endpoint_auth_method none): authorization_code and refresh_token only, PKCE always; give no secret.',
+          },
           operator: {
             type: 'boolean',
             default: false,
@@ -152,6 +158,8 @@ export const realmSchema = {
           },
         },
         not: { required: ['secret', 'secretSha256'] },
+        if: { properties: { public: { const: true } }, required: ['public'] },
+        then: { not: { anyOf: [{ required: ['secret'] }, { required: ['secretSha256'] }] } },
       },
     },
     users: {

@@ -192,6 +192,38 @@ describe('realm import and export (real PostgreSQL)', () => {
     expect((await clients.list()).find((c) => c.clientId === 'platform-ops')?.tenant?.name).toBe('default');
   });
 
+  it('imports a public client without a secret, exports it as public, and turns it confidential with a new secret', async () => {
+    const file = realmFile();
+    const web = {
+      clientId: 'web',
+      name: 'Web app',
+      grantTypes: ['authorization_code' as const, 'refresh_token' as const],
+      redirectUris: ['https://app.example.com/'],
+      scopes: ['openid', 'chat:exec'],
+      public: true,
+    };
+    file.clients = [...(file.clients ?? []), web];
+    const report = await realm.import(file);
+    expect(report.generatedSecrets.map((g) => g.clientId)).toEqual(['etl']);
+    const clients = new ClientsService(new ClientRepository(database.dataSource), settings);
+    expect((await clients.list()).find((c) => c.clientId === 'web')?.tokenEndpointAuthMethod).toBe('none');
+    const exported = await realm.export();
+    const written = exported.clients?.find((c) => c.clientId === 'web');
+    expect(written).toMatchObject({ public: true });
+    expect(written).not.toHaveProperty('secretSha256');
+    expect((await realm.import(exported)).generatedSecrets).toEqual([]);
+
+    expect(() => realm.validate({ ...file, clients: [{ ...web, secret: 'x'.repeat(40) }] })).toThrow(RealmError);
+    expect(() => realm.validate({ ...file, clients: [{ ...web, grantTypes: ['client_credentials'] }] })).toThrow(
+      /public client/,
+    );
+    file.clients = file.clients.map((c) => (c.clientId === 'web' ? { ...c, public: false } : c));
+    expect((await realm.import(file)).generatedSecrets.map((g) => g.clientId)).toEqual(['web']);
+    expect((await clients.list()).find((c) => c.clientId === 'web')?.tokenEndpointAuthMethod).toBe(
+      'client_secret_basic',
+    );
+  });
+
   it('refuses an operator client that names a tenant or may do more than client credentials', async () => {
     const file = realmFile();
     file.clients = [

@@ -38,6 +38,10 @@ function validateSchema(): ValidateFunction<RealmFile> {
   }).compile<RealmFile>(realmSchema);
   return compiledSchema;
 }
+function registrationOf(client: RealmClient): RealmClient & { publicClient?: boolean } {
+  return { ...client, publicClient: client.public };
+}
+
 // Imports of one realm serialize; transaction-scoped, so it also holds on the embedded PostgreSQL.
 const IMPORT_LOCK = "hashtext('identity.realm-import')";
 
@@ -75,7 +79,7 @@ export class RealmService {
     (input.clients ?? []).forEach((client, index) => {
       if (clientIds.has(client.clientId)) problems.push(`/clients/${index}: client ${client.clientId} appears twice`);
       clientIds.add(client.clientId);
-      explain(problems, `/clients/${index}`, () => validateRegistration(client));
+      explain(problems, `/clients/${index}`, () => validateRegistration(registrationOf(client)));
       if (client.operator === true && client.tenant !== undefined) {
         problems.push(`/clients/${index}: the platform operator's integration (operator) belongs to no tenant`);
       }
@@ -176,7 +180,7 @@ export class RealmService {
       clients: clients.map((c) => ({
         clientId: c.clientId,
         name: c.name,
-        secretSha256: (c.secretHash as Buffer).toString('hex'),
+        ...(c.secretHash === null ? { public: true } : { secretSha256: c.secretHash.toString('hex') }),
         grantTypes: c.grantTypes,
         redirectUris: c.redirectUris,
         postLogoutRedirectUris: c.postLogoutRedirectUris,
@@ -223,7 +227,7 @@ export class RealmService {
     at: Date,
     report: ImportReport,
   ): Promise<void> {
-    const valid = validateRegistration(client);
+    const valid = validateRegistration(registrationOf(client));
     const tenantId = client.operator === true ? null : await this.clientTenantId(manager, client, index);
     const existing = await manager.findOneBy(ClientEntity, { clientId: client.clientId });
     if (existing && existing.registration !== 'operator') {
@@ -234,19 +238,27 @@ export class RealmService {
         `/clients: ${client.clientId}: serviceAccountId cannot change (it is the sub of its tokens)`,
       ]);
     }
-    let secretHash = client.secret
-      ? hashClientSecret(client.secret)
-      : client.secretSha256
-        ? Buffer.from(client.secretSha256, 'hex')
-        : undefined;
-    if (!existing && !secretHash) {
+    const publicClient = valid.tokenEndpointAuthMethod === 'none';
+    let secretHash: Buffer | null | undefined = publicClient
+      ? null
+      : client.secret
+        ? hashClientSecret(client.secret)
+        : client.secretSha256
+          ? Buffer.from(client.secretSha256, 'hex')
+          : undefined;
+    // A new confidential client, or a public one becoming confidential, needs a secret.
+    if (secretHash === undefined && !existing?.secretHash) {
       const secret = randomBytes(32).toString('base64url');
       report.generatedSecrets.push({ clientId: client.clientId, secret });
       secretHash = hashClientSecret(secret);
     }
     const values = { ...valid, tenantId, enabled: client.enabled ?? true, updatedAt: at };
     if (existing) {
-      const secretChanged = secretHash !== undefined && !secretHash.equals(existing.secretHash as Buffer);
+      const secretChanged =
+        secretHash !== undefined &&
+        (secretHash === null || existing.secretHash === null
+          ? secretHash !== existing.secretHash
+          : !secretHash.equals(existing.secretHash));
       await manager.update(
         ClientEntity,
         { clientId: client.clientId },
@@ -258,7 +270,7 @@ export class RealmService {
     } else {
       await manager.insert(ClientEntity, {
         ...values,
-        secretHash: secretHash as Buffer,
+        secretHash: secretHash as Buffer | null,
         secretRotatedAt: at,
         serviceAccountId: client.serviceAccountId ?? randomUUID(),
         createdAt: at,

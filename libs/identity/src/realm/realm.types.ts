@@ -32,6 +32,8 @@ export interface RealmClient {
   tenant?: string;
   /** The operator's integration: no tenant, client_credentials only. */
   operator?: boolean;
+  /** No secret (token_endpoint_auth_method none): authorization_code and refresh_token only, PKCE always. */
+  public?: boolean;
 }
 
 export interface RealmUser {

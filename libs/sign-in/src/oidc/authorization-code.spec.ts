@@ -48,6 +48,16 @@ describe('authorization code flow with openid-client as the relying party (spec 
       });
       secrets[clientId] = issued.clientSecret;
     }
+    // A first-party browser app registered by the operator (the web app's kind): no secret, PKCE only.
+    await clients.create({
+      clientId: 'spa',
+      name: 'Browser app',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      scopes: ['openid', 'profile', 'email', 'chat:exec'],
+      redirectUris: [REDIRECT_URI],
+      consentRequired: false,
+      publicClient: true,
+    });
     for (const [login, tenantName, developer] of [
       ['alice', undefined, false],
       ['bob', 'acme', true],
@@ -79,9 +89,8 @@ describe('authorization code flow with openid-client as the relying party (spec 
   });
 
   async function relyingParty(clientId: string): Promise<oidc.Configuration> {
-    return oidc.discovery(new URL(issuer), clientId, undefined, oidc.ClientSecretPost(secrets[clientId]), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const auth = clientId in secrets ? oidc.ClientSecretPost(secrets[clientId]) : oidc.None();
+    return oidc.discovery(new URL(issuer), clientId, undefined, auth, { execute: [oidc.allowInsecureRequests] });
   }
 
   interface Login {
@@ -249,6 +258,39 @@ describe('authorization code flow with openid-client as the relying party (spec 
       job: { id: 'job-1', label: 'Engineer' },
       bio: 'likes <b>tags</b>',
     });
+  });
+
+  it('signs a user in to an operator-registered public client with PKCE alone, and rotates its refresh token', async () => {
+    const { config, tokens, browser } = await signIn({ login: 'alice', client: 'spa', expectConsent: false });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({
+      azp: 'spa',
+      sub: userIds.alice,
+      scope: 'openid profile email chat:exec',
+    });
+    expect(await probe(tokens.access_token)).toBe(200);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+
+    // Its code is bound by PKCE alone: without the verifier it is refused, and a secret is refused outright.
+    const flow = await authorize({ login: 'alice', client: 'spa', expectConsent: false, expectLogin: false, browser });
+    const code = flow.callback.searchParams.get('code') as string;
+    const exchange = (form: Record<string, string>) =>
+      fetch(`${service.url}/federation/auth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          client_id: 'spa',
+          ...form,
+        }),
+      }).then(async (r) => [r.status, ((await r.json()) as { error: string }).error]);
+    expect(await exchange({ client_secret: 'x'.repeat(43) })).toEqual([401, 'invalid_client']);
+    expect(await exchange({})).toEqual([400, 'invalid_grant']);
   });
 
   it('rotates the refresh token on every refresh; a used one fails with invalid_grant and revokes the family', async () => {
