@@ -22,7 +22,8 @@ async function* walk(dir) {
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') yield* walk(full);
+      // apps/web is the browser app: Vite builds it (tools/build-web.mjs).
+      if (entry.name !== 'node_modules' && full !== path.join(root, 'apps', 'web')) yield* walk(full);
     } else if (entry.name.endsWith('.ts') && !skip(entry.name)) {
       yield full;
     }

@@ -50,7 +50,8 @@ const ok =
     // The module-boundary lint rule reads Nx's cached project graph and skips itself without one.
     step('project graph (nx)', bin('nx'), ['show', 'projects']) &&
     step('lint (eslint)', bin('eslint'), ['--max-warnings=0', '.']) &&
-    step('type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']));
+    step('type check (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) &&
+    step('type check of the web app (tsc)', bin('tsc'), ['-p', 'apps/web/tsconfig.json']));
 if (!ok) process.exit(1);
 
 const tiers = [

@@ -12,6 +12,7 @@ export function banner(
   // The Marketplace edition has neither the model gateway nor A2A and MCP (document 3): not listed there.
   const saas = config.edition !== 'marketplace';
   const rows: [string, string][] = [
+    ...(saas ? ([['Web app (open in a browser)', `${base}/`]] as [string, string][]) : []),
     ['API base ({base_url})', `${base}/api/v1`],
     ['OpenID discovery', `${config.auth.issuer}/.well-known/openid-configuration`],
     ...(saas

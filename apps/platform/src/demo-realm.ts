@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
+import { WEB_CALLBACK_PATH, WEB_CLIENT_ID, WEB_SCOPES, WEB_SIGNED_OUT_PATH } from './web-app';
 
 export interface DemoCredentials {
   file: string;
@@ -39,7 +40,41 @@ export class DemoRealm implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.realmImport) return;
-    if ((await this.clients.any()) || (await this.users.any())) return;
+    if (!(await this.clients.any()) && !(await this.users.any())) await this.create();
+    // The web app is the SaaS edition's client (the Marketplace edition's callers are services).
+    if (this.config.edition !== 'marketplace' && existsSync(this.credentialsFile)) await this.ensureWebClient();
+  }
+
+  /**
+   * The web app's public client, whose redirects follow PUBLIC_URL at every start (a demo realm made before the
+   * web app existed gets it too). First-party: no consent page.
+   */
+  private async ensureWebClient(): Promise<void> {
+    const base = this.config.http.publicUrl;
+    const uris = {
+      redirectUris: [`${base}${WEB_CALLBACK_PATH}`],
+      postLogoutRedirectUris: [`${base}${WEB_SIGNED_OUT_PATH}`],
+    };
+    const existing = await this.clients.find(WEB_CLIENT_ID);
+    if (!existing) {
+      await this.clients.create({
+        clientId: WEB_CLIENT_ID,
+        name: 'Web app',
+        grantTypes: ['authorization_code', 'refresh_token'],
+        scopes: WEB_SCOPES,
+        ...uris,
+        consentRequired: false,
+        publicClient: true,
+      });
+    } else if (
+      existing.redirectUris.join(' ') !== uris.redirectUris.join(' ') ||
+      existing.postLogoutRedirectUris.join(' ') !== uris.postLogoutRedirectUris.join(' ')
+    ) {
+      await this.clients.setRedirectUris(WEB_CLIENT_ID, uris);
+    }
+  }
+
+  private async create(): Promise<void> {
     await seedCatalog(this.dataSource);
 
     const redirectUri = 'http://localhost:3000/callback';

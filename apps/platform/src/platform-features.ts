@@ -7,6 +7,7 @@ import { ChatServiceModule } from '@fed/apps/chat-service';
 import { LlmGatewayModule } from '@fed/apps/llm-gateway';
 import { DemoRealmModule } from './demo-realm';
 import { SignalRelayModule } from './signal-relay.module';
+import { WebAppModule } from './web-app';
 
 // The same root modules the six deployables run, in one process, the demo realm of a first start, and
 // the relay that lets platformctl signal the in-process bus.
@@ -19,6 +20,7 @@ export const platformFeatures = [
   LlmGatewayModule,
   DemoRealmModule,
   SignalRelayModule,
+  WebAppModule,
 ];
 
 // For tests that run two of the deployables side by side, as separate services.

@@ -13,6 +13,11 @@ export function buildDist(): void {
   });
 }
 
+/** The web app into dist/web (skipped when its sources did not change), as `npm start` builds it. */
+export function buildWeb(): void {
+  execFileSync(process.execPath, [path.join(repoRoot, 'tools/build-web.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();

@@ -94,12 +94,12 @@ export class ClientRepository {
     return rows.length;
   }
 
-  async updatePostLogoutRedirectUris(clientId: string, uris: string[], at: Date): Promise<boolean> {
-    const result = await this.dataSource.manager.update(
-      ClientEntity,
-      { clientId },
-      { postLogoutRedirectUris: uris, updatedAt: at },
-    );
+  async updateRedirectUris(
+    clientId: string,
+    uris: { redirectUris?: string[]; postLogoutRedirectUris?: string[] },
+    at: Date,
+  ): Promise<boolean> {
+    const result = await this.dataSource.manager.update(ClientEntity, { clientId }, { ...uris, updatedAt: at });
     return result.affected === 1;
   }
 

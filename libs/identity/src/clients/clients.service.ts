@@ -1,6 +1,11 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ClientEntity, isClientIdShaped, isPublicClient } from './client.entity';
-import { type ClientRegistration, validPostLogoutRedirectUris, validateRegistration } from './client-registration';
+import {
+  type ClientRegistration,
+  validPostLogoutRedirectUris,
+  validRedirectUris,
+  validateRegistration,
+} from './client-registration';
 import { ClientRepository } from './client.repository';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { ClientsError } from './clients.errors';
@@ -100,11 +105,33 @@ export class ClientsService {
   }
 
   async setPostLogoutRedirectUris(clientId: string, uris: readonly string[]): Promise<ClientView> {
-    const valid = validPostLogoutRedirectUris(uris);
-    if (!(await this.repository.updatePostLogoutRedirectUris(clientId, valid, this.now()))) {
+    return this.setRedirectUris(clientId, { postLogoutRedirectUris: uris });
+  }
+
+  /** Replaces the lists given, by the rules of registration (a code-flow client keeps at least one redirect URI). */
+  async setRedirectUris(
+    clientId: string,
+    uris: { redirectUris?: readonly string[]; postLogoutRedirectUris?: readonly string[] },
+  ): Promise<ClientView> {
+    const existing = await this.repository.find(clientId);
+    if (!existing) throw new ClientsError('client_not_found', `no client ${clientId}`);
+    const valid = {
+      ...(uris.redirectUris
+        ? { redirectUris: validRedirectUris(uris.redirectUris, existing.grantTypes.includes('authorization_code')) }
+        : {}),
+      ...(uris.postLogoutRedirectUris
+        ? { postLogoutRedirectUris: validPostLogoutRedirectUris(uris.postLogoutRedirectUris) }
+        : {}),
+    };
+    if (!(await this.repository.updateRedirectUris(clientId, valid, this.now()))) {
       throw new ClientsError('client_not_found', `no client ${clientId}`);
     }
     return toView((await this.repository.find(clientId)) as ClientEntity);
+  }
+
+  async find(clientId: string): Promise<ClientView | undefined> {
+    const client = await this.repository.find(clientId);
+    return client ? toView(client) : undefined;
   }
 
   async rotateSecret(clientId: string): Promise<IssuedSecret> {

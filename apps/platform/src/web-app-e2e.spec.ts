@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Browser } from 'playwright-core';
+import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
+import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
+import { type DemoCredentials } from './demo-realm';
+
+const main = 'dist/apps/platform/src/main.js';
+
+/** The web app served by `npm start`, signed in to as the demo user in Chromium (issue 37's first screens). */
+describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform', () => {
+  let dataDir: string;
+  let port: number;
+  let platform: ProcessHandle;
+  let browser: Browser;
+  let demo: DemoCredentials;
+  let base: string;
+
+  beforeAll(async () => {
+    buildDist();
+    buildWeb();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-web-'));
+    port = await freePort();
+    base = `http://localhost:${port}`;
+    platform = startProcess(main, [], cleanEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    browser = await launchChromium();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    platform?.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the address to open', () => {
+    expect(platform.output()).toMatch(new RegExp(`Web app \\(open in a browser\\) +${base}/\\n`));
+  });
+
+  it('serves index.html uncached under a CSP without inline script, hashed assets for a year, and no other file', async () => {
+    const index = await fetch(`${base}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const config = JSON.parse(
+      (/<meta name="fed-web-config" content="([^"]*)"/.exec(html)?.[1] ?? '').replace(/&quot;/g, '"'),
+    ) as Record<string, unknown>;
+    expect(config).toMatchObject({
+      issuer: `${base}/realms/federation`,
+      clientId: 'web',
+      endSessionEndpoint: `${base}/federation/auth/v1/logout`,
+    });
+    const script = /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1] as string;
+    const asset = await fetch(`${base}${script}`);
+    expect([asset.status, asset.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+    expect(asset.headers.get('content-type')).toContain('text/javascript');
+    for (const probe of ['/assets/../index.html', '/assets/%2e%2e/demo-credentials.json', '/assets/nope.js']) {
+      expect([probe, (await fetch(`${base}${probe}`)).status]).toEqual([probe, 404]);
+    }
+    // The APIs keep their paths.
+    expect((await fetch(`${base}/api/v1/users/me`)).status).toBe(401);
+  });
+
+  it('signs the demo user in through the login page, shows who they are, keeps tokens out of storage, and signs out', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('user-name').waitFor();
+    expect(await page.getByTestId('user-name').textContent()).toBe('Demo User');
+    expect(new URL(page.url()).pathname).toBe('/');
+
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    );
+    expect(stored).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
+
+    // A new page signs in again through the provider's session, without the form.
+    await page.reload();
+    await page.getByTestId('user-name').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/signed-out');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Password').waitFor();
+    await context.close();
+  }, 60_000);
+
+  it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
+    platform.child.kill('SIGTERM');
+    await platform.exited(30_000);
+    const other = `http://127.0.0.1:${port}`;
+    platform = startProcess(main, [], cleanEnv({ PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: other }));
+    await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${other}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('user-name').waitFor();
+    expect(new URL(page.url()).origin).toBe(other);
+    await context.close();
+  }, 90_000);
+});

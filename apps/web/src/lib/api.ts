@@ -1,0 +1,28 @@
+/** A refusal of the platform's API, in its documented error shape. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GET (or another method) of a documented JSON endpoint with the user's token. */
+export async function apiJson<T>(path: string, token: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(path, {
+    ...init,
+    headers: { ...init.headers, authorization: `Bearer ${token}`, accept: 'application/json' },
+  });
+  const body = (await response.json().catch(() => undefined)) as
+    { error?: { code?: string; message?: string } } | undefined;
+  if (!response.ok) {
+    throw new ApiRequestError(
+      response.status,
+      body?.error?.code ?? 'http_error',
+      body?.error?.message ?? `${response.status} ${response.statusText}`,
+    );
+  }
+  return body as T;
+}

@@ -1,0 +1,19 @@
+/** What the server that serves the app tells it, in `<meta name="fed-web-config">` (no inline script). */
+export interface WebConfig {
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+  /** Not in discovery (document 1's table is the contract), so the app is told. */
+  endSessionEndpoint: string;
+}
+
+export function readWebConfig(doc: Document = document): WebConfig {
+  const content = doc.querySelector<HTMLMetaElement>('meta[name="fed-web-config"]')?.content;
+  if (!content) throw new Error('the page carries no fed-web-config: it was not served by the platform');
+  const config = JSON.parse(content) as Partial<WebConfig>;
+  const { issuer, clientId, scopes, endSessionEndpoint } = config;
+  if (typeof issuer !== 'string' || typeof clientId !== 'string' || typeof endSessionEndpoint !== 'string') {
+    throw new Error('fed-web-config lacks issuer, clientId or endSessionEndpoint');
+  }
+  return { issuer, clientId, endSessionEndpoint, scopes: Array.isArray(scopes) ? scopes : ['openid'] };
+}
