@@ -88,6 +88,20 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await page.reload();
     await page.getByTestId('user-name').waitFor();
 
+    // Shift+Enter is a new line, Enter sends; the offline demo model's answer streams in and ends completed.
+    const composer = page.getByLabel('Message');
+    await composer.fill('Hello');
+    await composer.press('Shift+Enter');
+    await composer.pressSequentially('there');
+    expect(await composer.inputValue()).toBe('Hello\nthere');
+    await composer.press('Enter');
+    const answer = page.getByTestId('answer').last();
+    await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
+    expect((await answer.locator('.answer-text').textContent())?.length).toBeGreaterThan(0);
+    expect(await page.locator('.question').last().textContent()).toBe('Hello\nthere');
+    expect(await composer.inputValue()).toBe('');
+    expect(await page.getByRole('log').getAttribute('aria-busy')).toBe('false');
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();

@@ -43,12 +43,13 @@ const escapeAttribute = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** index.html with what the app needs to know (issuer, client, sign-out endpoint) in its meta tag. */
-export function webIndexHtml(template: string, config: Pick<ServiceConfig, 'auth'>): string {
+export function webIndexHtml(template: string, config: Pick<ServiceConfig, 'auth' | 'chat'>): string {
   const webConfig = {
     issuer: config.auth.issuer,
     clientId: WEB_CLIENT_ID,
     scopes: WEB_SCOPES,
     endSessionEndpoint: `${config.auth.authUrl}/federation/auth/v1/logout`,
+    chatModel: config.chat.modelName,
   };
   const meta = `<meta name="fed-web-config" content="${escapeAttribute(JSON.stringify(webConfig))}" />`;
   return template.replace(/<meta name="fed-web-config" content="[^"]*"\s*\/?>/, meta);

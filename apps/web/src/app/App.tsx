@@ -1,4 +1,5 @@
 import { useAuth } from '../lib/auth/auth-context';
+import { Chat } from '../features/chat/Chat';
 import { UserMenu } from '../features/profile/UserMenu';
 
 export function App() {
@@ -27,7 +28,9 @@ export function App() {
         <h1>Federation agent</h1>
         <UserMenu />
       </header>
-      <main className="workspace" id="main" />
+      <main className="workspace" id="main">
+        <Chat />
+      </main>
     </div>
   );
 }

@@ -5,15 +5,22 @@ export interface WebConfig {
   scopes: string[];
   /** Not in discovery (document 1's table is the contract), so the app is told. */
   endSessionEndpoint: string;
+  /** The chat API's `model` (CHAT_MODEL_NAME). */
+  chatModel: string;
 }
 
 export function readWebConfig(doc: Document = document): WebConfig {
   const content = doc.querySelector<HTMLMetaElement>('meta[name="fed-web-config"]')?.content;
   if (!content) throw new Error('the page carries no fed-web-config: it was not served by the platform');
   const config = JSON.parse(content) as Partial<WebConfig>;
-  const { issuer, clientId, scopes, endSessionEndpoint } = config;
-  if (typeof issuer !== 'string' || typeof clientId !== 'string' || typeof endSessionEndpoint !== 'string') {
-    throw new Error('fed-web-config lacks issuer, clientId or endSessionEndpoint');
+  const { issuer, clientId, scopes, endSessionEndpoint, chatModel } = config;
+  if (
+    typeof issuer !== 'string' ||
+    typeof clientId !== 'string' ||
+    typeof endSessionEndpoint !== 'string' ||
+    typeof chatModel !== 'string'
+  ) {
+    throw new Error('fed-web-config lacks issuer, clientId, endSessionEndpoint or chatModel');
   }
-  return { issuer, clientId, endSessionEndpoint, scopes: Array.isArray(scopes) ? scopes : ['openid'] };
+  return { issuer, clientId, endSessionEndpoint, chatModel, scopes: Array.isArray(scopes) ? scopes : ['openid'] };
 }
