@@ -111,6 +111,56 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await context.close();
   }, 60_000);
 
+  it('lists conversations in the sidebar, opens one with its history, renames, archives and restores, deletes', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const composer = page.getByLabel('Message');
+    await composer.fill('First question');
+    await composer.press('Enter');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+    const conversationId = new URL(page.url()).pathname.slice(3);
+    const sidebar = page.getByRole('navigation', { name: 'Conversations' });
+    const item = sidebar.locator(`[data-conversation-id="${conversationId}"]`);
+    await item.waitFor();
+
+    // The conversation's address opens it with its history.
+    await page.reload();
+    await page.locator('.question', { hasText: 'First question' }).waitFor();
+    expect(await page.locator('[data-testid="answer"][data-phase="completed"]').count()).toBe(1);
+
+    await item.getByRole('button', { name: /^Rename/ }).click();
+    await item.getByLabel('Title').fill('Renamed <b>chat</b>');
+    await item.getByRole('button', { name: 'Save' }).click();
+    await item.getByRole('button', { name: 'Renamed <b>chat</b>', exact: true }).waitFor();
+
+    // Archived (as chat-service does to idle ones, here by platformctl), it is in the archive view and comes back.
+    const archived = startProcess(
+      'dist/apps/platformctl/src/main.js',
+      ['conversations', 'archive', conversationId],
+      cleanEnv({ DATA_DIR: dataDir }),
+    );
+    expect(await archived.exited(30_000)).toBe(0);
+    await sidebar.getByRole('button', { name: 'Archive' }).click();
+    const inArchive = sidebar.locator(`[data-conversation-id="${conversationId}"]`);
+    await inArchive.getByRole('button', { name: 'Restore' }).click();
+    await sidebar.getByRole('button', { name: 'Chats' }).click();
+    await sidebar.locator(`[data-conversation-id="${conversationId}"]`).waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await sidebar
+      .locator(`[data-conversation-id="${conversationId}"]`)
+      .getByRole('button', { name: /^Delete/ })
+      .click();
+    await sidebar.locator(`[data-conversation-id="${conversationId}"]`).waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe('/');
+    await context.close();
+  }, 90_000);
+
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
     platform.child.kill('SIGTERM');
     await platform.exited(30_000);

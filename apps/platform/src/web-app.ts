@@ -84,6 +84,8 @@ export class WebAppRoutes implements OnModuleInit {
       res.end(index);
     };
     for (const appPath of WEB_APP_PATHS) this.routes.add('GET', appPath, serveIndex);
+    // A conversation opened in the app (`/c/<id>`).
+    this.routes.addPrefix('/c/', serveIndex, () => '/c/*');
     this.routes.add('GET', '/favicon.svg', (req, res) => serveFile(req, res, 'favicon.svg', 'public, max-age=86400'));
     this.routes.addPrefix('/assets/', (req, res) =>
       serveFile(req, res, decodedPath(req).slice(1), 'public, max-age=31536000, immutable'),

@@ -1,6 +1,38 @@
-import { useAuth } from '../lib/auth/auth-context';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
 import { Chat } from '../features/chat/Chat';
+import { CONVERSATIONS_KEY, ConversationList } from '../features/conversations/ConversationList';
 import { UserMenu } from '../features/profile/UserMenu';
+import { useAuth } from '../lib/auth/auth-context';
+import { usePath } from '../lib/use-path';
+
+const CONVERSATION_PATH = /^\/c\/([0-9a-f-]{36})$/;
+
+/** The signed-in screen: conversations beside the chat, the open one in the URL (`/c/<id>`). */
+function Workspace() {
+  const [path, navigate] = usePath();
+  const queries = useQueryClient();
+  const selected = CONVERSATION_PATH.exec(path)?.[1];
+  const select = useCallback(
+    (conversationId: string | undefined) => navigate(conversationId ? `/c/${conversationId}` : '/'),
+    [navigate],
+  );
+  const started = useCallback(
+    (conversationId: string) => {
+      navigate(`/c/${conversationId}`, { replace: true });
+      void queries.invalidateQueries({ queryKey: CONVERSATIONS_KEY });
+    },
+    [navigate, queries],
+  );
+  return (
+    <div className="workspace">
+      <ConversationList selected={selected} onSelect={select} />
+      <main id="main" className="main">
+        <Chat conversationId={selected} onStarted={started} />
+      </main>
+    </div>
+  );
+}
 
 export function App() {
   const { state, signIn } = useAuth();
@@ -28,9 +60,7 @@ export function App() {
         <h1>Federation agent</h1>
         <UserMenu />
       </header>
-      <main className="workspace" id="main">
-        <Chat />
-      </main>
+      <Workspace />
     </div>
   );
 }

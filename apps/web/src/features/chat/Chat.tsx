@@ -1,10 +1,17 @@
 import { type FormEvent, type KeyboardEvent, useState } from 'react';
+import type { TurnView } from './stream/turn-view';
 import { useConversationTurns } from './use-turn';
 
 const PHASE_LABEL = { streaming: 'Answering…', completed: '', unfinished: 'Stopped', failed: 'Failed' } as const;
 
-export function Chat() {
-  const { exchanges, streaming, send, stop } = useConversationTurns();
+interface Props {
+  conversationId?: string;
+  /** A new conversation's id, from its first turn's stream. */
+  onStarted(conversationId: string): void;
+}
+
+export function Chat({ conversationId, onStarted }: Props) {
+  const { items, streaming, send, stop } = useConversationTurns(conversationId, onStarted);
   const [draft, setDraft] = useState('');
 
   const submit = (event?: FormEvent) => {
@@ -22,18 +29,15 @@ export function Chat() {
   return (
     <section className="chat" aria-label="Conversation">
       <div className="messages" role="log" aria-live="polite" aria-busy={streaming}>
-        {exchanges.map((exchange, index) => (
-          <article key={index} className="exchange">
-            <p className="question">{exchange.question}</p>
-            <div className="answer" data-testid="answer" data-phase={exchange.answer.phase}>
-              <p className="answer-text">{exchange.answer.text}</p>
-              {exchange.answer.error && <p role="alert">{exchange.answer.error.message}</p>}
-              {PHASE_LABEL[exchange.answer.phase] && (
-                <p className="answer-phase">{PHASE_LABEL[exchange.answer.phase]}</p>
-              )}
-            </div>
-          </article>
-        ))}
+        {items.map((item) =>
+          item.kind === 'user' ? (
+            <p key={item.key} className="question">
+              {item.text}
+            </p>
+          ) : (
+            <Answer key={item.key} view={item.view} />
+          ),
+        )}
       </div>
       <form className="composer" onSubmit={submit}>
         <label htmlFor="composer-text" className="visually-hidden">
@@ -58,5 +62,15 @@ export function Chat() {
         )}
       </form>
     </section>
+  );
+}
+
+function Answer({ view }: { view: TurnView }) {
+  return (
+    <div className="answer" data-testid="answer" data-phase={view.phase}>
+      <p className="answer-text">{view.text}</p>
+      {view.error && <p role="alert">{view.error.message}</p>}
+      {PHASE_LABEL[view.phase] && <p className="answer-phase">{PHASE_LABEL[view.phase]}</p>}
+    </div>
   );
 }

@@ -1,35 +1,93 @@
-import { useCallback, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
 import { readWebConfig } from '../../lib/web-config';
-import { cancelTurn, readTurnStream, startTurn } from './stream/turn-stream';
-import { type StreamEvent, type TurnView, emptyTurn, reduceTurn } from './stream/turn-view';
-
-export interface Exchange {
-  question: string;
-  answer: TurnView;
-}
+import { type ChatItem, historyItem, loadHistory } from './history';
+import { cancelTurn, readTurnStream, resumeTurn, startTurn } from './stream/turn-stream';
+import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
 
 type Action =
-  { kind: 'ask'; question: string } | { kind: 'event'; event: StreamEvent } | { kind: 'refused'; message: string };
+  | { kind: 'reset'; items: ChatItem[] }
+  | { kind: 'ask'; question: string }
+  | { kind: 'event'; event: StreamEvent }
+  | { kind: 'refused'; message: string };
 
-function reduceExchanges(exchanges: Exchange[], action: Action): Exchange[] {
-  if (action.kind === 'ask') return [...exchanges, { question: action.question, answer: emptyTurn }];
-  const last = exchanges[exchanges.length - 1];
-  if (!last) return exchanges;
-  const answer =
+let keys = 0;
+
+function reduceItems(items: ChatItem[], action: Action): ChatItem[] {
+  if (action.kind === 'reset') return action.items;
+  if (action.kind === 'ask') {
+    return [
+      ...items,
+      { kind: 'user', key: `local-${++keys}`, text: action.question },
+      { kind: 'assistant', key: `local-${++keys}`, view: emptyTurn },
+    ];
+  }
+  const last = items[items.length - 1];
+  if (last?.kind !== 'assistant') return items;
+  const view =
     action.kind === 'event'
-      ? reduceTurn(last.answer, action.event)
-      : { ...last.answer, phase: 'failed' as const, error: { code: 'refused', message: action.message } };
-  return answer === last.answer ? exchanges : [...exchanges.slice(0, -1), { ...last, answer }];
+      ? reduceTurn(last.view, action.event)
+      : { ...last.view, phase: 'failed' as const, error: { code: 'refused', message: action.message } };
+  return view === last.view ? items : [...items.slice(0, -1), { ...last, view }];
 }
 
-/** The turns of this page's conversation: send, stream, stop. */
-export function useConversationTurns() {
+async function refusalOf(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+  return body?.error?.message ?? `${response.status} ${response.statusText}`;
+}
+
+/**
+ * The turns of one conversation: its history, then new turns streamed in. A conversation whose last answer is
+ * still being written (a reload, a second tab) is followed through the reconnect endpoint to its end.
+ */
+export function useConversationTurns(conversationId: string | undefined, onStarted: (conversationId: string) => void) {
   const auth = useAuth();
-  const [exchanges, dispatch] = useReducer(reduceExchanges, []);
-  const conversationId = useRef<string | undefined>(undefined);
+  const [items, dispatch] = useReducer(reduceItems, []);
+  const current = useRef<string | undefined>(undefined);
   const abort = useRef<AbortController | undefined>(undefined);
-  const streaming = exchanges[exchanges.length - 1]?.answer.phase === 'streaming';
+  const last = items[items.length - 1];
+  const streaming = last?.kind === 'assistant' && last.view.phase === 'streaming';
+
+  const follow = useCallback(async (response: Response, controller: AbortController) => {
+    try {
+      await readTurnStream(response, (event) => dispatch({ kind: 'event', event }));
+    } catch (error) {
+      if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
+    }
+  }, []);
+
+  useEffect(() => {
+    // The conversation this hook just started (its id came with the stream): nothing to load.
+    if (conversationId !== undefined && conversationId === current.current) return;
+    abort.current?.abort();
+    current.current = conversationId;
+    dispatch({ kind: 'reset', items: [] });
+    if (!conversationId) return;
+    const controller = new AbortController();
+    abort.current = controller;
+    void (async () => {
+      const token = await auth.accessToken();
+      const history = await loadHistory(token, conversationId);
+      if (controller.signal.aborted) return;
+      const loaded = history.map(historyItem);
+      const tail = loaded[loaded.length - 1];
+      if (tail?.kind === 'assistant' && tail.view.phase === 'streaming') {
+        // Follow the answer being written from its start; the reducer rebuilds it from the chunks.
+        loaded[loaded.length - 1] = { ...tail, view: { ...emptyTurn } };
+        dispatch({ kind: 'reset', items: loaded });
+        const response = await resumeTurn(conversationId, undefined, token, controller.signal);
+        if (response.ok) return follow(response, controller);
+        // It ended in the meantime (404 "no turn in progress"): the history has the whole answer now.
+        const ended = await loadHistory(token, conversationId);
+        if (!controller.signal.aborted) dispatch({ kind: 'reset', items: ended.map(historyItem) });
+        return;
+      }
+      dispatch({ kind: 'reset', items: loaded });
+    })().catch((error: unknown) => {
+      if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
+    });
+    return () => controller.abort();
+  }, [auth, conversationId, follow]);
 
   const send = useCallback(
     async (question: string) => {
@@ -40,30 +98,29 @@ export function useConversationTurns() {
         const token = await auth.accessToken();
         const { chatModel } = readWebConfig();
         const response = await startTurn(
-          { model: chatModel, conversationId: conversationId.current, text: question },
+          { model: chatModel, conversationId: current.current, text: question },
           token,
           controller.signal,
         );
-        if (!response.ok) {
-          const body = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
-          dispatch({ kind: 'refused', message: body?.error?.message ?? `${response.status}` });
-          return;
+        if (!response.ok) return dispatch({ kind: 'refused', message: await refusalOf(response) });
+        const started = response.headers.get('x-conversation-id');
+        if (started && started !== current.current) {
+          current.current = started;
+          onStarted(started);
         }
-        conversationId.current = response.headers.get('x-conversation-id') ?? conversationId.current;
-        await readTurnStream(response, (event) => dispatch({ kind: 'event', event }));
+        await follow(response, controller);
       } catch (error) {
-        if (!controller.signal.aborted)
-          dispatch({ kind: 'refused', message: error instanceof Error ? error.message : String(error) });
+        if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
       }
     },
-    [auth],
+    [auth, follow, onStarted],
   );
 
   const stop = useCallback(async () => {
-    if (!conversationId.current) return;
+    if (!current.current) return;
     // The turn ends itself with a final chunk (finishReason stop, unfinished), which the open stream shows.
-    await cancelTurn(conversationId.current, await auth.accessToken());
+    await cancelTurn(current.current, await auth.accessToken());
   }, [auth]);
 
-  return { exchanges, streaming, send, stop };
+  return { items, streaming, send, stop };
 }

@@ -1,0 +1,40 @@
+import type { Deliverable, Task } from '@fed/contracts/chat-chunk';
+import { apiJson } from '../../lib/api';
+import { type TurnView, emptyTurn } from './stream/turn-view';
+
+/** Document 2, "Message (history)". */
+export interface HistoryMessage {
+  conversationId: string;
+  messageId: string;
+  sender: 'User' | 'AI';
+  text: string;
+  createdAt: string;
+  status: { processing: boolean; unfinished: boolean };
+  tasks: Task[];
+  deliverables?: Deliverable[];
+}
+
+export type ChatItem = { kind: 'user'; key: string; text: string } | { kind: 'assistant'; key: string; view: TurnView };
+
+/** The latest messages of a conversation, oldest first (one page of 100; earlier pages come with scrolling later). */
+export async function loadHistory(token: string, conversationId: string): Promise<HistoryMessage[]> {
+  const page = await apiJson<{ messages: HistoryMessage[] }>(
+    `/api/v1/conversations/${encodeURIComponent(conversationId)}/messages?limit=100&order=desc`,
+    token,
+  );
+  return [...page.messages].reverse();
+}
+
+export function historyItem(message: HistoryMessage): ChatItem {
+  if (message.sender === 'User') return { kind: 'user', key: message.messageId, text: message.text };
+  const view: TurnView = {
+    ...emptyTurn,
+    conversationId: message.conversationId,
+    messageId: message.messageId,
+    text: message.text,
+    tasks: message.tasks,
+    deliverables: message.deliverables ?? [],
+    phase: message.status.processing ? 'streaming' : message.status.unfinished ? 'unfinished' : 'completed',
+  };
+  return { kind: 'assistant', key: message.messageId, view };
+}
