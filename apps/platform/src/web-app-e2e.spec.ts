@@ -101,6 +101,11 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     expect(await page.locator('.question').last().textContent()).toBe('Hello\nthere');
     expect(await composer.inputValue()).toBe('');
     expect(await page.getByRole('log').getAttribute('aria-busy')).toBe('false');
+    // The demo model calls one of the agent's tools first: its step is shown, ended, with its result on demand.
+    const step = answer.getByRole('list', { name: "The agent's steps" }).getByRole('listitem').first();
+    expect(await step.locator('.task-status').textContent()).toBe('Done');
+    await step.locator('summary').click();
+    await step.getByRole('heading', { name: 'Result' }).waitFor();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();

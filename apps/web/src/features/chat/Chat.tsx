@@ -1,6 +1,10 @@
-import { type FormEvent, type KeyboardEvent, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, Suspense, lazy, useState } from 'react';
+import { TaskList } from './components/TaskList';
 import type { TurnView } from './stream/turn-view';
 import { useConversationTurns } from './use-turn';
+
+// The Markdown renderer (and its highlighter) loads with the first answer, not with the first screen.
+const Markdown = lazy(() => import('./components/Markdown'));
 
 const PHASE_LABEL = { streaming: 'Answering…', completed: '', unfinished: 'Stopped', failed: 'Failed' } as const;
 
@@ -68,7 +72,12 @@ export function Chat({ conversationId, onStarted }: Props) {
 function Answer({ view }: { view: TurnView }) {
   return (
     <div className="answer" data-testid="answer" data-phase={view.phase}>
-      <p className="answer-text">{view.text}</p>
+      <TaskList steps={view.steps} />
+      <div className="answer-text">
+        <Suspense fallback={<p className="plain-text">{view.text}</p>}>
+          <Markdown text={view.text} />
+        </Suspense>
+      </div>
       {view.error && <p role="alert">{view.error.message}</p>}
       {PHASE_LABEL[view.phase] && <p className="answer-phase">{PHASE_LABEL[view.phase]}</p>}
     </div>

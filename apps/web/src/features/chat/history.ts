@@ -1,6 +1,6 @@
 import type { Deliverable, Task } from '@fed/contracts/chat-chunk';
 import { apiJson } from '../../lib/api';
-import { type TurnView, emptyTurn } from './stream/turn-view';
+import { type TurnView, emptyTurn, withTasks } from './stream/turn-view';
 
 /** Document 2, "Message (history)". */
 export interface HistoryMessage {
@@ -32,7 +32,7 @@ export function historyItem(message: HistoryMessage): ChatItem {
     conversationId: message.conversationId,
     messageId: message.messageId,
     text: message.text,
-    tasks: message.tasks,
+    steps: withTasks([], message.tasks),
     deliverables: message.deliverables ?? [],
     phase: message.status.processing ? 'streaming' : message.status.unfinished ? 'unfinished' : 'completed',
   };

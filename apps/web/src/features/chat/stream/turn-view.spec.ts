@@ -45,16 +45,16 @@ describe('the stream reducer: chunks in, the turn as shown out', () => {
     });
   });
 
-  it('shows each task once, in the order it started, with its latest status', () => {
+  it('shows each step once, in the order it started, with its latest status and how it started', () => {
     const view = run([
       role,
       entry('2-0', chunk({ delta: { tasks: [task('a', 'in_progress')] } })),
       entry('3-0', chunk({ delta: { tasks: [task('b', 'in_progress')] } })),
       entry('4-0', chunk({ delta: { tasks: [task('a', 'completed')] } })),
     ]);
-    expect(view.tasks.map((t) => [t.callId, t.status])).toEqual([
-      ['a', 'completed'],
-      ['b', 'in_progress'],
+    expect(view.steps.map((s) => [s.key, s.first.status, s.latest.status])).toEqual([
+      ['a', 'in_progress', 'completed'],
+      ['b', 'in_progress', 'in_progress'],
     ]);
   });
 

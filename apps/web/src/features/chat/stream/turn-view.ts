@@ -1,12 +1,20 @@
 import type { ChatCompletionChunk, Deliverable, Interaction, Task, UiResource } from '@fed/contracts/chat-chunk';
 
+export interface Step {
+  key: string;
+  /** As it started (a tool's input is described here). */
+  first: Task;
+  /** Its latest state (a tool's result). */
+  latest: Task;
+}
+
 /** What the app shows of one assistant turn, built from its chunks alone (document 2, "Events"). */
 export interface TurnView {
   conversationId?: string;
   messageId?: string;
   text: string;
-  /** In the order they first appeared; a later update of a task replaces it in place. */
-  tasks: Task[];
+  /** The agent's steps in the order they started; the tasks of one tool call (start, result) are one step. */
+  steps: Step[];
   interaction?: Interaction;
   uiResources: UiResource[];
   deliverables: Deliverable[];
@@ -21,7 +29,7 @@ export type StreamEvent =
   /** `data: [DONE]`. */
   | { kind: 'done' };
 
-export const emptyTurn: TurnView = { text: '', tasks: [], uiResources: [], deliverables: [], phase: 'streaming' };
+export const emptyTurn: TurnView = { text: '', steps: [], uiResources: [], deliverables: [], phase: 'streaming' };
 
 /** Run-stream entry ids are `<ms>-<seq>`; true when `a` comes after `b`. */
 export function isAfter(a: string, b: string): boolean {
@@ -31,6 +39,18 @@ export function isAfter(a: string, b: string): boolean {
 }
 
 const taskKey = (task: Task) => task.callId ?? `${task.actionType}@${task.createdAt}`;
+
+/** `steps` with `tasks` applied: a task of a known step updates it, another starts a new one. */
+export function withTasks(steps: Step[], tasks: Task[]): Step[] {
+  const next = [...steps];
+  for (const task of tasks) {
+    const key = taskKey(task);
+    const at = next.findIndex((step) => step.key === key);
+    if (at < 0) next.push({ key, first: task, latest: task });
+    else next[at] = { ...next[at]!, latest: task };
+  }
+  return next;
+}
 
 /**
  * The one place chunks become view state. An entry at or before the last applied one is a repeat (a resumed
@@ -49,15 +69,7 @@ export function reduceTurn(view: TurnView, event: StreamEvent): TurnView {
     next.messageId = delta.messageInfo.messageId;
   }
   if (delta.content) next.text = view.text + delta.content;
-  if (delta.tasks?.length) {
-    const tasks = [...view.tasks];
-    for (const task of delta.tasks) {
-      const at = tasks.findIndex((known) => taskKey(known) === taskKey(task));
-      if (at < 0) tasks.push(task);
-      else tasks[at] = task;
-    }
-    next.tasks = tasks;
-  }
+  if (delta.tasks?.length) next.steps = withTasks(view.steps, delta.tasks);
   if (delta.interaction) next.interaction = delta.interaction;
   if (delta.uiResource) next.uiResources = [...view.uiResources, delta.uiResource];
   if (choice.deliverables) next.deliverables = choice.deliverables;
