@@ -1,5 +1,6 @@
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import path from 'node:path';
 import tseslint from 'typescript-eslint';
 
 // Layers, lowest first. A project may depend on its own layer and the layers below it:
@@ -63,6 +64,35 @@ const testFiles = [
   'bench/src/**/*.ts',
 ];
 
+// The web app's one-way flow (style.md, "The web app"): app -> features -> lib, and no feature imports another.
+const webRoot = path.resolve('apps/web/src');
+const webPlace = (file) => {
+  const [top, feature] = path.relative(webRoot, file).split(path.sep);
+  return top === 'features' ? `features/${feature}` : top;
+};
+const webLayers = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const from = webPlace(context.filename);
+    return {
+      ImportDeclaration(node) {
+        const source = node.source.value;
+        if (!source.startsWith('.')) return;
+        const to = webPlace(path.resolve(path.dirname(context.filename), source));
+        const refused =
+          (from.startsWith('features/') && (to === 'app' || (to.startsWith('features/') && to !== from))) ||
+          (from === 'lib' && (to === 'app' || to.startsWith('features/')));
+        if (refused) {
+          context.report({
+            node: node.source,
+            message: `${from} may not import ${to}: the web app's code flows app -> features -> lib, and features do not import each other`,
+          });
+        }
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', 'dist/**', '.data/**', '.nx/**', 'coverage/**', 'bench/results/**'] },
   ...tseslint.configs.recommended,
@@ -108,6 +138,11 @@ export default tseslint.config(
   {
     files: ['libs/sign-in/src/**/*.spec.ts', 'libs/sign-in/src/testing/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [deepImports] }] },
+  },
+  {
+    files: ['apps/web/src/**/*.ts', 'apps/web/src/**/*.tsx'],
+    plugins: { web: { rules: { layers: webLayers } } },
+    rules: { 'web/layers': 'error' },
   },
   {
     files: ['**/*.cjs', '**/*.mjs'],

@@ -21,7 +21,7 @@ const eslint = new ESLint({ cwd: process.cwd() });
 const errors = [];
 for (const { filePath, code } of probes) {
   const [result] = await eslint.lintText(code, { filePath });
-  errors.push(result.messages.filter((m) => ['@nx/enforce-module-boundaries', 'no-restricted-imports'].includes(m.ruleId)).map((m) => m.message));
+  errors.push(result.messages.filter((m) => ['@nx/enforce-module-boundaries', 'no-restricted-imports', 'web/layers'].includes(m.ruleId)).map((m) => m.message));
 }
 console.log(JSON.stringify(errors));
 `;
@@ -104,6 +104,21 @@ const layerProbes: (Probe & { name: string })[] = [
     filePath: 'libs/sign-in/src/probe.ts',
     code: importing('@fed/identity/internal'),
   },
+  {
+    name: 'forbids a web feature from importing another',
+    filePath: 'apps/web/src/features/chat/probe.ts',
+    code: importing('../conversations/api'),
+  },
+  {
+    name: 'forbids the web lib from importing a feature or the app',
+    filePath: 'apps/web/src/lib/probe.ts',
+    code: `${importing('../features/chat/Chat')}import * as app from '../app/App';\nexport const y = app;\n`,
+  },
+  {
+    name: 'lets a web feature use the lib and its own files',
+    filePath: 'apps/web/src/features/chat/components/probe.ts',
+    code: `${importing('../../../lib/api')}import * as own from '../stream/turn-view';\nexport const y = own;\n`,
+  },
 ];
 
 describe('module boundaries', () => {
@@ -154,6 +169,17 @@ describe('module boundaries', () => {
       expect.stringContaining("Only libs/sign-in uses the identity library's inner surface"),
     ]);
     expect(layerErrors('lets libs/sign-in build on the identity library')).toEqual([]);
+  });
+
+  it("keeps the web app's flow one way: app -> features -> lib, no feature importing another", () => {
+    expect(layerErrors('forbids a web feature from importing another')).toEqual([
+      expect.stringContaining('features/chat may not import features/conversations'),
+    ]);
+    expect(layerErrors('forbids the web lib from importing a feature or the app')).toEqual([
+      expect.stringContaining('lib may not import features/chat'),
+      expect.stringContaining('lib may not import app'),
+    ]);
+    expect(layerErrors('lets a web feature use the lib and its own files')).toEqual([]);
   });
 
   it('gives every domain lib its own scope tag and a row in the table of eslint.config.mjs', () => {
