@@ -166,6 +166,33 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await context.close();
   }, 90_000);
 
+  it("shows the agent's request (ask_user) and answers it with the next message of the conversation", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const composer = page.getByLabel('Message');
+    // The demo model calls the tool the user names, with the user's words as its question.
+    await composer.fill('Please ask_user which colour I like');
+    await composer.press('Enter');
+    const request = page.getByTestId('interaction');
+    await request.waitFor({ timeout: 20_000 });
+    expect(await request.getByRole('heading').textContent()).toBe('The agent asks you to choose');
+    expect(await request.locator('.interaction-content').textContent()).toContain('which colour I like');
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+
+    // Reloaded, the history shows the request still open.
+    await page.reload();
+    await page.getByTestId('interaction').getByText('Answer in the message box below.').waitFor();
+    await composer.fill('Blue');
+    await composer.press('Enter');
+    await page.getByTestId('interaction').getByText('Answered.').waitFor();
+    await page.locator('.question', { hasText: 'Blue' }).waitFor();
+    await context.close();
+  }, 90_000);
+
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
     platform.child.kill('SIGTERM');
     await platform.exited(30_000);

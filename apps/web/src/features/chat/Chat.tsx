@@ -1,4 +1,5 @@
 import { type FormEvent, type KeyboardEvent, Suspense, lazy, useState } from 'react';
+import { InteractionRequest } from './components/InteractionRequest';
 import { TaskList } from './components/TaskList';
 import type { TurnView } from './stream/turn-view';
 import { useConversationTurns } from './use-turn';
@@ -33,13 +34,19 @@ export function Chat({ conversationId, onStarted }: Props) {
   return (
     <section className="chat" aria-label="Conversation">
       <div className="messages" role="log" aria-live="polite" aria-busy={streaming}>
-        {items.map((item) =>
+        {items.map((item, index) =>
           item.kind === 'user' ? (
             <p key={item.key} className="question">
               {item.text}
             </p>
           ) : (
-            <Answer key={item.key} view={item.view} />
+            <Answer
+              key={item.key}
+              view={item.view}
+              // Only the last answer's request is still open: any later message answered it.
+              open={index === items.length - 1 && !streaming}
+              onAnswer={(text) => void send(text)}
+            />
           ),
         )}
       </div>
@@ -69,7 +76,7 @@ export function Chat({ conversationId, onStarted }: Props) {
   );
 }
 
-function Answer({ view }: { view: TurnView }) {
+function Answer({ view, open, onAnswer }: { view: TurnView; open: boolean; onAnswer(text: string): void }) {
   return (
     <div className="answer" data-testid="answer" data-phase={view.phase}>
       <TaskList steps={view.steps} />
@@ -78,6 +85,7 @@ function Answer({ view }: { view: TurnView }) {
           <Markdown text={view.text} />
         </Suspense>
       </div>
+      {view.interaction && <InteractionRequest interaction={view.interaction} open={open} onAnswer={onAnswer} />}
       {view.error && <p role="alert">{view.error.message}</p>}
       {PHASE_LABEL[view.phase] && <p className="answer-phase">{PHASE_LABEL[view.phase]}</p>}
     </div>

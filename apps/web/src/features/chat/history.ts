@@ -1,4 +1,4 @@
-import type { Deliverable, Task } from '@fed/contracts/chat-chunk';
+import type { Deliverable, Interaction, Task } from '@fed/contracts/chat-chunk';
 import { apiJson } from '../../lib/api';
 import { type TurnView, emptyTurn, withTasks } from './stream/turn-view';
 
@@ -36,5 +36,20 @@ export function historyItem(message: HistoryMessage): ChatItem {
     deliverables: message.deliverables ?? [],
     phase: message.status.processing ? 'streaming' : message.status.unfinished ? 'unfinished' : 'completed',
   };
-  return { kind: 'assistant', key: message.messageId, view };
+  const interaction = pendingInteraction(message.tasks);
+  return { kind: 'assistant', key: message.messageId, view: interaction ? { ...view, interaction } : view };
+}
+
+/** In history a request is a pending task whose metadata names it (document 2, "Task object"). */
+function pendingInteraction(tasks: Task[]): Interaction | undefined {
+  const task = [...tasks].reverse().find((t) => t.status === 'pending' && t.metadata?.interaction_type);
+  if (!task) return undefined;
+  const type = task.metadata?.interaction_type;
+  if (type !== 'choice' && type !== 'confirmation' && type !== 'question') return undefined;
+  const options = task.metadata?.options;
+  return {
+    interactionType: type,
+    content: task.content ?? '',
+    ...(Array.isArray(options) ? { options: options.filter((o): o is string => typeof o === 'string') } : {}),
+  };
 }

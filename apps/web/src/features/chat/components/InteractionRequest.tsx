@@ -1,0 +1,66 @@
+import type { Interaction } from '@fed/contracts/chat-chunk';
+import { type FormEvent, useState } from 'react';
+
+interface Props {
+  interaction: Interaction;
+  /** Still open: the next message of the conversation answers it. */
+  open: boolean;
+  onAnswer(text: string): void;
+}
+
+/**
+ * A request of the agent, answered by a new message with the same conversation (document 2): a choice's options
+ * and a confirmation's labels as buttons, a question as a form.
+ */
+export function InteractionRequest({ interaction, open, onAnswer }: Props) {
+  const [reply, setReply] = useState('');
+  const { interactionType, content } = interaction;
+  const options = interaction.options ?? [];
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (reply.trim()) onAnswer(reply.trim());
+  };
+  const heading =
+    interactionType === 'confirmation'
+      ? 'The agent asks for your approval before it goes on'
+      : interactionType === 'choice'
+        ? 'The agent asks you to choose'
+        : 'The agent has a question';
+
+  return (
+    <section className={`interaction interaction-${interactionType}`} aria-label={heading} data-testid="interaction">
+      <h3>{heading}</h3>
+      <p className="interaction-content">{content}</p>
+      {interactionType === 'question' ? (
+        open && (
+          <form onSubmit={submit} className="interaction-form">
+            <label htmlFor="interaction-reply">Your answer</label>
+            <textarea
+              id="interaction-reply"
+              rows={2}
+              value={reply}
+              onChange={(event) => setReply(event.target.value)}
+            />
+            <button type="submit" disabled={!reply.trim()}>
+              Answer
+            </button>
+          </form>
+        )
+      ) : (
+        <div className="interaction-options" role="group" aria-label={heading}>
+          {(options.length > 0 ? options : interactionType === 'confirmation' ? ['Approve', 'Deny'] : []).map(
+            (option) => (
+              <button key={option} type="button" disabled={!open} onClick={() => onAnswer(option)}>
+                {option}
+              </button>
+            ),
+          )}
+        </div>
+      )}
+      {open && interactionType === 'choice' && options.length === 0 && (
+        <p className="muted">Answer in the message box below.</p>
+      )}
+      {!open && <p className="muted">Answered.</p>}
+    </section>
+  );
+}
