@@ -13,6 +13,16 @@ type Action =
 
 let keys = 0;
 
+const RESUME_ATTEMPTS = 6;
+const RESUME_BASE_MS = 500;
+const RESUME_MAX_MS = 8_000;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 function reduceItems(items: ChatItem[], action: Action): ChatItem[] {
   if (action.kind === 'reset') return action.items;
   if (action.kind === 'ask') {
@@ -48,13 +58,51 @@ export function useConversationTurns(conversationId: string | undefined, onStart
   const last = items[items.length - 1];
   const streaming = last?.kind === 'assistant' && last.view.phase === 'streaming';
 
-  const follow = useCallback(async (response: Response, controller: AbortController) => {
-    try {
-      await readTurnStream(response, (event) => dispatch({ kind: 'event', event }));
-    } catch (error) {
-      if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
-    }
-  }, []);
+  /**
+   * Reads a turn's stream to its end. A connection that drops before `[DONE]` is resumed with `Last-Event-ID`
+   * (the reducer drops what was already applied); a turn that ended meanwhile is read from history.
+   */
+  const follow = useCallback(
+    async (first: Response, controller: AbortController) => {
+      let lastEventId: string | undefined;
+      let done = false;
+      const onEvent = (event: StreamEvent) => {
+        if (event.kind === 'done') done = true;
+        else if (event.id !== undefined) lastEventId = event.id;
+        dispatch({ kind: 'event', event });
+      };
+      let response: Response | undefined = first;
+      for (let attempt = 0; !done && !controller.signal.aborted; attempt++) {
+        try {
+          if (response) await readTurnStream(response, onEvent);
+        } catch {
+          // Dropped: resumed below.
+        }
+        response = undefined;
+        const conversationId = current.current;
+        if (done || controller.signal.aborted || !conversationId) return;
+        if (attempt >= RESUME_ATTEMPTS) {
+          dispatch({ kind: 'refused', message: 'The connection was lost; reload to see the answer.' });
+          return;
+        }
+        await sleep(Math.min(RESUME_BASE_MS * 2 ** attempt, RESUME_MAX_MS), controller.signal);
+        try {
+          const token = await auth.accessToken();
+          const resumed = await resumeTurn(conversationId, lastEventId, token, controller.signal);
+          if (resumed.ok) response = resumed;
+          else if (resumed.status === 404) {
+            // No turn in progress any more: the stored message is the whole answer.
+            const history = await loadHistory(token, conversationId);
+            if (!controller.signal.aborted) dispatch({ kind: 'reset', items: history.map(historyItem) });
+            return;
+          }
+        } catch {
+          // Still offline: the next attempt waits longer.
+        }
+      }
+    },
+    [auth],
+  );
 
   useEffect(() => {
     // The conversation this hook just started (its id came with the stream): nothing to load.

@@ -34,6 +34,8 @@ export function startTurn(request: TurnRequest, token: string, signal: AbortSign
     body: JSON.stringify({
       model: request.model,
       stream: true,
+      // The app renders Markdown (the API's default, plain, strips it).
+      outputFormat: 'markdown',
       ...(request.conversationId ? { conversationId: request.conversationId } : {}),
       messages: [{ role: 'user', content: request.text }],
     }),

@@ -1,0 +1,181 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { stringify } from 'yaml';
+import {
+  type ProcessHandle,
+  ScriptedUpstream,
+  TcpProxy,
+  buildDist,
+  buildWeb,
+  cleanEnv,
+  freePort,
+  startProcess,
+} from '@fed/testing';
+import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
+import { type DemoCredentials } from './demo-realm';
+import { textAnswer } from './testing/model-answers';
+
+const main = 'dist/apps/platform/src/main.js';
+
+/** The web app over answers of the scripted model provider: untrusted Markdown, slow streams, reloads, stop. */
+describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted model', () => {
+  let dataDir: string;
+  let base: string;
+  let upstream: ScriptedUpstream;
+  let proxy: TcpProxy;
+  let platform: ProcessHandle;
+  let browser: Browser;
+  let demo: DemoCredentials;
+
+  beforeAll(async () => {
+    buildDist();
+    buildWeb();
+    upstream = await ScriptedUpstream.start();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-web-streams-'));
+    const routingFile = path.join(dataDir, 'routing.yaml');
+    writeFileSync(
+      routingFile,
+      stringify({
+        providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
+        models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: 'upstream-model' }] }],
+        retries: { attempts: 1 },
+      }),
+    );
+    const port = await freePort();
+    // The browser reaches the platform through a proxy that a test can cut, as a dropped connection.
+    proxy = await TcpProxy.start(`http://127.0.0.1:${port}`);
+    base = proxy.urlFor(`http://127.0.0.1:${port}`).replace(/\/$/, '');
+    platform = startProcess(
+      main,
+      [],
+      cleanEnv({
+        PORT: String(port),
+        PUBLIC_URL: base,
+        DATA_DIR: dataDir,
+        LLM_GATEWAY_ROUTING_FILE: routingFile,
+        AGENT_MODEL: 'agent-model',
+        AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
+      }),
+    );
+    await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    browser = await launchChromium();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    platform?.child.kill('SIGKILL');
+    await upstream?.close();
+    await proxy?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function signedIn(): Promise<Page> {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Message').waitFor();
+    return page;
+  }
+
+  async function ask(page: Page, text: string): Promise<void> {
+    await page.getByLabel('Message').fill(text);
+    await page.getByLabel('Message').press('Enter');
+  }
+
+  const answerText = (page: Page) => page.getByTestId('answer').last().locator('.answer-text');
+  const ended = (page: Page, phase = 'completed') =>
+    page.locator(`[data-testid="answer"][data-phase="${phase}"]`).last().waitFor({ timeout: 20_000 });
+
+  it('renders the model answer as Markdown without ever running or loading what it carries', async () => {
+    upstream.enqueue(
+      textAnswer([
+        '| a | b |\n|---|---|\n| 1 | 2 |\n\n',
+        '```js\nconst x = 1;\n```\n\n',
+        '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>\n\n',
+        '[click](javascript:window.pwned=3) [site](https://example.com/)',
+      ]),
+    );
+    const page = await signedIn();
+    await ask(page, 'Show me markup');
+    await ended(page);
+    const answer = answerText(page);
+    await answer.locator('table td', { hasText: '2' }).waitFor();
+    expect(await answer.locator('code.language-js .hljs-keyword').first().textContent()).toBe('const');
+    expect(await answer.locator('img, script').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<img src=x onerror="window.pwned=1">');
+    expect(await answer.getByRole('link', { name: 'click' }).getAttribute('href')).toBe('');
+    const site = answer.getByRole('link', { name: 'site' });
+    expect(await site.getAttribute('href')).toBe('https://example.com/');
+    expect(await site.getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    await answer.getByRole('link', { name: 'click' }).click();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    await page.context().close();
+  }, 60_000);
+
+  it('resumes a reload mid-answer with nothing lost or shown twice, and a second tab follows the same turn', async () => {
+    const pieces = Array.from({ length: 24 }, (_, i) => `p${i} `);
+    upstream.enqueue(textAnswer(pieces, 150));
+    const page = await signedIn();
+    await ask(page, 'Answer slowly');
+    await answer(page, 'p3 ');
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+    const second = await signedIn();
+    await second.goto(page.url());
+
+    await page.reload();
+    await ended(page);
+    await ended(second);
+    expect(await answerText(page).textContent()).toBe(pieces.join('').trim());
+    expect(await answerText(second).textContent()).toBe(pieces.join('').trim());
+    await page.context().close();
+    await second.context().close();
+  }, 60_000);
+
+  it('resumes a dropped connection with Last-Event-ID: the answer ends whole, each piece once', async () => {
+    const pieces = Array.from({ length: 20 }, (_, i) => `d${i} `);
+    upstream.enqueue(textAnswer(pieces, 150));
+    const page = await signedIn();
+    const resumes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && /\/api\/v1\/chat\/completions\/[0-9a-f-]{36}$/.test(request.url())) {
+        resumes.push(request.headers()['last-event-id'] ?? '');
+      }
+    });
+    await ask(page, 'Answer through a drop');
+    await answer(page, 'd2 ');
+    await proxy.cut();
+    await proxy.restore();
+    await ended(page);
+    expect(await answerText(page).textContent()).toBe(pieces.join('').trim());
+    expect(resumes.length).toBeGreaterThan(0);
+    expect(resumes[0]).toMatch(/^\d+-\d+$/);
+    await page.context().close();
+  }, 60_000);
+
+  it('stops an answer with Stop: the turn ends unfinished with what was written', async () => {
+    upstream.enqueue(
+      textAnswer(
+        Array.from({ length: 40 }, (_, i) => `s${i} `),
+        200,
+      ),
+    );
+    const page = await signedIn();
+    await ask(page, 'Answer at length');
+    await answer(page, 's2 ');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await ended(page, 'unfinished');
+    expect(await page.getByTestId('answer').last().getByText('Stopped').count()).toBe(1);
+    expect(await answerText(page).textContent()).not.toContain('s39');
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await page.context().close();
+  }, 60_000);
+
+  async function answer(page: Page, shown: string): Promise<void> {
+    await answerText(page).getByText(shown, { exact: false }).first().waitFor({ timeout: 20_000 });
+  }
+});
