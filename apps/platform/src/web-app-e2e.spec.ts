@@ -193,6 +193,44 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await context.close();
   }, 90_000);
 
+  it("sends the options chosen in the composer with the chat request, from the catalog's lists", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/chat/completions')) {
+        bodies.push(request.postDataJSON() as Record<string, unknown>);
+      }
+    });
+    await page.getByText('Options').click();
+    await page.getByLabel('Persona').selectOption({ label: 'Concise analyst' });
+    await page.getByLabel('Answer format').selectOption('plain');
+    await page.getByLabel('Private mode').check();
+    await page.getByLabel('Agent mode (tools)').uncheck();
+    await page.getByLabel('Work report').selectOption('without');
+    await page.getByLabel('Message').fill('With options');
+    await page.getByLabel('Message').press('Enter');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
+    expect(bodies).toEqual([
+      expect.objectContaining({
+        model: expect.any(String),
+        stream: true,
+        personaKey: 'concise-analyst',
+        outputFormat: 'plain',
+        privateMode: true,
+        agentMode: false,
+        reportMode: 'without',
+        agentLevel: 'default',
+        messages: [{ role: 'user', content: 'With options' }],
+      }),
+    ]);
+    await context.close();
+  }, 60_000);
+
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
     platform.child.kill('SIGTERM');
     await platform.exited(30_000);

@@ -1,6 +1,8 @@
 import { type FormEvent, type KeyboardEvent, Suspense, lazy, useState } from 'react';
 import { InteractionRequest } from './components/InteractionRequest';
 import { TaskList } from './components/TaskList';
+import { TurnOptionsPanel } from './components/TurnOptionsPanel';
+import { defaultTurnOptions } from './stream/turn-stream';
 import type { TurnView } from './stream/turn-view';
 import { useConversationTurns } from './use-turn';
 
@@ -18,13 +20,14 @@ interface Props {
 export function Chat({ conversationId, onStarted }: Props) {
   const { items, streaming, send, stop } = useConversationTurns(conversationId, onStarted);
   const [draft, setDraft] = useState('');
+  const [options, setOptions] = useState(defaultTurnOptions);
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
     const text = draft.trim();
     if (!text || streaming) return;
     setDraft('');
-    void send(text);
+    void send(text, options);
   };
   // Enter sends, Shift+Enter starts a new line (and Enter while composing an IME word does neither).
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -45,11 +48,12 @@ export function Chat({ conversationId, onStarted }: Props) {
               view={item.view}
               // Only the last answer's request is still open: any later message answered it.
               open={index === items.length - 1 && !streaming}
-              onAnswer={(text) => void send(text)}
+              onAnswer={(text) => void send(text, options)}
             />
           ),
         )}
       </div>
+      <TurnOptionsPanel options={options} onChange={setOptions} />
       <form className="composer" onSubmit={submit}>
         <label htmlFor="composer-text" className="visually-hidden">
           Message

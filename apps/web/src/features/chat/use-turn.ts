@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
 import { readWebConfig } from '../../lib/web-config';
 import { type ChatItem, historyItem, loadHistory } from './history';
-import { cancelTurn, readTurnStream, resumeTurn, startTurn } from './stream/turn-stream';
+import { type TurnOptions, cancelTurn, readTurnStream, resumeTurn, startTurn } from './stream/turn-stream';
 import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
 
 type Action =
@@ -138,7 +138,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
   }, [auth, conversationId, follow]);
 
   const send = useCallback(
-    async (question: string) => {
+    async (question: string, options: TurnOptions) => {
       dispatch({ kind: 'ask', question });
       const controller = new AbortController();
       abort.current = controller;
@@ -146,7 +146,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
         const token = await auth.accessToken();
         const { chatModel } = readWebConfig();
         const response = await startTurn(
-          { model: chatModel, conversationId: current.current, text: question },
+          { model: chatModel, conversationId: current.current, text: question, options },
           token,
           controller.signal,
         );

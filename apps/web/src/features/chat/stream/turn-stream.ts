@@ -19,10 +19,34 @@ export async function readTurnStream(response: Response, onEvent: (event: Stream
   }
 }
 
+/** The chat request's options the app offers (document 2, "Chat request"); defaults as the API's, but Markdown. */
+export interface TurnOptions {
+  outputFormat: 'markdown' | 'plain';
+  agentLevel: 'default' | 'high_performance';
+  agentMode: boolean;
+  privateMode: boolean;
+  reportMode: 'with' | 'without';
+  personaKey?: string;
+  playbookId?: string;
+  skillIds?: string[];
+}
+
+export const MAX_SKILLS = 10;
+
+// The app renders Markdown, so it asks for it (the API's default, plain, strips it).
+export const defaultTurnOptions: TurnOptions = {
+  outputFormat: 'markdown',
+  agentLevel: 'default',
+  agentMode: true,
+  privateMode: false,
+  reportMode: 'with',
+};
+
 export interface TurnRequest {
   model: string;
   conversationId?: string;
   text: string;
+  options: TurnOptions;
 }
 
 /** `POST /api/v1/chat/completions` (document 2), streamed. */
@@ -34,8 +58,8 @@ export function startTurn(request: TurnRequest, token: string, signal: AbortSign
     body: JSON.stringify({
       model: request.model,
       stream: true,
-      // The app renders Markdown (the API's default, plain, strips it).
-      outputFormat: 'markdown',
+      ...request.options,
+      ...(request.options.skillIds?.length ? {} : { skillIds: undefined }),
       ...(request.conversationId ? { conversationId: request.conversationId } : {}),
       messages: [{ role: 'user', content: request.text }],
     }),
