@@ -89,7 +89,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await page.getByTestId('user-name').waitFor();
 
     // Shift+Enter is a new line, Enter sends; the offline demo model's answer streams in and ends completed.
-    const composer = page.getByLabel('Message');
+    const composer = page.getByLabel('Message', { exact: true });
     await composer.fill('Hello');
     await composer.press('Shift+Enter');
     await composer.pressSequentially('there');
@@ -123,7 +123,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await page.getByLabel('E-mail address or username').fill(demo.user.login);
     await page.getByLabel('Password').fill(demo.user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    const composer = page.getByLabel('Message');
+    const composer = page.getByLabel('Message', { exact: true });
     await composer.fill('First question');
     await composer.press('Enter');
     await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
@@ -173,7 +173,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await page.getByLabel('E-mail address or username').fill(demo.user.login);
     await page.getByLabel('Password').fill(demo.user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    const composer = page.getByLabel('Message');
+    const composer = page.getByLabel('Message', { exact: true });
     // The demo model calls the tool the user names, with the user's words as its question.
     await composer.fill('Please ask_user which colour I like');
     await composer.press('Enter');
@@ -212,8 +212,8 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await page.getByLabel('Private mode').check();
     await page.getByLabel('Agent mode (tools)').uncheck();
     await page.getByLabel('Work report').selectOption('without');
-    await page.getByLabel('Message').fill('With options');
-    await page.getByLabel('Message').press('Enter');
+    await page.getByLabel('Message', { exact: true }).fill('With options');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
     await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
     expect(bodies).toEqual([
       expect.objectContaining({
@@ -228,6 +228,35 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
         messages: [{ role: 'user', content: 'With options' }],
       }),
     ]);
+    await context.close();
+  }, 60_000);
+
+  it('searches messages and opens a result at its message, the snippet shown as text with its match marked', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Message', { exact: true }).fill('Tell me about the <i>quokka</i> of Rottnest');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+    const conversationId = new URL(page.url()).pathname.slice(3);
+    await page.getByRole('button', { name: 'New chat' }).click();
+    expect(new URL(page.url()).pathname).toBe('/');
+
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('quokka');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const result = page.getByRole('list', { name: 'Search results' }).getByRole('button').first();
+    await result.waitFor();
+    expect(await result.locator('mark').first().textContent()).toBe('quokka');
+    expect(await result.locator('i').count()).toBe(0);
+    expect(await result.textContent()).toContain('<i>');
+    await result.click();
+    await page.waitForURL(new RegExp(`/c/${conversationId}\\?m=`));
+    await page.locator('.found').waitFor();
+    expect(await page.locator('.found').textContent()).toContain('quokka');
     await context.close();
   }, 60_000);
 

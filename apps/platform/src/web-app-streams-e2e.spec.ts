@@ -78,13 +78,13 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
     await page.getByLabel('E-mail address or username').fill(demo.user.login);
     await page.getByLabel('Password').fill(demo.user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Message').waitFor();
+    await page.getByLabel('Message', { exact: true }).waitFor();
     return page;
   }
 
   async function ask(page: Page, text: string): Promise<void> {
-    await page.getByLabel('Message').fill(text);
-    await page.getByLabel('Message').press('Enter');
+    await page.getByLabel('Message', { exact: true }).fill(text);
+    await page.getByLabel('Message', { exact: true }).press('Enter');
   }
 
   const answerText = (page: Page) => page.getByTestId('answer').last().locator('.answer-text');

@@ -3,6 +3,7 @@ import { useCallback } from 'react';
 import { Chat } from '../features/chat/Chat';
 import { CONVERSATIONS_KEY, ConversationList } from '../features/conversations/ConversationList';
 import { UserMenu } from '../features/profile/UserMenu';
+import { SearchPanel } from '../features/search/SearchPanel';
 import { useAuth } from '../lib/auth/auth-context';
 import { usePath } from '../lib/use-path';
 
@@ -10,9 +11,11 @@ const CONVERSATION_PATH = /^\/c\/([0-9a-f-]{36})$/;
 
 /** The signed-in screen: conversations beside the chat, the open one in the URL (`/c/<id>`). */
 function Workspace() {
-  const [path, navigate] = usePath();
+  const [location, navigate] = usePath();
   const queries = useQueryClient();
-  const selected = CONVERSATION_PATH.exec(path)?.[1];
+  const selected = CONVERSATION_PATH.exec(location.pathname)?.[1];
+  // A search result opens its conversation at the message (`?m=<message id>`).
+  const focusMessageId = selected ? (location.searchParams.get('m') ?? undefined) : undefined;
   const select = useCallback(
     (conversationId: string | undefined) => navigate(conversationId ? `/c/${conversationId}` : '/'),
     [navigate],
@@ -26,9 +29,14 @@ function Workspace() {
   );
   return (
     <div className="workspace">
-      <ConversationList selected={selected} onSelect={select} />
+      <aside className="sidebar">
+        <SearchPanel
+          onOpen={(conversationId, messageId) => navigate(`/c/${conversationId}?m=${encodeURIComponent(messageId)}`)}
+        />
+        <ConversationList selected={selected} onSelect={select} />
+      </aside>
       <main id="main" className="main">
-        <Chat conversationId={selected} onStarted={started} />
+        <Chat conversationId={selected} focusMessageId={focusMessageId} onStarted={started} />
       </main>
     </div>
   );

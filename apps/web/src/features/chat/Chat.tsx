@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, Suspense, lazy, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { InteractionRequest } from './components/InteractionRequest';
 import { TaskList } from './components/TaskList';
 import { TurnOptionsPanel } from './components/TurnOptionsPanel';
@@ -13,12 +13,22 @@ const PHASE_LABEL = { streaming: 'Answering…', completed: '', unfinished: 'Sto
 
 interface Props {
   conversationId?: string;
+  /** A message to show and mark once the history is in (a search result). */
+  focusMessageId?: string;
   /** A new conversation's id, from its first turn's stream. */
   onStarted(conversationId: string): void;
 }
 
-export function Chat({ conversationId, onStarted }: Props) {
+export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
   const { items, streaming, send, stop } = useConversationTurns(conversationId, onStarted);
+  const log = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!focusMessageId) return;
+    const target = log.current?.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(focusMessageId)}"]`);
+    if (!target) return;
+    target.scrollIntoView({ block: 'center' });
+    target.focus();
+  }, [focusMessageId, items.length]);
   const [draft, setDraft] = useState('');
   const [options, setOptions] = useState(defaultTurnOptions);
 
@@ -36,15 +46,22 @@ export function Chat({ conversationId, onStarted }: Props) {
 
   return (
     <section className="chat" aria-label="Conversation">
-      <div className="messages" role="log" aria-live="polite" aria-busy={streaming}>
+      <div className="messages" role="log" aria-live="polite" aria-busy={streaming} ref={log}>
         {items.map((item, index) =>
           item.kind === 'user' ? (
-            <p key={item.key} className="question">
+            <p
+              key={item.key}
+              className={`question${item.key === focusMessageId ? ' found' : ''}`}
+              data-message-id={item.key}
+              tabIndex={-1}
+            >
               {item.text}
             </p>
           ) : (
             <Answer
               key={item.key}
+              messageKey={item.key}
+              found={item.key === focusMessageId}
               view={item.view}
               // Only the last answer's request is still open: any later message answered it.
               open={index === items.length - 1 && !streaming}
@@ -80,9 +97,23 @@ export function Chat({ conversationId, onStarted }: Props) {
   );
 }
 
-function Answer({ view, open, onAnswer }: { view: TurnView; open: boolean; onAnswer(text: string): void }) {
+interface AnswerProps {
+  messageKey: string;
+  found: boolean;
+  view: TurnView;
+  open: boolean;
+  onAnswer(text: string): void;
+}
+
+function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps) {
   return (
-    <div className="answer" data-testid="answer" data-phase={view.phase}>
+    <div
+      className={`answer${found ? ' found' : ''}`}
+      data-testid="answer"
+      data-phase={view.phase}
+      data-message-id={messageKey}
+      tabIndex={-1}
+    >
       <TaskList steps={view.steps} />
       <div className="answer-text">
         <Suspense fallback={<p className="plain-text">{view.text}</p>}>

@@ -43,7 +43,7 @@ export function ConversationList({ selected, onSelect }: Props) {
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   return (
-    <nav className="sidebar" aria-label="Conversations">
+    <nav className="conversations" aria-label="Conversations">
       <button type="button" className="new-chat" onClick={() => onSelect(undefined)}>
         New chat
       </button>
