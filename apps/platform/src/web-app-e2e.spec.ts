@@ -260,6 +260,64 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     await context.close();
   }, 60_000);
 
+  it('attaches files (uploaded with progress, cancellable), sends them with the message, and downloads what the agent wrote', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByLabel('E-mail address or username').fill(demo.user.login);
+    await page.getByLabel('Password').fill(demo.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const bodies: Record<string, unknown>[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/chat/completions')) {
+        bodies.push(request.postDataJSON() as Record<string, unknown>);
+      }
+    });
+    const attached = page.getByRole('list', { name: 'Attached files' });
+
+    // An upload still under way (held here, as on a slow line) is cancelled: it leaves the list.
+    await page.route('**/api/v1/files', () => undefined, { times: 1 });
+    const aborted = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/api/v1/files'));
+    await page.getByLabel('Attach files').setInputFiles({
+      name: 'big.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(1024 * 1024),
+    });
+    await attached.getByRole('progressbar', { name: 'Uploading big.bin' }).waitFor();
+    await attached.getByRole('button', { name: 'Cancel big.bin' }).click();
+    await aborted;
+    expect(await attached.count()).toBe(0);
+
+    await page.getByLabel('Attach files').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('The meeting moved to Thursday.'),
+    });
+    await attached.locator('[data-state="uploaded"]').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('Read the attached notes');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
+    const content = (bodies[0]?.messages as { content: unknown }[])[0]?.content;
+    expect(content).toEqual([
+      { type: 'text', text: 'Read the attached notes' },
+      { type: 'input_file', fileId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    ]);
+    expect(await page.locator('.question .message-file').textContent()).toBe('notes.txt');
+    expect(await attached.count()).toBe(0);
+
+    // The demo model calls the tool the user names: write_file stores a deliverable named after the words.
+    await page.getByLabel('Message', { exact: true }).fill('write_file summary.txt');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').nth(1).waitFor({ timeout: 20_000 });
+    const files = page.getByRole('list', { name: 'Files from the agent' });
+    const downloading = page.waitForEvent('download');
+    await files.getByRole('button').first().click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('write_file summary.txt');
+    expect(readFileSync(await download.path(), 'utf8')).toBe('write_file summary.txt');
+    await context.close();
+  }, 90_000);
+
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
     platform.child.kill('SIGTERM');
     await platform.exited(30_000);

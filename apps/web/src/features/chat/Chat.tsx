@@ -1,6 +1,19 @@
-import { type FormEvent, type KeyboardEvent, Suspense, lazy, useEffect, useRef, useState } from 'react';
+import {
+  type ClipboardEvent,
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  Suspense,
+  lazy,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 import { InteractionRequest } from './components/InteractionRequest';
 import { TaskList } from './components/TaskList';
+import { AttachmentList } from './files/AttachmentList';
+import { DeliverableList } from './files/DeliverableList';
+import { useAttachments } from './files/use-attachments';
 import { TurnOptionsPanel } from './components/TurnOptionsPanel';
 import { defaultTurnOptions } from './stream/turn-stream';
 import type { TurnView } from './stream/turn-view';
@@ -31,13 +44,27 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
   }, [focusMessageId, items.length]);
   const [draft, setDraft] = useState('');
   const [options, setOptions] = useState(defaultTurnOptions);
+  const files = useAttachments();
+  const picker = useRef<HTMLInputElement>(null);
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || streaming) return;
+    if (!text || streaming || files.uploading) return;
+    const attached = files.attachments.flatMap((a) => (a.uploaded ? [a.uploaded] : []));
     setDraft('');
-    void send(text, options);
+    files.clear();
+    void send(text, options, attached);
+  };
+  const onDrop = (event: DragEvent) => {
+    if (event.dataTransfer.files.length === 0) return;
+    event.preventDefault();
+    void files.add([...event.dataTransfer.files]);
+  };
+  const onPaste = (event: ClipboardEvent) => {
+    if (event.clipboardData.files.length === 0) return;
+    event.preventDefault();
+    void files.add([...event.clipboardData.files]);
   };
   // Enter sends, Shift+Enter starts a new line (and Enter while composing an IME word does neither).
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -56,6 +83,15 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
               tabIndex={-1}
             >
               {item.text}
+              {item.files.length > 0 && (
+                <span className="message-files" aria-label="Attached files">
+                  {item.files.map((name, i) => (
+                    <span key={i} className="message-file">
+                      {name}
+                    </span>
+                  ))}
+                </span>
+              )}
             </p>
           ) : (
             <Answer
@@ -71,7 +107,22 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
         )}
       </div>
       <TurnOptionsPanel options={options} onChange={setOptions} />
-      <form className="composer" onSubmit={submit}>
+      <AttachmentList attachments={files.attachments} onRemove={files.remove} />
+      <form className="composer" onSubmit={submit} onDrop={onDrop} onDragOver={(event) => event.preventDefault()}>
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          aria-label="Attach files"
+          onChange={(event) => {
+            void files.add([...(event.target.files ?? [])]);
+            event.target.value = '';
+          }}
+        />
+        <button type="button" className="attach" onClick={() => picker.current?.click()}>
+          Attach
+        </button>
         <label htmlFor="composer-text" className="visually-hidden">
           Message
         </label>
@@ -82,13 +133,14 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
           placeholder="Ask the agent"
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
         {streaming ? (
           <button type="button" onClick={() => void stop()}>
             Stop
           </button>
         ) : (
-          <button type="submit" disabled={!draft.trim()}>
+          <button type="submit" disabled={!draft.trim() || files.uploading}>
             Send
           </button>
         )}
@@ -120,6 +172,11 @@ function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps) {
           <Markdown text={view.text} />
         </Suspense>
       </div>
+      <DeliverableList
+        conversationId={view.conversationId}
+        messageId={view.messageId}
+        deliverables={view.deliverables}
+      />
       {view.interaction && <InteractionRequest interaction={view.interaction} open={open} onAnswer={onAnswer} />}
       {view.error && <p role="alert">{view.error.message}</p>}
       {PHASE_LABEL[view.phase] && <p className="answer-phase">{PHASE_LABEL[view.phase]}</p>}

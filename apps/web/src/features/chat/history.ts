@@ -12,9 +12,11 @@ export interface HistoryMessage {
   status: { processing: boolean; unfinished: boolean };
   tasks: Task[];
   deliverables?: Deliverable[];
+  files?: { fileId: string; mimeType: string }[];
 }
 
-export type ChatItem = { kind: 'user'; key: string; text: string } | { kind: 'assistant'; key: string; view: TurnView };
+export type ChatItem =
+  { kind: 'user'; key: string; text: string; files: string[] } | { kind: 'assistant'; key: string; view: TurnView };
 
 /** The latest messages of a conversation, oldest first (one page of 100; earlier pages come with scrolling later). */
 export async function loadHistory(token: string, conversationId: string): Promise<HistoryMessage[]> {
@@ -26,7 +28,11 @@ export async function loadHistory(token: string, conversationId: string): Promis
 }
 
 export function historyItem(message: HistoryMessage): ChatItem {
-  if (message.sender === 'User') return { kind: 'user', key: message.messageId, text: message.text };
+  if (message.sender === 'User') {
+    // History names an attachment by id and type only.
+    const files = (message.files ?? []).map((file) => `attachment (${file.mimeType})`);
+    return { kind: 'user', key: message.messageId, text: message.text, files };
+  }
   const view: TurnView = {
     ...emptyTurn,
     conversationId: message.conversationId,

@@ -7,7 +7,7 @@ import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
 
 type Action =
   | { kind: 'reset'; items: ChatItem[] }
-  | { kind: 'ask'; question: string }
+  | { kind: 'ask'; question: string; files: string[] }
   | { kind: 'event'; event: StreamEvent }
   | { kind: 'refused'; message: string };
 
@@ -28,7 +28,7 @@ function reduceItems(items: ChatItem[], action: Action): ChatItem[] {
   if (action.kind === 'ask') {
     return [
       ...items,
-      { kind: 'user', key: `local-${++keys}`, text: action.question },
+      { kind: 'user', key: `local-${++keys}`, text: action.question, files: action.files },
       { kind: 'assistant', key: `local-${++keys}`, view: emptyTurn },
     ];
   }
@@ -138,15 +138,21 @@ export function useConversationTurns(conversationId: string | undefined, onStart
   }, [auth, conversationId, follow]);
 
   const send = useCallback(
-    async (question: string, options: TurnOptions) => {
-      dispatch({ kind: 'ask', question });
+    async (question: string, options: TurnOptions, files: { fileId: string; filename: string }[] = []) => {
+      dispatch({ kind: 'ask', question, files: files.map((file) => file.filename) });
       const controller = new AbortController();
       abort.current = controller;
       try {
         const token = await auth.accessToken();
         const { chatModel } = readWebConfig();
         const response = await startTurn(
-          { model: chatModel, conversationId: current.current, text: question, options },
+          {
+            model: chatModel,
+            conversationId: current.current,
+            text: question,
+            fileIds: files.map((file) => file.fileId),
+            options,
+          },
           token,
           controller.signal,
         );

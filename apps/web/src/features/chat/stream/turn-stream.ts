@@ -46,7 +46,14 @@ export interface TurnRequest {
   model: string;
   conversationId?: string;
   text: string;
+  /** Uploaded files (POST /api/v1/files) the message attaches. */
+  fileIds?: string[];
   options: TurnOptions;
+}
+
+function messageContent(request: TurnRequest): string | object[] {
+  if (!request.fileIds?.length) return request.text;
+  return [{ type: 'text', text: request.text }, ...request.fileIds.map((fileId) => ({ type: 'input_file', fileId }))];
 }
 
 /** `POST /api/v1/chat/completions` (document 2), streamed. */
@@ -61,7 +68,7 @@ export function startTurn(request: TurnRequest, token: string, signal: AbortSign
       ...request.options,
       ...(request.options.skillIds?.length ? {} : { skillIds: undefined }),
       ...(request.conversationId ? { conversationId: request.conversationId } : {}),
-      messages: [{ role: 'user', content: request.text }],
+      messages: [{ role: 'user', content: messageContent(request) }],
     }),
   });
 }
