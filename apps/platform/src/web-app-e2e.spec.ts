@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser } from 'playwright-core';
 import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
-import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
+import { axeContext, describeWithChromium, expectNoAxeViolations, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
 
 const main = 'dist/apps/platform/src/main.js';
@@ -316,6 +316,31 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     expect(download.suggestedFilename()).toBe('write_file summary.txt');
     expect(readFileSync(await download.path(), 'utf8')).toBe('write_file summary.txt');
     await context.close();
+  }, 90_000);
+
+  it('has no WCAG 2.1 AA violation (axe) on the signed-out page, the workspace with an answer and a request, and on a phone', async () => {
+    // axe-core is injected as a script, which the app's CSP forbids: the context bypasses it for the audit only.
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      const context = await axeContext(browser, { locale: 'en' });
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}/signed-out`);
+      await page.getByText('You are signed out.').waitFor();
+      await expectNoAxeViolations(page);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('E-mail address or username').fill(demo.user.login);
+      await page.getByLabel('Password').fill(demo.user.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Message', { exact: true }).fill('Please ask_user for a colour');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await page.getByTestId('interaction').waitFor({ timeout: 20_000 });
+      await page.getByText('Options').click();
+      await expectNoAxeViolations(page);
+      await context.close();
+    }
   }, 90_000);
 
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {
