@@ -5,6 +5,7 @@ import { type Browser } from 'playwright-core';
 import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
 import { axeContext, describeWithChromium, expectNoAxeViolations, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
+import { ask, signInToWebApp } from './testing/web-app';
 
 const main = 'dist/apps/platform/src/main.js';
 
@@ -69,12 +70,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   });
 
   it('signs the demo user in through the login page, shows who they are, keeps tokens out of storage, and signs out', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, base, demo.user);
     await page.getByTestId('user-name').waitFor();
     expect(await page.getByTestId('user-name').textContent()).toBe('Demo User');
     expect(new URL(page.url()).pathname).toBe('/');
@@ -117,12 +113,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   }, 60_000);
 
   it('lists conversations in the sidebar, opens one with its history, renames, archives and restores, deletes', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, base, demo.user);
     const composer = page.getByLabel('Message', { exact: true });
     await composer.fill('First question');
     await composer.press('Enter');
@@ -167,12 +158,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   }, 90_000);
 
   it("shows the agent's request (ask_user) and answers it with the next message of the conversation", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, base, demo.user);
     const composer = page.getByLabel('Message', { exact: true });
     // The demo model calls the tool the user names, with the user's words as its question.
     await composer.fill('Please ask_user which colour I like');
@@ -194,26 +180,20 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   }, 90_000);
 
   it("sends the options chosen in the composer with the chat request, from the catalog's lists", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, base, demo.user);
     const bodies: Record<string, unknown>[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().endsWith('/api/v1/chat/completions')) {
         bodies.push(request.postDataJSON() as Record<string, unknown>);
       }
     });
-    await page.getByText('Options').click();
+    await page.getByText('Options', { exact: true }).click();
     await page.getByLabel('Persona').selectOption({ label: 'Concise analyst' });
     await page.getByLabel('Answer format').selectOption('plain');
     await page.getByLabel('Private mode').check();
     await page.getByLabel('Agent mode (tools)').uncheck();
     await page.getByLabel('Work report').selectOption('without');
-    await page.getByLabel('Message', { exact: true }).fill('With options');
-    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await ask(page, 'With options');
     await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
     expect(bodies).toEqual([
       expect.objectContaining({
@@ -232,14 +212,8 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   }, 60_000);
 
   it('searches messages and opens a result at its message, the snippet shown as text with its match marked', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Message', { exact: true }).fill('Tell me about the <i>quokka</i> of Rottnest');
-    await page.getByLabel('Message', { exact: true }).press('Enter');
+    const { context, page } = await signInToWebApp(browser, base, demo.user);
+    await ask(page, 'Tell me about the <i>quokka</i> of Rottnest');
     await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
     await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
     const conversationId = new URL(page.url()).pathname.slice(3);
@@ -261,12 +235,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
   }, 60_000);
 
   it('attaches files (uploaded with progress, cancellable), sends them with the message, and downloads what the agent wrote', async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, base, demo.user, { acceptDownloads: true });
     const bodies: Record<string, unknown>[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().endsWith('/api/v1/chat/completions')) {
@@ -294,8 +263,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
       buffer: Buffer.from('The meeting moved to Thursday.'),
     });
     await attached.locator('[data-state="uploaded"]').waitFor();
-    await page.getByLabel('Message', { exact: true }).fill('Read the attached notes');
-    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await ask(page, 'Read the attached notes');
     await page.locator('[data-testid="answer"][data-phase="completed"]').waitFor({ timeout: 20_000 });
     const content = (bodies[0]?.messages as { content: unknown }[])[0]?.content;
     expect(content).toEqual([
@@ -306,8 +274,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     expect(await attached.count()).toBe(0);
 
     // The demo model calls the tool the user names: write_file stores a deliverable named after the words.
-    await page.getByLabel('Message', { exact: true }).fill('write_file summary.txt');
-    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await ask(page, 'write_file summary.txt');
     await page.locator('[data-testid="answer"][data-phase="completed"]').nth(1).waitFor({ timeout: 20_000 });
     const files = page.getByRole('list', { name: 'Files from the agent' });
     const downloading = page.waitForEvent('download');
@@ -337,7 +304,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
       await page.getByLabel('Message', { exact: true }).fill('Please ask_user for a colour');
       await page.getByLabel('Message', { exact: true }).press('Enter');
       await page.getByTestId('interaction').waitFor({ timeout: 20_000 });
-      await page.getByText('Options').click();
+      await page.getByText('Options', { exact: true }).click();
       await expectNoAxeViolations(page);
       await context.close();
     }
@@ -349,12 +316,7 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     const other = `http://127.0.0.1:${port}`;
     platform = startProcess(main, [], cleanEnv({ PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: other }));
     await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${other}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInToWebApp(browser, other, demo.user);
     await page.getByTestId('user-name').waitFor();
     expect(new URL(page.url()).origin).toBe(other);
     await context.close();

@@ -16,6 +16,7 @@ import {
 import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
 import { textAnswer } from './testing/model-answers';
+import { ask, signInToWebApp } from './testing/web-app';
 
 const main = 'dist/apps/platform/src/main.js';
 
@@ -72,20 +73,7 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address or username').fill(demo.user.login);
-    await page.getByLabel('Password').fill(demo.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Message', { exact: true }).waitFor();
-    return page;
-  }
-
-  async function ask(page: Page, text: string): Promise<void> {
-    await page.getByLabel('Message', { exact: true }).fill(text);
-    await page.getByLabel('Message', { exact: true }).press('Enter');
-  }
+  const signedIn = async (): Promise<Page> => (await signInToWebApp(browser, base, demo.user)).page;
 
   const answerText = (page: Page) => page.getByTestId('answer').last().locator('.answer-text');
   const ended = (page: Page, phase = 'completed') =>
