@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser } from 'playwright-core';
@@ -65,8 +66,27 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
     for (const probe of ['/assets/../index.html', '/assets/%2e%2e/demo-credentials.json', '/assets/nope.js']) {
       expect([probe, (await fetch(`${base}${probe}`)).status]).toEqual([probe, 404]);
     }
+    // A dot segment sent as is (fetch would normalize it away) names no file of the build.
+    const raw = await new Promise<number>((resolve, reject) =>
+      http
+        .get(
+          { host: '127.0.0.1', port, path: '/assets/../favicon.svg' },
+          (r) => (r.resume(), resolve(r.statusCode ?? 0)),
+        )
+        .on('error', reject),
+    );
+    expect(raw).toBe(404);
     // The APIs keep their paths.
     expect((await fetch(`${base}/api/v1/users/me`)).status).toBe(401);
+    // The app's paths take no body: a deeply nested or oversized one is refused before anything reads it.
+    const post = (body: string) =>
+      fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+        (r) => r.status,
+      );
+    expect(await post('['.repeat(100_000) + ']'.repeat(100_000))).toBeGreaterThanOrEqual(400);
+    expect(await post('['.repeat(100_000) + ']'.repeat(100_000))).toBeLessThan(500);
+    const oversized = await post(JSON.stringify({ text: 'x'.repeat(3 * 1024 * 1024) }));
+    expect([oversized >= 400, oversized < 500]).toEqual([true, true]);
   });
 
   it('signs the demo user in through the login page, shows who they are, keeps tokens out of storage, and signs out', async () => {

@@ -88,12 +88,13 @@ export class WebAppRoutes implements OnModuleInit {
     this.routes.addPrefix('/c/', serveIndex, () => '/c/*');
     this.routes.add('GET', '/favicon.svg', (req, res) => serveFile(req, res, 'favicon.svg', 'public, max-age=86400'));
     this.routes.addPrefix('/assets/', (req, res) =>
-      serveFile(req, res, decodedPath(req).slice(1), 'public, max-age=31536000, immutable'),
+      serveFile(req, res, pathOf(req).slice(1), 'public, max-age=31536000, immutable'),
     );
   }
 }
 
-function decodedPath(req: IncomingMessage): string {
+/** The request's path without its query (not decoded: a `%` makes serveFile refuse the name). */
+function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
@@ -103,7 +104,12 @@ async function serveFile(_req: IncomingMessage, res: ServerResponse, relative: s
   const file = path.resolve(WEB_DIR, relative);
   const type = CONTENT_TYPES[path.extname(file)];
   // Only files of the build, by name: no traversal, no directory listing, no unknown types.
-  if (!file.startsWith(WEB_DIR + path.sep) || type === undefined || !/^[A-Za-z0-9._/-]+$/.test(relative)) {
+  if (
+    !file.startsWith(WEB_DIR + path.sep) ||
+    type === undefined ||
+    !/^[A-Za-z0-9._/-]+$/.test(relative) ||
+    relative.split('/').includes('..')
+  ) {
     return notFound(res);
   }
   const body = await readFile(file).catch(() => undefined);
