@@ -4,6 +4,8 @@ const { swcOptions } = require('./tools/swc-options.cjs');
 const tsconfig = require('./tsconfig.base.json');
 
 const moduleNameMapper = {};
+// The web app's one runtime import from a lib (its own tsconfig names it).
+moduleNameMapper['^@fed/contracts/locales$'] = '<rootDir>/libs/contracts/src/text/locales.ts';
 for (const [alias, [target]] of Object.entries(tsconfig.compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace(/[/]/g, '\\/')}$`] = `<rootDir>/${target.replace(/^\.\//, '')}`;
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
@@ -5,6 +6,10 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  // The one runtime module the app shares with the services: the 14 languages and how a tag is matched.
+  resolve: {
+    alias: { '@fed/contracts/locales': path.resolve(import.meta.dirname, '../../libs/contracts/src/text/locales.ts') },
+  },
   build: {
     outDir: '../../dist/web',
     emptyOutDir: true,

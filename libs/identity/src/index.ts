@@ -42,7 +42,7 @@ export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/sign
 
 export { identityEntities } from './identity.entities';
 
-export { type UiLocale, negotiateLocale, uiLocales } from './pages/locales';
+export { type UiLocale, negotiateLocale, uiLocales } from '@fed/contracts';
 
 export { idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/tenant-idps.factory';
 export { IDP_CALLBACK_PATH } from './pages/paths';

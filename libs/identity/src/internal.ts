@@ -34,7 +34,7 @@ export {
   signInUrl,
 } from './pages/account-links';
 export { defineCatalog } from './pages/catalog';
-export { isUiLocale, negotiateLocale, type UiLocale } from './pages/locales';
+export { isUiLocale, negotiateLocale, type UiLocale } from '@fed/contracts';
 export { escapeHtml, PAGE_SECURITY_HEADERS, renderPage } from './pages/page-shell';
 export { IDP_CALLBACK_PATH, INTERACTION_PATH, OIDC_BASE_PATH } from './pages/paths';
 export { KeyEncryption } from './signing-keys/key-encryption';

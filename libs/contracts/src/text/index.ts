@@ -1,2 +1,3 @@
 export * from './storable-text';
 export * from './uuid';
+export * from './locales';

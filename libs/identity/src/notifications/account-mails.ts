@@ -1,7 +1,6 @@
-import { type AccountEmailEvent, type EmailJob } from '@fed/contracts';
+import { type AccountEmailEvent, type EmailJob, type UiLocale, isRightToLeft, negotiateLocale } from '@fed/contracts';
 import { type MailMessage } from '@fed/notifications';
 import { type AccountMailComposer } from './user-mails';
-import { type UiLocale, isRightToLeft, negotiateLocale } from '../pages/locales';
 import { escapeHtml } from '../pages/page-shell';
 import { type UserEntity } from '../users/user.entity';
 import { type AccountContext, accountPaths, accountUrl, interactionUid } from '../pages/account-links';

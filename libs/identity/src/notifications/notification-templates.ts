@@ -1,6 +1,5 @@
-import { type StatusEmailEvent } from '@fed/contracts';
+import { type StatusEmailEvent, negotiateLocale } from '@fed/contracts';
 import { type MailMessage } from '@fed/notifications';
-import { negotiateLocale } from '../pages/locales';
 import { escapeHtml } from '../pages/page-shell';
 
 /** Languages with templates; any other language of `ui_locales` gets English, as the login pages do. */

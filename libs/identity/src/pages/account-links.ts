@@ -1,4 +1,4 @@
-import { type UiLocale } from './locales';
+import { type UiLocale } from '@fed/contracts';
 import { INTERACTION_PATH, OIDC_BASE_PATH } from './paths';
 
 export const ACCOUNT_PATH = `${OIDC_BASE_PATH}/account`;

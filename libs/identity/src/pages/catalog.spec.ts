@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { placeholdersOf, registeredCatalogs } from './catalog';
-import { negotiateLocale, uiLocales } from './locales';
+import { negotiateLocale, uiLocales } from '@fed/contracts';
 
 // Every file named `messages.ts` under the identity domain's two libraries (this one and libs/sign-in)
 // defines catalogs; loading them all here means a new area is checked without being listed.

@@ -1,4 +1,4 @@
-import { type UiLocale } from './locales';
+import { type UiLocale } from '@fed/contracts';
 
 // Every catalog registers itself here so that one test checks them all, in all 14 languages.
 

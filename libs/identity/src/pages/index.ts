@@ -6,6 +6,6 @@ export {
   matchLocale,
   negotiateLocale,
   uiLocales,
-} from './locales';
+} from '@fed/contracts';
 export { type Messages, type Translate, defineCatalog, placeholdersOf, registeredCatalogs } from './catalog';
 export { PAGE_SECURITY_HEADERS, type PageView, escapeHtml, renderPage } from './page-shell';

@@ -1,5 +1,5 @@
-import { type UiLocale, isRightToLeft, uiLocales } from './locales';
-import { languageNames, shellText } from './messages';
+import { type UiLocale, isRightToLeft, languageNames, uiLocales } from '@fed/contracts';
+import { shellText } from './messages';
 
 // No script, every value escaped, and a CSP that allows only inline style. Shared classes: `error`
 // (with role="alert"), `notice`, `actions`, `secondary`, `links`.

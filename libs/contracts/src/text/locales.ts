@@ -1,4 +1,4 @@
-/** The languages of `ui_locales` (spec document 1); `ja` is the default. */
+/** The languages of `ui_locales` (spec document 1) and of the web app; `ja` is the default. */
 export const uiLocales = [
   'ja',
   'en',
@@ -16,6 +16,24 @@ export const uiLocales = [
   'vi',
 ] as const;
 export type UiLocale = (typeof uiLocales)[number];
+
+/** Each language named in itself, as a language switcher shows it. */
+export const languageNames: Readonly<Record<UiLocale, string>> = {
+  ja: '日本語',
+  en: 'English',
+  fr: 'Français',
+  es: 'Español',
+  th: 'ไทย',
+  id: 'Bahasa Indonesia',
+  ar: 'العربية',
+  'zh-CN': '简体中文',
+  'zh-TW': '繁體中文',
+  'pt-BR': 'Português (Brasil)',
+  'de-DE': 'Deutsch',
+  'it-IT': 'Italiano',
+  ko: '한국어',
+  vi: 'Tiếng Việt',
+};
 
 export const defaultLocale: UiLocale = 'ja';
 
