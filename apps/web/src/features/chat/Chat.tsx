@@ -15,7 +15,7 @@ interface Props {
 }
 
 export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
-  const { items, streaming, send, stop } = useConversationTurns(conversationId, onStarted);
+  const { items, streaming, send, stop, hasOlder, loadOlder } = useConversationTurns(conversationId, onStarted);
   const [draft, setDraft] = useState('');
   const [options, setOptions] = useState(defaultTurnOptions);
   const files = useAttachments();
@@ -51,6 +51,8 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
         items={items}
         streaming={streaming}
         focusMessageId={focusMessageId}
+        hasOlder={hasOlder}
+        loadOlder={loadOlder}
         onAnswer={(text) => void send(text, options)}
       />
       <TurnOptionsPanel options={options} onChange={setOptions} />

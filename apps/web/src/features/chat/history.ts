@@ -18,13 +18,25 @@ export interface HistoryMessage {
 export type ChatItem =
   { kind: 'user'; key: string; text: string; files: string[] } | { kind: 'assistant'; key: string; view: TurnView };
 
-/** The latest messages of a conversation, oldest first (one page of 100; earlier pages come with scrolling later). */
-export async function loadHistory(token: string, conversationId: string): Promise<HistoryMessage[]> {
-  const page = await apiJson<{ messages: HistoryMessage[] }>(
-    `/api/v1/conversations/${encodeURIComponent(conversationId)}/messages?limit=100&order=desc`,
+/** Messages per history page: the latest page opens a conversation, older ones load as it scrolls up. */
+export const HISTORY_PAGE = 100;
+
+export interface HistoryPage {
+  /** Oldest first. */
+  messages: HistoryMessage[];
+  /** The cursor of the next older page, while there is one. */
+  older?: string;
+}
+
+/** One page of a conversation's messages, newest page first (`order=desc`), returned oldest first. */
+export async function loadHistory(token: string, conversationId: string, cursor?: string): Promise<HistoryPage> {
+  const query = new URLSearchParams({ limit: String(HISTORY_PAGE), order: 'desc' });
+  if (cursor) query.set('cursor', cursor);
+  const page = await apiJson<{ messages: HistoryMessage[]; hasMore: boolean; cursor?: string | null }>(
+    `/api/v1/conversations/${encodeURIComponent(conversationId)}/messages?${query}`,
     token,
   );
-  return [...page.messages].reverse();
+  return { messages: [...page.messages].reverse(), ...(page.hasMore && page.cursor ? { older: page.cursor } : {}) };
 }
 
 export function historyItem(message: HistoryMessage): ChatItem {

@@ -6,7 +6,8 @@ import { type TurnOptions, cancelTurn, readTurnStream, resumeTurn, startTurn } f
 import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
 
 type Action =
-  | { kind: 'reset'; items: ChatItem[] }
+  | { kind: 'reset'; items: ChatItem[]; older?: string }
+  | { kind: 'older'; items: ChatItem[]; older?: string }
   | { kind: 'ask'; question: string; files: string[] }
   | { kind: 'event'; event: StreamEvent }
   | { kind: 'refused'; message: string };
@@ -23,8 +24,24 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-function reduceItems(items: ChatItem[], action: Action): ChatItem[] {
-  if (action.kind === 'reset') return action.items;
+interface Turns {
+  items: ChatItem[];
+  /** The cursor of the next older page of history, while there is one. */
+  older?: string;
+}
+
+function reduceTurns(turns: Turns, action: Action): Turns {
+  if (action.kind === 'reset') return { items: action.items, older: action.older };
+  if (action.kind === 'older') {
+    // Pages can overlap when messages arrive meanwhile (document 2, "Pagination"): a message is shown once.
+    const shown = new Set(turns.items.map((item) => item.key));
+    return { items: [...action.items.filter((item) => !shown.has(item.key)), ...turns.items], older: action.older };
+  }
+  const items = reduceItems(turns.items, action);
+  return items === turns.items ? turns : { ...turns, items };
+}
+
+function reduceItems(items: ChatItem[], action: Exclude<Action, { kind: 'reset' | 'older' }>): ChatItem[] {
   if (action.kind === 'ask') {
     return [
       ...items,
@@ -52,7 +69,8 @@ async function refusalOf(response: Response): Promise<string> {
  */
 export function useConversationTurns(conversationId: string | undefined, onStarted: (conversationId: string) => void) {
   const auth = useAuth();
-  const [items, dispatch] = useReducer(reduceItems, []);
+  const [{ items, older }, dispatch] = useReducer(reduceTurns, { items: [] });
+  const loadingOlder = useRef<string | undefined>(undefined);
   const current = useRef<string | undefined>(undefined);
   const abort = useRef<AbortController | undefined>(undefined);
   const last = items[items.length - 1];
@@ -93,7 +111,9 @@ export function useConversationTurns(conversationId: string | undefined, onStart
           else if (resumed.status === 404) {
             // No turn in progress any more: the stored message is the whole answer.
             const history = await loadHistory(token, conversationId);
-            if (!controller.signal.aborted) dispatch({ kind: 'reset', items: history.map(historyItem) });
+            if (!controller.signal.aborted) {
+              dispatch({ kind: 'reset', items: history.messages.map(historyItem), older: history.older });
+            }
             return;
           }
         } catch {
@@ -117,20 +137,22 @@ export function useConversationTurns(conversationId: string | undefined, onStart
       const token = await auth.accessToken();
       const history = await loadHistory(token, conversationId);
       if (controller.signal.aborted) return;
-      const loaded = history.map(historyItem);
+      const loaded = history.messages.map(historyItem);
       const tail = loaded[loaded.length - 1];
       if (tail?.kind === 'assistant' && tail.view.phase === 'streaming') {
         // Follow the answer being written from its start; the reducer rebuilds it from the chunks.
         loaded[loaded.length - 1] = { ...tail, view: { ...emptyTurn } };
-        dispatch({ kind: 'reset', items: loaded });
+        dispatch({ kind: 'reset', items: loaded, older: history.older });
         const response = await resumeTurn(conversationId, undefined, token, controller.signal);
         if (response.ok) return follow(response, controller);
         // It ended in the meantime (404 "no turn in progress"): the history has the whole answer now.
         const ended = await loadHistory(token, conversationId);
-        if (!controller.signal.aborted) dispatch({ kind: 'reset', items: ended.map(historyItem) });
+        if (!controller.signal.aborted) {
+          dispatch({ kind: 'reset', items: ended.messages.map(historyItem), older: ended.older });
+        }
         return;
       }
-      dispatch({ kind: 'reset', items: loaded });
+      dispatch({ kind: 'reset', items: loaded, older: history.older });
     })().catch((error: unknown) => {
       if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
     });
@@ -176,5 +198,22 @@ export function useConversationTurns(conversationId: string | undefined, onStart
     await cancelTurn(current.current, await auth.accessToken());
   }, [auth]);
 
-  return { items, streaming, send, stop };
+  /** The next older page of history, once at a time; a page of another conversation is dropped. */
+  const loadOlder = useCallback(async () => {
+    const conversationId = current.current;
+    if (!conversationId || !older || loadingOlder.current === older) return;
+    loadingOlder.current = older;
+    try {
+      const page = await loadHistory(await auth.accessToken(), conversationId, older);
+      if (current.current === conversationId) {
+        dispatch({ kind: 'older', items: page.messages.map(historyItem), older: page.older });
+      }
+    } catch {
+      // Offline or refused: the next scroll to the top asks again.
+    } finally {
+      loadingOlder.current = undefined;
+    }
+  }, [auth, older]);
+
+  return { items, streaming, send, stop, hasOlder: older !== undefined, loadOlder };
 }
