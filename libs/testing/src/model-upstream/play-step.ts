@@ -34,6 +34,11 @@ export async function playStep(step: UpstreamStep, exchange: Exchange): Promise<
 
 async function playSse(step: SseStep, exchange: Exchange): Promise<void> {
   exchange.startStream(step.status ?? 200, step.headers);
+  const writtenAt: number[] = [];
+  exchange.request.eventsWrittenAt = writtenAt;
+  const interval = step.eventsPerSecond ? 1000 / step.eventsPerSecond : 0;
+  const started = performance.now();
+  let paused = 0;
   for (const item of step.events) {
     if (exchange.closed) return;
     if ('hangUp' in item) {
@@ -41,8 +46,17 @@ async function playSse(step: SseStep, exchange: Exchange): Promise<void> {
       await flushed(exchange);
       return exchange.hangUp();
     }
-    if ('delayMs' in item) await exchange.pause(item.delayMs);
-    else exchange.res.write('raw' in item ? item.raw : sseFrame(item.data, item.event));
+    if ('delayMs' in item) {
+      await exchange.pause(item.delayMs);
+      paused += item.delayMs;
+      continue;
+    }
+    if (interval > 0) {
+      await exchange.pause(started + paused + writtenAt.length * interval - performance.now());
+      if (exchange.closed) return;
+    }
+    exchange.res.write('raw' in item ? item.raw : sseFrame(item.data, item.event));
+    writtenAt.push(Date.now());
   }
   if (!exchange.closed) exchange.res.end();
 }

@@ -122,6 +122,24 @@ describe('ScriptedUpstream', () => {
       expect(arrivals[1].at - asked).toBeGreaterThanOrEqual(75);
     });
 
+    it('paces sse events at eventsPerSecond from the stream start and records when each was written', async () => {
+      const pieces = Array.from({ length: 10 }, (_, i) => `p${i} `);
+      upstream.enqueue({
+        kind: 'sse',
+        eventsPerSecond: 50,
+        events: [...pieces.map((piece) => ({ data: chunk(piece) })), { data: '[DONE]' }],
+      });
+      const stream = await openai.chat.completions.create({ ...chatRequest, stream: true });
+      const received: string[] = [];
+      for await (const part of stream) received.push(part.choices[0].delta.content ?? '');
+
+      expect(received).toEqual(pieces);
+      const writtenAt = upstream.requests[0].eventsWrittenAt ?? [];
+      expect(writtenAt).toHaveLength(11);
+      // The 11th event is due 200 ms in (20 ms apart); a late timer may delay it, never hurry it.
+      expect(writtenAt[10] - writtenAt[0]).toBeGreaterThanOrEqual(195);
+    });
+
     it('writes named events, string data as is and multi-line data as one data: line per line', async () => {
       upstream.enqueue({
         kind: 'sse',

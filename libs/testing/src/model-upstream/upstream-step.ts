@@ -11,6 +11,8 @@ export interface RecordedRequest {
   /** When the body had been read. */
   receivedAt: number;
   aborted: boolean;
+  /** A streamed step's events (data and raw items): when each was written, in order (ms since the epoch). */
+  eventsWrittenAt?: number[];
 }
 
 /** A step with a `path` is taken only by a request whose path (without query), or whole target, equals it. */
@@ -57,6 +59,11 @@ export interface SseStep extends StepBase {
   /** Over the defaults. */
   headers?: Record<string, string>;
   events: SseItem[];
+  /**
+   * Writes the events (data and raw items) at this rate, counted from the stream's start so that late timers
+   * do not slow it: the nth is due n / eventsPerSecond seconds in, plus the pauses before it. Absent: at once.
+   */
+  eventsPerSecond?: number;
 }
 
 export interface StatusStep extends StepBase {
