@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { errorEnvelope } from '@fed/contracts';
 import { LOGGER, type Logger } from '@fed/observability';
@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { type RunningWebSandbox, startWebSandbox } from './web-sandbox/web-sandbox';
 
 /** The web app's public client in the demo realm (demo-realm.ts). */
 export const WEB_CLIENT_ID = 'web';
@@ -26,30 +27,34 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-// No inline script or style, no framing of the app, and it talks to its own origin only.
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
+// No inline script or style, no framing of the app, and it talks to its own origin only; it frames only the
+// UI resource sandbox (web-sandbox/).
+export const webAppCsp = (sandboxUrl: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    `frame-src ${new URL(sandboxUrl).origin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ].join('; ');
 
 const escapeAttribute = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** index.html with what the app needs to know (issuer, client, sign-out endpoint) in its meta tag. */
-export function webIndexHtml(template: string, config: Pick<ServiceConfig, 'auth' | 'chat'>): string {
+export function webIndexHtml(template: string, config: Pick<ServiceConfig, 'auth' | 'chat' | 'web'>): string {
   const webConfig = {
     issuer: config.auth.issuer,
     clientId: WEB_CLIENT_ID,
     scopes: WEB_SCOPES,
     endSessionEndpoint: `${config.auth.authUrl}/federation/auth/v1/logout`,
     chatModel: config.chat.modelName,
+    sandboxUrl: config.web.sandboxUrl,
   };
   const meta = `<meta name="fed-web-config" content="${escapeAttribute(JSON.stringify(webConfig))}" />`;
   return template.replace(/<meta name="fed-web-config" content="[^"]*"\s*\/?>/, meta);
@@ -74,12 +79,13 @@ export class WebAppRoutes implements OnModuleInit {
       return;
     }
     const index = Buffer.from(webIndexHtml(readFileSync(indexFile, 'utf8'), this.config));
+    const csp = webAppCsp(this.config.web.sandboxUrl);
     const serveIndex = async (_req: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, {
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Length': index.length,
         'Cache-Control': 'no-cache',
-        'Content-Security-Policy': CSP,
+        'Content-Security-Policy': csp,
       });
       res.end(index);
     };
@@ -124,5 +130,38 @@ function notFound(res: ServerResponse): void {
   res.end(body);
 }
 
-@Module({ providers: [WebAppRoutes] })
+/** The UI resource sandbox's listener (web-sandbox/), beside the app's: only when there is an app to serve. */
+@Injectable()
+export class WebSandboxListener implements OnModuleInit, OnModuleDestroy {
+  private sandbox?: RunningWebSandbox;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!existsSync(path.join(WEB_DIR, 'index.html'))) return;
+    const { http, auth, web } = this.config;
+    try {
+      this.sandbox = await startWebSandbox({
+        appOrigin: http.publicUrl,
+        sandboxOrigin: web.sandboxUrl,
+        protectedOrigins: [new URL(auth.authUrl).origin],
+        port: web.sandboxPort,
+        host: http.host,
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`the UI resource sandbox cannot listen on WEB_SANDBOX_PORT ${web.sandboxPort} (${reason})`);
+    }
+    this.logger.info({ url: this.sandbox.url, publicUrl: web.sandboxUrl }, 'UI resource sandbox listening');
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sandbox?.close();
+  }
+}
+
+@Module({ providers: [WebAppRoutes, WebSandboxListener] })
 export class WebAppModule {}

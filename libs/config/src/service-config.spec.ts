@@ -171,6 +171,7 @@ describe('service configuration', () => {
       // A section whose variables are all unset is there, empty (TOOL_SERVER_SECRET_KEY, GUARDRAIL_RULES_FILE).
       'toolServers',
       'tracing',
+      'web',
     ]);
   });
 
@@ -195,6 +196,34 @@ describe('service configuration', () => {
     expect(config.auth.jwksUrl).toBe('https://id.example.com/federation/auth/v1/jwks');
     expect(config.agent.gatewayUrl).toBe('http://127.0.0.1:9090/llm/v1');
     expect(loadConfig('agent-runtime', serviceEnv).agent.gatewayUrl).toBe('http://llm-gateway:8080/llm/v1');
+  });
+
+  it("puts the web app's UI resource sandbox beside PORT, on another origin than PUBLIC_URL", () => {
+    expect(loadConfig('platform', { PORT: '9090' }).web).toEqual({
+      sandboxPort: 9091,
+      sandboxUrl: 'http://localhost:9091',
+    });
+    expect(loadConfig('platform', { WEB_SANDBOX_URL: 'https://ui.example.net/' }).web.sandboxUrl).toBe(
+      'https://ui.example.net',
+    );
+    expect(problemsOf(() => loadConfig('platform', { PORT: '65535' }))).toEqual([
+      'WEB_SANDBOX_PORT: its default "65536" is invalid (65536 is outside 1-65535); set it; allowed: an integer from 1 to 65535, not PORT',
+    ]);
+    expect(
+      problemsOf(() =>
+        loadConfig('platform', { PORT: '9090', WEB_SANDBOX_PORT: '9090', WEB_SANDBOX_URL: 'http://127.0.0.1:9090' }),
+      ),
+    ).toEqual(['WEB_SANDBOX_PORT: must differ from PORT']);
+    expect(
+      problemsOf(() =>
+        loadConfig('platform', { PUBLIC_URL: 'https://chat.example.com', WEB_SANDBOX_URL: 'https://chat.example.com' }),
+      ),
+    ).toEqual(["WEB_SANDBOX_URL: must be another origin than PUBLIC_URL's"]);
+    expect(problemsOf(() => loadConfig('platform', { WEB_SANDBOX_URL: 'https://ui.example.net/sandbox' }))[0]).toMatch(
+      /^WEB_SANDBOX_URL: .*not an origin/,
+    );
+    // @ts-expect-error only the app that serves the web app has the sandbox
+    expect(loadConfig('chat-service', serviceEnv).web).toBeUndefined();
   });
 
   it('turns seconds into milliseconds and relative paths into absolute ones', () => {

@@ -160,17 +160,26 @@ function read(app: AppName, env: Env, context: ParseContext, onlySection?: strin
     }
     const fallback = definition.defaultFor(app);
     if (fallback === undefined) continue;
-    const filled = fallback.replace(/\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+    // `{NAME}` is the value of NAME, `{NAME+1}` that number plus one (WEB_SANDBOX_PORT beside PORT).
+    const filled = fallback.replace(/\{([A-Z0-9_]+)(?:\+([0-9]+))?\}/g, (_, name: string, offset?: string) => {
       const named = readings.get(name);
       if (!named) throw new Error(`the default of ${definition.name} names ${name}, which has no value above it`);
-      return String(named.value);
+      return offset === undefined ? String(named.value) : String(Number(named.value) + Number(offset));
     });
-    readings.set(definition.name, {
-      definition,
-      value: definition.parse(filled, context),
-      raw: filled,
-      source: 'default',
-    });
+    let value: unknown;
+    try {
+      value = definition.parse(filled, context);
+    } catch (error) {
+      // A default made from another variable can be out of range (PORT 65535 leaves no PORT+1).
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ConfigError(app, [
+        {
+          variable: definition.name,
+          problem: `its default "${filled}" is invalid (${reason}); set it; allowed: ${definition.allowed}`,
+        },
+      ]);
+    }
+    readings.set(definition.name, { definition, value, raw: filled, source: 'default' });
   }
   return readings;
 }
@@ -208,6 +217,20 @@ function checkTogether(config: Record<string, unknown>): ConfigProblem[] {
           ? ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']
           : ['S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID'];
       problems.push({ variable: missing, problem: `is required when ${given} is set` });
+    }
+  }
+  const web = config.web;
+  const http = config.http;
+  if (isRecord(web) && isRecord(http)) {
+    if (web.sandboxPort === http.port) {
+      problems.push({ variable: 'WEB_SANDBOX_PORT', problem: 'must differ from PORT' });
+    }
+    // The sandbox isolates UI resources from the app only on another origin.
+    if (
+      typeof web.sandboxUrl === 'string' &&
+      new URL(web.sandboxUrl).origin === new URL(String(http.publicUrl)).origin
+    ) {
+      problems.push({ variable: 'WEB_SANDBOX_URL', problem: "must be another origin than PUBLIC_URL's" });
     }
   }
   return problems;

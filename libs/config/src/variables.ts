@@ -70,6 +70,15 @@ const urlWith = (protocols: readonly string[]) => (raw: string) => {
 
 const httpUrl = (raw: string) => urlWith(['http:', 'https:'])(raw).replace(/\/+$/, '');
 
+/** An http(s) URL that names an origin only (a trailing `/` is dropped). */
+const httpOrigin = (raw: string) => {
+  const url = new URL(httpUrl(raw));
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    fail('not an origin (scheme, host and port only)');
+  }
+  return url.origin;
+};
+
 const nonEmpty = (raw: string) => (raw.trim().length > 0 ? raw : fail('empty'));
 
 const boolean = (raw: string) =>
@@ -581,6 +590,27 @@ export const variables = [
     default: '10',
     apps: httpApps,
     parse: secondsAsMilliseconds(0, 600),
+  }),
+  define({
+    name: 'WEB_SANDBOX_PORT',
+    key: 'web.sandboxPort',
+    description:
+      'TCP port of the web app\'s UI resource sandbox: a second listener, on HOST, that serves only the MCP Apps sandbox proxy page, so the HTML of a UI resource runs on another origin than the app (docs/web.md, "UI resources").',
+    allowed: 'an integer from 1 to 65535, not PORT',
+    default: '{PORT+1}',
+    defaultText: 'PORT + 1 (`8081`)',
+    apps: ['platform'],
+    parse: integer(1, 65535),
+  }),
+  define({
+    name: 'WEB_SANDBOX_URL',
+    key: 'web.sandboxUrl',
+    description:
+      "External origin of the UI resource sandbox (WEB_SANDBOX_PORT as the browser reaches it). It must differ from PUBLIC_URL's origin; a host of its own (not a subdomain of the app's) keeps the two furthest apart.",
+    allowed: 'an http or https origin (no path), not that of PUBLIC_URL',
+    default: 'http://localhost:{WEB_SANDBOX_PORT}',
+    apps: ['platform'],
+    parse: httpOrigin,
   }),
   define({
     name: 'EDITION',

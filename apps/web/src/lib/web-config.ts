@@ -7,20 +7,30 @@ export interface WebConfig {
   endSessionEndpoint: string;
   /** The chat API's `model` (CHAT_MODEL_NAME). */
   chatModel: string;
+  /** The UI resource sandbox's origin (WEB_SANDBOX_URL): UI resources run in frames of it, never of the app. */
+  sandboxUrl: string;
 }
 
 export function readWebConfig(doc: Document = document): WebConfig {
   const content = doc.querySelector<HTMLMetaElement>('meta[name="fed-web-config"]')?.content;
   if (!content) throw new Error('the page carries no fed-web-config: it was not served by the platform');
   const config = JSON.parse(content) as Partial<WebConfig>;
-  const { issuer, clientId, scopes, endSessionEndpoint, chatModel } = config;
+  const { issuer, clientId, scopes, endSessionEndpoint, chatModel, sandboxUrl } = config;
   if (
     typeof issuer !== 'string' ||
     typeof clientId !== 'string' ||
     typeof endSessionEndpoint !== 'string' ||
-    typeof chatModel !== 'string'
+    typeof chatModel !== 'string' ||
+    typeof sandboxUrl !== 'string'
   ) {
-    throw new Error('fed-web-config lacks issuer, clientId, endSessionEndpoint or chatModel');
+    throw new Error('fed-web-config lacks issuer, clientId, endSessionEndpoint, chatModel or sandboxUrl');
   }
-  return { issuer, clientId, endSessionEndpoint, chatModel, scopes: Array.isArray(scopes) ? scopes : ['openid'] };
+  return {
+    issuer,
+    clientId,
+    endSessionEndpoint,
+    chatModel,
+    sandboxUrl,
+    scopes: Array.isArray(scopes) ? scopes : ['openid'],
+  };
 }
