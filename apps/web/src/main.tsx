@@ -5,6 +5,8 @@ import { App } from './app/App';
 import './app/app.css';
 import { AuthProvider } from './lib/auth/auth-context';
 import { createUserManager } from './lib/auth/user-manager';
+import { LocaleProvider } from './lib/i18n/locale';
+import { ThemeProvider } from './lib/theme';
 import { readWebConfig } from './lib/web-config';
 
 const manager = createUserManager(readWebConfig());
@@ -12,10 +14,14 @@ const queries = new QueryClient({ defaultOptions: { queries: { retry: 1, refetch
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
-    <QueryClientProvider client={queries}>
-      <AuthProvider manager={manager}>
-        <App />
-      </AuthProvider>
-    </QueryClientProvider>
+    <LocaleProvider>
+      <ThemeProvider>
+        <QueryClientProvider client={queries}>
+          <AuthProvider manager={manager}>
+            <App />
+          </AuthProvider>
+        </QueryClientProvider>
+      </ThemeProvider>
+    </LocaleProvider>
   </StrictMode>,
 );

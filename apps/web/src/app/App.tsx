@@ -1,11 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback } from 'react';
-import { Chat } from '../features/chat/Chat';
+import { type MouseEvent, useCallback, useEffect } from 'react';
+import { COMPOSER_ID, Chat } from '../features/chat/Chat';
 import { CONVERSATIONS_KEY, ConversationList } from '../features/conversations/ConversationList';
 import { UserMenu } from '../features/profile/UserMenu';
 import { SearchPanel } from '../features/search/SearchPanel';
 import { useAuth } from '../lib/auth/auth-context';
+import { useMessages } from '../lib/i18n/messages';
+import { LanguageSelect } from '../lib/preferences/LanguageSelect';
 import { usePath } from '../lib/use-path';
+import { appText } from './messages';
 
 const CONVERSATION_PATH = /^\/c\/([0-9a-f-]{36})$/;
 
@@ -35,37 +38,53 @@ function Workspace() {
         />
         <ConversationList selected={selected} onSelect={select} />
       </aside>
-      <main id="main" className="main">
+      <main id="main" className="main" tabIndex={-1}>
         <Chat conversationId={selected} focusMessageId={focusMessageId} onStarted={started} />
       </main>
     </div>
   );
 }
 
+// The link's own jump would only scroll: the message box gets the focus, as the link promises.
+function skipToComposer(event: MouseEvent) {
+  const composer = document.getElementById(COMPOSER_ID) ?? document.getElementById('main');
+  if (!composer) return;
+  event.preventDefault();
+  composer.focus();
+}
+
 export function App() {
   const { state, signIn } = useAuth();
+  const t = useMessages(appText);
+  useEffect(() => {
+    document.title = t.appName;
+  }, [t]);
   if (state.status === 'loading') {
     return (
       <main className="centered" aria-busy="true">
-        <p>Signing in…</p>
+        <p>{t.signingIn}</p>
       </main>
     );
   }
   if (state.status === 'error' || state.status === 'signed-out') {
     return (
       <main className="centered">
-        <h1>Federation agent</h1>
-        {state.status === 'error' ? <p role="alert">Sign-in failed: {state.message}</p> : <p>You are signed out.</p>}
+        <h1>{t.appName}</h1>
+        {state.status === 'error' ? <p role="alert">{t.signInFailed(state.message)}</p> : <p>{t.signedOut}</p>}
         <button type="button" onClick={() => void signIn()}>
-          Sign in
+          {t.signIn}
         </button>
+        <LanguageSelect />
       </main>
     );
   }
   return (
     <div className="shell">
+      <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={skipToComposer}>
+        {t.skipToComposer}
+      </a>
       <header className="top-bar">
-        <h1>Federation agent</h1>
+        <h1>{t.appName}</h1>
         <UserMenu />
       </header>
       <Workspace />

@@ -1,10 +1,15 @@
 import { type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
+import { useMessages } from '../../lib/i18n/messages';
 import { MessageList } from './components/MessageList';
 import { AttachmentList } from './files/AttachmentList';
 import { useAttachments } from './files/use-attachments';
 import { TurnOptionsPanel } from './components/TurnOptionsPanel';
 import { defaultTurnOptions } from './stream/turn-stream';
+import { chatText } from './messages';
 import { useConversationTurns } from './use-turn';
+
+/** The message box's id: the page's skip link leads to it. */
+export const COMPOSER_ID = 'composer-text';
 
 interface Props {
   conversationId?: string;
@@ -16,6 +21,7 @@ interface Props {
 
 export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
   const { items, streaming, send, stop, hasOlder, loadOlder } = useConversationTurns(conversationId, onStarted);
+  const t = useMessages(chatText);
   const [draft, setDraft] = useState('');
   const [options, setOptions] = useState(defaultTurnOptions);
   const files = useAttachments();
@@ -46,7 +52,7 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
   };
 
   return (
-    <section className="chat" aria-label="Conversation">
+    <section className="chat" aria-label={t.conversation}>
       <MessageList
         items={items}
         streaming={streaming}
@@ -63,34 +69,34 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
           type="file"
           multiple
           hidden
-          aria-label="Attach files"
+          aria-label={t.attachFiles}
           onChange={(event) => {
             void files.add([...(event.target.files ?? [])]);
             event.target.value = '';
           }}
         />
         <button type="button" className="attach" onClick={() => picker.current?.click()}>
-          Attach
+          {t.attach}
         </button>
-        <label htmlFor="composer-text" className="visually-hidden">
-          Message
+        <label htmlFor={COMPOSER_ID} className="visually-hidden">
+          {t.message}
         </label>
         <textarea
-          id="composer-text"
+          id={COMPOSER_ID}
           value={draft}
           rows={2}
-          placeholder="Ask the agent"
+          placeholder={t.askTheAgent}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
         />
         {streaming ? (
           <button type="button" onClick={() => void stop()}>
-            Stop
+            {t.stop}
           </button>
         ) : (
           <button type="submit" disabled={!draft.trim() || files.uploading}>
-            Send
+            {t.send}
           </button>
         )}
       </form>

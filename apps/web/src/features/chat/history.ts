@@ -41,8 +41,8 @@ export async function loadHistory(token: string, conversationId: string, cursor?
 
 export function historyItem(message: HistoryMessage): ChatItem {
   if (message.sender === 'User') {
-    // History names an attachment by id and type only.
-    const files = (message.files ?? []).map((file) => `attachment (${file.mimeType})`);
+    // History names an attachment by id and type only: its type is what can be shown.
+    const files = (message.files ?? []).map((file) => file.mimeType);
     return { kind: 'user', key: message.messageId, text: message.text, files };
   }
   const view: TurnView = {

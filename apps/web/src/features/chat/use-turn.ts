@@ -1,16 +1,19 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { readWebConfig } from '../../lib/web-config';
 import { type ChatItem, historyItem, loadHistory } from './history';
 import { type TurnOptions, cancelTurn, readTurnStream, resumeTurn, startTurn } from './stream/turn-stream';
 import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
+import { CONNECTION_LOST, UNREACHABLE } from './turn-errors';
 
 type Action =
   | { kind: 'reset'; items: ChatItem[]; older?: string }
   | { kind: 'older'; items: ChatItem[]; older?: string }
   | { kind: 'ask'; question: string; files: string[] }
   | { kind: 'event'; event: StreamEvent }
-  | { kind: 'refused'; message: string };
+  /** `message` is the platform's; the app's own failures have only a code (turn-errors.ts words them). */
+  | { kind: 'refused'; code: string; message: string };
 
 let keys = 0;
 
@@ -54,13 +57,24 @@ function reduceItems(items: ChatItem[], action: Exclude<Action, { kind: 'reset' 
   const view =
     action.kind === 'event'
       ? reduceTurn(last.view, action.event)
-      : { ...last.view, phase: 'failed' as const, error: { code: 'refused', message: action.message } };
+      : { ...last.view, phase: 'failed' as const, error: { code: action.code, message: action.message } };
   return view === last.view ? items : [...items.slice(0, -1), { ...last, view }];
 }
 
-async function refusalOf(response: Response): Promise<string> {
-  const body = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
-  return body?.error?.message ?? `${response.status} ${response.statusText}`;
+async function refusalOf(response: Response): Promise<Action> {
+  const body = (await response.json().catch(() => undefined)) as
+    { error?: { code?: string; message?: string } } | undefined;
+  const message = body?.error?.message ?? `${response.status} ${response.statusText}`;
+  return { kind: 'refused', code: body?.error?.code ?? 'refused', message };
+}
+
+// fetch fails with a TypeError when the platform cannot be reached; other errors carry words already.
+function failureOf(error: unknown): Action {
+  if (error instanceof ApiRequestError) return { kind: 'refused', code: error.code, message: error.message };
+  if (error instanceof Error && !(error instanceof TypeError)) {
+    return { kind: 'refused', code: 'failed', message: error.message };
+  }
+  return { kind: 'refused', code: UNREACHABLE, message: '' };
 }
 
 /**
@@ -100,7 +114,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
         const conversationId = current.current;
         if (done || controller.signal.aborted || !conversationId) return;
         if (attempt >= RESUME_ATTEMPTS) {
-          dispatch({ kind: 'refused', message: 'The connection was lost; reload to see the answer.' });
+          dispatch({ kind: 'refused', code: CONNECTION_LOST, message: '' });
           return;
         }
         await sleep(Math.min(RESUME_BASE_MS * 2 ** attempt, RESUME_MAX_MS), controller.signal);
@@ -154,7 +168,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
       }
       dispatch({ kind: 'reset', items: loaded, older: history.older });
     })().catch((error: unknown) => {
-      if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
+      if (!controller.signal.aborted) dispatch(failureOf(error));
     });
     return () => controller.abort();
   }, [auth, conversationId, follow]);
@@ -178,7 +192,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
           token,
           controller.signal,
         );
-        if (!response.ok) return dispatch({ kind: 'refused', message: await refusalOf(response) });
+        if (!response.ok) return dispatch(await refusalOf(response));
         const started = response.headers.get('x-conversation-id');
         if (started && started !== current.current) {
           current.current = started;
@@ -186,7 +200,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
         }
         await follow(response, controller);
       } catch (error) {
-        if (!controller.signal.aborted) dispatch({ kind: 'refused', message: String(error) });
+        if (!controller.signal.aborted) dispatch(failureOf(error));
       }
     },
     [auth, follow, onStarted],

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
+import { useMessages } from '../../lib/i18n/messages';
 import {
   type Conversation,
   type ListMode,
@@ -9,6 +10,7 @@ import {
   renameConversation,
   restoreConversation,
 } from './api';
+import { conversationsText } from './messages';
 
 export const CONVERSATIONS_KEY = ['conversations'] as const;
 
@@ -20,6 +22,7 @@ interface Props {
 /** The sidebar: the user's conversations, newest first, a page at a time as it scrolls; the archive beside them. */
 export function ConversationList({ selected, onSelect }: Props) {
   const auth = useAuth();
+  const t = useMessages(conversationsText);
   const [mode, setMode] = useState<ListMode>('active');
   const pages = useInfiniteQuery({
     queryKey: [...CONVERSATIONS_KEY, mode],
@@ -43,16 +46,16 @@ export function ConversationList({ selected, onSelect }: Props) {
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   return (
-    <nav className="conversations" aria-label="Conversations">
+    <nav className="conversations" aria-label={t.conversations}>
       <button type="button" className="new-chat" onClick={() => onSelect(undefined)}>
-        New chat
+        {t.newChat}
       </button>
-      <div className="modes" role="group" aria-label="Which conversations">
+      <div className="modes" role="group" aria-label={t.whichConversations}>
         <button type="button" aria-pressed={mode === 'active'} onClick={() => setMode('active')}>
-          Chats
+          {t.chats}
         </button>
         <button type="button" aria-pressed={mode === 'archive'} onClick={() => setMode('archive')}>
-          Archive
+          {t.archive}
         </button>
       </div>
       {pages.error && <p role="alert">{pages.error.message}</p>}
@@ -69,7 +72,7 @@ export function ConversationList({ selected, onSelect }: Props) {
         <li ref={end} aria-hidden="true" className="list-end" />
       </ul>
       {pages.isSuccess && conversations.length === 0 && (
-        <p className="muted">{mode === 'archive' ? 'The archive is empty.' : 'No conversations yet.'}</p>
+        <p className="muted">{mode === 'archive' ? t.archiveEmpty : t.noConversations}</p>
       )}
     </nav>
   );
@@ -87,6 +90,7 @@ function ConversationItem({
   onSelect(conversationId: string | undefined): void;
 }) {
   const auth = useAuth();
+  const t = useMessages(conversationsText);
   const queries = useQueryClient();
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(conversation.title);
@@ -111,6 +115,15 @@ function ConversationItem({
     onSuccess: () => void refresh(),
   });
   const error = rename.error ?? remove.error ?? restore.error;
+  const shownTitle = conversation.title || t.untitled;
+
+  // Focus goes back to the Rename button when the form closes (saved or Escape), not to the page's start.
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const wasRenaming = useRef(false);
+  useEffect(() => {
+    if (wasRenaming.current && !renaming) renameButton.current?.focus();
+    wasRenaming.current = renaming;
+  }, [renaming]);
 
   const submitRename = (event: FormEvent) => {
     event.preventDefault();
@@ -123,17 +136,19 @@ function ConversationItem({
       {renaming ? (
         <form onSubmit={submitRename} className="rename">
           <label htmlFor={`title-${conversationId}`} className="visually-hidden">
-            Title
+            {t.title}
           </label>
           <input
             id={`title-${conversationId}`}
             value={title}
             maxLength={200}
             autoFocus
+            // Typing replaces the old title; the arrow keys keep it.
+            onFocus={(event) => event.target.select()}
             onChange={(event) => setTitle(event.target.value)}
             onKeyDown={(event) => event.key === 'Escape' && setRenaming(false)}
           />
-          <button type="submit">Save</button>
+          <button type="submit">{t.save}</button>
         </form>
       ) : (
         <button
@@ -142,25 +157,30 @@ function ConversationItem({
           aria-current={current ? 'page' : undefined}
           onClick={() => onSelect(conversationId)}
         >
-          {conversation.title || 'Untitled'}
+          {shownTitle}
         </button>
       )}
       {archived ? (
-        <button type="button" onClick={() => restore.mutate()}>
-          Restore
+        <button type="button" aria-label={t.restoreNamed(shownTitle)} onClick={() => restore.mutate()}>
+          {t.restore}
         </button>
       ) : (
         !renaming && (
           <>
-            <button type="button" aria-label={`Rename ${conversation.title}`} onClick={() => setRenaming(true)}>
-              Rename
+            <button
+              ref={renameButton}
+              type="button"
+              aria-label={t.renameNamed(shownTitle)}
+              onClick={() => setRenaming(true)}
+            >
+              {t.rename}
             </button>
             <button
               type="button"
-              aria-label={`Delete ${conversation.title}`}
-              onClick={() => window.confirm(`Delete “${conversation.title}”?`) && remove.mutate()}
+              aria-label={t.deleteNamed(shownTitle)}
+              onClick={() => window.confirm(t.confirmDelete(shownTitle)) && remove.mutate()}
             >
-              Delete
+              {t.delete}
             </button>
           </>
         )

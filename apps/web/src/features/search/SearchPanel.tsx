@@ -1,7 +1,10 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
+import { useFormats } from '../../lib/i18n/format';
+import { useMessages } from '../../lib/i18n/messages';
 import { searchMessages } from './api';
+import { searchText } from './messages';
 import { snippetNodes } from './snippet';
 
 interface Props {
@@ -12,6 +15,8 @@ interface Props {
 /** Message search over the user's conversations; a result opens its message in place. */
 export function SearchPanel({ onOpen }: Props) {
   const auth = useAuth();
+  const t = useMessages(searchText);
+  const format = useFormats();
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
   const results = useInfiniteQuery({
@@ -28,16 +33,16 @@ export function SearchPanel({ onOpen }: Props) {
   };
 
   return (
-    <section className="search" aria-label="Search messages">
+    <section className="search" aria-label={t.searchMessages}>
       <form role="search" onSubmit={submit} className="search-form">
         <label htmlFor="search-q" className="visually-hidden">
-          Search messages
+          {t.searchMessages}
         </label>
         <input
           id="search-q"
           type="search"
           maxLength={200}
-          placeholder="Search messages"
+          placeholder={t.searchMessages}
           value={draft}
           onChange={(event) => {
             setDraft(event.target.value);
@@ -45,13 +50,13 @@ export function SearchPanel({ onOpen }: Props) {
           }}
         />
         <button type="submit" disabled={!draft.trim()}>
-          Search
+          {t.search}
         </button>
       </form>
       {results.error && <p role="alert">{results.error.message}</p>}
       {query && results.isSuccess && (
-        <ul className="search-results" aria-label="Search results">
-          {found.length === 0 && <li className="muted">Nothing found.</li>}
+        <ul className="search-results" aria-label={t.searchResults}>
+          {found.length === 0 && <li className="muted">{t.nothingFound}</li>}
           {found.map((result) => (
             <li key={result.messageId}>
               <button
@@ -61,13 +66,20 @@ export function SearchPanel({ onOpen }: Props) {
               >
                 <span className="search-result-title">{result.conversationTitle}</span>
                 <span className="search-result-snippet">{snippetNodes(result.snippet)}</span>
+                <time
+                  className="search-result-time"
+                  dateTime={result.createdAt}
+                  title={format.dateTime(result.createdAt)}
+                >
+                  {format.relativeTime(result.createdAt)}
+                </time>
               </button>
             </li>
           ))}
           {results.hasNextPage && (
             <li>
               <button type="button" onClick={() => void results.fetchNextPage()} disabled={results.isFetchingNextPage}>
-                More results
+                {t.moreResults}
               </button>
             </li>
           )}

@@ -1,5 +1,8 @@
 import type { User, UserManager } from 'oidc-client-ts';
-import { type ReactNode, createContext, useContext, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, createContext, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { type UiLocale, useLocale } from '../i18n/locale';
+import { useMessages } from '../i18n/messages';
+import { authText } from './messages';
 import { CALLBACK_PATH, SIGNED_OUT_PATH } from './user-manager';
 
 export type AuthState =
@@ -25,7 +28,8 @@ interface ReturnState {
 // The page's first step (finish a sign-in, or start one) runs once per page, even if React mounts twice.
 const firstSteps = new WeakMap<UserManager, Promise<User | 'signed-out' | 'redirecting'>>();
 
-function firstStep(manager: UserManager): Promise<User | 'signed-out' | 'redirecting'> {
+// The login page opens in the app's language (`ui_locales`, document 1).
+function firstStep(manager: UserManager, locale: UiLocale): Promise<User | 'signed-out' | 'redirecting'> {
   let step = firstSteps.get(manager);
   if (!step) {
     const { pathname, search } = window.location;
@@ -40,7 +44,7 @@ function firstStep(manager: UserManager): Promise<User | 'signed-out' | 'redirec
           ? Promise.resolve('signed-out' as const)
           : // Tokens live in memory only: a new page signs in again, with no form while the provider's session lasts.
             manager
-              .signinRedirect({ state: { returnTo: pathname + search } satisfies ReturnState })
+              .signinRedirect({ ui_locales: locale, state: { returnTo: pathname + search } satisfies ReturnState })
               .then(() => 'redirecting' as const);
     firstSteps.set(manager, step);
   }
@@ -49,6 +53,13 @@ function firstStep(manager: UserManager): Promise<User | 'signed-out' | 'redirec
 
 export function AuthProvider({ manager, children }: { manager: UserManager; children: ReactNode }) {
   const [state, setState] = useState<AuthState>({ status: 'loading' });
+  const { locale } = useLocale();
+  const t = useMessages(authText);
+  // Read when used, so a change of language does not make a new `Auth` (whose users would start over).
+  const language = useRef({ locale, t });
+  useEffect(() => {
+    language.current = { locale, t };
+  }, [locale, t]);
 
   useEffect(() => {
     let live = true;
@@ -63,7 +74,7 @@ export function AuthProvider({ manager, children }: { manager: UserManager; chil
     manager.events.addUserSignedOut(signedOut);
     manager.events.addSilentRenewError(failed);
 
-    firstStep(manager)
+    firstStep(manager, language.current.locale)
       .then((step) => {
         if (step === 'signed-out') signedOut();
         else if (step !== 'redirecting') signedIn(step);
@@ -80,15 +91,19 @@ export function AuthProvider({ manager, children }: { manager: UserManager; chil
   const auth = useMemo<Auth>(
     () => ({
       state,
-      signIn: () => manager.signinRedirect({ state: { returnTo: '/' } satisfies ReturnState }),
+      signIn: () =>
+        manager.signinRedirect({ ui_locales: language.current.locale, state: { returnTo: '/' } satisfies ReturnState }),
       signOut: async () => {
         const user = await manager.getUser();
-        await manager.signoutRedirect({ id_token_hint: user?.id_token });
+        await manager.signoutRedirect({
+          id_token_hint: user?.id_token,
+          extraQueryParams: { ui_locales: language.current.locale },
+        });
       },
       accessToken: async () => {
         let user = await manager.getUser();
         if (user && (user.expires_in ?? 0) < 30) user = await manager.signinSilent();
-        if (!user) throw new Error('not signed in');
+        if (!user) throw new Error(language.current.t.notSignedIn);
         return user.access_token;
       },
     }),

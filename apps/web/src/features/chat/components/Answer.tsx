@@ -1,13 +1,16 @@
 import { Suspense, lazy } from 'react';
+import { useMessages } from '../../../lib/i18n/messages';
 import { DeliverableList } from '../files/DeliverableList';
+import { chatText } from '../messages';
 import type { TurnView } from '../stream/turn-view';
+import { turnErrorText } from '../turn-errors';
 import { InteractionRequest } from './InteractionRequest';
 import { TaskList } from './TaskList';
 
 // The Markdown renderer (and its highlighter) loads with the first answer, not with the first screen.
 const Markdown = lazy(() => import('./Markdown'));
 
-const PHASE_LABEL = { streaming: 'Answering…', completed: '', unfinished: 'Stopped', failed: 'Failed' } as const;
+const PHASE_LABEL = { streaming: 'answering', completed: undefined, unfinished: 'stopped', failed: 'failed' } as const;
 
 interface AnswerProps {
   messageKey: string;
@@ -19,6 +22,8 @@ interface AnswerProps {
 
 /** One answer of the agent: its steps, text, files, request and how it ended. */
 export function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps) {
+  const t = useMessages(chatText);
+  const phase = PHASE_LABEL[view.phase];
   return (
     <div
       className={`answer${found ? ' found' : ''}`}
@@ -39,8 +44,8 @@ export function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps)
         deliverables={view.deliverables}
       />
       {view.interaction && <InteractionRequest interaction={view.interaction} open={open} onAnswer={onAnswer} />}
-      {view.error && <p role="alert">{view.error.message}</p>}
-      {PHASE_LABEL[view.phase] && <p className="answer-phase">{PHASE_LABEL[view.phase]}</p>}
+      {view.error && <p role="alert">{turnErrorText(t, view.error)}</p>}
+      {phase && <p className="answer-phase">{t[phase]}</p>}
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import type { Interaction } from '@fed/contracts/chat-chunk';
 import { type FormEvent, useState } from 'react';
+import { useMessages } from '../../../lib/i18n/messages';
+import { chatText } from '../messages';
 
 interface Props {
   interaction: Interaction;
@@ -13,6 +15,7 @@ interface Props {
  * and a confirmation's labels as buttons, a question as a form.
  */
 export function InteractionRequest({ interaction, open, onAnswer }: Props) {
+  const t = useMessages(chatText);
   const [reply, setReply] = useState('');
   const { interactionType, content } = interaction;
   const options = interaction.options ?? [];
@@ -21,11 +24,7 @@ export function InteractionRequest({ interaction, open, onAnswer }: Props) {
     if (reply.trim()) onAnswer(reply.trim());
   };
   const heading =
-    interactionType === 'confirmation'
-      ? 'The agent asks for your approval before it goes on'
-      : interactionType === 'choice'
-        ? 'The agent asks you to choose'
-        : 'The agent has a question';
+    interactionType === 'confirmation' ? t.asksApproval : interactionType === 'choice' ? t.asksChoice : t.asksQuestion;
 
   return (
     <section className={`interaction interaction-${interactionType}`} aria-label={heading} data-testid="interaction">
@@ -34,7 +33,7 @@ export function InteractionRequest({ interaction, open, onAnswer }: Props) {
       {interactionType === 'question' ? (
         open && (
           <form onSubmit={submit} className="interaction-form">
-            <label htmlFor="interaction-reply">Your answer</label>
+            <label htmlFor="interaction-reply">{t.yourAnswer}</label>
             <textarea
               id="interaction-reply"
               rows={2}
@@ -42,13 +41,13 @@ export function InteractionRequest({ interaction, open, onAnswer }: Props) {
               onChange={(event) => setReply(event.target.value)}
             />
             <button type="submit" disabled={!reply.trim()}>
-              Answer
+              {t.answer}
             </button>
           </form>
         )
       ) : (
         <div className="interaction-options" role="group" aria-label={heading}>
-          {(options.length > 0 ? options : interactionType === 'confirmation' ? ['Approve', 'Deny'] : []).map(
+          {(options.length > 0 ? options : interactionType === 'confirmation' ? [t.approve, t.deny] : []).map(
             (option) => (
               <button key={option} type="button" disabled={!open} onClick={() => onAnswer(option)}>
                 {option}
@@ -57,10 +56,8 @@ export function InteractionRequest({ interaction, open, onAnswer }: Props) {
           )}
         </div>
       )}
-      {open && interactionType === 'choice' && options.length === 0 && (
-        <p className="muted">Answer in the message box below.</p>
-      )}
-      {!open && <p className="muted">Answered.</p>}
+      {open && interactionType === 'choice' && options.length === 0 && <p className="muted">{t.answerBelow}</p>}
+      {!open && <p className="muted">{t.answered}</p>}
     </section>
   );
 }

@@ -1,6 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useMessages } from '../../../lib/i18n/messages';
 import type { ChatItem } from '../history';
+import { chatText } from '../messages';
 import { Answer } from './Answer';
 
 interface Props {
@@ -28,6 +30,7 @@ const FIND_PAGES = 20;
  * history when scrolled to the top.
  */
 export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOlder, onAnswer }: Props) {
+  const t = useMessages(chatText);
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const virtualizer = useVirtualizer({
@@ -95,7 +98,7 @@ export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOl
                 >
                   {item.text}
                   {item.files.length > 0 && (
-                    <span className="message-files" aria-label="Attached files">
+                    <span className="message-files" aria-label={t.attachedFiles}>
                       {item.files.map((name, i) => (
                         <span key={i} className="message-file">
                           {name}

@@ -1,4 +1,6 @@
+import { useMessages } from '../../../lib/i18n/messages';
 import { useCatalog } from '../catalog';
+import { chatText } from '../messages';
 import { MAX_SKILLS, type TurnOptions } from '../stream/turn-stream';
 
 interface Props {
@@ -9,6 +11,7 @@ interface Props {
 /** The chat request's options (document 2, "Chat request"), for the next message. */
 export function TurnOptionsPanel({ options, onChange }: Props) {
   const catalog = useCatalog();
+  const t = useMessages(chatText);
   const set = (change: Partial<TurnOptions>) => onChange({ ...options, ...change });
   const skills = options.skillIds ?? [];
   const toggleSkill = (skillId: string, on: boolean) =>
@@ -16,25 +19,25 @@ export function TurnOptionsPanel({ options, onChange }: Props) {
 
   return (
     <details className="turn-options">
-      <summary>Options</summary>
+      <summary>{t.options}</summary>
       <div className="turn-options-grid">
         <label>
-          Answer format
+          {t.answerFormat}
           <select
             value={options.outputFormat}
             onChange={(event) => set({ outputFormat: event.target.value as TurnOptions['outputFormat'] })}
           >
-            <option value="markdown">Formatted (Markdown)</option>
-            <option value="plain">Plain text</option>
+            <option value="markdown">{t.formatMarkdown}</option>
+            <option value="plain">{t.formatPlain}</option>
           </select>
         </label>
         <label>
-          Persona
+          {t.persona}
           <select
             value={options.personaKey ?? ''}
             onChange={(event) => set({ personaKey: event.target.value || undefined })}
           >
-            <option value="">None</option>
+            <option value="">{t.none}</option>
             {catalog.data?.personas.map((persona) => (
               <option key={persona.personaKey} value={persona.personaKey}>
                 {persona.name}
@@ -43,12 +46,12 @@ export function TurnOptionsPanel({ options, onChange }: Props) {
           </select>
         </label>
         <label>
-          Playbook
+          {t.playbook}
           <select
             value={options.playbookId ?? ''}
             onChange={(event) => set({ playbookId: event.target.value || undefined })}
           >
-            <option value="">None</option>
+            <option value="">{t.none}</option>
             {catalog.data?.playbooks.map((playbook) => (
               <option key={playbook.playbookId} value={playbook.playbookId}>
                 {playbook.name}
@@ -57,23 +60,23 @@ export function TurnOptionsPanel({ options, onChange }: Props) {
           </select>
         </label>
         <label>
-          Agent level
+          {t.agentLevel}
           <select
             value={options.agentLevel}
             onChange={(event) => set({ agentLevel: event.target.value as TurnOptions['agentLevel'] })}
           >
-            <option value="default">Default</option>
-            <option value="high_performance">High performance</option>
+            <option value="default">{t.levelDefault}</option>
+            <option value="high_performance">{t.levelHigh}</option>
           </select>
         </label>
         <label>
-          Work report
+          {t.workReport}
           <select
             value={options.reportMode}
             onChange={(event) => set({ reportMode: event.target.value as TurnOptions['reportMode'] })}
           >
-            <option value="with">With a report</option>
-            <option value="without">Without</option>
+            <option value="with">{t.withReport}</option>
+            <option value="without">{t.withoutReport}</option>
           </select>
         </label>
         <label className="check">
@@ -82,7 +85,7 @@ export function TurnOptionsPanel({ options, onChange }: Props) {
             checked={options.agentMode}
             onChange={(event) => set({ agentMode: event.target.checked })}
           />
-          Agent mode (tools)
+          {t.agentMode}
         </label>
         <label className="check">
           <input
@@ -90,11 +93,11 @@ export function TurnOptionsPanel({ options, onChange }: Props) {
             checked={options.privateMode}
             onChange={(event) => set({ privateMode: event.target.checked })}
           />
-          Private mode
+          {t.privateMode}
         </label>
         {(catalog.data?.skills.length ?? 0) > 0 && (
           <fieldset>
-            <legend>Skills (at most {MAX_SKILLS})</legend>
+            <legend>{t.skills(MAX_SKILLS)}</legend>
             {catalog.data?.skills.map((skill) => (
               <label key={skill.skillId} className="check" title={skill.description}>
                 <input

@@ -1,6 +1,8 @@
 import type { Deliverable } from '@fed/contracts/chat-chunk';
 import { useState } from 'react';
 import { useAuth } from '../../../lib/auth/auth-context';
+import { useMessages } from '../../../lib/i18n/messages';
+import { chatText } from '../messages';
 import { downloadBlob, saveAs } from './upload';
 
 /** The agent's files of an answer; each downloads through the deliverables endpoint (docs/chat.md). */
@@ -14,10 +16,11 @@ export function DeliverableList({
   deliverables: Deliverable[];
 }) {
   const auth = useAuth();
-  const [error, setError] = useState<string>();
+  const t = useMessages(chatText);
+  const [failed, setFailed] = useState(false);
   if (deliverables.length === 0 || !conversationId || !messageId) return null;
   const download = async (deliverable: Deliverable) => {
-    setError(undefined);
+    setFailed(false);
     const query = new URLSearchParams({ messageId, filepath: deliverable.filepath });
     try {
       const blob = await downloadBlob(
@@ -25,24 +28,24 @@ export function DeliverableList({
         await auth.accessToken(),
       );
       saveAs(blob, deliverable.filename);
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+    } catch {
+      setFailed(true);
     }
   };
   return (
     <div className="deliverables">
-      <h4>Files from the agent</h4>
-      <ul aria-label="Files from the agent">
+      <h4>{t.filesFromAgent}</h4>
+      <ul aria-label={t.filesFromAgent}>
         {deliverables.map((d) => (
           <li key={d.filepath}>
             <button type="button" onClick={() => void download(d)}>
               {d.filename}
             </button>
-            {d.isPrimary && <span className="muted"> (main)</span>}
+            {d.isPrimary && <span className="muted"> {t.mainFile}</span>}
           </li>
         ))}
       </ul>
-      {error && <p role="alert">{error}</p>}
+      {failed && <p role="alert">{t.downloadFailed}</p>}
     </div>
   );
 }

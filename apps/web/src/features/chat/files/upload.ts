@@ -10,6 +10,16 @@ export interface UploadedFile {
 
 export const MAX_ATTACHMENTS = 20;
 
+/** Why a transfer failed: the platform refused it (with its own message, if it gave one), the line dropped, or the user cancelled. */
+export type TransferFailure =
+  { kind: 'refused'; status: number; message?: string } | { kind: 'lost' } | { kind: 'cancelled' };
+
+export class TransferError extends Error {
+  constructor(readonly failure: TransferFailure) {
+    super(failure.kind === 'refused' ? (failure.message ?? `refused (${failure.status})`) : failure.kind);
+  }
+}
+
 export interface Upload {
   done: Promise<UploadedFile>;
   cancel(): void;
@@ -31,10 +41,10 @@ export function uploadFile(file: File, token: string, onProgress: (fraction: num
         // Not JSON: the status says enough.
       }
       if (request.status === 201 && body.fileId) resolve(body as UploadedFile);
-      else reject(new Error(body.error?.message ?? `upload failed (${request.status})`));
+      else reject(new TransferError({ kind: 'refused', status: request.status, message: body.error?.message }));
     };
-    request.onerror = () => reject(new Error('upload failed: the connection was lost'));
-    request.onabort = () => reject(new Error('upload cancelled'));
+    request.onerror = () => reject(new TransferError({ kind: 'lost' }));
+    request.onabort = () => reject(new TransferError({ kind: 'cancelled' }));
   });
   const form = new FormData();
   form.append('filename', file.name);
@@ -48,7 +58,7 @@ export function uploadFile(file: File, token: string, onProgress: (fraction: num
 /** A file of the user or the agent, fetched with the token (the API takes no cookie) and handed to the browser. */
 export async function downloadBlob(url: string, token: string): Promise<Blob> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  if (!response.ok) throw new Error(`download failed (${response.status})`);
+  if (!response.ok) throw new TransferError({ kind: 'refused', status: response.status });
   return response.blob();
 }
 

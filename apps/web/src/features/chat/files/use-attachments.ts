@@ -1,6 +1,13 @@
 import { useCallback, useRef, useState } from 'react';
 import { useAuth } from '../../../lib/auth/auth-context';
-import { MAX_ATTACHMENTS, type Upload, type UploadedFile, uploadFile } from './upload';
+import {
+  MAX_ATTACHMENTS,
+  type TransferFailure,
+  TransferError,
+  type Upload,
+  type UploadedFile,
+  uploadFile,
+} from './upload';
 
 export interface Attachment {
   key: string;
@@ -8,7 +15,7 @@ export interface Attachment {
   /** 0 to 1 while uploading. */
   progress: number;
   uploaded?: UploadedFile;
-  error?: string;
+  error?: Exclude<TransferFailure, { kind: 'cancelled' }>;
   /** An object URL for an image, to preview it. */
   preview?: string;
 }
@@ -39,7 +46,11 @@ export function useAttachments() {
         uploads.current.set(attachment.key, upload);
         upload.done
           .then((uploaded) => update(attachment.key, { uploaded, progress: 1 }))
-          .catch((error: Error) => update(attachment.key, { error: error.message }))
+          .catch((error: unknown) => {
+            const failure: TransferFailure = error instanceof TransferError ? error.failure : { kind: 'lost' };
+            // A cancelled one has left the list already.
+            if (failure.kind !== 'cancelled') update(attachment.key, { error: failure });
+          })
           .finally(() => uploads.current.delete(attachment.key));
       }
     },

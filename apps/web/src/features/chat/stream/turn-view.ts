@@ -75,7 +75,8 @@ export function reduceTurn(view: TurnView, event: StreamEvent): TurnView {
   if (choice.deliverables) next.deliverables = choice.deliverables;
   if (choice.finishReason === 'error') {
     next.phase = 'failed';
-    next.error = chunk.error ?? { code: 'agent_failed', message: 'The answer failed.' };
+    // No message of the platform's: the app words it (turn-errors.ts).
+    next.error = chunk.error ?? { code: 'agent_failed', message: '' };
   } else if (choice.finishReason === 'stop') {
     next.phase = choice.status === 'unfinished' ? 'unfinished' : 'completed';
   }
