@@ -37,6 +37,8 @@ COPY tools ./tools
 COPY libs ./libs
 COPY apps ./apps
 RUN BUILD_QUIET=1 node tools/build.mjs --clean
+# The web app's static files (Vite, into dist/web): the platform serves them, and so does the web deployable.
+RUN node tools/build-web.mjs --force
 
 # --- runtime ------------------------------------------------------------------------------------
 FROM base AS runtime

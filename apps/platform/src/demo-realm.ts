@@ -1,12 +1,14 @@
 import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
-import { seedCatalog } from '@fed/agent';
+import { libraryAdminServiceFor, seedCatalog } from '@fed/agent';
 import { apiKeysServiceFor } from '@fed/gateway';
 import { ClientsModule, ClientsService, UsersModule, UsersService } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
+import { BLOB_STORE, type BlobStore } from '@fed/storage';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { WEB_CALLBACK_PATH, WEB_CLIENT_ID, WEB_SCOPES, WEB_SIGNED_OUT_PATH } from './web-app';
 
@@ -32,6 +34,7 @@ export class DemoRealm implements OnApplicationBootstrap {
     private readonly users: UsersService,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
   get credentialsFile(): string {
@@ -74,8 +77,25 @@ export class DemoRealm implements OnApplicationBootstrap {
     }
   }
 
+  /** A shared file and a prompt template, so the web app's library picker has something to pick. */
+  private async seedLibrary(): Promise<void> {
+    const library = libraryAdminServiceFor(this.dataSource, this.blobs);
+    await library.addFile(
+      'guides/house-style.md',
+      { title: 'House style', description: 'How answers and documents are written here.' },
+      Readable.from([Buffer.from(DEMO_STYLE_GUIDE)]),
+    );
+    await library.addTemplate('templates/summarize.md', {
+      title: 'Summarize a document',
+      text: DEMO_TEMPLATE,
+      description: 'The key points, decisions and actions of an attached document.',
+    });
+  }
+
   private async create(): Promise<void> {
     await seedCatalog(this.dataSource);
+    // The library is the SaaS edition's (document 2's edition table).
+    if (this.config.edition !== 'marketplace') await this.seedLibrary();
 
     const redirectUri = 'http://localhost:3000/callback';
     const { generatedPassword } = await this.users.create({
@@ -117,6 +137,18 @@ export class DemoRealm implements OnApplicationBootstrap {
     this.logger.info({ file: this.credentialsFile }, 'demo realm created');
   }
 }
+
+const DEMO_STYLE_GUIDE = `# House style
+
+- Lead with the answer, then the reasons.
+- Dates as 2026-12-03, amounts with their currency.
+- Short sentences; one idea per paragraph.
+`;
+
+const DEMO_TEMPLATE = `Summarize the attached document for a busy reader:
+1. the three points that matter most,
+2. what is decided and what is still open,
+3. who has to act, and by when.`;
 
 @Module({ imports: [ClientsModule, UsersModule], providers: [DemoRealm] })
 export class DemoRealmModule {}

@@ -1,6 +1,7 @@
 import { type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
 import { useMessages } from '../../lib/i18n/messages';
 import { MessageList } from './components/MessageList';
+import { LibraryButton, type LibraryPick, LibraryPicker, LibraryPicks } from './library/LibraryPicker';
 import { AttachmentList } from './files/AttachmentList';
 import { useAttachments } from './files/use-attachments';
 import { TurnOptionsPanel } from './components/TurnOptionsPanel';
@@ -26,14 +27,21 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
   const [options, setOptions] = useState(defaultTurnOptions);
   const files = useAttachments();
   const picker = useRef<HTMLInputElement>(null);
+  const [libraryOpen, setLibraryOpen] = useState(false);
+  const [picks, setPicks] = useState<LibraryPick[]>([]);
+  const composer = useRef<HTMLTextAreaElement>(null);
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
     const text = draft.trim();
     if (!text || streaming || files.uploading) return;
-    const attached = files.attachments.flatMap((a) => (a.uploaded ? [a.uploaded] : []));
+    const attached = [
+      ...files.attachments.flatMap((a) => (a.uploaded ? [a.uploaded] : [])),
+      ...picks.map((pick) => ({ filepath: pick.filepath, filename: pick.title })),
+    ];
     setDraft('');
     files.clear();
+    setPicks([]);
     void send(text, options, attached);
   };
   const onDrop = (event: DragEvent) => {
@@ -63,6 +71,19 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
       />
       <TurnOptionsPanel options={options} onChange={setOptions} />
       <AttachmentList attachments={files.attachments} onRemove={files.remove} />
+      <LibraryPicks
+        picks={picks}
+        onRemove={(filepath) => setPicks((all) => all.filter((p) => p.filepath !== filepath))}
+      />
+      <LibraryPicker
+        open={libraryOpen}
+        onClose={() => {
+          setLibraryOpen(false);
+          composer.current?.focus();
+        }}
+        onFile={(pick) => setPicks((all) => (all.some((p) => p.filepath === pick.filepath) ? all : [...all, pick]))}
+        onTemplate={(text) => setDraft((current) => (current.trim() ? `${current}\n\n${text}` : text))}
+      />
       <form className="composer" onSubmit={submit} onDrop={onDrop} onDragOver={(event) => event.preventDefault()}>
         <input
           ref={picker}
@@ -78,10 +99,12 @@ export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
         <button type="button" className="attach" onClick={() => picker.current?.click()}>
           {t.attach}
         </button>
+        <LibraryButton onClick={() => setLibraryOpen(true)} />
         <label htmlFor={COMPOSER_ID} className="visually-hidden">
           {t.message}
         </label>
         <textarea
+          ref={composer}
           id={COMPOSER_ID}
           value={draft}
           rows={2}

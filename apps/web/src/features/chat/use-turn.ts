@@ -3,7 +3,14 @@ import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { readWebConfig } from '../../lib/web-config';
 import { type ChatItem, historyItem, loadHistory } from './history';
-import { type TurnOptions, cancelTurn, readTurnStream, resumeTurn, startTurn } from './stream/turn-stream';
+import {
+  type MessageFile,
+  type TurnOptions,
+  cancelTurn,
+  readTurnStream,
+  resumeTurn,
+  startTurn,
+} from './stream/turn-stream';
 import { type StreamEvent, emptyTurn, reduceTurn } from './stream/turn-view';
 import { CONNECTION_LOST, UNREACHABLE } from './turn-errors';
 
@@ -174,7 +181,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
   }, [auth, conversationId, follow]);
 
   const send = useCallback(
-    async (question: string, options: TurnOptions, files: { fileId: string; filename: string }[] = []) => {
+    async (question: string, options: TurnOptions, files: (MessageFile & { filename: string })[] = []) => {
       dispatch({ kind: 'ask', question, files: files.map((file) => file.filename) });
       const controller = new AbortController();
       abort.current = controller;
@@ -186,7 +193,7 @@ export function useConversationTurns(conversationId: string | undefined, onStart
             model: chatModel,
             conversationId: current.current,
             text: question,
-            fileIds: files.map((file) => file.fileId),
+            files: files.map((file) => ('fileId' in file ? { fileId: file.fileId } : { filepath: file.filepath })),
             options,
           },
           token,

@@ -49,6 +49,18 @@ export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOl
     if (element && following.current && !focusMessageId) element.scrollTop = element.scrollHeight;
   }, [total, lastKey, items, focusMessageId]);
 
+  // Older messages came in above: keep the reader where they were (the rows they saw move down by the new ones).
+  const firstKey = items[0]?.key;
+  const previousFirst = useRef(firstKey);
+  useLayoutEffect(() => {
+    const before = previousFirst.current;
+    previousFirst.current = firstKey;
+    const element = scroller.current;
+    if (!element || before === undefined || before === firstKey) return;
+    const shifted = items.findIndex((item) => item.key === before);
+    if (shifted > 0) element.scrollTop += virtualizer.measurementsCache[shifted]?.start ?? 0;
+  }, [firstKey, items, virtualizer]);
+
   // A search result: look back through older pages until its message is loaded, then show and focus it.
   const found = focusMessageId ? items.findIndex((item) => item.key === focusMessageId) : -1;
   const lookedBack = useRef(0);

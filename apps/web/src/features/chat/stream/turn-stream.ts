@@ -46,14 +46,17 @@ export interface TurnRequest {
   model: string;
   conversationId?: string;
   text: string;
-  /** Uploaded files (POST /api/v1/files) the message attaches. */
-  fileIds?: string[];
+  /** Files the message attaches: uploaded (POST /api/v1/files) or from the library (GET /api/v1/library). */
+  files?: MessageFile[];
   options: TurnOptions;
 }
 
+/** An `input_file` part: exactly one of an uploaded file's id or a library item's filepath (document 2). */
+export type MessageFile = { fileId: string } | { filepath: string };
+
 function messageContent(request: TurnRequest): string | object[] {
-  if (!request.fileIds?.length) return request.text;
-  return [{ type: 'text', text: request.text }, ...request.fileIds.map((fileId) => ({ type: 'input_file', fileId }))];
+  if (!request.files?.length) return request.text;
+  return [{ type: 'text', text: request.text }, ...request.files.map((file) => ({ type: 'input_file', ...file }))];
 }
 
 /** `POST /api/v1/chat/completions` (document 2), streamed. */
