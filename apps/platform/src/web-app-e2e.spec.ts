@@ -4,9 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser } from 'playwright-core';
 import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
-import { axeContext, describeWithChromium, expectNoAxeViolations, launchChromium } from '@fed/sign-in/testing';
+import {
+  axeContext,
+  axeViolations,
+  describeWithChromium,
+  expectNoAxeViolations,
+  launchChromium,
+} from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
-import { ask, signInToWebApp } from './testing/web-app';
+import { ask, htmlLangDir, recordLogBusy, signInToWebApp, submitLoginForm, tabTo } from './testing/web-app';
 
 const main = 'dist/apps/platform/src/main.js';
 
@@ -328,6 +334,224 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
       await expectNoAxeViolations(page);
       await context.close();
     }
+  }, 90_000);
+
+  it('speaks the chosen language: the switcher changes the text, lang and dir (Arabic right to left), the choice survives a reload, and sign-in opens the login page in it', async () => {
+    const context = await browser.newContext({ locale: 'en' });
+    const page = await context.newPage();
+    await page.goto(`${base}/signed-out`);
+    await page.getByText('You are signed out.').waitFor();
+    expect(await htmlLangDir(page)).toEqual(['en', 'ltr']);
+    // Each language is offered in its own name.
+    const names = await page.getByLabel('Language').locator('option').allTextContents();
+    expect(names).toHaveLength(14);
+    expect(names).toEqual(expect.arrayContaining(['日本語', 'English', 'العربية', 'Deutsch', '繁體中文']));
+
+    await page.getByLabel('Language').selectOption('ar');
+    await page.getByText('تم تسجيل خروجك.').waitFor();
+    expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+    expect(await page.title()).toBe('وكيل Federation');
+    await page.reload();
+    await page.getByLabel('اللغة').waitFor();
+    expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+
+    // ui_locales: the platform's login page opens in Arabic.
+    await page.getByRole('button', { name: 'تسجيل الدخول' }).click();
+    await page.locator('#password').waitFor();
+    expect(new URL(page.url()).origin).toBe(base);
+    expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+    await submitLoginForm(page, demo.user);
+    await page.getByLabel('الرسالة', { exact: true }).waitFor();
+    expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+    // The layout mirrors: the sidebar is on the right, the message box's Send button at its left end.
+    const sidebar = await page.locator('.sidebar').boundingBox();
+    const main = await page.locator('#main').boundingBox();
+    expect(sidebar && main && sidebar.x > main.x).toBe(true);
+
+    // From the user menu: Japanese, left to right, at once and after a reload.
+    await page.getByLabel('اللغة').selectOption('ja');
+    await page.getByRole('button', { name: 'ログアウト' }).waitFor();
+    expect(await htmlLangDir(page)).toEqual(['ja', 'ltr']);
+    expect(await page.getByLabel('メッセージ', { exact: true }).getAttribute('placeholder')).toBe(
+      'エージェントに質問する',
+    );
+    await page.reload();
+    await page.getByRole('button', { name: 'ログアウト' }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('fed.locale'))).toBe('ja');
+    await context.close();
+  }, 60_000);
+
+  it('shows the light or dark theme: the system one while the choice is System, else the choice, kept across a reload, always named on <html data-theme>', async () => {
+    const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en', colorScheme: 'light' });
+    const theme = () =>
+      page.evaluate(() => ({
+        theme: document.documentElement.dataset.theme,
+        colorScheme: document.documentElement.style.colorScheme,
+        background: getComputedStyle(document.documentElement).backgroundColor,
+      }));
+    const light = { theme: 'light', colorScheme: 'light', background: 'rgb(251, 251, 253)' };
+    const dark = { theme: 'dark', colorScheme: 'dark', background: 'rgb(21, 23, 28)' };
+    expect(await page.getByLabel('Theme').inputValue()).toBe('system');
+    expect(await theme()).toEqual(light);
+    // The system turns dark: the page follows while the choice is System.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    expect(await theme()).toEqual(dark);
+    // A choice holds whatever the system says, and across a reload.
+    await page.getByLabel('Theme').selectOption('light');
+    expect(await theme()).toEqual(light);
+    expect(await page.evaluate(() => localStorage.getItem('fed.theme'))).toBe('light');
+    await page.reload();
+    await page.getByLabel('Message', { exact: true }).waitFor();
+    expect(await theme()).toEqual(light);
+    await page.getByLabel('Theme').selectOption('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await theme()).toEqual(dark);
+    await context.close();
+  }, 60_000);
+
+  it('has no WCAG 2.1 AA violation (axe) in Japanese, English and Arabic, light and dark: signed out, the workspace with a request and the options open, search results, the archive; Arabic also on a phone', async () => {
+    const context = await axeContext(browser, { locale: 'en' });
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: 'light' });
+    const language = page.locator('select:has(option[value="ar"])');
+    const audit = async (screen: string) => {
+      const [lang, dir] = await htmlLangDir(page);
+      const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+      const violations = (await axeViolations(page)).map((v) => `${v.id}: ${v.help} at ${v.targets.join(', ')}`);
+      expect({ screen, lang, dir, theme, violations }).toEqual({ screen, lang, dir, theme, violations: [] });
+    };
+
+    await page.goto(`${base}/signed-out`);
+    for (const locale of ['ja', 'en', 'ar']) {
+      await language.selectOption(locale);
+      await page.waitForFunction((wanted) => document.documentElement.lang === wanted, locale);
+      await audit('signed out');
+    }
+    await language.selectOption('en');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await audit('signed out');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitLoginForm(page, demo.user);
+    await ask(page, 'Please ask_user for a colour');
+    await page.getByTestId('interaction').waitFor({ timeout: 20_000 });
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+    const conversationId = new URL(page.url()).pathname.slice(3);
+    await page.locator('.turn-options summary').click();
+    await page.getByRole('searchbox').fill('colour');
+    await page.getByRole('searchbox').press('Enter');
+    await page.locator('.search-result').first().waitFor();
+    // Archived (by platformctl), so the archive view lists something.
+    const archived = startProcess(
+      'dist/apps/platformctl/src/main.js',
+      ['conversations', 'archive', conversationId],
+      cleanEnv({ DATA_DIR: dataDir }),
+    );
+    expect(await archived.exited(30_000)).toBe(0);
+
+    const modes = page.locator('.modes button');
+    for (const { locale, theme, width, height } of [
+      { locale: 'ar', theme: 'light', width: 1280, height: 800 },
+      { locale: 'ar', theme: 'light', width: 390, height: 844 },
+      { locale: 'ar', theme: 'dark', width: 390, height: 844 },
+      { locale: 'ja', theme: 'light', width: 1280, height: 800 },
+      { locale: 'en', theme: 'dark', width: 1280, height: 800 },
+    ]) {
+      await page.setViewportSize({ width, height });
+      await language.selectOption(locale);
+      await page.locator('select:has(option[value="dark"])').selectOption(theme);
+      await modes.first().click();
+      await page.locator('.search-result').first().waitFor();
+      await audit(`workspace and search results at ${width}px`);
+      await modes.nth(1).click();
+      await page.locator(`[data-conversation-id="${conversationId}"]`).waitFor();
+      await audit(`archive at ${width}px`);
+    }
+    await context.close();
+  }, 120_000);
+
+  it('works by keyboard alone (sign in, skip to the message box, send, the options, answer the request, open a conversation from the sidebar, rename it, sign out) and marks the log busy while an answer streams', async () => {
+    const context = await browser.newContext({ locale: 'en' });
+    const page = await context.newPage();
+    const { keyboard } = page;
+    const focusedOutline = () => page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    await page.goto(`${base}/`);
+    await page.locator('#login').waitFor();
+    await tabTo(page, '#login');
+    await keyboard.type(demo.user.login);
+    await tabTo(page, '#password');
+    await keyboard.type(demo.user.password);
+    await keyboard.press('Enter');
+    await page.getByLabel('Message', { exact: true }).waitFor();
+
+    // The first Tab offers the skip link, which leads to the message box.
+    await tabTo(page, '.skip-link', { limit: 1 });
+    expect(await focusedOutline()).not.toBe('none');
+    await keyboard.press('Enter');
+    await tabTo(page, '#composer-text', { limit: 0 });
+
+    const log = page.getByRole('log');
+    expect(await log.getAttribute('aria-live')).toBe('polite');
+    const busy = await recordLogBusy(page);
+    await keyboard.type('Please ask_user which colour I like');
+    await keyboard.press('Enter');
+    const request = page.getByTestId('interaction');
+    await request.getByText('Answer in the message box below.').waitFor({ timeout: 20_000 });
+    await page.waitForURL(/\/c\/[0-9a-f-]{36}$/);
+    const conversationId = new URL(page.url()).pathname.slice(3);
+    // Busy from the question to the answer's end, once: screen readers announce it as it starts and as it ends.
+    expect(await busy()).toEqual(['false', 'true', 'false']);
+
+    // The options: back to their disclosure, opened with Space.
+    await tabTo(page, '.turn-options summary', { backwards: true });
+    expect(await focusedOutline()).not.toBe('none');
+    await keyboard.press('Space');
+    expect(await page.locator('.turn-options').getAttribute('open')).toBe('');
+    await tabTo(page, 'select', { limit: 1 });
+
+    // The request (a choice without options) is answered from the message box.
+    await tabTo(page, '#composer-text');
+    await keyboard.type('Blue');
+    await keyboard.press('Enter');
+    await request.getByText('Answered.').waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="answer"][data-phase="completed"]').nth(1).waitFor({ timeout: 20_000 });
+
+    // A new chat, then the conversation again from the sidebar.
+    await tabTo(page, '.new-chat', { backwards: true, limit: 200 });
+    await keyboard.press('Enter');
+    await page.waitForURL(`${base}/`);
+    const item = `[data-conversation-id="${conversationId}"]`;
+    await tabTo(page, `${item} .conversation-title`, { limit: 200 });
+    await keyboard.press('Enter');
+    await page.waitForURL(`${base}/c/${conversationId}`);
+    await page.locator('.question', { hasText: 'Blue' }).waitFor();
+
+    // Rename: the title is selected, so typing replaces it; Enter saves and the focus comes back to Rename.
+    await tabTo(page, `${item} button[aria-label^="Rename"]`, { limit: 1 });
+    await keyboard.press('Enter');
+    await tabTo(page, `${item} input`, { limit: 0 });
+    await keyboard.type('Chosen by keyboard');
+    await keyboard.press('Enter');
+    await page.locator(`${item} .conversation-title`, { hasText: 'Chosen by keyboard' }).waitFor();
+    await tabTo(page, `${item} button[aria-label^="Rename"]`, { limit: 0 });
+    // Escape leaves a rename unsaved.
+    await keyboard.press('Enter');
+    await keyboard.type('Not kept');
+    await keyboard.press('Escape');
+    await tabTo(page, `${item} button[aria-label^="Rename"]`, { limit: 0 });
+    expect(await page.locator(`${item} .conversation-title`).textContent()).toBe('Chosen by keyboard');
+
+    // Sign out, here and on the platform's page (whose button has the focus).
+    await tabTo(page, '.user-menu > button', { backwards: true, limit: 200 });
+    await keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Stay signed in' }).waitFor();
+    await tabTo(page, 'button[value="sign_out"]', { limit: 0 });
+    await keyboard.press('Enter');
+    await page.getByText('You are signed out.').waitFor();
+    await context.close();
   }, 90_000);
 
   it('follows PUBLIC_URL: after a restart under another address the web client redirects there', async () => {

@@ -171,7 +171,10 @@ function ConversationItem({
               ref={renameButton}
               type="button"
               aria-label={t.renameNamed(shownTitle)}
-              onClick={() => setRenaming(true)}
+              onClick={() => {
+                setTitle(conversation.title);
+                setRenaming(true);
+              }}
             >
               {t.rename}
             </button>
