@@ -12,6 +12,11 @@ import { ask, signInToWebApp } from './testing/web-app';
 const main = 'dist/apps/platform/src/main.js';
 /** Three pages of history (100 each) and a half. */
 const LONG = 350;
+/** A 2x2 PNG. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** The web app on long conversations (older pages as the list scrolls up) and the library in the composer. */
 describeWithChromium('web-app-history-e2e.spec')('the web app: long history and the library', () => {
@@ -114,6 +119,19 @@ describeWithChromium('web-app-history-e2e.spec')('the web app: long history and 
     // In view: inside the log's visible box.
     const [box, view] = await Promise.all([found.boundingBox(), page.locator('.messages').boundingBox()]);
     expect(box && view && box.y >= view.y && box.y + box.height <= view.y + view.height).toBe(true);
+  });
+
+  it('previews an attached image before it is sent, and names the file on the message', async () => {
+    await page.goto(`${base}/`);
+    await page.getByLabel('Message', { exact: true }).waitFor();
+    await page.locator('input[type="file"]').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: PNG });
+    const preview = page.locator('.attachment-preview');
+    await preview.waitFor();
+    expect(await preview.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(2);
+    await page.locator('.attachment[data-state="uploaded"]').waitFor();
+    await ask(page, 'What is in this picture?');
+    await page.locator('[data-testid="answer"][data-phase="completed"]').last().waitFor({ timeout: 20_000 });
+    expect(await page.locator('.question').last().locator('.message-file').allTextContents()).toEqual(['dot.png']);
   });
 
   it('picks a prompt template and a file from the library: the template starts the message, the file goes as input_file filepath', async () => {

@@ -15,7 +15,7 @@ import {
 } from '@fed/testing';
 import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
-import { textAnswer } from './testing/model-answers';
+import { textAnswer, toolCall } from './testing/model-answers';
 import { ask, signInToWebApp } from './testing/web-app';
 
 const main = 'dist/apps/platform/src/main.js';
@@ -76,8 +76,12 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
   const signedIn = async (): Promise<Page> => (await signInToWebApp(browser, base, demo.user)).page;
 
   const answerText = (page: Page) => page.getByTestId('answer').last().locator('.answer-text');
-  const ended = (page: Page, phase = 'completed') =>
-    page.locator(`[data-testid="answer"][data-phase="${phase}"]`).last().waitFor({ timeout: 20_000 });
+  /** The last answer has ended in `phase` and shows its Markdown (not the plain text shown while the renderer loads). */
+  const ended = async (page: Page, phase = 'completed') => {
+    const last = page.locator(`[data-testid="answer"][data-phase="${phase}"]`).last();
+    await last.waitFor({ timeout: 20_000 });
+    await last.locator('.answer-text .plain-text').waitFor({ state: 'detached', timeout: 20_000 });
+  };
 
   it('renders the model answer as Markdown without ever running or loading what it carries', async () => {
     upstream.enqueue(
@@ -162,6 +166,76 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
     await page.getByRole('button', { name: 'Send' }).waitFor();
     await page.context().close();
   }, 60_000);
+
+  it('asks for an approval, a choice and an answer; each is given by clicking, as the next message of the same conversation', async () => {
+    upstream.reset();
+    upstream.enqueue(
+      toolCall('call-confirm', 'ask_user', {
+        interactionType: 'confirmation',
+        content: 'Send the quarterly report to finance@example.com?',
+        options: ['Send it', 'Not now'],
+      }),
+    );
+    const page = await signedIn();
+    const sent: { text: string; conversationId?: string }[] = [];
+    page.on('request', (request) => {
+      if (request.method() !== 'POST' || !request.url().endsWith('/api/v1/chat/completions')) return;
+      const body = request.postDataJSON() as { conversationId?: string; messages: { content: string }[] };
+      sent.push({ text: body.messages[0].content, conversationId: body.conversationId });
+    });
+    const request = (name: string) => page.getByRole('region', { name }).last();
+    await ask(page, 'Send the report');
+
+    // What is being approved is said in the request itself, with the labels the agent gave.
+    const approval = request('The agent asks for your approval before it goes on');
+    await approval.getByText('Send the quarterly report to finance@example.com?').waitFor({ timeout: 20_000 });
+    expect(await approval.getByRole('button').allTextContents()).toEqual(['Send it', 'Not now']);
+    upstream.enqueue(
+      toolCall('call-choice', 'ask_user', {
+        interactionType: 'choice',
+        content: 'Which format?',
+        options: ['PDF', 'Spreadsheet'],
+      }),
+    );
+    await approval.getByRole('button', { name: 'Send it' }).click();
+
+    const choice = request('The agent asks you to choose');
+    await choice.getByText('Which format?').waitFor({ timeout: 20_000 });
+    // An answered request stays on the page, closed.
+    expect(await approval.getByRole('button', { name: 'Send it' }).isDisabled()).toBe(true);
+    upstream.enqueue(
+      toolCall('call-question', 'ask_user', { interactionType: 'question', content: 'Who should be copied?' }),
+    );
+    await choice.getByRole('button', { name: 'PDF' }).click();
+
+    const question = request('The agent has a question');
+    await question.getByText('Who should be copied?').waitFor({ timeout: 20_000 });
+    upstream.enqueue(textAnswer(['Sent as PDF, ', 'copying Dana.']));
+    await question.getByLabel('Your answer').fill('Dana');
+    await question.getByRole('button', { name: 'Answer' }).click();
+    await answer(page, 'copying Dana.');
+    await ended(page);
+
+    const conversationId = /\/c\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
+    expect(sent).toEqual([
+      { text: 'Send the report' },
+      { text: 'Send it', conversationId },
+      { text: 'PDF', conversationId },
+      { text: 'Dana', conversationId },
+    ]);
+    // The model got each answer as the result of the ask_user call that asked.
+    const answered = upstream.requests.slice(1).map((r) => {
+      const messages = (r.json as { messages: { role: string; tool_call_id?: string; content: unknown }[] }).messages;
+      const result = messages.filter((m) => m.role === 'tool').at(-1);
+      return [result?.tool_call_id, result?.content];
+    });
+    expect(answered).toEqual([
+      ['call-confirm', 'Send it'],
+      ['call-choice', 'PDF'],
+      ['call-question', 'Dana'],
+    ]);
+    await page.context().close();
+  }, 90_000);
 
   async function answer(page: Page, shown: string): Promise<void> {
     await answerText(page).getByText(shown, { exact: false }).first().waitFor({ timeout: 20_000 });

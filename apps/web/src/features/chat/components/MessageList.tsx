@@ -22,6 +22,8 @@ const FOLLOW_SLACK = 48;
 const OLDER_SLACK = 400;
 /** Pages a search result may look back through for its message. */
 const FIND_PAGES = 20;
+/** Frames a found message may take to render before the list gives up focusing it. */
+const FIND_FRAMES = 60;
 
 /**
  * The conversation's messages, virtualized (only the rows in and near view are in the DOM, so 2,000 messages
@@ -71,11 +73,21 @@ export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOl
       return;
     }
     following.current = false;
-    virtualizer.scrollToIndex(found, { align: 'center' });
-    const frame = requestAnimationFrame(() => {
+    // The row renders once the list has scrolled to it, which may take a few frames while rows are measured.
+    let frame = 0;
+    let tries = 0;
+    const show = () => {
       const target = scroller.current?.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(focusMessageId)}"]`);
-      target?.focus({ preventScroll: true });
-    });
+      if (target) {
+        target.scrollIntoView({ block: 'center' });
+        target.focus({ preventScroll: true });
+      } else if (tries++ < FIND_FRAMES) {
+        virtualizer.scrollToIndex(found, { align: 'center' });
+        frame = requestAnimationFrame(show);
+      }
+    };
+    virtualizer.scrollToIndex(found, { align: 'center' });
+    frame = requestAnimationFrame(show);
     return () => cancelAnimationFrame(frame);
   }, [focusMessageId, found, hasOlder, loadOlder, virtualizer]);
   useEffect(() => {
