@@ -466,6 +466,8 @@ describeWithChromium('web-app-e2e.spec')('the web app of the all-in-one platform
       await modes.first().click();
       await page.locator('.search-result').first().waitFor();
       await audit(`workspace and search results at ${width}px`);
+      // Nothing pushes the page wider than the screen (long words, the composer's buttons, either direction).
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
       await modes.nth(1).click();
       await page.locator(`[data-conversation-id="${conversationId}"]`).waitFor();
       await audit(`archive at ${width}px`);
