@@ -13,6 +13,7 @@ import { startupBenchmark } from './startup.bench';
 import { tokenBenchmark } from './token.bench';
 import { turnHistoryBenchmark } from './turn-history.bench';
 import { verifyBenchmark } from './verify.bench';
+import { webAppBenchmark } from './web-app.bench';
 
 // Later issues add theirs here (gateway overhead, chunk relay, open SSE streams).
 export const benchmarks: Benchmark[] = [
@@ -30,4 +31,5 @@ export const benchmarks: Benchmark[] = [
   memoryQueryBenchmark,
   searchBenchmark,
   turnHistoryBenchmark,
+  webAppBenchmark,
 ];

@@ -90,7 +90,7 @@ function streamTurn(
 }
 
 /** Deterministic 0..1 numbers (mulberry32), so that every run seeds the same texts. */
-function numbers(seed: number): () => number {
+export function numbers(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -119,32 +119,64 @@ function historyTexts(size: number): { senders: string[]; texts: string[] } {
   return { senders, texts };
 }
 
+/** Who a conversation's rows name as its owner. */
+export interface ConversationOwner {
+  userId: string;
+  tenantId: string | null;
+}
+
 /**
- * A conversation of the owner with `size` earlier messages, ten minutes apart and ending now, written in
- * order (their seq is their order, which is what the runtime reads them by).
+ * The demo user as conversation rows name it: a first turn (`body` adds to its request) makes a
+ * conversation, whose row says whose the seeded ones must be.
  */
-async function seedConversation(
+export async function demoUserOwner(
+  base: string,
+  token: string,
   databaseUrl: string,
-  owner: { userId: string; tenantId: string | null },
-  size: number,
-): Promise<Seeded> {
+  body: Record<string, unknown> = {},
+): Promise<ConversationOwner> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    const first = await streamTurn(agent, base, token, body);
+    const [owner] = await runSql<{ userId: string; tenantId: string | null }>(
+      databaseUrl,
+      `SELECT "user_id" AS "userId", "tenant_id" AS "tenantId" FROM "conversations"."conversations" WHERE "id" = $1`,
+      [first.conversationId],
+    );
+    if (!owner) throw new Error(`the first turn's conversation ${first.conversationId} is not stored`);
+    return owner;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * A conversation of the owner with these messages (oldest first), ten minutes apart and ending now, written
+ * in order (their seq is their order, which is what the runtime reads them by); their ids, oldest first.
+ */
+export async function insertConversation(
+  databaseUrl: string,
+  owner: ConversationOwner,
+  { title, senders, texts }: { title: string; senders: string[]; texts: string[] },
+): Promise<{ conversationId: string; messageIds: string[]; lastSeq: string }> {
   const conversationId = randomUUID();
-  const { senders, texts } = historyTexts(size);
+  const size = texts.length;
+  const messageIds = texts.map(() => randomUUID());
   await runSql(
     databaseUrl,
     `INSERT INTO "conversations"."conversations" ("id", "user_id", "tenant_id", "title", "created_at", "updated_at")
      VALUES ($1, $2, $3, $4, now() - $5::int * interval '10 minutes', now())`,
-    [conversationId, owner.userId, owner.tenantId, `${size} messages`, size],
+    [conversationId, owner.userId, owner.tenantId, title, size],
   );
   await runSql(
     databaseUrl,
     `INSERT INTO "conversations"."messages"
        ("id", "conversation_id", "user_id", "tenant_id", "sender", "text", "search_config", "created_at", "updated_at")
-     SELECT gen_random_uuid(), $1::uuid, $2::text, $3::text, m."sender", m."text", 'english',
+     SELECT m."id", $1::uuid, $2::text, $3::text, m."sender", m."text", 'english',
             now() - ($6::int - m.n) * interval '10 minutes', now() - ($6::int - m.n) * interval '10 minutes'
-       FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS m("sender", "text", n)
+       FROM unnest($7::uuid[], $4::text[], $5::text[]) WITH ORDINALITY AS m("id", "sender", "text", n)
       ORDER BY m.n`,
-    [conversationId, owner.userId, owner.tenantId, senders, texts, size],
+    [conversationId, owner.userId, owner.tenantId, senders, texts, size, messageIds],
   );
   const [written] = await runSql<{ count: number; lastSeq: string; ordered: boolean }>(
     databaseUrl,
@@ -157,8 +189,19 @@ async function seedConversation(
   if (written?.count !== size || !written.ordered) {
     throw new Error(`the conversation of ${size} messages was not written in order: ${JSON.stringify(written)}`);
   }
+  return { conversationId, messageIds, lastSeq: written.lastSeq };
+}
+
+/** A conversation of the owner with `size` earlier messages (see insertConversation). */
+async function seedConversation(databaseUrl: string, owner: ConversationOwner, size: number): Promise<Seeded> {
+  const { senders, texts } = historyTexts(size);
+  const { conversationId, lastSeq } = await insertConversation(databaseUrl, owner, {
+    title: `${size} messages`,
+    senders,
+    texts,
+  });
   const givenCharacters = texts.slice(-HISTORY_GIVEN).reduce((sum, text) => sum + text.length, 0);
-  return { conversationId, lastSeq: written.lastSeq, givenCharacters };
+  return { conversationId, lastSeq, givenCharacters };
 }
 
 /** Removes what a measured turn added (its two messages and their tasks), so every turn sees the seeded history. */
@@ -209,14 +252,7 @@ async function run({ distRoot, resultsDir, quick }: BenchmarkContext, databaseUr
   try {
     const token = await server.signInDemoUser('openid chat:exec');
 
-    // A first turn makes the demo user's conversation: its row says whose the seeded ones must be.
-    const first = await streamTurn(agent, server.url, token, {});
-    const [owner] = await runSql<{ userId: string; tenantId: string | null }>(
-      databaseUrl,
-      `SELECT "user_id" AS "userId", "tenant_id" AS "tenantId" FROM "conversations"."conversations" WHERE "id" = $1`,
-      [first.conversationId],
-    );
-    if (!owner) throw new Error(`the first turn's conversation ${first.conversationId} is not stored`);
+    const owner = await demoUserOwner(server.url, token, databaseUrl);
     const seeded = {} as Record<HistorySize, Seeded>;
     for (const size of HISTORY_SIZES) seeded[size] = await seedConversation(databaseUrl, owner, size);
     await runSql(databaseUrl, 'VACUUM ANALYZE "conversations"."messages"');
