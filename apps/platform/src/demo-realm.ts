@@ -2,15 +2,15 @@ import { Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs
 import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { libraryAdminServiceFor, seedCatalog } from '@fed/agent';
 import { apiKeysServiceFor } from '@fed/gateway';
-import { ClientsModule, ClientsService, UsersModule, UsersService } from '@fed/identity';
+import { ClientsModule, ClientsService, UsersModule, UsersService, ensureFirstPartyWebClient } from '@fed/identity';
 import { LOGGER, type Logger } from '@fed/observability';
 import { BLOB_STORE, type BlobStore } from '@fed/storage';
+import { webAppClient } from '@fed/web-host';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { WEB_CALLBACK_PATH, WEB_CLIENT_ID, WEB_SCOPES, WEB_SIGNED_OUT_PATH } from './web-app';
 
 export interface DemoCredentials {
   file: string;
@@ -53,28 +53,7 @@ export class DemoRealm implements OnApplicationBootstrap {
    * web app existed gets it too). First-party: no consent page.
    */
   private async ensureWebClient(): Promise<void> {
-    const base = this.config.http.publicUrl;
-    const uris = {
-      redirectUris: [`${base}${WEB_CALLBACK_PATH}`],
-      postLogoutRedirectUris: [`${base}${WEB_SIGNED_OUT_PATH}`],
-    };
-    const existing = await this.clients.find(WEB_CLIENT_ID);
-    if (!existing) {
-      await this.clients.create({
-        clientId: WEB_CLIENT_ID,
-        name: 'Web app',
-        grantTypes: ['authorization_code', 'refresh_token'],
-        scopes: WEB_SCOPES,
-        ...uris,
-        consentRequired: false,
-        publicClient: true,
-      });
-    } else if (
-      existing.redirectUris.join(' ') !== uris.redirectUris.join(' ') ||
-      existing.postLogoutRedirectUris.join(' ') !== uris.postLogoutRedirectUris.join(' ')
-    ) {
-      await this.clients.setRedirectUris(WEB_CLIENT_ID, uris);
-    }
+    await ensureFirstPartyWebClient(this.clients, webAppClient(this.config.http.publicUrl));
   }
 
   /** A shared file and a prompt template, so the web app's library picker has something to pick. */

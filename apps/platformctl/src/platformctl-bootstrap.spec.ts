@@ -80,7 +80,8 @@ describe('platformctl bootstrap', () => {
     expect(key).toMatch(/^fed_[A-Za-z0-9_-]{43}$/);
     expect(output).not.toContain(key);
 
-    // The user and the two clients hold exactly the printed secrets; the catalog is seeded.
+    // The user and the two clients hold exactly the printed secrets, and the web app's client has none (public);
+    // the catalog is seeded.
     const [user] = (await database.dataSource.query(
       `SELECT "password_hash", "role", "developer", "status" FROM "identity"."users" WHERE "username" = 'demo'`,
     )) as { password_hash: string; role: string; developer: boolean; status: string }[];
@@ -92,7 +93,17 @@ describe('platformctl bootstrap', () => {
     expect(clients).toEqual([
       { client_id: 'demo-app', secret_hash: sha256(credentials.app.clientSecret) },
       { client_id: 'demo-service', secret_hash: sha256(credentials.service.clientSecret) },
+      { client_id: 'web', secret_hash: null },
     ]);
+    expect(output).toContain('web app: http://localhost:8080/ (public client web)');
+    const [web] = (await database.dataSource.query(
+      `SELECT "redirect_uris", "post_logout_redirect_uris", "consent_required" FROM "identity"."clients" WHERE "client_id" = 'web'`,
+    )) as unknown[];
+    expect(web).toEqual({
+      redirect_uris: ['http://localhost:8080/callback'],
+      post_logout_redirect_uris: ['http://localhost:8080/signed-out'],
+      consent_required: false,
+    });
     expect(await liveAgentKeys(database)).toEqual([{ key_hash: sha256(key) }]);
     const [{ count }] = (await database.dataSource.query(`SELECT count(*)::int AS count FROM "agent"."personas"`)) as {
       count: number;

@@ -34,6 +34,10 @@ export const MAX_CLOCK_SKEW_SECONDS = 300;
 
 const httpApps = [...serviceNames, 'platform'] as const;
 const everyApp = appNames;
+/** Every app but the web app's deployable, which keeps no data. */
+const dataApps = [...serviceNames, 'platform', 'platformctl'] as const;
+/** What the web app's deployable reads: where it listens, the public addresses, the sandbox, the chat model. */
+const webApps = [...httpApps, 'web-service'] as const;
 const storageApps = ['chat-service', 'agent-runtime', 'agent-protocols', 'platform', 'platformctl'] as const;
 
 const fail = (message: string): never => {
@@ -152,7 +156,7 @@ export const variables = [
     description: 'Interface the HTTP server listens on.',
     allowed: 'an IP address or host name',
     default: { '*': '0.0.0.0', platform: '127.0.0.1' },
-    apps: httpApps,
+    apps: webApps,
     parse: nonEmpty,
   }),
   define({
@@ -161,7 +165,7 @@ export const variables = [
     description: 'TCP port of the HTTP server.',
     allowed: 'an integer from 1 to 65535',
     default: '8080',
-    apps: httpApps,
+    apps: webApps,
     parse: integer(1, 65535),
   }),
   define({
@@ -170,7 +174,7 @@ export const variables = [
     description: 'External base address of the API host ({base_url}), used in links and printed URLs.',
     allowed: 'an http or https URL',
     default: 'http://localhost:{PORT}',
-    apps: [...httpApps, 'platformctl'],
+    apps: [...webApps, 'platformctl'],
     parse: httpUrl,
   }),
   define({
@@ -180,7 +184,7 @@ export const variables = [
       'External base address of the authentication host ({auth_url}); the issuer is {auth_url}/realms/federation.',
     allowed: 'an http or https URL',
     default: '{PUBLIC_URL}',
-    apps: httpApps,
+    apps: webApps,
     parse: httpUrl,
   }),
   define({
@@ -208,7 +212,7 @@ export const variables = [
     description:
       'PostgreSQL connection URL. In `platform` and `platformctl`, leaving it unset runs the embedded PostgreSQL (PGlite) under DATA_DIR.',
     allowed: 'a postgres:// or postgresql:// URL',
-    apps: everyApp,
+    apps: dataApps,
     requiredIn: serviceNames,
     sensitive: true,
     parse: urlWith(['postgres:', 'postgresql:']),
@@ -219,7 +223,7 @@ export const variables = [
     description: 'Most PostgreSQL connections one process opens.',
     allowed: 'an integer from 1 to 200',
     default: '10',
-    apps: everyApp,
+    apps: dataApps,
     parse: integer(1, 200),
   }),
   define({
@@ -228,7 +232,7 @@ export const variables = [
     description:
       'Redis URL for the queue, run streams and signals. In `platform`, leaving it unset uses the in-process bus.',
     allowed: 'a redis:// or rediss:// URL',
-    apps: everyApp,
+    apps: dataApps,
     requiredIn: serviceNames,
     sensitive: true,
     parse: urlWith(['redis:', 'rediss:']),
@@ -239,7 +243,7 @@ export const variables = [
     description: 'Prefix of every Redis key and channel, so several installations can share one Redis.',
     allowed: '1-32 characters of letters, digits, `:`, `_` or `-`',
     default: 'fed:',
-    apps: everyApp,
+    apps: dataApps,
     parse: (raw) => (/^[A-Za-z0-9:_-]{1,32}$/.test(raw) ? raw : fail(`"${raw}" has other characters or length`)),
   }),
   define({
@@ -599,7 +603,7 @@ export const variables = [
     allowed: 'an integer from 1 to 65535, not PORT',
     default: '{PORT+1}',
     defaultText: 'PORT + 1 (`8081`)',
-    apps: ['platform'],
+    apps: ['platform', 'web-service'],
     parse: integer(1, 65535),
   }),
   define({
@@ -609,7 +613,7 @@ export const variables = [
       "External origin of the UI resource sandbox (WEB_SANDBOX_PORT as the browser reaches it). It must differ from PUBLIC_URL's origin; a host of its own (not a subdomain of the app's) keeps the two furthest apart.",
     allowed: 'an http or https origin (no path), not that of PUBLIC_URL',
     default: 'http://localhost:{WEB_SANDBOX_PORT}',
-    apps: ['platform'],
+    apps: ['platform', 'web-service'],
     parse: httpOrigin,
   }),
   define({
@@ -748,7 +752,7 @@ export const variables = [
       "The fixed `model` of the chat API (the service's agent model); a chat request naming another is refused with 400. Every stream chunk carries it.",
     allowed: '1 to 100 letters, digits, `.`, `_`, `:` or `-`',
     default: 'federation-agent',
-    apps: ['chat-service', 'agent-runtime', 'agent-protocols', 'platform'],
+    apps: ['chat-service', 'agent-runtime', 'agent-protocols', 'platform', 'web-service'],
     parse: (raw: string) => (/^[A-Za-z0-9._:-]{1,100}$/.test(raw) ? raw : fail('not 1-100 of A-Z a-z 0-9 . _ : -')),
   }),
   define({

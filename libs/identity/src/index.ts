@@ -10,6 +10,7 @@ export { MasterDataListsModule, MasterDataModule, masterDataServiceFor } from '.
 export { NotificationsModule } from './notifications/notifications.module';
 
 export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
+export { type FirstPartyWebClient, ensureFirstPartyWebClient } from './clients/first-party-web-client';
 export { type ClientRegistration } from './clients/client-registration';
 export { type GrantType, type PublicationStatus } from './clients/client.entity';
 export { ClientsError, type ClientsErrorCode } from './clients/clients.errors';

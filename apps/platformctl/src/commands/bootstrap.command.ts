@@ -1,7 +1,15 @@
 import { catalogEntities, seedCatalog } from '@fed/agent';
 import { type AppConfig } from '@fed/config';
 import { apiKeysServiceFor, gatewayEntities } from '@fed/gateway';
-import { type RealmFile, clientsServiceFor, identityEntities, realmServiceFor, usersServiceFor } from '@fed/identity';
+import {
+  type RealmFile,
+  clientsServiceFor,
+  ensureFirstPartyWebClient,
+  identityEntities,
+  realmServiceFor,
+  usersServiceFor,
+} from '@fed/identity';
+import { webAppClient } from '@fed/web-host';
 import { type Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -163,15 +171,23 @@ async function bootstrap(dir: string, agentKeyDir: string): Promise<void> {
   const credentialsFile = path.join(dir, DEMO_CREDENTIALS_FILE);
   const keyFile = path.join(agentKeyDir, AGENT_GATEWAY_KEY_FILE);
   const entities = [...identityEntities, ...gatewayEntities, ...catalogEntities];
-  const { realm, key, tokenUrl } = await withEntities(entities, async (dataSource, config) => {
+  const { realm, key, tokenUrl, webApp } = await withEntities(entities, async (dataSource, config) => {
     const lock = dataSource.createQueryRunner();
     await lock.connect();
     try {
       await lock.query(`SELECT pg_advisory_lock(${BOOTSTRAP_LOCK})`);
+      const realm = await ensureDemoRealm(dataSource, config, credentialsFile);
+      // The demo realm's web app (SaaS only, as all-in-one): its redirects follow PUBLIC_URL at every run.
+      const webApp =
+        realm.state !== 'not-created' && config.edition !== 'marketplace'
+          ? webAppClient(config.http.publicUrl)
+          : undefined;
+      if (webApp) await ensureFirstPartyWebClient(clientsServiceFor(dataSource, config), webApp);
       return {
-        realm: await ensureDemoRealm(dataSource, config, credentialsFile),
+        realm,
         key: await ensureAgentKey(dataSource, config, keyFile),
         tokenUrl: `${config.http.publicUrl}/federation/auth/v1/token`,
+        webApp,
       };
     } finally {
       await lock.query(`SELECT pg_advisory_unlock(${BOOTSTRAP_LOCK})`).catch(() => undefined);
@@ -194,6 +210,7 @@ async function bootstrap(dir: string, agentKeyDir: string): Promise<void> {
   } else {
     lines.push('demo realm: not created, the realm already has users or clients of its own');
   }
+  if (webApp) lines.push(`web app: ${webApp.baseUrl}/ (public client ${webApp.clientId})`);
   lines.push(
     {
       kept: `agent gateway key: live, nothing changed (${keyFile})`,
