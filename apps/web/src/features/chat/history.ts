@@ -1,6 +1,6 @@
 import type { Deliverable, Interaction, Task } from '@fed/contracts/chat-chunk';
 import { apiJson } from '../../lib/api';
-import { type TurnView, emptyTurn, withTasks } from './stream/turn-view';
+import { type TurnView, emptyTurn, historyUiResources, withTasks } from './stream/turn-view';
 
 /** Document 2, "Message (history)". */
 export interface HistoryMessage {
@@ -51,6 +51,7 @@ export function historyItem(message: HistoryMessage): ChatItem {
     messageId: message.messageId,
     text: message.text,
     steps: withTasks([], message.tasks),
+    uiResources: historyUiResources(message.tasks).display,
     deliverables: message.deliverables ?? [],
     phase: message.status.processing ? 'streaming' : message.status.unfinished ? 'unfinished' : 'completed',
   };
@@ -65,9 +66,11 @@ function pendingInteraction(tasks: Task[]): Interaction | undefined {
   const type = task.metadata?.interaction_type;
   if (type !== 'choice' && type !== 'confirmation' && type !== 'question') return undefined;
   const options = task.metadata?.options;
+  const uiResource = historyUiResources([task]).input;
   return {
     interactionType: type,
     content: task.content ?? '',
     ...(Array.isArray(options) ? { options: options.filter((o): o is string => typeof o === 'string') } : {}),
+    ...(uiResource ? { uiResource } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { DeliverableList } from '../files/DeliverableList';
 import { chatText } from '../messages';
 import type { TurnView } from '../stream/turn-view';
 import { turnErrorText } from '../turn-errors';
+import { UiResourceView } from '../ui-resources/UiResourceView';
 import { InteractionRequest } from './InteractionRequest';
 import { TaskList } from './TaskList';
 
@@ -38,12 +39,31 @@ export function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps)
           <Markdown text={view.text} />
         </Suspense>
       </div>
+      {view.uiResources.length > 0 && (
+        <div className="ui-resources">
+          {view.uiResources.map((resource, index) => (
+            <UiResourceView
+              key={resource.type === 'html' ? resource.tool_call_id : `data-${index}`}
+              resource={resource}
+              conversationId={view.conversationId}
+              steps={view.steps}
+            />
+          ))}
+        </div>
+      )}
       <DeliverableList
         conversationId={view.conversationId}
         messageId={view.messageId}
         deliverables={view.deliverables}
       />
-      {view.interaction && <InteractionRequest interaction={view.interaction} open={open} onAnswer={onAnswer} />}
+      {view.interaction && (
+        <InteractionRequest
+          interaction={view.interaction}
+          conversationId={view.conversationId}
+          open={open}
+          onAnswer={onAnswer}
+        />
+      )}
       {view.error && <p role="alert">{turnErrorText(t, view.error)}</p>}
       {phase && <p className="answer-phase">{t[phase]}</p>}
     </div>

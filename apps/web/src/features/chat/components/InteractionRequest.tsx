@@ -2,9 +2,12 @@ import type { Interaction } from '@fed/contracts/chat-chunk';
 import { type FormEvent, useState } from 'react';
 import { useMessages } from '../../../lib/i18n/messages';
 import { chatText } from '../messages';
+import { UiResourceView } from '../ui-resources/UiResourceView';
 
 interface Props {
   interaction: Interaction;
+  /** Where its UI resource (a choice card, a question form) is retrieved from. */
+  conversationId?: string;
   /** Still open: the next message of the conversation answers it. */
   open: boolean;
   onAnswer(text: string): void;
@@ -14,7 +17,7 @@ interface Props {
  * A request of the agent, answered by a new message with the same conversation (document 2): a choice's options
  * and a confirmation's labels as buttons, a question as a form.
  */
-export function InteractionRequest({ interaction, open, onAnswer }: Props) {
+export function InteractionRequest({ interaction, conversationId, open, onAnswer }: Props) {
   const t = useMessages(chatText);
   const [reply, setReply] = useState('');
   const { interactionType, content } = interaction;
@@ -30,6 +33,7 @@ export function InteractionRequest({ interaction, open, onAnswer }: Props) {
     <section className={`interaction interaction-${interactionType}`} aria-label={heading} data-testid="interaction">
       <h3>{heading}</h3>
       <p className="interaction-content">{content}</p>
+      {interaction.uiResource && <UiResourceView resource={interaction.uiResource} conversationId={conversationId} />}
       {interactionType === 'question' ? (
         open && (
           <form onSubmit={submit} className="interaction-form">

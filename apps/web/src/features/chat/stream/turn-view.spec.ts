@@ -1,5 +1,6 @@
-import type { ChatCompletionChunk, ChunkChoice, Task } from '@fed/contracts/chat-chunk';
-import { type StreamEvent, type TurnView, emptyTurn, isAfter, reduceTurn } from './turn-view';
+import type { ChatCompletionChunk, ChunkChoice, HtmlUiResource, Task } from '@fed/contracts/chat-chunk';
+import { historyItem } from '../history';
+import { type StreamEvent, type TurnView, emptyTurn, historyUiResources, isAfter, reduceTurn } from './turn-view';
 
 const at = '2026-12-03T10:00:00.000Z';
 const chunk = (choice: Partial<ChunkChoice>, extra: Partial<ChatCompletionChunk> = {}): ChatCompletionChunk => ({
@@ -115,5 +116,68 @@ describe('the stream reducer: chunks in, the turn as shown out', () => {
     expect(view.uiResources.map((r) => r.altText)).toEqual(['a map']);
     expect(view.interaction).toEqual({ interactionType: 'confirmation', content: 'Send the e-mail?' });
     expect(view.deliverables).toEqual([deliverable]);
+  });
+
+  const card: HtmlUiResource = {
+    type: 'html',
+    origin: 'first-party',
+    altText: 'Which city?\n- Paris\n- Lyon',
+    tool_call_id: 'call_card',
+    uri: 'ui://federation/choice-card/call_card',
+    tool_name: 'ask_user',
+    server_name: 'federation',
+    mime_type: 'text/html;profile=mcp-app',
+    capabilities: { interaction_mode: 'closed' },
+  };
+  const weather: HtmlUiResource = {
+    ...card,
+    origin: 'external',
+    altText: 'An external tool server returned a UI resource.',
+    tool_call_id: 'call_weather',
+    uri: 'ui://weather/forecast.html',
+    tool_name: 'show_weather',
+    server_name: 'weather',
+    meta: { csp: { connectDomains: ['https://api.weather.example'] } },
+  };
+  const withMetadata = (callId: string, status: Task['status'], metadata: Record<string, unknown>): Task => ({
+    ...task(callId, status),
+    actionType: 'tool_result',
+    metadata,
+  });
+
+  it("keeps the interaction's UI resource (a choice card) beside its request, and a display UI resource once after a resume", () => {
+    const asked = entry(
+      '3-0',
+      chunk({ delta: { interaction: { interactionType: 'choice', content: 'Which city?', uiResource: card } } }),
+    );
+    const shown = entry('2-0', chunk({ delta: { uiResource: weather } }));
+    const view = run([role, shown, asked, shown, asked]);
+    expect(view.interaction).toEqual({ interactionType: 'choice', content: 'Which city?', uiResource: card });
+    expect(view.uiResources).toEqual([weather]);
+  });
+
+  it("restores history's UI resources from task metadata: display UI to the answer, input UI to its pending request", () => {
+    const tasks = [
+      withMetadata('call_weather', 'completed', { toolName: 'weather__show_weather', uiResource: weather }),
+      withMetadata('call_plain', 'completed', { toolName: 'web_search' }),
+      withMetadata('call_bad', 'completed', { uiResource: { type: 'html', altText: 'no id' } }),
+      withMetadata('call_card', 'pending', { toolName: 'ask_user', interaction_type: 'choice', uiResource: card }),
+    ];
+    expect(historyUiResources(tasks)).toEqual({ display: [weather], input: card });
+    const item = historyItem({
+      conversationId: 'c1',
+      messageId: 'm1',
+      sender: 'AI',
+      text: 'Which city?',
+      createdAt: at,
+      status: { processing: false, unfinished: false },
+      tasks,
+    });
+    expect(item.kind === 'assistant' && item.view.uiResources).toEqual([weather]);
+    expect(item.kind === 'assistant' && item.view.interaction).toEqual({
+      interactionType: 'choice',
+      content: '',
+      uiResource: card,
+    });
   });
 });

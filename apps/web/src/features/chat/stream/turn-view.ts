@@ -52,6 +52,30 @@ export function withTasks(steps: Step[], tasks: Task[]): Step[] {
   return next;
 }
 
+const isUiResource = (value: unknown): value is UiResource => {
+  if (typeof value !== 'object' || value === null) return false;
+  const resource = value as Record<string, unknown>;
+  if (typeof resource.altText !== 'string') return false;
+  if (resource.type === 'html') return typeof resource.tool_call_id === 'string';
+  return resource.type === 'data' && typeof resource.kind === 'string' && typeof resource.data === 'object';
+};
+
+/**
+ * History's UI resources (document 2, "Task object": `tasks[].metadata.uiResource`, without HTML): a task with
+ * `metadata.interaction_type` beside it carries input UI, which is the request's; the others are display UI.
+ */
+export function historyUiResources(tasks: readonly Task[]): { display: UiResource[]; input?: UiResource } {
+  const display: UiResource[] = [];
+  let input: UiResource | undefined;
+  for (const task of tasks) {
+    const resource = task.metadata?.uiResource;
+    if (!isUiResource(resource)) continue;
+    if (task.metadata?.interaction_type) input = resource;
+    else display.push(resource);
+  }
+  return { display, ...(input ? { input } : {}) };
+}
+
 /**
  * The one place chunks become view state. An entry at or before the last applied one is a repeat (a resumed
  * stream, a second reader) and changes nothing; an entry without an id (the relay's `stream_lost`) always applies.
