@@ -1,3 +1,5 @@
+// Functions passed to page.evaluate run in the browser: they name its globals.
+/// <reference lib="dom" />
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';

@@ -1,3 +1,5 @@
+// Functions passed to page.evaluate run in the browser: they name its globals.
+/// <reference lib="dom" />
 import { type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 /** A new browser context signed in to the web app at `base` through the login page, at the composer. */
