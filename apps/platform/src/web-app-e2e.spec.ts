@@ -1,5 +1,3 @@
-// Functions passed to page.evaluate run in the browser: they name its globals.
-/// <reference lib="dom" />
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -15,6 +13,11 @@ import {
 } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
 import { ask, htmlLangDir, recordLogBusy, signInToWebApp, submitLoginForm, tabTo } from './testing/web-app';
+import type { PageComputedStyle, PageDocument, PageElement } from './testing/page-globals';
+
+declare const document: PageDocument;
+declare const getComputedStyle: PageComputedStyle;
+type Element = PageElement;
 
 const main = 'dist/apps/platform/src/main.js';
 

@@ -7,11 +7,12 @@ import {
   WEB_ASSETS_PREFIX,
   WEB_CONVERSATION_PREFIX,
   WEB_FAVICON_PATH,
+  type RunningWebSandbox,
   loadWebAppFiles,
+  startWebSandbox,
 } from '@fed/web-host';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type RunningWebSandbox, startWebSandbox } from './web-sandbox/web-sandbox';
 
 export const WEB_DIR = path.resolve(__dirname, '../../../web');
 
@@ -45,7 +46,7 @@ export class WebAppRoutes implements OnModuleInit {
   }
 }
 
-/** The UI resource sandbox's listener (web-sandbox/), beside the app's: only when there is an app to serve. */
+/** The UI resource sandbox's listener (@fed/web-host), beside the app's: only when there is an app to serve. */
 @Injectable()
 export class WebSandboxListener implements OnModuleInit, OnModuleDestroy {
   private sandbox?: RunningWebSandbox;

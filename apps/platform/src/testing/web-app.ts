@@ -1,6 +1,9 @@
-// Functions passed to page.evaluate run in the browser: they name its globals.
-/// <reference lib="dom" />
 import { type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { PageDocument, PageMutationObserver } from './page-globals';
+
+declare const document: PageDocument;
+declare const window: object;
+declare const MutationObserver: PageMutationObserver;
 
 /** A new browser context signed in to the web app at `base` through the login page, at the composer. */
 export async function signInToWebApp(

@@ -10,7 +10,7 @@ import {
 // sandbox origin, which relays to the view's own frame. The view may size itself and ask to open links; it gets
 // no tool calls, messages or model context, because the platform has no path for a view to reach them.
 
-/** The proxy page of the sandbox listener (apps/platform/src/web-sandbox/web-sandbox.ts). */
+/** The proxy page of the sandbox listener (libs/web-host/src/web-sandbox/web-sandbox.ts). */
 export const SANDBOX_PROXY_PATH = '/proxy';
 
 /** A view's height stays within these, whatever it asks for. */
