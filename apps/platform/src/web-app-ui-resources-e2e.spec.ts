@@ -338,10 +338,11 @@ describeWithChromium('web-app-ui-resources-e2e.spec')('UI resources in the web a
     });
     expect((context.containerDimensions as { width: number }).width).toBeGreaterThan(100);
     await app.locator('#result').filter({ hasText: 'content' }).waitFor();
+    // The call's own arguments and the tool server's result, as the task of the call carries them.
     expect(JSON.parse((await app.locator('#result').textContent()) ?? '{}')).toEqual({
-      content: [{ type: 'text', text: 'A tool of the weather tool server' }],
+      content: [{ type: 'text', text: 'Sunny and 21 °C in Lyon.' }],
     });
-    expect(JSON.parse((await app.locator('#input').textContent()) ?? '{}')).toEqual({ arguments: {} });
+    expect(JSON.parse((await app.locator('#input').textContent()) ?? '{}')).toEqual({ arguments: { city: 'Lyon' } });
     // No path from a view to the agent's tools.
     await app.locator('#tool-call').filter({ hasText: 'error' }).waitFor();
     expect(await app.locator('#tool-call').textContent()).toContain('This host runs no tools for a view');

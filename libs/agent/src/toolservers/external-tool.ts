@@ -72,7 +72,8 @@ export class ExternalTool implements AgentTool {
       const reason = bounded(text || 'the tool reported an error', ERROR_MAX_CHARS);
       return this.failed(reason, 'The tool reported an error');
     }
-    const uiResource = await this.uiResource(client, items, context);
+    const ui = await this.uiResource(client, items, context);
+    const uiResource = ui && !ui.unservable ? { ...ui, viewResult: viewResult(items, result.structuredContent) } : ui;
     return {
       status: 'completed',
       // The HTML never reaches the model: it gets the tool's text, or a note that a UI was shown.
@@ -149,6 +150,14 @@ export class ExternalTool implements AgentTool {
       label: { title: `${this.tool.name} failed`, description: bounded(description, 200) },
     };
   }
+}
+
+/** The result as the MCP App's view gets it: every item but the UI's own HTML, and the structured content. */
+function viewResult(items: ContentItem[], structured: unknown): { content: unknown[]; structuredContent?: unknown } {
+  const content = items.filter(
+    (item) => !(item.type === 'resource' && (isUiUri(item.resource?.uri) || isAppHtml(item.resource))),
+  );
+  return { content, ...(structured !== undefined && structured !== null ? { structuredContent: structured } : {}) };
 }
 
 /** The text parts of a result, with a word for what is not text; structured content when there is no text. */

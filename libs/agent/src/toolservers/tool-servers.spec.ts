@@ -377,15 +377,19 @@ describe('external MCP tool servers', () => {
           size: Buffer.byteLength(WEATHER_HTML, 'utf8'),
         },
         html: WEATHER_HTML,
+        // What the view is given (ui/notifications/tool-result): the tool's result as MCP returned it.
+        viewResult: { content: [{ type: 'text', text: 'Sunny and 21 °C in Lyon.' }] },
       });
     });
 
-    it('takes a ui:// resource embedded in the result', async () => {
+    it('takes a ui:// resource embedded in the result, and keeps it out of the result its view is given', async () => {
       await addWeather('embedded_view');
       const outcome = (await call('weather__embedded_view', {})) as Extract<ToolOutcome, { status: 'completed' }>;
       expect(outcome.content).toBe('Here is the view.');
       expect(outcome.uiResource?.resource).toMatchObject({ uri: 'ui://weather/embedded.html', origin: 'external' });
       expect(outcome.uiResource?.html).toBe(WEATHER_HTML);
+      expect(JSON.stringify(outcome.uiResource?.viewResult)).not.toContain('ui://');
+      expect(outcome.uiResource?.viewResult?.content).toEqual([{ type: 'text', text: 'Here is the view.' }]);
     });
 
     it('serves no UI resource of the wrong MIME type or over the size limit: its alternative text only', async () => {

@@ -2,7 +2,7 @@ import { MemoryRunStream } from '@fed/bus';
 import type { ChatCompletionChunk, DataUiResource, HtmlUiResource } from '@fed/contracts';
 import { ChunkWriter } from './chunk-writer';
 import { TurnOutput } from './turn-output';
-import { historyUiResource, prepareUi } from './ui-resources';
+import { VIEW_DATA_MAX_CHARS, historyUiResource, prepareUi, viewData } from './ui-resources';
 
 const task = {
   messageId: 'm',
@@ -142,5 +142,22 @@ describe('preparing a UI resource for the stream', () => {
   it('keeps neither HTML nor size in the history view', () => {
     expect(historyUiResource(card)).not.toHaveProperty('size');
     expect(historyUiResource(map)).toEqual(map);
+  });
+});
+
+describe("an MCP App's tool input and result in its task", () => {
+  it('keeps both, with their text made storable (no NUL, no lone surrogate)', () => {
+    const result = { content: [{ type: 'text', text: 'Sunny\u0000 \ud800' }], structuredContent: { t: 21 } };
+    expect(viewData({ city: 'Lyon\u0000' }, result)).toEqual({
+      toolInput: { city: 'Lyon' },
+      toolResult: { content: [{ type: 'text', text: 'Sunny \ufffd' }], structuredContent: { t: 21 } },
+    });
+  });
+
+  it('leaves out either when it is larger than the bound, and the result when there is none', () => {
+    const large = 'x'.repeat(VIEW_DATA_MAX_CHARS);
+    expect(viewData({ text: large }, { content: [] })).toEqual({ toolResult: { content: [] } });
+    expect(viewData({}, { content: [{ type: 'text', text: large }] })).toEqual({ toolInput: {} });
+    expect(viewData({ a: 1 }, undefined)).toEqual({ toolInput: { a: 1 } });
   });
 });

@@ -73,6 +73,25 @@ export function historyUiResource(resource: UiResource): UiResource {
   return rest;
 }
 
+/** The most of a view's tool input or result kept in a task's metadata (serialized); a larger one is left out. */
+export const VIEW_DATA_MAX_CHARS = 64 * 1024;
+
+/**
+ * `metadata.toolInput` and `metadata.toolResult` of the task of a call that returned an MCP App: what its host
+ * delivers to the view (`ui/notifications/tool-input`, `tool-result`). Storable, and each left out when larger
+ * than VIEW_DATA_MAX_CHARS.
+ */
+export function viewData(
+  toolInput: Record<string, unknown>,
+  toolResult: { content: unknown[]; structuredContent?: unknown } | undefined,
+): { toolInput?: Record<string, unknown>; toolResult?: { content: unknown[]; structuredContent?: unknown } } {
+  const fits = (value: unknown) => JSON.stringify(value).length <= VIEW_DATA_MAX_CHARS;
+  return {
+    ...(fits(toolInput) ? { toolInput: storableJson(toolInput) } : {}),
+    ...(toolResult && fits(toolResult) ? { toolResult: storableJson(toolResult) } : {}),
+  };
+}
+
 /** A JSON value whose strings (keys included) are storable: NUL dropped, lone surrogates as U+FFFD. */
 function storableJson<T>(value: T): T {
   if (typeof value === 'string') return storableText(value) as T;

@@ -38,6 +38,11 @@ export interface ToolUiResource {
   html?: string;
   /** The tool returned a UI that cannot be served (refused in form): only its alternative text is shown. */
   unservable?: true;
+  /**
+   * An MCP App's tool result as its view gets it (`ui/notifications/tool-result`): the result's content items
+   * without the UI's own HTML, and its structured content.
+   */
+  viewResult?: { content: unknown[]; structuredContent?: unknown };
 }
 
 /** What a task shows the user (title and description of `tool_start` and `tool_result`). */

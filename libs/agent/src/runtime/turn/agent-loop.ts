@@ -8,7 +8,7 @@ import { stripMarkdown } from '../output/markdown-stripper';
 import { storableText } from '../output/storable-stream';
 import type { TaskReporter } from '../output/task-reporter';
 import type { TurnOutput } from '../output/turn-output';
-import { type PreparedUi, historyUiResource, prepareUi } from '../output/ui-resources';
+import { type PreparedUi, historyUiResource, prepareUi, viewData } from '../output/ui-resources';
 import {
   type DeliverableSink,
   type ToolLabel,
@@ -263,7 +263,16 @@ export class AgentLoop {
       outcome.status === 'completed' && outcome.uiResource
         ? await this.storedUi(outcome.uiResource, call.id, toolName, input)
         : undefined;
-    const resultMetadata = ui?.servable ? { ...metadata, uiResource: historyUiResource(ui.resource) } : metadata;
+    const resultMetadata = ui?.servable
+      ? {
+          ...metadata,
+          uiResource: historyUiResource(ui.resource),
+          // An MCP App's view is given the call's arguments and result (document 2 leaves `metadata` open).
+          ...(ui.resource.type === 'html' && prepared.ok && outcome.status === 'completed'
+            ? viewData(prepared.args, outcome.uiResource?.viewResult)
+            : {}),
+        }
+      : metadata;
     await tasks.show({ ...result, status: outcome.status, metadata: resultMetadata, ...filesOf(outcome) });
     if (ui?.servable) input.output.uiResource(ui.resource.altText, ui.resource);
     else if (ui) input.output.uiResource(ui.altText);

@@ -74,10 +74,11 @@ export function hostContext(context: ViewContext, tool: { callId: string; name: 
   };
 }
 
-/** What the view is told of its tool call: what the answer's step for it shows. */
+/** What the view is told of its tool call: its arguments and result from the step's task (or its words). */
 export interface ToolCallData {
   arguments: Record<string, unknown>;
-  resultText: string;
+  /** The tool's result as MCP gives it: content items and structured content. */
+  result: { content: unknown[]; structuredContent?: unknown };
   failed: boolean;
 }
 
@@ -143,7 +144,7 @@ export function connectSandbox(options: SandboxOptions): SandboxSession {
     bridge.setHostContext(hostContext(latest, tool));
     void bridge.sendToolInput({ arguments: options.call.arguments });
     void bridge.sendToolResult({
-      content: [{ type: 'text', text: options.call.resultText }],
+      ...(options.call.result as Parameters<typeof bridge.sendToolResult>[0]),
       ...(options.call.failed ? { isError: true } : {}),
     });
   };

@@ -5,18 +5,25 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * What the answer's step for a tool call shows of it, for its view: the stream carries the step's words (its
- * title, description, content), not the tool's raw arguments or result, so that is what the view receives;
- * `metadata.arguments` is passed on if a step ever carries it.
+ * What a view is given of its tool call: the task of a call that returned an MCP App carries the call's arguments
+ * (`metadata.toolInput`) and result (`metadata.toolResult`); without them (too large to keep), the step's words.
  */
 export function toolCallData(steps: readonly Step[], callId: string): ToolCallData {
   const step = steps.find((s) => s.first.callId === callId);
-  if (!step) return { arguments: {}, resultText: '', failed: false };
-  const { first, latest } = step;
-  const args = first.metadata?.arguments;
+  if (!step) return { arguments: {}, result: { content: [] }, failed: false };
+  const { latest } = step;
+  const input = latest.metadata?.toolInput;
+  const result = latest.metadata?.toolResult;
+  const words = latest.content ?? latest.description ?? latest.title ?? '';
   return {
-    arguments: isRecord(args) ? args : {},
-    resultText: latest.content ?? latest.description ?? latest.title ?? '',
+    arguments: isRecord(input) ? input : {},
+    result:
+      isRecord(result) && Array.isArray(result.content)
+        ? {
+            content: result.content,
+            ...('structuredContent' in result ? { structuredContent: result.structuredContent } : {}),
+          }
+        : { content: [{ type: 'text', text: words }] },
     failed: latest.status === 'failed' || latest.status === 'error',
   };
 }
