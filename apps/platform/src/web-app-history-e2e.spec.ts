@@ -7,7 +7,17 @@ import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing'
 import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
 import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
+import type {
+  PageClipboardEventClass,
+  PageDataTransfer,
+  PageDataTransferClass,
+  PageFileClass,
+} from './testing/page-globals';
 import { ask, signInToWebApp } from './testing/web-app';
+
+declare const DataTransfer: PageDataTransferClass;
+declare const File: PageFileClass;
+declare const ClipboardEvent: PageClipboardEventClass;
 
 const main = 'dist/apps/platform/src/main.js';
 /** Three pages of history (100 each) and a half. */
@@ -132,6 +142,43 @@ describeWithChromium('web-app-history-e2e.spec')('the web app: long history and 
     await ask(page, 'What is in this picture?');
     await page.locator('[data-testid="answer"][data-phase="completed"]').last().waitFor({ timeout: 20_000 });
     expect(await page.locator('.question').last().locator('.message-file').allTextContents()).toEqual(['dot.png']);
+  });
+
+  it('attaches a file dropped on the composer and one pasted into the message box, each uploaded and sent with the message', async () => {
+    await page.goto(`${base}/`);
+    await page.getByLabel('Message', { exact: true }).waitFor();
+    // A drop and a paste as the browser delivers them: events that carry a DataTransfer with a File.
+    const transfer = (name: string, text: string) =>
+      page.evaluateHandle(
+        ([fileName, content]) => {
+          const data = new DataTransfer();
+          data.items.add(new File([content], fileName, { type: 'text/plain' }));
+          return data;
+        },
+        [name, text] as const,
+      );
+    await page.locator('form.composer').dispatchEvent('drop', { dataTransfer: await transfer('dropped.txt', 'one') });
+    const pasted = await transfer('pasted.txt', 'two');
+    await page.getByLabel('Message', { exact: true }).evaluate((box, data) => {
+      box.dispatchEvent(
+        new ClipboardEvent('paste', {
+          clipboardData: data as PageDataTransfer,
+          bubbles: true,
+          cancelable: true,
+        }) as Event,
+      );
+    }, pasted);
+    await page.locator('.attachment[data-state="uploaded"]').nth(1).waitFor();
+    expect(await page.locator('.attachment .attachment-name').allTextContents()).toEqual(['dropped.txt', 'pasted.txt']);
+
+    const request = page.waitForRequest((r) => r.url().endsWith('/api/v1/chat/completions') && r.method() === 'POST');
+    await ask(page, 'Two files');
+    const body = (await request).postDataJSON() as { messages: { content: { type: string; fileId?: string }[] }[] };
+    expect(body.messages[0].content.map((part) => part.type)).toEqual(['text', 'input_file', 'input_file']);
+    expect(
+      body.messages[0].content.every((part) => part.type === 'text' || /^[0-9a-f-]{36}$/.test(part.fileId ?? '')),
+    ).toBe(true);
+    await page.locator('[data-testid="answer"][data-phase="completed"]').last().waitFor({ timeout: 20_000 });
   });
 
   it('picks a prompt template and a file from the library: the template starts the message, the file goes as input_file filepath', async () => {

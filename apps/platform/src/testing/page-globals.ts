@@ -27,3 +27,14 @@ export type PageMutationObserver = new (callback: (records: PageMutationRecord[]
 };
 
 export type PageComputedStyle = (element: PageElement) => { backgroundColor: string; outlineStyle: string };
+
+export interface PageDataTransfer {
+  items: { add(file: unknown): void };
+}
+
+export type PageDataTransferClass = new () => PageDataTransfer;
+export type PageFileClass = new (parts: string[], name: string, options: { type: string }) => unknown;
+export type PageClipboardEventClass = new (
+  type: 'paste',
+  init: { clipboardData: PageDataTransfer; bubbles: boolean; cancelable: boolean },
+) => unknown;
