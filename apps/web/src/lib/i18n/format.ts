@@ -1,5 +1,4 @@
 import type { UiLocale } from '@fed/contracts/locales';
-import { useMemo } from 'react';
 import { useLocale } from './locale';
 
 /** Numbers, sizes, durations and dates in the page's language (Intl), so no feature spells out a unit. */
@@ -53,7 +52,15 @@ export function formatsFor(locale: UiLocale): Formats {
   };
 }
 
+/** One set per language: Intl formatters are costly to make, and every step and list entry uses them. */
+const made = new Map<UiLocale, Formats>();
+
 export function useFormats(): Formats {
   const { locale } = useLocale();
-  return useMemo(() => formatsFor(locale), [locale]);
+  let formats = made.get(locale);
+  if (!formats) {
+    formats = formatsFor(locale);
+    made.set(locale, formats);
+  }
+  return formats;
 }

@@ -1,4 +1,4 @@
-import { Suspense, lazy } from 'react';
+import { Suspense, lazy, memo } from 'react';
 import { useMessages } from '../../../lib/i18n/messages';
 import { DeliverableList } from '../files/DeliverableList';
 import { chatText } from '../messages';
@@ -21,8 +21,8 @@ interface AnswerProps {
   onAnswer(text: string): void;
 }
 
-/** One answer of the agent: its steps, text, files, request and how it ended. */
-export function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps) {
+/** One answer of the agent: its steps, text, files, request and how it ended; drawn again only when one changes. */
+export const Answer = memo(function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps) {
   const t = useMessages(chatText);
   const phase = PHASE_LABEL[view.phase];
   return (
@@ -68,4 +68,4 @@ export function Answer({ messageKey, found, view, open, onAnswer }: AnswerProps)
       {phase && <p className="answer-phase">{t[phase]}</p>}
     </div>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import { useMessages } from '../../../lib/i18n/messages';
 import type { ChatItem } from '../history';
 import { chatText } from '../messages';
@@ -34,6 +34,12 @@ const FIND_FRAMES = 60;
 export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOlder, onAnswer }: Props) {
   const t = useMessages(chatText);
   const scroller = useRef<HTMLDivElement>(null);
+  // One function for every answer, so that a scroll (which draws the list again) draws no answer again.
+  const latestOnAnswer = useRef(onAnswer);
+  useLayoutEffect(() => {
+    latestOnAnswer.current = onAnswer;
+  }, [onAnswer]);
+  const answer = useCallback((text: string) => latestOnAnswer.current(text), []);
   const following = useRef(true);
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -138,7 +144,7 @@ export function MessageList({ items, streaming, focusMessageId, hasOlder, loadOl
                   view={item.view}
                   // Only the last answer's request is still open: any later message answered it.
                   open={row.index === items.length - 1 && !streaming}
-                  onAnswer={onAnswer}
+                  onAnswer={answer}
                 />
               )}
             </div>
