@@ -25,8 +25,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { stringify } from 'yaml';
 import { type DemoCredentials } from './demo-realm';
+import { scriptedModelEnv } from './testing/scripted-model';
 import { textAnswer } from './testing/model-answers';
 import { mcpInitialize } from './testing/mcp-client';
 
@@ -199,15 +199,6 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
     upstream = await ScriptedUpstream.start();
     documents = await HttpsTestServer.start();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-mcp-sign-in-'));
-    const routingFile = path.join(dataDir, 'routing.yaml');
-    writeFileSync(
-      routingFile,
-      stringify({
-        providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
-        models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: 'upstream-model' }] }],
-        retries: { attempts: 1 },
-      }),
-    );
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     mcpUrl = `${base}/api/v1/mcp`;
@@ -219,9 +210,7 @@ describe('MCP sign-in without an operator (CIMD, dynamic registration) with the 
         PORT: String(port),
         PUBLIC_URL: base,
         DATA_DIR: dataDir,
-        LLM_GATEWAY_ROUTING_FILE: routingFile,
-        AGENT_MODEL: 'agent-model',
-        AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
+        ...scriptedModelEnv(dataDir, upstream.url),
         AGENT_COALESCE_MS: '5',
         // One proxy in front, so the rate-limit test can speak from addresses of its own (X-Forwarded-For).
         TRUST_PROXY_HOPS: '1',

@@ -19,7 +19,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { SCRIPTED_AGENT_MODEL, writeScriptedRouting } from './testing/scripted-model';
 import { textAnswer, toolCall } from './testing/model-answers';
 
 const REDIRECT_URI = 'https://app.example.com/callback';
@@ -100,15 +100,7 @@ describe('one chat turn is one trace across the services', () => {
         users: [{ email: 'tracer@example.com', username: 'tracer', displayName: 'Tracer', password: PASSWORD }],
       }),
     );
-    const routingFile = path.join(workDir, 'routing.yaml');
-    await writeFile(
-      routingFile,
-      stringify({
-        providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
-        models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: 'upstream-model' }] }],
-        retries: { attempts: 1 },
-      }),
-    );
+    const routingFile = writeScriptedRouting(workDir, upstream.url);
     const { apiKey } = await apiKeysServiceFor(database.dataSource, {
       keyPrefix: 'fed_',
     }).create({ name: 'agent' });
@@ -129,7 +121,7 @@ describe('one chat turn is one trace across the services', () => {
       AUTH_URL: authUrl,
       AGENT_GATEWAY_URL: `${urlOf('llm-gateway')}/llm/v1`,
       AGENT_GATEWAY_API_KEY: apiKey,
-      AGENT_MODEL: 'agent-model',
+      AGENT_MODEL: SCRIPTED_AGENT_MODEL,
       AGENT_COALESCE_MS: '0',
     });
     const tokens = await signIn({
@@ -269,7 +261,7 @@ describe('one chat turn is one trace across the services', () => {
     for (const call of modelCalls) {
       expect(call.parentSpanId).toBe(turn.spanId);
       expect(call.attributes).toMatchObject({
-        'gen_ai.request.model': 'agent-model',
+        'gen_ai.request.model': SCRIPTED_AGENT_MODEL,
         'fed.run_id': turn.attributes['fed.run_id'],
       });
     }

@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { stringify } from 'yaml';
 import {
   type ProcessHandle,
   ScriptedUpstream,
@@ -15,6 +14,7 @@ import {
 } from '@fed/testing';
 import { describeWithChromium, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
+import { scriptedModelEnv } from './testing/scripted-model';
 import { textAnswer, toolCall } from './testing/model-answers';
 import { ask, signInToWebApp } from './testing/web-app';
 
@@ -35,15 +35,6 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
     buildWeb();
     upstream = await ScriptedUpstream.start();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-web-streams-'));
-    const routingFile = path.join(dataDir, 'routing.yaml');
-    writeFileSync(
-      routingFile,
-      stringify({
-        providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
-        models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: 'upstream-model' }] }],
-        retries: { attempts: 1 },
-      }),
-    );
     const port = await freePort();
     // The browser reaches the platform through a proxy that a test can cut, as a dropped connection.
     proxy = await TcpProxy.start(`http://127.0.0.1:${port}`);
@@ -55,9 +46,7 @@ describeWithChromium('web-app-streams-e2e.spec')('the web app with a scripted mo
         PORT: String(port),
         PUBLIC_URL: base,
         DATA_DIR: dataDir,
-        LLM_GATEWAY_ROUTING_FILE: routingFile,
-        AGENT_MODEL: 'agent-model',
-        AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
+        ...scriptedModelEnv(dataDir, upstream.url),
       }),
     );
     await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);

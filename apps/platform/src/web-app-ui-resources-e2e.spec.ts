@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { stringify } from 'yaml';
 import {
   McpAppsServer,
   type ProcessHandle,
@@ -18,6 +17,7 @@ import {
 } from '@fed/testing';
 import { describeWithChromium, expectNoAxeViolations, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
+import { scriptedModelEnv } from './testing/scripted-model';
 import { textAnswer, toolCall } from './testing/model-answers';
 import { ask, signInToWebApp } from './testing/web-app';
 
@@ -150,15 +150,6 @@ describeWithChromium('web-app-ui-resources-e2e.spec')('UI resources in the web a
     weather = await McpAppsServer.start();
     collector = await Collector.start();
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-web-ui-'));
-    const routingFile = path.join(dataDir, 'routing.yaml');
-    writeFileSync(
-      routingFile,
-      stringify({
-        providers: [{ name: 'scripted', type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
-        models: [{ name: 'agent-model', deployments: [{ provider: 'scripted', model: 'upstream-model' }] }],
-        retries: { attempts: 1 },
-      }),
-    );
     const [port, sandboxPort] = [await freePort(), await freePort()];
     base = `http://127.0.0.1:${port}`;
     // Another host name as well as another port: the sandbox is another site, not only another origin.
@@ -177,9 +168,7 @@ describeWithChromium('web-app-ui-resources-e2e.spec')('UI resources in the web a
         PUBLIC_URL: base,
         WEB_SANDBOX_PORT: String(sandboxPort),
         WEB_SANDBOX_URL: sandboxUrl,
-        LLM_GATEWAY_ROUTING_FILE: routingFile,
-        AGENT_MODEL: 'agent-model',
-        AGENT_MODEL_HIGH_PERFORMANCE: 'agent-model',
+        ...scriptedModelEnv(dataDir, upstream.url),
       }),
     );
     await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
