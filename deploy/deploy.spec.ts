@@ -6,12 +6,13 @@ import Ajv from 'ajv';
 import { DCLinter } from 'dclint';
 import { validate as validateDockerfile } from 'dockerfile-utils';
 import { parse, parseAllDocuments } from 'yaml';
-import { type AppName, type ServiceName, loadConfig, serviceNames, unmetNeeds, variables } from '@fed/config';
+import { type AppName, loadConfig, serviceNames, unmetNeeds, variables } from '@fed/config';
 import { parseRoutingFile } from '@fed/gateway';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the compose file must name the file that platformctl bootstrap writes.
 import { AGENT_GATEWAY_KEY_FILE } from '../apps/platformctl/src/commands/bootstrap.command';
 import { type Endpoint, type NetworkPolicy, NetworkPolicies, selectorMatches } from './network-policies';
 import {
+  type Deployable,
   type EdgeProfile,
   type PathType,
   type Route,
@@ -20,8 +21,10 @@ import {
   publicApps,
   resolve,
   routes,
+  sandboxRoute,
   specPaths,
   unroutedPaths,
+  webService,
 } from './routes';
 
 // Static checks of the deployment files: the Kubernetes manifests as `kubectl kustomize` renders
@@ -35,14 +38,36 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const MB = 1024 * 1024;
 const profileNeeds: Record<
   EdgeProfile,
-  { minBody: number; maxBody?: number; unbuffered?: boolean; streamedUpload?: boolean; minTimeout: number }
+  {
+    minBody: number;
+    maxBody?: number;
+    unbuffered?: boolean;
+    streamedUpload?: boolean;
+    minTimeout: number;
+    maxTimeout?: number;
+  }
 > = {
   auth: { minBody: 1 * MB, maxBody: 1 * MB, minTimeout: 60 },
   api: { minBody: 2 * MB, maxBody: 32 * MB, minTimeout: 60 },
   stream: { minBody: 2 * MB, unbuffered: true, minTimeout: 3600 },
   upload: { minBody: 512 * MB, streamedUpload: true, minTimeout: 600 },
   llm: { minBody: 32 * MB, unbuffered: true, minTimeout: 3600 },
+  // GET and HEAD only (web-service answers 405 to anything else), files answered at once: a small body
+  // limit and short timeouts leave slow or large requests nothing to hold the edge with.
+  static: { minBody: 0, maxBody: 1 * MB, minTimeout: 10, maxTimeout: 60 },
 };
+
+/** The settings of the app that `variable` is read by (libs/config's `apps`). */
+const readsVariable = (app: AppName, variable: string): boolean =>
+  (variables.find((v) => v.name === variable)?.apps as readonly string[] | undefined)?.includes(app) === true;
+
+/** Every variable an app reads. */
+const variablesOf = (app: AppName): string[] =>
+  variables.filter((v) => (v.apps as readonly string[]).includes(app)).map((v) => v.name);
+
+/** Whether a deployable keeps data (PostgreSQL, Redis): all but web-service, which reads neither. */
+const keepsData = (app: string): boolean =>
+  app !== webService && readsVariable(app as AppName, 'DATABASE_URL') && readsVariable(app as AppName, 'REDIS_URL');
 
 /** nginx sizes: `512m`, `1k`, `2g`, or bytes. */
 function bytes(size: string): number {
@@ -76,7 +101,11 @@ interface Container {
   command?: string[];
   args?: string[];
   ports?: { name?: string; containerPort: number }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } };
+  }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   startupProbe?: Probe;
   livenessProbe?: Probe;
@@ -91,7 +120,7 @@ interface Container {
   };
 }
 interface PodTemplate {
-  metadata: { labels?: Labels };
+  metadata: { labels?: Labels; annotations?: Record<string, string> };
   spec: {
     containers: Container[];
     restartPolicy?: string;
@@ -241,9 +270,14 @@ function containerPort(container: Container, port: string | number | undefined):
   return container.ports?.find((p) => p.name === port)?.containerPort;
 }
 
-/** Effective value of a variable in a container: its own env first, then the ConfigMap. */
+/** Effective value of a variable in a container: its own env first (a value or a key of the ConfigMap), then the ConfigMap if it loads all of it. */
 function effectiveEnv(container: Container, config: ConfigMap, name: string): string | undefined {
-  return container.env?.find((e) => e.name === name)?.value ?? config.data?.[name];
+  const own = container.env?.find((e) => e.name === name);
+  if (own?.valueFrom?.configMapKeyRef?.name === config.metadata.name)
+    return config.data?.[own.valueFrom.configMapKeyRef.key];
+  if (own) return own.value;
+  const loadsAll = container.envFrom?.some((source) => source.configMapRef?.name === config.metadata.name);
+  return loadsAll ? config.data?.[name] : undefined;
 }
 
 // Platform variables, and the Node runtime's own (V8 tuning of a deployable).
@@ -289,7 +323,7 @@ const yamlDocuments = (file: string) => parseAllDocuments(read(file)).map((d) =>
  * A setting as a Deployment's container sees it: its own env, the ConfigMap, else the app's default
  * (with the `{NAME}` references of libs/config's defaults resolved).
  */
-function settingOf(k8s: Manifests, config: ConfigMap, app: ServiceName, name: string): string | undefined {
+function settingOf(k8s: Manifests, config: ConfigMap, app: Deployable, name: string): string | undefined {
   const container = mainContainer(k8s.get<Deployment>('Deployment', app));
   const raw = effectiveEnv(container, config, name) ?? variables.find((v) => v.name === name)?.defaultFor(app);
   return raw?.replace(/\{(\w+)\}/g, (_match, reference: string) => settingOf(k8s, config, app, reference) ?? '');
@@ -299,7 +333,7 @@ function settingOf(k8s: Manifests, config: ConfigMap, app: ServiceName, name: st
 function internalCalls(
   k8s: Manifests,
   config: ConfigMap,
-): { app: ServiceName; variable: string; target: string; port: number }[] {
+): { app: Deployable; variable: string; target: string; port: number }[] {
   return httpApps.flatMap((app) =>
     variables
       .filter((v) => v.name.endsWith('_URL') && (v.apps as readonly string[]).includes(app))
@@ -353,6 +387,24 @@ const outside = {
   metadataServer: { kind: 'address', ip: '169.254.169.254' },
 } satisfies Record<string, Endpoint>;
 
+/** An Ingress carries a profile's label and ingress-nginx annotations that meet its needs. */
+function expectIngressProfile(ingress: Ingress | undefined, profile: EdgeProfile): void {
+  const annotations = ingress?.metadata.annotations ?? {};
+  const annotation = (name: string) => annotations[`nginx.ingress.kubernetes.io/${name}`];
+  const needs = profileNeeds[profile];
+  expect(ingress?.metadata.labels?.['federation-platform/edge-profile']).toBe(profile);
+  const body = bytes(annotation('proxy-body-size') ?? '1m');
+  expect(body).toBeGreaterThanOrEqual(needs.minBody);
+  if (needs.maxBody) expect(body).toBeLessThanOrEqual(needs.maxBody);
+  for (const timeout of ['proxy-read-timeout', 'proxy-send-timeout']) {
+    const value = Number(annotation(timeout) ?? 60);
+    expect(value).toBeGreaterThanOrEqual(needs.minTimeout);
+    if (needs.maxTimeout) expect(value).toBeLessThanOrEqual(needs.maxTimeout);
+  }
+  expect(annotation('proxy-buffering') === 'off').toBe(needs.unbuffered === true);
+  expect(annotation('proxy-request-buffering') === 'off').toBe(needs.streamedUpload === true);
+}
+
 // =============================================================================================
 describe('route table (deploy/routes.ts)', () => {
   it('implements the Ingress path matching rules', () => {
@@ -387,9 +439,25 @@ describe('route table (deploy/routes.ts)', () => {
     const keys = routes.map((r) => `${r.pathType} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(new Set(routes.map((r) => r.app))).toEqual(new Set(publicApps));
-    expect([...httpApps].sort()).toEqual([...serviceNames].sort());
+    expect([...httpApps].sort()).toEqual([...serviceNames, webService].sort());
     expect(publicApps).not.toContain('agent-runtime');
+    expect(publicApps).toContain(webService);
     for (const app of publicApps) expect(specPaths.some((s) => s.app === app)).toBe(true);
+  });
+
+  it("routes the web app's paths to web-service with the static profile, `/` exactly, so no unknown path reaches it", () => {
+    const web = routes.filter((r) => r.app === webService);
+    expect(web.map((r) => `${r.pathType} ${r.path}`).sort()).toEqual(
+      ['Exact /', 'Exact /callback', 'Exact /signed-out', 'Prefix /c', 'Prefix /assets', 'Exact /favicon.svg'].sort(),
+    );
+    for (const route of web) expect([route.path, route.profile]).toEqual([route.path, 'static']);
+    // web-service is the service host's neither: it keeps no data (libs/config).
+    expect(serviceNames as readonly string[]).not.toContain(webService);
+    expect(keepsData(webService)).toBe(false);
+    for (const app of serviceNames) expect([app, keepsData(app)]).toEqual([app, true]);
+    // The sandbox is web-service's second listener, where its default (PORT + 1) puts it.
+    expect(sandboxRoute.app).toBe(webService);
+    expect(loadConfig(webService, { PORT: '8080' }).web.sandboxPort).toBe(sandboxRoute.port);
   });
 });
 
@@ -454,19 +522,43 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
       expect(container.securityContext?.capabilities?.drop).toContain('ALL');
     });
 
-    it('reads the shared ConfigMap and the platform-secrets Secret', () => {
-      const container = mainContainer(k8s.get<Deployment>('Deployment', app));
-      expect(container.envFrom).toContainEqual({ configMapRef: { name: config.metadata.name } });
-      expect(container.envFrom).toContainEqual({ secretRef: { name: 'platform-secrets' } });
-      for (const variable of container.env ?? []) expect(variableNames).toContain(variable.name);
-    });
+    if (keepsData(app)) {
+      it('reads the shared ConfigMap and the platform-secrets Secret', () => {
+        const container = mainContainer(k8s.get<Deployment>('Deployment', app));
+        expect(container.envFrom).toContainEqual({ configMapRef: { name: config.metadata.name } });
+        expect(container.envFrom).toContainEqual({ secretRef: { name: 'platform-secrets' } });
+        for (const variable of container.env ?? []) expect(variableNames).toContain(variable.name);
+      });
+    } else {
+      // web-service keeps nothing and holds no credential: the Secret (DATABASE_URL, REDIS_URL, keys) is
+      // none of its business, nor are the services' settings in the ConfigMap.
+      it('reads exactly the settings its app reads, from the shared ConfigMap key by key, and no Secret', () => {
+        const container = mainContainer(k8s.get<Deployment>('Deployment', app));
+        expect(container.envFrom ?? []).toEqual([]);
+        expect(JSON.stringify(container)).not.toContain('platform-secrets');
+        expect((container.env ?? []).map((e) => e.name).sort()).toEqual(variablesOf(app).sort());
+        for (const variable of container.env ?? []) {
+          const ref = variable.valueFrom?.configMapKeyRef;
+          if (ref) {
+            expect([variable.name, ref]).toEqual([variable.name, { name: config.metadata.name, key: variable.name }]);
+            expect([variable.name, config.data?.[ref.key] !== undefined]).toEqual([variable.name, true]);
+          } else {
+            expect([variable.name, variable.value]).toEqual([variable.name, expect.any(String)]);
+          }
+        }
+      });
+    }
 
     it('gets a grace period longer than its preStop pause plus its drain time', () => {
       const deployment = k8s.get<Deployment>('Deployment', app);
       const container = mainContainer(deployment);
       // agent-runtime first lets its running turns finish (AGENT_DRAIN_SECONDS), then shuts down.
       const turnDrain = app === 'agent-runtime' ? Number(effectiveEnv(container, config, 'AGENT_DRAIN_SECONDS')) : 0;
-      const drain = Number(effectiveEnv(container, config, 'SHUTDOWN_TIMEOUT_SECONDS') ?? '10') + turnDrain;
+      // web-service has no drain setting: it closes its listeners on SIGTERM and exits within a few seconds.
+      const shutdown = readsVariable(app, 'SHUTDOWN_TIMEOUT_SECONDS')
+        ? Number(effectiveEnv(container, config, 'SHUTDOWN_TIMEOUT_SECONDS') ?? '10')
+        : 5;
+      const drain = shutdown + turnDrain;
       const preStop = container.lifecycle?.preStop?.exec?.command;
       const pause = preStop?.[0] === 'sleep' ? Number(preStop[1]) : 0;
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(drain + pause);
@@ -506,7 +598,46 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     });
   });
 
-  it('has no other Deployments than the six services', () => {
+  describe('web-service', () => {
+    it("listens on http (8080) and sandbox (8081), the ports its settings name, with probes on the app's port", () => {
+      const container = mainContainer(k8s.get<Deployment>('Deployment', webService));
+      expect(container.ports?.map((p) => [p.name, p.containerPort])).toEqual([
+        ['http', 8080],
+        [sandboxRoute.portName, sandboxRoute.port],
+      ]);
+      expect(effectiveEnv(container, config, 'PORT')).toBe('8080');
+      expect(effectiveEnv(container, config, 'WEB_SANDBOX_PORT')).toBe(String(sandboxRoute.port));
+      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+        expect(containerPort(container, probe?.httpGet?.port)).toBe(8080);
+      }
+      expect([container.startupProbe?.httpGet?.path, container.readinessProbe?.httpGet?.path]).toEqual([
+        '/healthz',
+        '/readyz',
+      ]);
+      // It serves no /metrics: nothing asks Prometheus to scrape it.
+      const { annotations } = k8s.get<Deployment>('Deployment', webService).spec.template.metadata;
+      expect(annotations?.['prometheus.io/scrape']).toBeUndefined();
+      // Its settings load as its app reads them, and put the sandbox on another origin than the app.
+      const env = Object.fromEntries(
+        variablesOf(webService).map((name) => [name, effectiveEnv(container, config, name) ?? '']),
+      );
+      const loaded = loadConfig(webService, env);
+      expect(new URL(loaded.web.sandboxUrl).origin).not.toBe(new URL(loaded.http.publicUrl).origin);
+    });
+
+    it('has a Service with both ports, each to the container port of its name', () => {
+      const service = k8s.get<Service>('Service', webService);
+      const container = mainContainer(k8s.get<Deployment>('Deployment', webService));
+      expect(service.spec.ports.map((p) => [p.name, p.port, containerPort(container, p.targetPort ?? p.port)])).toEqual(
+        [
+          ['http', 8080, 8080],
+          [sandboxRoute.portName, sandboxRoute.port, sandboxRoute.port],
+        ],
+      );
+    });
+  });
+
+  it('has no other Deployments than the six services and web-service', () => {
     expect(
       k8s
         .all<Deployment>('Deployment')
@@ -708,14 +839,41 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     const policies = new NetworkPolicies(k8s.all<NetworkPolicy & K8sObject>('NetworkPolicy'), 'federation-platform');
     expect(policies.allows(k8s.pod('agent-runtime'), k8s.pod('auth-service'), 8080)).toBe(true);
 
-    const hosts = new Set(k8s.all<Ingress>('Ingress').flatMap((i) => i.spec.rules.map((r) => r.host)));
+    // The app's host: every Ingress but the sandbox's (below).
+    const appIngresses = k8s.all<Ingress>('Ingress').filter((i) => i.metadata.name !== 'web-sandbox');
+    const hosts = new Set(appIngresses.flatMap((i) => i.spec.rules.map((r) => r.host)));
     expect(hosts.size).toBe(1);
     const [ingressHost] = hosts;
     expect(new URL(config.data?.PUBLIC_URL ?? '').host).toBe(ingressHost);
     expect(new URL(config.data?.AUTH_URL ?? '').host).toBe(ingressHost);
-    for (const ingress of k8s.all<Ingress>('Ingress')) {
+    for (const ingress of appIngresses) {
       expect(ingress.spec.tls?.flatMap((t) => t.hosts ?? [])).toContain(ingressHost);
     }
+  });
+
+  it("serves the UI resource sandbox on a host of its own, WEB_SANDBOX_URL's, every path to web-service's sandbox port, over TLS", () => {
+    const sandbox = k8s.get<Ingress>('Ingress', 'web-sandbox');
+    const appHost = new URL(config.data?.PUBLIC_URL ?? '').hostname;
+    const sandboxUrl = new URL(config.data?.WEB_SANDBOX_URL ?? '');
+    expect(sandbox.spec.rules.map((r) => r.host)).toEqual([sandboxUrl.hostname]);
+    expect(sandboxUrl.hostname).not.toBe(appHost);
+    // Not a subdomain of the app's host either (the variable's advice: the two as far apart as they can be).
+    expect(sandboxUrl.hostname.endsWith(`.${appHost}`)).toBe(false);
+    expect(sandboxUrl.protocol).toBe('https:');
+    expect(sandbox.spec.tls?.flatMap((t) => t.hosts ?? [])).toEqual([sandboxUrl.hostname]);
+    const paths = sandbox.spec.rules[0].http.paths;
+    expect(paths.map((p) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name])).toEqual([
+      ['/', 'Prefix', webService, sandboxRoute.portName],
+    ]);
+    // That port is the sandbox listener (WEB_SANDBOX_PORT) of web-service's pods.
+    const service = k8s.get<Service>('Service', webService);
+    const servicePort = service.spec.ports.find((p) => p.name === sandboxRoute.portName);
+    const container = mainContainer(k8s.get<Deployment>('Deployment', webService));
+    expect(containerPort(container, servicePort?.targetPort)).toBe(
+      Number(effectiveEnv(container, config, 'WEB_SANDBOX_PORT')),
+    );
+    // With the static profile's edge settings.
+    expect(sandbox.metadata.labels?.['federation-platform/edge-profile']).toBe(sandboxRoute.profile);
   });
 
   it("mounts the model gateway's routing file as a directory from a valid ConfigMap, so edits reach running pods", () => {
@@ -801,19 +959,25 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
       }
     });
 
-    it('lets the ingress controller reach the public services on 8080, and nothing else', () => {
+    it("lets the ingress controller reach the public services on 8080 and web-service's sandbox on 8081, and nothing else", () => {
       for (const pod of pods) {
         const app = pod.labels['app.kubernetes.io/name'];
         const isPublic = (publicApps as readonly string[]).includes(app);
         expect([app, policies.allows(outside.ingressController, pod, 8080)]).toEqual([app, isPublic]);
+        expect([app, policies.allows(outside.ingressController, pod, sandboxRoute.port)]).toEqual([
+          app,
+          app === sandboxRoute.app,
+        ]);
         expect([app, policies.allows(outside.ingressController, pod, 9090)]).toEqual([app, false]);
         expect([app, policies.allows(outside.otherNamespace, pod, 8080)]).toEqual([app, false]);
       }
     });
 
-    it('lets Prometheus scrape /metrics of every service, agent-runtime included', () => {
-      for (const pod of appPods())
-        expect([pod.name, policies.allows(outside.prometheus, pod, 8080)]).toEqual([pod.name, true]);
+    it('lets Prometheus scrape /metrics of every service, agent-runtime included, and not web-service, which has none', () => {
+      for (const pod of appPods()) {
+        const scraped = pod.labels['app.kubernetes.io/name'] !== webService;
+        expect([pod.name, policies.allows(outside.prometheus, pod, 8080)]).toEqual([pod.name, scraped]);
+      }
     });
 
     it('allows exactly the calls between services that the configuration names (*_URL settings)', () => {
@@ -853,8 +1017,10 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
       }
     });
 
-    it('lets every pod resolve names and reach PostgreSQL and Redis (any address until an overlay narrows it)', () => {
+    it('lets every pod resolve names, and those that keep data reach PostgreSQL and Redis (any address until an overlay narrows it); web-service neither', () => {
       for (const pod of pods) {
+        const app = pod.labels['app.kubernetes.io/name'];
+        const data = app === 'platformctl' || keepsData(app);
         expect([
           pod.name,
           policies.allows(pod, outside.dns, 53, 'UDP'),
@@ -864,7 +1030,7 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
           pod.name,
           policies.allows(pod, outside.internet, 5432),
           policies.allows(pod, outside.internet, 6379),
-        ]).toEqual([pod.name, true, true]);
+        ]).toEqual([pod.name, data, data]);
         expect([pod.name, policies.allows(pod, outside.internet, 8080)]).toEqual([pod.name, false]);
       }
     });
@@ -902,15 +1068,19 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     }
     let rules: Rule[];
     beforeAll(() => {
+      // The rules of the app's host (PUBLIC_URL's); the sandbox's host has its own test above.
+      const appHost = new URL(config.data?.PUBLIC_URL ?? '').hostname;
       rules = k8s.all<Ingress>('Ingress').flatMap((ingress) =>
-        ingress.spec.rules.flatMap((rule) =>
-          rule.http.paths.map((p) => ({
-            path: p.path,
-            pathType: p.pathType as PathType,
-            ingress,
-            backend: p.backend.service,
-          })),
-        ),
+        ingress.spec.rules
+          .filter((rule) => rule.host === appHost)
+          .flatMap((rule) =>
+            rule.http.paths.map((p) => ({
+              path: p.path,
+              pathType: p.pathType as PathType,
+              ingress,
+              backend: p.backend.service,
+            })),
+          ),
       );
     });
 
@@ -947,21 +1117,12 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     });
 
     it.each(routes)('$pathType $path gets the $profile edge settings', (route: Route) => {
-      {
-        const profile = route.profile;
-        const rule = rules.find((r) => r.path === route.path && r.pathType === route.pathType);
-        const annotations = rule?.ingress.metadata.annotations ?? {};
-        const annotation = (name: string) => annotations[`nginx.ingress.kubernetes.io/${name}`];
-        const needs = profileNeeds[profile];
-        expect(rule?.ingress.metadata.labels?.['federation-platform/edge-profile']).toBe(profile);
-        const body = bytes(annotation('proxy-body-size') ?? '1m');
-        expect(body).toBeGreaterThanOrEqual(needs.minBody);
-        if (needs.maxBody) expect(body).toBeLessThanOrEqual(needs.maxBody);
-        expect(Number(annotation('proxy-read-timeout') ?? 60)).toBeGreaterThanOrEqual(needs.minTimeout);
-        expect(Number(annotation('proxy-send-timeout') ?? 60)).toBeGreaterThanOrEqual(needs.minTimeout);
-        expect(annotation('proxy-buffering') === 'off').toBe(needs.unbuffered === true);
-        expect(annotation('proxy-request-buffering') === 'off').toBe(needs.streamedUpload === true);
-      }
+      const rule = rules.find((r) => r.path === route.path && r.pathType === route.pathType);
+      expectIngressProfile(rule?.ingress, route.profile);
+    });
+
+    it("gives the sandbox's host the static edge settings too", () => {
+      expectIngressProfile(k8s.get<Ingress>('Ingress', 'web-sandbox'), sandboxRoute.profile);
     });
   });
 });
@@ -998,6 +1159,12 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
         for (const variable of container.env ?? []) {
           const ref = variable.valueFrom?.secretKeyRef;
           if (ref) expect([owner, secrets.has(ref.name)]).toEqual([owner, true]);
+          const configRef = variable.valueFrom?.configMapKeyRef;
+          if (configRef) {
+            expect([owner, configMaps.has(configRef.name)]).toEqual([owner, true]);
+            const data = local.find<ConfigMap>('ConfigMap', configRef.name)?.data ?? {};
+            expect([owner, configRef.key, configRef.key in data]).toEqual([owner, configRef.key, true]);
+          }
         }
       }
     }
@@ -1026,8 +1193,13 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
         if (source.secretRef) Object.assign(env, dataOf('Secret', source.secretRef.name));
       }
       for (const variable of container.env ?? []) {
-        const ref = variable.valueFrom?.secretKeyRef;
-        env[variable.name] = ref ? (dataOf('Secret', ref.name)[ref.key] ?? '') : (variable.value ?? '');
+        const secretRef = variable.valueFrom?.secretKeyRef;
+        const configRef = variable.valueFrom?.configMapKeyRef;
+        env[variable.name] = secretRef
+          ? (dataOf('Secret', secretRef.name)[secretRef.key] ?? '')
+          : configRef
+            ? (dataOf('ConfigMap', configRef.name)[configRef.key] ?? '')
+            : (variable.value ?? '');
       }
       expect(env.OTEL_EXPORTER_OTLP_HEADERS ?? '').toBe('');
       let problem = 'none';
@@ -1049,7 +1221,7 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
     }
   });
 
-  it('lets only the platform pods reach its PostgreSQL and Redis, and the platform pods reach only those', () => {
+  it('lets only the platform pods that keep data reach its PostgreSQL and Redis, and those reach only these', () => {
     const policies = new NetworkPolicies(local.all<NetworkPolicy & K8sObject>('NetworkPolicy'), 'federation-platform');
     const [postgres, redis] = [local.pod('postgres'), local.pod('redis')];
     const platform = local.pods().filter((p) => p.labels['app.kubernetes.io/part-of'] === 'federation-platform');
@@ -1057,10 +1229,13 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
       [...httpApps.map((a) => `Deployment ${a}`), 'Job platform-migrate'].sort(),
     );
     for (const pod of platform) {
+      const app = pod.labels['app.kubernetes.io/name'];
+      // web-service keeps nothing: neither side lets it in.
+      const data = app === 'platformctl' || keepsData(app);
       expect([pod.name, policies.allows(pod, postgres, 5432), policies.allows(pod, redis, 6379)]).toEqual([
         pod.name,
-        true,
-        true,
+        data,
+        data,
       ]);
       expect([
         pod.name,
@@ -1075,13 +1250,19 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
     expect(policies.allows(outside.ingressController, local.pod('chat-service'), 8080)).toBe(true);
   });
 
-  it('serves http://localhost:8080 without a host on the Ingresses', () => {
+  it('serves http://localhost:8080 without a host on the Ingresses, and the sandbox at http://sandbox.localhost:8080', () => {
     const config = local.platformConfig();
     expect(config.data?.PUBLIC_URL).toBe('http://localhost:8080');
     expect(config.data?.AUTH_URL).toBe('http://localhost:8080');
-    for (const ingress of local.all<Ingress>('Ingress')) {
+    for (const ingress of local.all<Ingress>('Ingress').filter((i) => i.metadata.name !== 'web-sandbox')) {
       for (const rule of ingress.spec.rules) expect(rule.host).toBeUndefined();
     }
+    // Browsers resolve *.localhost to the loopback interface, so the same port-forward reaches the sandbox's
+    // Ingress by its host: another origin than the app's, as web-service requires.
+    const sandboxUrl = new URL(config.data?.WEB_SANDBOX_URL ?? '');
+    expect(sandboxUrl.origin).toBe('http://sandbox.localhost:8080');
+    expect(sandboxUrl.origin).not.toBe(new URL(config.data?.PUBLIC_URL ?? '').origin);
+    expect(local.get<Ingress>('Ingress', 'web-sandbox').spec.rules.map((r) => r.host)).toEqual([sandboxUrl.hostname]);
   });
 });
 
@@ -1114,6 +1295,30 @@ describe('Marketplace overlay (kubectl kustomize deploy/k8s/overlays/marketplace
     expect(policies.allows(ingressController, marketplace.pod('llm-gateway'), 8080)).toBe(false);
     expect(policies.allows(ingressController, marketplace.pod('chat-service'), 8080)).toBe(true);
     expect(policies.allows(marketplace.pod('agent-runtime'), marketplace.pod('llm-gateway'), 8080)).toBe(true);
+  });
+
+  it("runs no web app, the SaaS edition's client (no `web` client is made for Marketplace): web-service and all of it left out", () => {
+    expect(
+      marketplace.objects
+        .filter((o) => JSON.stringify(o).includes(webService))
+        .map((o) => `${o.kind} ${o.metadata.name}`),
+    ).toEqual([]);
+    expect(marketplace.find('Ingress', 'web-sandbox')).toBeUndefined();
+    const rules = marketplace
+      .all<Ingress>('Ingress')
+      .flatMap((ingress) =>
+        ingress.spec.rules.flatMap((rule) =>
+          rule.http.paths.map((p) => ({ path: p.path, pathType: p.pathType as PathType })),
+        ),
+      );
+    for (const route of routes.filter((r) => r.app === webService)) expect(resolve(rules, route.path)).toBeUndefined();
+    // Every other app is there as in the base.
+    expect(
+      marketplace
+        .all<Deployment>('Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual([...serviceNames].sort());
   });
 });
 
@@ -1167,6 +1372,10 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string };
   restart?: string;
+  read_only?: boolean;
+  tmpfs?: string[];
+  security_opt?: string[];
+  cap_drop?: string[];
   ports?: (string | ComposePort)[];
   volumes?: string[];
   stop_grace_period?: string;
@@ -1249,6 +1458,21 @@ function nginxResolve(locations: Location[], requestPath: string): Location | un
   return locations
     .filter((l) => !l.exact && requestPath.startsWith(l.path))
     .sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+/** An nginx profile's directives meet its needs. */
+function expectNginxProfile(directives: Map<string, string>, profile: EdgeProfile): void {
+  const needs = profileNeeds[profile];
+  const body = bytes(directives.get('client_max_body_size') ?? '1m');
+  expect(body).toBeGreaterThanOrEqual(needs.minBody);
+  if (needs.maxBody) expect(body).toBeLessThanOrEqual(needs.maxBody);
+  for (const timeout of ['proxy_read_timeout', 'proxy_send_timeout']) {
+    const value = seconds(directives.get(timeout) ?? '60s');
+    expect(value).toBeGreaterThanOrEqual(needs.minTimeout);
+    if (needs.maxTimeout) expect(value).toBeLessThanOrEqual(needs.maxTimeout);
+  }
+  expect(directives.get('proxy_buffering') === 'off').toBe(needs.unbuffered === true);
+  expect(directives.get('proxy_request_buffering') === 'off').toBe(needs.streamedUpload === true);
 }
 
 function nginxDirectives(conf: string): Map<string, string> {
@@ -1438,7 +1662,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(httpApps)('builds %s and starts it after the migration, with a health check on /readyz', (app) => {
+  it.each(serviceNames)('builds %s and starts it after the migration, with a health check on /readyz', (app) => {
     const service = services[app];
     expect(service).toBeDefined();
     expect(service.build?.context).toBe('.');
@@ -1459,6 +1683,61 @@ describe('docker-compose.yml', () => {
     expect(env.PORT).toBe('8080');
     // Not published: the edge is the one way in.
     expect(service.ports).toBeUndefined();
+  });
+
+  it('builds web-service and starts it without PostgreSQL, Redis, the migration or a secret, with a health check on /readyz', () => {
+    const service = services[webService];
+    expect(service.build?.context).toBe('.');
+    expect(service.build?.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
+    expect(appOf(service)).toBe(webService);
+    // It keeps nothing, so it waits for nothing.
+    expect(service.depends_on).toBeUndefined();
+    expect(service.volumes).toBeUndefined();
+    const check = JSON.stringify(service.healthcheck?.test);
+    expect(check).toContain('http://127.0.0.1:8080/readyz');
+    expect(service.restart).toBe('unless-stopped');
+    expect(service.ports).toBeUndefined();
+    // Closes both listeners on SIGTERM within seconds.
+    expect(seconds(service.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each([...httpApps])(
+    'runs %s with a read-only root, /tmp in memory, no capabilities and no new privileges',
+    (app) => {
+      const service = services[app];
+      expect([app, service.read_only, service.tmpfs, service.cap_drop, service.security_opt]).toEqual([
+        app,
+        true,
+        ['/tmp'],
+        ['ALL'],
+        ['no-new-privileges:true'],
+      ]);
+    },
+  );
+
+  it('gives web-service exactly the settings its app reads, the sandbox on its second port and another origin', () => {
+    const env = services[webService].environment ?? {};
+    expect(Object.keys(env).sort()).toEqual(variablesOf(webService).sort());
+    const config = loadConfig(webService, env);
+    expect(config.web.sandboxPort).toBe(sandboxRoute.port);
+    expect(new URL(config.web.sandboxUrl).origin).not.toBe(new URL(config.http.publicUrl).origin);
+  });
+
+  it("gives every reader of CHAT_MODEL_NAME the same one, libs/config's default, so the web app sends the model chat-service accepts", () => {
+    const readers = platformServices.filter(([, service]) =>
+      readsVariable(appOf(service) as AppName, 'CHAT_MODEL_NAME'),
+    );
+    expect(readers.map(([name]) => name).sort()).toEqual(
+      ['agent-protocols', 'agent-runtime', 'chat-service', webService].sort(),
+    );
+    const fallback = variables.find((v) => v.name === 'CHAT_MODEL_NAME')?.defaultFor('chat-service');
+    for (const [name, service] of readers) {
+      expect([name, service.environment?.CHAT_MODEL_NAME]).toEqual([name, fallback]);
+    }
+    // One setting moves all of them.
+    const moved = interpolateAll(raw, { CHAT_MODEL_NAME: 'house-agent' }).services;
+    for (const [name] of readers)
+      expect([name, moved[name].environment?.CHAT_MODEL_NAME]).toEqual([name, 'house-agent']);
   });
 
   it.each(platformServices.map(([name]) => name))(
@@ -1497,21 +1776,35 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('publishes one edge port, on the loopback interface unless EDGE_BIND says otherwise, the one in PUBLIC_URL and AUTH_URL', () => {
+  it("publishes the edge's app port, the one in PUBLIC_URL and AUTH_URL, and its sandbox port, the one in WEB_SANDBOX_URL, on the loopback interface unless EDGE_BIND says otherwise", () => {
     const edge = services.edge;
     expect(edge.image).toMatch(/^nginx:[\d.]+-alpine$/);
-    expect(edge.ports).toHaveLength(1);
-    const port = edge.ports?.[0] as ComposePort;
-    expect([port.target, port.host_ip, port.protocol]).toEqual([8080, '127.0.0.1', 'tcp']);
-    const published = String(port.published);
+    const ports = (edge.ports ?? []) as ComposePort[];
+    expect(ports.map((p) => [p.target, p.host_ip, p.protocol])).toEqual([
+      [8080, '127.0.0.1', 'tcp'],
+      [sandboxRoute.port, '127.0.0.1', 'tcp'],
+    ]);
+    const [published, sandboxPublished] = ports.map((p) => String(p.published));
+    expect([published, sandboxPublished]).toEqual(['8080', '8081']);
     for (const app of httpApps) {
       const env = services[app].environment ?? {};
       expect(env.PUBLIC_URL).toBe(`http://localhost:${published}`);
       expect(env.AUTH_URL).toBe(`http://localhost:${published}`);
     }
-    const bound = interpolateAll(raw, { EDGE_BIND: '0.0.0.0', EDGE_PORT: '9090' }).services.edge
-      .ports?.[0] as ComposePort;
-    expect([bound.host_ip, bound.published]).toEqual(['0.0.0.0', '9090']);
+    // Another port is another origin: the sandbox apart from the app, on the same host.
+    expect(services[webService].environment?.WEB_SANDBOX_URL).toBe(`http://localhost:${sandboxPublished}`);
+    const bound = (
+      interpolateAll(raw, { EDGE_BIND: '0.0.0.0', EDGE_PORT: '9090', EDGE_SANDBOX_PORT: '9091' }).services.edge
+        .ports as ComposePort[]
+    ).map((p) => [p.host_ip, p.published]);
+    expect(bound).toEqual([
+      ['0.0.0.0', '9090'],
+      ['0.0.0.0', '9091'],
+    ]);
+    // The edge starts after every app it routes to (it resolves them at request time either way).
+    for (const app of new Set(routes.map((r) => r.app))) {
+      expect([app, edge.depends_on?.[app]?.condition]).toEqual([app, 'service_started']);
+    }
     for (const mount of edge.volumes ?? []) expect(existsSync(path.join(root, mount.split(':')[0]))).toBe(true);
     expect(edge.volumes).toContain('./deploy/compose/nginx/default.conf:/etc/nginx/conf.d/default.conf:ro');
   });
@@ -1523,7 +1816,11 @@ describe('docker-compose.yml', () => {
     const url = new URL(test.at(-1) as string);
     expect([url.hostname, url.pathname]).toEqual(['127.0.0.1', '/edge-healthz']);
     const servers = nginxServers(read('deploy/compose/nginx/default.conf'));
-    expect(servers.map((server) => server.listen)).toEqual([[`127.0.0.1:${url.port}`], ['8080']]);
+    expect(servers.map((server) => server.listen)).toEqual([
+      [`127.0.0.1:${url.port}`],
+      ['8080'],
+      [String(sandboxRoute.port)],
+    ]);
     // The health server answers the check itself, and nothing else.
     const health = nginxLocations(servers[0].body);
     expect(health.map((l) => `${l.exact ? '= ' : ''}${l.path}`)).toEqual(['= /edge-healthz', '/']);
@@ -1532,7 +1829,8 @@ describe('docker-compose.yml', () => {
     expect(servers[0].body).not.toMatch(/proxy_pass|set \$app/);
     // The published port is the other server's, which has no such location: /edge-healthz falls to its catch-all.
     const published = (edge.ports ?? []).map((p) => (p as ComposePort).target);
-    expect(published).toEqual([8080]);
+    expect(published).toEqual([8080, sandboxRoute.port]);
+    expect(published).not.toContain(Number(url.port));
     expect(nginxResolve(nginxLocations(servers[1].body), '/edge-healthz')?.path).toBe('/');
     // Whatever waits for the edge waits for it to be healthy.
     for (const [name, service] of Object.entries(services)) {
@@ -1578,15 +1876,31 @@ describe('docker-compose.yml', () => {
 
     it.each(Object.keys(profileNeeds) as EdgeProfile[])('profile %s has the edge settings', (profile) => {
       const directives = nginxDirectives(read(`deploy/compose/nginx/profiles/${profile}.conf`));
-      const needs = profileNeeds[profile];
       expect(directives.get('proxy_pass')).toBe('http://$app:8080');
-      const body = bytes(directives.get('client_max_body_size') ?? '1m');
-      expect(body).toBeGreaterThanOrEqual(needs.minBody);
-      if (needs.maxBody) expect(body).toBeLessThanOrEqual(needs.maxBody);
-      expect(seconds(directives.get('proxy_read_timeout') ?? '60s')).toBeGreaterThanOrEqual(needs.minTimeout);
-      expect(seconds(directives.get('proxy_send_timeout') ?? '60s')).toBeGreaterThanOrEqual(needs.minTimeout);
-      expect(directives.get('proxy_buffering') === 'off').toBe(needs.unbuffered === true);
-      expect(directives.get('proxy_request_buffering') === 'off').toBe(needs.streamedUpload === true);
+      expectNginxProfile(directives, profile);
+    });
+
+    describe("the sandbox's port", () => {
+      const sandboxServer = nginxServers(read('deploy/compose/nginx/default.conf')).find((s) =>
+        s.listen.includes(String(sandboxRoute.port)),
+      );
+      const sandboxLocations = nginxLocations(sandboxServer?.body ?? '');
+
+      it("sends every path to web-service's sandbox listener, with the static profile's settings", () => {
+        expect(sandboxLocations.map((l) => [l.exact, l.path, l.app, l.profile])).toEqual([
+          [false, '/', webService, 'sandbox'],
+        ]);
+        // The platform is not reachable there: its paths also go to the sandbox, which answers 404.
+        for (const requestPath of ['/', '/proxy', ...specPaths.map((p) => p.path)]) {
+          expect([requestPath, nginxResolve(sandboxLocations, requestPath)?.app]).toEqual([requestPath, webService]);
+        }
+        const directives = nginxDirectives(read('deploy/compose/nginx/profiles/sandbox.conf'));
+        // The port web-service's sandbox listens on there (WEB_SANDBOX_PORT).
+        const sandboxPort = loadConfig(webService, services[webService].environment ?? {}).web.sandboxPort;
+        expect(sandboxPort).toBe(sandboxRoute.port);
+        expect(directives.get('proxy_pass')).toBe(`http://$app:${sandboxPort}`);
+        expectNginxProfile(directives, sandboxRoute.profile);
+      });
     });
   });
 });

@@ -1,8 +1,15 @@
 import { type ServiceName, serviceNames } from '@fed/config';
 
 // The public routing of the distributed deployment, in one place. The Kubernetes Ingresses
-// (deploy/k8s/base/ingress.yaml) and the compose edge proxy (deploy/compose/nginx.conf) are
+// (deploy/k8s/base/ingress.yaml) and the compose edge proxy (deploy/compose/nginx/default.conf) are
 // written by hand; deploy.spec.ts checks both against this file, so change this file first.
+
+/**
+ * The deployables behind the edge: the six services (PostgreSQL and Redis behind them) and the web
+ * app's, `web-service` (static files and the UI resource sandbox; no data, so not one of `serviceNames`).
+ */
+export type Deployable = ServiceName | 'web-service';
+export const webService = 'web-service' as const satisfies Deployable;
 
 /** Ingress `pathType`; `Exact` matches one path, `Prefix` whole path elements (`/a/b` ⊇ `/a/b/c`, ∌ `/a/bc`). */
 export type PathType = 'Prefix' | 'Exact';
@@ -14,13 +21,15 @@ export type PathType = 'Prefix' | 'Exact';
  * - `stream`: server-sent events for minutes: no response buffering, 1 h read/send timeouts, 32 MB bodies.
  * - `upload`: file uploads up to 512 MB, streamed to the app (no request buffering), 10 min timeouts.
  * - `llm`:    the model gateway: 32 MB bodies, streamed responses, 1 h timeouts.
+ * - `static`: the web app's files and the UI resource sandbox: GET only, so tiny bodies; 30 s timeouts;
+ *             buffered (the files are small and answered at once).
  */
-export type EdgeProfile = 'auth' | 'api' | 'stream' | 'upload' | 'llm';
+export type EdgeProfile = 'auth' | 'api' | 'stream' | 'upload' | 'llm' | 'static';
 
 export interface Route {
   path: string;
   pathType: PathType;
-  app: ServiceName;
+  app: Deployable;
   profile: EdgeProfile;
 }
 
@@ -73,16 +82,36 @@ export const routes: readonly Route[] = [
   { path: '/api/v1/mcp', pathType: 'Prefix', app: 'agent-protocols', profile: 'stream' },
   // llm-gateway: OpenAI- and Anthropic-compatible model API.
   { path: '/llm/v1', pathType: 'Prefix', app: 'llm-gateway', profile: 'llm' },
+  // web-service: the web app's pages, its conversation links, its hashed files and its icon. `/` is Exact,
+  // so an unknown path still gets the edge's 404 rather than the app's page.
+  { path: '/', pathType: 'Exact', app: webService, profile: 'static' },
+  { path: '/callback', pathType: 'Exact', app: webService, profile: 'static' },
+  { path: '/signed-out', pathType: 'Exact', app: webService, profile: 'static' },
+  { path: '/c', pathType: 'Prefix', app: webService, profile: 'static' },
+  { path: '/assets', pathType: 'Prefix', app: webService, profile: 'static' },
+  { path: '/favicon.svg', pathType: 'Exact', app: webService, profile: 'static' },
 ];
 
-/** Apps with an HTTP server (all of them: agent-runtime serves only /healthz, /readyz and /metrics). */
-export const httpApps: readonly ServiceName[] = serviceNames;
+/**
+ * The UI resource sandbox: every path of a host (compose: a port) of its own, WEB_SANDBOX_URL, to
+ * web-service's second listener (WEB_SANDBOX_PORT). Another origin than the app's is the point: a UI
+ * resource framed there cannot read the app's storage or cookies.
+ */
+export const sandboxRoute = {
+  app: webService,
+  portName: 'sandbox',
+  port: 8081,
+  profile: 'static',
+} as const satisfies { app: Deployable; portName: string; port: number; profile: EdgeProfile };
+
+/** Apps with an HTTP server: every deployable (agent-runtime serves only /healthz, /readyz and /metrics). */
+export const httpApps: readonly Deployable[] = [...serviceNames, webService];
 
 /** Apps reachable from outside. */
-export const publicApps: readonly ServiceName[] = serviceNames.filter((app) => routes.some((r) => r.app === app));
+export const publicApps: readonly Deployable[] = httpApps.filter((app) => routes.some((r) => r.app === app));
 
 /** Every public path the product spec names, with the app that must answer it. */
-export const specPaths: readonly { path: string; app: ServiceName }[] = [
+export const specPaths: readonly { path: string; app: Deployable }[] = [
   ...[
     '/realms/federation/.well-known/openid-configuration',
     '/realms/federation/.well-known/oauth-authorization-server',
@@ -140,6 +169,15 @@ export const specPaths: readonly { path: string; app: ServiceName }[] = [
     '/llm/v1/messages',
     '/llm/v1/messages/count_tokens',
   ].map((path) => ({ path, app: 'llm-gateway' as const })),
+  // The web app (docs/web.md): sign-in callback, signed-out page, a conversation's link, a hashed file.
+  ...[
+    '/',
+    '/callback',
+    '/signed-out',
+    '/c/0b9e2f3c-6a4d-4c1e-9f57-1c2d3e4f5a6b',
+    '/assets/index-3f2a9c1b.js',
+    '/favicon.svg',
+  ].map((path) => ({ path, app: webService })),
 ];
 
 /**
@@ -147,7 +185,16 @@ export const specPaths: readonly { path: string; app: ServiceName }[] = [
  * look-alikes of routed prefixes must not match (Prefix matches whole path elements only).
  */
 export const unroutedPaths: readonly string[] = [
-  '/',
+  '/index.html',
+  '/x',
+  '/callbackx',
+  '/callback/x',
+  '/signed-out/x',
+  '/cx',
+  '/assetsx',
+  '/favicon.ico',
+  '/favicon.svg/x',
+  '/proxy',
   '/metrics',
   '/healthz',
   '/readyz',

@@ -5,6 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 // Distributed mode: each deployable started exactly as its container starts it
 // (`node dist/apps/<app>/src/main.js`), against the machine's PostgreSQL and Redis.
+// Not web-service: it reads no PostgreSQL or Redis and serves no /metrics, so these checks do not
+// apply; apps/web-service/src/web-service.spec.ts starts it the same way (probes, SIGTERM).
 const keyPrefix = `test:${randomUUID().slice(0, 8)}:`;
 
 describe.each(serviceNames)('%s as its own process', (app) => {
