@@ -65,9 +65,9 @@ const readsVariable = (app: AppName, variable: string): boolean =>
 const variablesOf = (app: AppName): string[] =>
   variables.filter((v) => (v.apps as readonly string[]).includes(app)).map((v) => v.name);
 
-/** Whether a deployable keeps data (PostgreSQL, Redis): all but web-service, which reads neither. */
+/** Whether an app keeps data: it reads PostgreSQL's and Redis's settings (all but web-service). */
 const keepsData = (app: string): boolean =>
-  app !== webService && readsVariable(app as AppName, 'DATABASE_URL') && readsVariable(app as AppName, 'REDIS_URL');
+  readsVariable(app as AppName, 'DATABASE_URL') && readsVariable(app as AppName, 'REDIS_URL');
 
 /** nginx sizes: `512m`, `1k`, `2g`, or bytes. */
 function bytes(size: string): number {
@@ -451,7 +451,7 @@ describe('route table (deploy/routes.ts)', () => {
       ['Exact /', 'Exact /callback', 'Exact /signed-out', 'Prefix /c', 'Prefix /assets', 'Exact /favicon.svg'].sort(),
     );
     for (const route of web) expect([route.path, route.profile]).toEqual([route.path, 'static']);
-    // web-service is the service host's neither: it keeps no data (libs/config).
+    // Not one of serviceNames (the services, with PostgreSQL and Redis): libs/config gives it neither.
     expect(serviceNames as readonly string[]).not.toContain(webService);
     expect(keepsData(webService)).toBe(false);
     for (const app of serviceNames) expect([app, keepsData(app)]).toEqual([app, true]);
@@ -1020,7 +1020,7 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     it('lets every pod resolve names, and those that keep data reach PostgreSQL and Redis (any address until an overlay narrows it); web-service neither', () => {
       for (const pod of pods) {
         const app = pod.labels['app.kubernetes.io/name'];
-        const data = app === 'platformctl' || keepsData(app);
+        const data = keepsData(app);
         expect([
           pod.name,
           policies.allows(pod, outside.dns, 53, 'UDP'),
@@ -1231,7 +1231,7 @@ describe('local overlay (kubectl kustomize deploy/k8s/overlays/local)', () => {
     for (const pod of platform) {
       const app = pod.labels['app.kubernetes.io/name'];
       // web-service keeps nothing: neither side lets it in.
-      const data = app === 'platformctl' || keepsData(app);
+      const data = keepsData(app);
       expect([pod.name, policies.allows(pod, postgres, 5432), policies.allows(pod, redis, 6379)]).toEqual([
         pod.name,
         data,
