@@ -5,9 +5,10 @@
 #   docker build --build-arg APP=platformctl  -t federation-platform/platformctl .
 #   docker build -t federation-platform/platform .            # all-in-one (the default)
 # Apps: auth-service chat-service agent-runtime admin-service agent-protocols llm-gateway
-#       platform (everything in one process) platformctl (CLI: `docker run ... migrate`).
+#       platform (everything in one process) platformctl (CLI: `docker run ... migrate`)
+#       web-service (the web app's files and its UI resource sandbox; no database).
 # Every image holds the whole compiled tree; the layers up to the last few are identical for all
-# apps, so building the eight images costs one build plus eight tiny layers.
+# apps, so building the nine images costs one build plus nine tiny layers.
 
 # The same Node major as the `node` runtime package in package.json's devDependencies, which runs
 # npm scripts outside containers (checked by deploy/deploy.spec.ts).
@@ -64,9 +65,12 @@ ARG APP=platform
 ENV APP=${APP}
 RUN test -f "dist/apps/${APP}/src/main.js" \
     || { echo "APP=${APP}: dist/apps/${APP}/src/main.js does not exist (unknown app?)" >&2; exit 1; }
+# The web app's files: the platform and web-service serve them, so a broken web build fails here, not at start.
+RUN test -f dist/web/index.html || { echo "dist/web/index.html is missing (tools/build-web.mjs)" >&2; exit 1; }
 
 USER node
-EXPOSE 8080
+# 8081: the UI resource sandbox (WEB_SANDBOX_PORT) of web-service and the platform.
+EXPOSE 8080 8081
 # No HEALTHCHECK: platformctl is not a server. Orchestrators probe GET /healthz (liveness) and
 # GET /readyz (readiness) on PORT; see docker-compose.yml and deploy/k8s.
 # `exec` hands PID 1 to node, so SIGTERM reaches the app and it drains before exiting.
