@@ -35,7 +35,18 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'DATA_DIR', 'PUBLIC_URL', 'AUTH_URL', 'EDITION']) {
     delete env[name];
   }
-  return { ...env, ...extra };
+  return { ...env, ...sandboxPort(extra), ...extra };
+}
+
+/**
+ * The UI resource sandbox's port of a process given a PORT (the web app's default is PORT + 1). Not PORT + 1
+ * here: Linux hands out ports for bind(0) (freePort) of one parity and local ports of outgoing connections of
+ * the other, so under load PORT + 1 is often some client socket's. A random port below the ephemeral range is
+ * no process's but another test's that drew the same (1 in 6,000).
+ */
+function sandboxPort(extra: Record<string, string>): Record<string, string> {
+  if (extra.PORT === undefined || extra.WEB_SANDBOX_PORT !== undefined) return {};
+  return { WEB_SANDBOX_PORT: String(20_000 + 2 * Math.floor(Math.random() * 6_000)) };
 }
 
 export interface ProcessHandle {
