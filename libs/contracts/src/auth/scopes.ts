@@ -14,6 +14,9 @@ export const scopes = [
   'logs:read',
   'master:manage',
   'llm:invoke',
+  // Beyond document 1: the platform operator's (clients, gateway keys, tool servers, catalog, library, tenants,
+  // signing keys: docs/security.md, "Who may do what"). Held only by the platform's own accounts.
+  'platform:manage',
 ] as const;
 
 export type Scope = (typeof scopes)[number];
@@ -30,6 +33,13 @@ export const ALWAYS_ALLOWED_SCOPES: readonly string[] = ['openid', OFFLINE_ACCES
 /** Beyond document 1: a client-credentials token needs it for /llm/v1 (docs/gateway.md, "Keys, limits and quotas"). */
 export const GATEWAY_SCOPE = 'llm:invoke' satisfies Scope;
 
+/**
+ * Beyond document 1: the operator console's and its HTTP APIs' scope (`/api/v1/admin/` routes of platform-wide
+ * resources). A service account holds it only as a client of no tenant; a user only as an admin who is a platform
+ * operator.
+ */
+export const PLATFORM_SCOPE = 'platform:manage' satisfies Scope;
+
 export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
@@ -41,6 +51,7 @@ export const managementScopes: readonly Scope[] = [
   'users:manage',
   'logs:read',
   'master:manage',
+  'platform:manage',
 ];
 
 export function isManagementScope(value: string): boolean {

@@ -452,6 +452,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '監査・LLM・ゲートウェイ・アクセスログの閲覧',
     'master:manage': '部署と職種の作成、更新、削除',
     'llm:invoke': 'モデルゲートウェイ(/llm/v1)の呼び出し',
+    'platform:manage': 'プラットフォームの運用: クライアント、APIキー、ツールサーバー、テナント、署名鍵の管理',
     offline_access: 'オフラインアクセス: あなたが使っていない間も接続を保つ(リフレッシュトークン)',
   },
   en: {
@@ -469,6 +470,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Read audit, LLM, gateway and access logs',
     'master:manage': 'Create, update and delete departments and job types',
     'llm:invoke': 'Call the model gateway (/llm/v1)',
+    'platform:manage': 'Operate the platform: manage clients, API keys, tool servers, tenants and signing keys',
     offline_access: 'Offline access: stay connected while you are away (a refresh token)',
   },
   fr: {
@@ -486,6 +488,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Lire les journaux d’audit, LLM, passerelle et accès',
     'master:manage': 'Créer, modifier et supprimer des services et des types de poste',
     'llm:invoke': 'Appeler la passerelle de modèles (/llm/v1)',
+    'platform:manage': 'Exploiter la plateforme : gérer les clients, les clés d’API, les serveurs d’outils, les locataires et les clés de signature',
     offline_access: "Accès hors ligne : rester connecté en votre absence (un jeton d'actualisation)",
   },
   es: {
@@ -503,6 +506,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Leer los registros de auditoría, LLM, pasarela y acceso',
     'master:manage': 'Crear, modificar y eliminar departamentos y tipos de puesto',
     'llm:invoke': 'Llamar a la pasarela de modelos (/llm/v1)',
+    'platform:manage': 'Operar la plataforma: gestionar clientes, claves de API, servidores de herramientas, inquilinos y claves de firma',
     offline_access: 'Acceso sin conexión: seguir conectado mientras no estás (un token de actualización)',
   },
   th: {
@@ -520,6 +524,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'อ่านบันทึกการตรวจสอบ LLM เกตเวย์ และการเข้าถึง',
     'master:manage': 'สร้าง แก้ไข และลบแผนกและประเภทงาน',
     'llm:invoke': 'เรียกใช้เกตเวย์โมเดล (/llm/v1)',
+    'platform:manage': 'ดูแลแพลตฟอร์ม: จัดการไคลเอนต์ คีย์ API เซิร์ฟเวอร์เครื่องมือ ผู้เช่า และคีย์ลงนาม',
     offline_access: 'การเข้าถึงแบบออฟไลน์: เชื่อมต่อต่อไปขณะที่คุณไม่ได้ใช้งาน (โทเค็นรีเฟรช)',
   },
   id: {
@@ -537,6 +542,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Membaca log audit, LLM, gateway, dan akses',
     'master:manage': 'Membuat, mengubah, dan menghapus departemen dan jenis pekerjaan',
     'llm:invoke': 'Memanggil gateway model (/llm/v1)',
+    'platform:manage': 'Mengoperasikan platform: mengelola klien, kunci API, server alat, tenant, dan kunci penandatanganan',
     offline_access: 'Akses luring: tetap terhubung saat Anda tidak ada (token penyegaran)',
   },
   ar: {
@@ -554,6 +560,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'قراءة سجلات التدقيق ونماذج اللغة والبوابة والوصول',
     'master:manage': 'إنشاء الأقسام وأنواع الوظائف وتعديلها وحذفها',
     'llm:invoke': 'استدعاء بوابة النماذج (/llm/v1)',
+    'platform:manage': 'تشغيل المنصة: إدارة العملاء ومفاتيح API وخوادم الأدوات والمستأجرين ومفاتيح التوقيع',
     offline_access: 'الوصول دون اتصال: البقاء متصلًا أثناء غيابك (رمز تحديث)',
   },
   'zh-CN': {
@@ -571,6 +578,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '读取审计、LLM、网关和访问日志',
     'master:manage': '创建、更新和删除部门及职位类型',
     'llm:invoke': '调用模型网关(/llm/v1)',
+    'platform:manage': '运维平台:管理客户端、API 密钥、工具服务器、租户和签名密钥',
     offline_access: '离线访问:在你离开时保持连接(刷新令牌)',
   },
   'zh-TW': {
@@ -588,6 +596,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '讀取稽核、LLM、閘道和存取記錄',
     'master:manage': '建立、更新和刪除部門及職務類型',
     'llm:invoke': '呼叫模型閘道(/llm/v1)',
+    'platform:manage': '營運平台:管理用戶端、API 金鑰、工具伺服器、租戶和簽署金鑰',
     offline_access: '離線存取:在你離開時保持連線(重新整理權杖)',
   },
   'pt-BR': {
@@ -605,6 +614,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Ler logs de auditoria, LLM, gateway e acesso',
     'master:manage': 'Criar, atualizar e excluir departamentos e tipos de cargo',
     'llm:invoke': 'Chamar o gateway de modelos (/llm/v1)',
+    'platform:manage': 'Operar a plataforma: gerenciar clientes, chaves de API, servidores de ferramentas, locatários e chaves de assinatura',
     offline_access: 'Acesso offline: permanecer conectado enquanto você está ausente (um token de atualização)',
   },
   'de-DE': {
@@ -622,6 +632,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Audit-, LLM-, Gateway- und Zugriffsprotokolle lesen',
     'master:manage': 'Abteilungen und Berufsarten anlegen, ändern und löschen',
     'llm:invoke': 'Das Modell-Gateway (/llm/v1) aufrufen',
+    'platform:manage': 'Die Plattform betreiben: Clients, API-Schlüssel, Tool-Server, Mandanten und Signaturschlüssel verwalten',
     offline_access: 'Offline-Zugriff: verbunden bleiben, während Sie abwesend sind (ein Aktualisierungstoken)',
   },
   'it-IT': {
@@ -639,6 +650,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Leggere i log di audit, LLM, gateway e accesso',
     'master:manage': 'Creare, modificare ed eliminare reparti e tipi di mansione',
     'llm:invoke': 'Chiamare il gateway dei modelli (/llm/v1)',
+    'platform:manage': 'Gestire la piattaforma: client, chiavi API, server di strumenti, tenant e chiavi di firma',
     offline_access: 'Accesso offline: restare connesso mentre sei assente (un token di aggiornamento)',
   },
   ko: {
@@ -656,6 +668,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': '감사, LLM, 게이트웨이 및 액세스 로그 읽기',
     'master:manage': '부서와 직무 유형 생성, 수정 및 삭제',
     'llm:invoke': '모델 게이트웨이(/llm/v1) 호출',
+    'platform:manage': '플랫폼 운영: 클라이언트, API 키, 도구 서버, 테넌트, 서명 키 관리',
     offline_access: '오프라인 액세스: 자리를 비운 동안에도 연결 유지(새로 고침 토큰)',
   },
   vi: {
@@ -673,6 +686,7 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Đọc nhật ký kiểm tra, LLM, cổng và truy cập',
     'master:manage': 'Tạo, cập nhật và xóa phòng ban và loại công việc',
     'llm:invoke': 'Gọi cổng mô hình (/llm/v1)',
+    'platform:manage': 'Vận hành nền tảng: quản lý ứng dụng khách, khóa API, máy chủ công cụ, đối tượng thuê và khóa ký',
     offline_access: 'Truy cập ngoại tuyến: duy trì kết nối khi bạn vắng mặt (mã làm mới)',
   },
 });
