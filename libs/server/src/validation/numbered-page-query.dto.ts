@@ -7,7 +7,10 @@ import { withCode } from './with-code';
 const DIGITS = /^[0-9]{1,9}$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** From digits only; anything else stays as it came and is refused. */
+/**
+ * From digits only; anything else stays as it came and is refused.
+ * @openapi {"type": "integer", "minimum": 1}
+ */
 function PageNumber(): PropertyDecorator {
   const toNumber = Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && DIGITS.test(value) ? Number(value) : value,
@@ -34,6 +37,7 @@ export function isCalendarDay(value: unknown): value is string {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
 
+/** @openapi {"type": "string", "format": "date"} */
 function CalendarDay(name: string): PropertyDecorator {
   return ValidateBy(
     { name: 'calendarDay', validator: { validate: (value: unknown) => isCalendarDay(value) } },

@@ -7,7 +7,10 @@ export const PAGE_LIMIT_MAX = 100;
 const DIGITS = /^[0-9]{1,4}$/;
 const CURSOR_MESSAGE = 'cursor must be a value returned by a previous response of this list';
 
-/** Spec, Pagination: 1-100. Only digits become a number; anything else stays as it came and is refused. */
+/**
+ * Spec, Pagination: 1-100. Only digits become a number; anything else stays as it came and is refused.
+ * @openapi {"type": "integer", "minimum": 1, "maximum": "$max"}
+ */
 export function PageLimit(max = PAGE_LIMIT_MAX): PropertyDecorator {
   const toNumber = Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && DIGITS.test(value) ? Number(value) : value,
