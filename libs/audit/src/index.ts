@@ -3,6 +3,8 @@ export * from './gateway-logs/gateway-log-writer';
 export * from './gateway-logs/gateway-logs.dto';
 export * from './gateway-logs/gateway-logs.module';
 export * from './gateway-logs/gateway-logs.repository';
+export * from './gateway-usage/gateway-usage-day.entity';
+export * from './gateway-usage/gateway-usage.module';
 export * from './audit-logs/audit-log.entity';
 export * from './audit-logs/log-day-count.entity';
 export * from './audit-logs/audit-log-writer';
