@@ -2,10 +2,12 @@ import {
   AccessLogsModule,
   AuditLogsModule,
   GatewayLogsModule,
+  GatewayUsageModule,
   GuardrailAlertsModule,
   LlmLogsModule,
   LogRetentionModule,
 } from '@fed/audit';
+import { ApiKeysAdminModule } from '@fed/gateway';
 import { AdminUsersModule, MasterDataModule } from '@fed/identity';
 import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
@@ -16,6 +18,10 @@ import { Module } from '@nestjs/common';
     // logs (libs/audit): the audit log (and the trail behind @AuditAction), the gateway log, their retention.
     AuditLogsModule,
     GatewayLogsModule,
+    // gateway usage per day, from the day rollup of the gateway log: /v1/admin/gateway-usage.
+    GatewayUsageModule,
+    // the gateway's virtual keys (libs/gateway, platform:manage): /v1/admin/api-keys.
+    ApiKeysAdminModule,
     // the LLM log (written by agent-runtime): /v1/admin/llm-logs.
     LlmLogsModule,
     // the access log (written by every service's host): /v1/admin/access-logs.

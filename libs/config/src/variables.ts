@@ -638,10 +638,11 @@ export const variables = [
   define({
     name: 'LLM_GATEWAY_KEY_PREFIX',
     key: 'gateway.keyPrefix',
-    description: "Fixed prefix of the gateway's virtual API keys (`<prefix><random>`).",
+    description:
+      "Fixed prefix of the gateway's virtual API keys (`<prefix><random>`); admin-service makes keys with it (`/api/v1/admin/api-keys`), so give it the gateway's value.",
     allowed: '1 to 16 letters, digits, `_` or `-`',
     default: 'fed_',
-    apps: ['llm-gateway', 'platform', 'platformctl'],
+    apps: ['llm-gateway', 'admin-service', 'platform', 'platformctl'],
     parse: (raw: string) => (/^[A-Za-z0-9_-]{1,16}$/.test(raw) ? raw : fail('not 1-16 of A-Z a-z 0-9 _ -')),
   }),
   define({

@@ -9,6 +9,8 @@ export async function bootGateway(
   databaseUrl: string,
   // AUTH_URL: the realm whose client-credentials tokens the gateway accepts.
   env: Record<string, string> = {},
+  // This Redis (the admin stack's, with its key prefix) instead of the in-process bus: the gateway hears its signals.
+  redis?: { url?: string; keyPrefix: string },
 ): Promise<{ service: RunningService; keyPrefix: string }> {
   const port = await freePort();
   const config = loadConfig('llm-gateway', {
@@ -22,7 +24,7 @@ export async function bootGateway(
   const service = await createServiceApp({
     app: 'llm-gateway',
     features: [GatewayModule],
-    config: { ...config, redis: { ...config.redis, url: undefined } },
+    config: { ...config, redis: redis ? { ...config.redis, ...redis } : { ...config.redis, url: undefined } },
     logger: createLogger({ service: 'llm-gateway', level: 'silent' }),
   });
   return { service, keyPrefix: config.gateway.keyPrefix };
