@@ -5,6 +5,7 @@ export * from './gateway-logs/gateway-logs.module';
 export * from './gateway-logs/gateway-logs.repository';
 export * from './gateway-usage/gateway-usage-day.entity';
 export * from './gateway-usage/gateway-usage.module';
+export * from './gateway-usage/gateway-usage.service';
 export * from './audit-logs/audit-log.entity';
 export * from './audit-logs/log-day-count.entity';
 export * from './audit-logs/audit-log-writer';
