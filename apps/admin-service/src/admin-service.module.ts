@@ -8,7 +8,7 @@ import {
   LogRetentionModule,
 } from '@fed/audit';
 import { ApiKeysAdminModule } from '@fed/gateway';
-import { AdminUsersModule, MasterDataModule } from '@fed/identity';
+import { AdminUsersModule, ClientsAdminModule, MasterDataModule } from '@fed/identity';
 import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
 
@@ -31,6 +31,8 @@ import { Module } from '@nestjs/common';
     // users and master data (libs/identity): /v1/admin/users, /v1/admin/organizations, /v1/admin/job-types.
     AdminUsersModule,
     MasterDataModule,
+    // the platform operator's clients (libs/identity, platform:manage): /v1/admin/clients.
+    ClientsAdminModule,
     // shared memory (libs/memory): /v1/admin/memory/query with its monthly quota.
     MemoryQueryModule,
   ],

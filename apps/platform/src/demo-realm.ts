@@ -77,7 +77,7 @@ export class DemoRealm implements OnApplicationBootstrap {
     if (this.config.edition !== 'marketplace') await this.seedLibrary();
 
     const redirectUri = 'http://localhost:3000/callback';
-    const { generatedPassword } = await this.users.create({
+    const { user, generatedPassword } = await this.users.create({
       email: 'demo@example.com',
       username: 'demo',
       displayName: 'Demo User',
@@ -85,6 +85,8 @@ export class DemoRealm implements OnApplicationBootstrap {
       developer: true,
       status: 'approved',
     });
+    // The demo's administrator operates the platform too: the web app's console manages clients with it.
+    await this.users.setPlatformOperator(user.id, true);
     const app = await this.clients.create({
       clientId: 'demo-app',
       name: 'Demo application',
@@ -171,7 +173,7 @@ export function demoBanner(demo: DemoRealm, urls: DemoBannerUrls, tokenTtlSecond
   }
   return [
     heading,
-    `  user            ${user.login} / ${user.password}  (admin, developer)`,
+    `  user            ${user.login} / ${user.password}  (admin, developer, platform operator)`,
     `  application     ${app.clientId} / ${app.clientSecret}  (redirect ${app.redirectUri})`,
     `  service account ${service.clientId} / ${service.clientSecret}`,
     `Get a token ${token}:`,

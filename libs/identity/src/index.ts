@@ -3,14 +3,21 @@
 export { RealmImportModule, realmServiceFor } from './realm/realm-import.module';
 export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
 export { ClientsModule, clientsServiceFor } from './clients/clients.module';
+export { ClientsAdminModule } from './clients/admin/clients-admin.module';
 export { UsersModule, usersServiceFor } from './users/users.module';
 export { AdminUsersModule } from './users/admin/admin-users.module';
 export { UserProfileModule } from './users/profile/user-profile.module';
 export { MasterDataListsModule, MasterDataModule, masterDataServiceFor } from './master-data/master-data.module';
 export { NotificationsModule } from './notifications/notifications.module';
 
-export { ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
-export { type FirstPartyWebClient, ensureFirstPartyWebClient } from './clients/first-party-web-client';
+export { type ClientChanges, ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
+export { type ClientTokenRevocations, signalClientTokenRevocations } from './clients/client-token-revocations';
+export {
+  FIRST_PARTY_WEB_CLIENT_ID,
+  type FirstPartyWebClient,
+  ensureFirstPartyWebClient,
+} from './clients/first-party-web-client';
+export type * from './clients/admin/clients-admin.dto';
 export { type ClientRegistration } from './clients/client-registration';
 export { type GrantType, type PublicationStatus } from './clients/client.entity';
 export { ClientsError, type ClientsErrorCode } from './clients/clients.errors';

@@ -15,6 +15,11 @@ function parseRole(value: string): UserRole {
   return value as UserRole;
 }
 
+function parseOnOff(value: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new InvalidArgumentError('expected on or off');
+  return value === 'on';
+}
+
 // A password on the command line would show in `ps` and shell history: read it from standard input.
 async function readPassword(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -77,7 +82,7 @@ export function registerUsers(program: Command): void {
       if (rows.length === 0) process.stdout.write('no users\n');
       for (const u of rows) {
         process.stdout.write(
-          `${u.id}  ${u.email}  ${u.role}${u.developer ? '+developer' : ''}  ${u.status}  tenant=${u.tenant?.name ?? u.tenantId}\n`,
+          `${u.id}  ${u.email}  ${u.role}${u.developer ? '+developer' : ''}${u.platformOperator ? '+operator' : ''}  ${u.status}  tenant=${u.tenant?.name ?? u.tenantId}\n`,
         );
       }
     });
@@ -93,6 +98,23 @@ export function registerUsers(program: Command): void {
       }));
       const ended = result.sessionsInvalidated ? ` (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})` : '';
       process.stdout.write(`role of ${login}: ${parsed}${ended}\n`);
+    });
+
+  users
+    .command('set-operator')
+    .argument('<login>', 'e-mail address or username')
+    .argument('<on|off>', 'on or off', parseOnOff)
+    .description(
+      'make an admin a platform operator (an account of the platform itself: it may then hold platform:manage, ' +
+        'to manage clients, keys, tool servers, tenants and signing keys), or no longer; off ends their sessions',
+    )
+    .action(async (login: string, operator: boolean) => {
+      const { result, told } = await withUsers(async (service, invalidations) => ({
+        result: await service.setPlatformOperator((await service.findByLogin(login)).id, operator),
+        told: invalidations.told,
+      }));
+      const ended = result.sessionsInvalidated ? ` (existing sessions ended${told ? '' : UNTOLD_INVALIDATION})` : '';
+      process.stdout.write(`platform operator ${login}: ${operator ? 'on' : 'off'}${ended}\n`);
     });
 
   users

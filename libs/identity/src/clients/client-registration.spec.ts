@@ -64,6 +64,23 @@ describe('client registration', () => {
     );
   });
 
+  it("gives platform:manage to a client_credentials client only as the platform operator's integration (no tenant), to an application only with allowManagementScopes", () => {
+    const system = { grantTypes: ['client_credentials'], redirectUris: [], scopes: ['platform:manage'] };
+    expect(codeOf({ ...system, operator: true })).toBeUndefined();
+    expect(codeOf(system)).toBe('invalid_scope');
+    expect(() => validateRegistration({ ...base, ...system })).toThrow(/a client of a tenant never holds it/);
+    // An application that also has client_credentials would give its service account the scope in its tenant.
+    expect(
+      codeOf({
+        grantTypes: ['authorization_code', 'client_credentials'],
+        scopes: ['platform:manage'],
+        allowManagementScopes: true,
+      }),
+    ).toBe('invalid_scope');
+    expect(codeOf({ scopes: ['openid', 'platform:manage'] })).toBe('invalid_scope');
+    expect(codeOf({ scopes: ['openid', 'platform:manage'], allowManagementScopes: true })).toBeUndefined();
+  });
+
   it("lets only a client_credentials client be the platform operator's integration (no tenant): an application always belongs to a tenant", () => {
     const operator = { grantTypes: ['client_credentials'], redirectUris: [], scopes: ['logs:read'], operator: true };
     expect(codeOf(operator)).toBeUndefined();

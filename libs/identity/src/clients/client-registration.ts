@@ -1,4 +1,4 @@
-import { isManagementScope, isPrintableLine, isScope } from '@fed/contracts';
+import { PLATFORM_SCOPE, isManagementScope, isPrintableLine, isScope } from '@fed/contracts';
 import { type GrantType, type PublicationStatus, type TokenEndpointAuthMethod, grantTypes } from './client.entity';
 import { ClientsError } from './clients.errors';
 
@@ -81,6 +81,14 @@ export function validateRegistration(input: ClientRegistration): ValidClientRegi
   const unknownScope = scopes.find((scope) => !isScope(scope));
   if (unknownScope !== undefined) {
     throw new ClientsError('invalid_scope', `unknown scope ${JSON.stringify(unknownScope.slice(0, 64))}`);
+  }
+  // A service account's token carries its client's tenant: with this scope a tenant would hold the platform's power.
+  if (scopes.includes(PLATFORM_SCOPE) && grants.includes('client_credentials') && input.operator !== true) {
+    throw new ClientsError(
+      'invalid_scope',
+      `${PLATFORM_SCOPE} on a client_credentials client only for the platform operator's own integration ` +
+        '(operator, --operator: no tenant); a client of a tenant never holds it',
+    );
   }
   const management = scopes.filter(isManagementScope);
   if (grants.includes('authorization_code') && management.length > 0 && input.allowManagementScopes !== true) {

@@ -23,6 +23,11 @@ export type PublicationStatus = (typeof publicationStatuses)[number];
   'clients_tenantless_client_credentials',
   `"tenant_id" IS NOT NULL OR "grant_types" = '{client_credentials}' OR "registration" <> 'operator'`,
 )
+// A tenant's client_credentials token with `platform:manage` would be a tenant holding the platform's power.
+@Check(
+  'clients_platform_scope_tenantless',
+  `"tenant_id" IS NULL OR NOT ('platform:manage' = ANY ("scopes") AND 'client_credentials' = ANY ("grant_types")))`,
+)
 @Check('clients_token_endpoint_auth_method', `"token_endpoint_auth_method" IN ('client_secret_basic', 'none')`)
 @Check('clients_registration', `"registration" IN ('operator', 'metadata_document', 'dynamic')`)
 @Check('clients_public_without_secret', `("token_endpoint_auth_method" = 'none') = ("secret_hash" IS NULL)`)

@@ -13,6 +13,11 @@ export class ClientsError extends domainErrors({
   invalid_operator: 'invalid_parameter',
   invalid_pkce: 'invalid_parameter',
   public_client: 'invalid_parameter',
+  // The platform signs in with it (the web app, its console): removing it here would lock the operator out.
+  protected_client: 'invalid_request',
+  // A client that registered itself (metadata document, RFC 7591) is what its registration says.
+  self_registered_client: 'invalid_request',
+  nothing_to_change: 'invalid_request',
 }) {}
 
 export type ClientsErrorCode = ClientsError['code'];

@@ -1,6 +1,7 @@
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { identityEntities } from '..';
 import { ClientEntity } from './client.entity';
+import { TenantEntity } from '../tenants/tenant.entity';
 import { ClientRepository } from './client.repository';
 import { ClientsError } from './clients.errors';
 import { ClientsService } from './clients.service';
@@ -145,5 +146,252 @@ describe('client registry (real PostgreSQL)', () => {
 
   it('says when the client to rotate does not exist', async () => {
     await expect(clients.rotateSecret('nobody')).rejects.toMatchObject({ code: 'client_not_found' });
+  });
+
+  describe('changes, disabling and deleting (the same methods as the admin API and platformctl)', () => {
+    const app = {
+      clientId: 'crm',
+      name: 'CRM',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      redirectUris: ['https://crm.example.com/cb'],
+      scopes: ['openid', 'chat:exec'],
+    };
+    const ended: { serviceAccountId: string; jtis: string[] }[] = [];
+    let telling: ClientsService;
+
+    beforeEach(() => {
+      ended.length = 0;
+      telling = new ClientsService(new ClientRepository(database.dataSource), {
+        defaultTenantEndpoint: 'http://localhost:8080',
+        protectedClientIds: ['web'],
+        revocations: {
+          clientTokensEnded: async (tokens) =>
+            void ended.push({
+              serviceAccountId: tokens.serviceAccountId,
+              jtis: tokens.accessTokens.map((token) => token.jti).sort(),
+            }),
+        },
+      });
+    });
+
+    const codeOfWork = async (work: Promise<unknown>) => {
+      try {
+        await work;
+      } catch (error) {
+        return error instanceof ClientsError ? error.code : `not a ClientsError: ${String(error)}`;
+      }
+      return undefined;
+    };
+
+    /** A user's session of `clientId`: a family, a refresh token with a live access token and an old one, a consent, a code. */
+    async function signedInSession(clientId: string): Promise<void> {
+      const query = (sql: string, parameters: unknown[]) => database.dataSource.query(sql, parameters);
+      const userId = randomUUID();
+      const [tenant] = (await query(`SELECT "id" FROM "identity"."tenants" WHERE "name" = 'default'`, [])) as {
+        id: string;
+      }[];
+      await query(
+        `INSERT INTO "identity"."users" ("id", "tenant_id", "email", "email_verified", "username", "display_name",
+           "role", "developer", "status", "created_at", "updated_at")
+         VALUES ($1, $2, $3, true, $3, 'U', 'user', false, 'approved', now(), now())`,
+        [userId, tenant?.id, `${userId}@example.com`],
+      );
+      await query(
+        `INSERT INTO "identity"."token_families" ("id", "client_id", "user_id", "created_at", "expires_at")
+         VALUES ($1, $2, $3, now(), now() + interval '1 day')`,
+        [`family-${clientId}`, clientId, userId],
+      );
+      for (const [jti, accessExpiresAt] of [
+        [`live-${clientId}`, "now() + interval '5 minutes'"],
+        [`old-${clientId}`, "now() - interval '1 day'"],
+      ]) {
+        await query(
+          `INSERT INTO "identity"."refresh_tokens" ("token_hash", "family_id", "client_id", "user_id", "scope",
+             "session_id", "auth_time", "access_token_id", "access_expires_at", "issued_at", "expires_at")
+           VALUES ($1, $2, $3, $4, 'openid', 's', 1, $5, ${accessExpiresAt}, now(), now() + interval '1 day')`,
+          [Buffer.from(jti), `family-${clientId}`, clientId, userId, jti],
+        );
+      }
+      await query(
+        `INSERT INTO "identity"."consents" ("user_id", "client_id", "scopes", "granted_at") VALUES ($1, $2, '{}', now())`,
+        [userId, clientId],
+      );
+      await query(
+        `INSERT INTO "identity"."oidc_artifacts" ("model", "id", "payload", "expires_at")
+         VALUES ('AuthorizationCode', $1, $2, now() + interval '1 minute')`,
+        [`code-${clientId}`, JSON.stringify({ clientId, accountId: userId })],
+      );
+    }
+
+    const countOf = async (table: string, clientId: string) => {
+      const column = table === 'oidc_artifacts' ? `"payload" ->> 'clientId'` : '"client_id"';
+      const [{ count }] = (await database.dataSource.query(
+        `SELECT count(*)::int AS "count" FROM "identity"."${table}" WHERE ${column} = $1`,
+        [clientId],
+      )) as { count: number }[];
+      return count;
+    };
+
+    it('changes name, redirect URIs, scopes and consent by the rules of registration, and refuses what create refuses', async () => {
+      await telling.create(app);
+      const changed = await telling.update('crm', {
+        name: '  CRM 2 ',
+        redirectUris: ['https://crm.example.com/cb2', 'http://localhost:3000/cb'],
+        postLogoutRedirectUris: ['https://crm.example.com/bye'],
+        scopes: ['openid', 'chat:exec', 'chat:history'],
+        consentRequired: false,
+      });
+      expect(changed).toMatchObject({
+        name: 'CRM 2',
+        redirectUris: ['https://crm.example.com/cb2', 'http://localhost:3000/cb'],
+        postLogoutRedirectUris: ['https://crm.example.com/bye'],
+        scopes: ['openid', 'chat:exec', 'chat:history'],
+        consentRequired: false,
+        enabled: true,
+      });
+      expect(changed.updatedAt.getTime()).toBeGreaterThanOrEqual(changed.createdAt.getTime());
+      expect(await codeOfWork(telling.update('crm', { redirectUris: ['http://crm.example.com/cb'] }))).toBe(
+        'invalid_redirect_uri',
+      );
+      expect(await codeOfWork(telling.update('crm', { redirectUris: [] }))).toBe('invalid_redirect_uri');
+      expect(await codeOfWork(telling.update('crm', { name: ' ' }))).toBe('invalid_name');
+      expect(await codeOfWork(telling.update('crm', { scopes: ['admin:all'] }))).toBe('invalid_scope');
+      expect(await codeOfWork(telling.update('crm', { scopes: ['users:manage'] }))).toBe('invalid_scope');
+      expect(await codeOfWork(telling.update('crm', {}))).toBe('nothing_to_change');
+      expect(await codeOfWork(telling.update('crm', { allowManagementScopes: true }))).toBe('nothing_to_change');
+      expect(await codeOfWork(telling.update('nobody', { name: 'X' }))).toBe('client_not_found');
+      expect((await telling.get('crm')).name).toBe('CRM 2');
+
+      const managed = await telling.update('crm', { scopes: ['users:manage'], allowManagementScopes: true });
+      expect(managed.scopes).toEqual(['users:manage']);
+      // Kept management scopes were allowed when set: a later change of something else needs no flag.
+      expect((await telling.update('crm', { name: 'CRM 3' })).scopes).toEqual(['users:manage']);
+    });
+
+    it("gives platform:manage to a client_credentials client only when it is the operator's, in the database too", async () => {
+      await telling.create(registration);
+      expect(await codeOfWork(telling.update('etl', { scopes: ['platform:manage'] }))).toBe('invalid_scope');
+      expect(
+        await codeOfWork(telling.create({ ...registration, clientId: 'etl-2', scopes: ['platform:manage'] })),
+      ).toBe('invalid_scope');
+      await telling.create({ ...registration, clientId: 'ops', operator: true });
+      expect((await telling.update('ops', { scopes: ['platform:manage'] })).scopes).toEqual(['platform:manage']);
+      await expect(
+        database.dataSource.getRepository(ClientEntity).update({ clientId: 'etl' }, { scopes: ['platform:manage'] }),
+      ).rejects.toThrow(/clients_platform_scope_tenantless/);
+    });
+
+    it("disables a client: its sessions end, its users' live access tokens are revoked, the services are told; enable lets it in again", async () => {
+      const { client, clientSecret } = await telling.create(app);
+      await signedInSession('crm');
+      const disabled = await telling.setEnabled('crm', false);
+      expect(disabled.enabled).toBe(false);
+      expect(await telling.authenticate('crm', clientSecret)).toBeNull();
+      expect(ended).toEqual([{ serviceAccountId: client.serviceAccountId, jtis: ['live-crm'] }]);
+      const revoked = (await database.dataSource.query(
+        `SELECT "jti" FROM "identity"."revoked_access_tokens" ORDER BY "jti"`,
+      )) as { jti: string }[];
+      expect(revoked.map((row) => row.jti)).toEqual(['live-crm']);
+      const [family] = (await database.dataSource.query(
+        `SELECT "revoked_at" FROM "identity"."token_families" WHERE "client_id" = 'crm'`,
+      )) as { revoked_at: Date | null }[];
+      expect(family?.revoked_at).toBeInstanceOf(Date);
+      const [{ unrevoked }] = (await database.dataSource.query(
+        `SELECT count(*)::int AS "unrevoked" FROM "identity"."refresh_tokens" WHERE "client_id" = 'crm' AND "revoked_at" IS NULL`,
+      )) as { unrevoked: number }[];
+      expect(unrevoked).toBe(0);
+      expect(await countOf('oidc_artifacts', 'crm')).toBe(0);
+      expect(await countOf('consents', 'crm')).toBe(1);
+
+      // Disabling again ends nothing more; enabling tells nobody.
+      await telling.setEnabled('crm', false);
+      expect((await telling.setEnabled('crm', true)).enabled).toBe(true);
+      expect(ended).toHaveLength(1);
+      expect((await telling.authenticate('crm', clientSecret))?.clientId).toBe('crm');
+    });
+
+    it('deletes a client with its refresh tokens, consents and codes, revoking its live access tokens; another client keeps its own', async () => {
+      const { client } = await telling.create(app);
+      await telling.create({ ...app, clientId: 'other' });
+      await signedInSession('crm');
+      await signedInSession('other');
+      await telling.delete('crm');
+      expect(await telling.find('crm')).toBeUndefined();
+      for (const table of ['token_families', 'refresh_tokens', 'consents', 'oidc_artifacts']) {
+        expect([table, await countOf(table, 'crm')]).toEqual([table, 0]);
+        expect([table, await countOf(table, 'other')]).not.toEqual([table, 0]);
+      }
+      expect(ended).toEqual([{ serviceAccountId: client.serviceAccountId, jtis: ['live-crm'] }]);
+      expect(await codeOfWork(telling.delete('crm'))).toBe('client_not_found');
+      expect(ended).toHaveLength(1);
+    });
+
+    it("refuses to delete or disable the platform's own client unless forced (platformctl --force)", async () => {
+      await telling.create({ ...app, clientId: 'web', publicClient: true });
+      expect(await codeOfWork(telling.delete('web'))).toBe('protected_client');
+      expect(await codeOfWork(telling.setEnabled('web', false))).toBe('protected_client');
+      // Other changes are allowed: the platform puts back what it needs at its next start.
+      expect((await telling.update('web', { name: 'Web' })).name).toBe('Web');
+      expect((await telling.setEnabled('web', false, { force: true })).enabled).toBe(false);
+      await telling.delete('web', { force: true });
+      expect(await telling.find('web')).toBeUndefined();
+    });
+
+    it('lets only enabled change on a client that registered itself', async () => {
+      const at = new Date();
+      await new ClientRepository(database.dataSource).insert(
+        Object.assign(new ClientEntity(), {
+          clientId: 'dcr-1',
+          name: 'Host',
+          tenantId: null,
+          secretHash: null,
+          secretRotatedAt: at,
+          tokenEndpointAuthMethod: 'none',
+          registration: 'dynamic',
+          metadataExpiresAt: null,
+          redirectUris: ['http://127.0.0.1:9/cb'],
+          postLogoutRedirectUris: [],
+          grantTypes: ['authorization_code'],
+          scopes: ['mcp:all'],
+          publicationStatus: 'Published',
+          consentRequired: true,
+          requirePkce: true,
+          serviceAccountId: randomUUID(),
+          enabled: true,
+          createdAt: at,
+          updatedAt: at,
+        } satisfies Omit<ClientEntity, 'tenant'>),
+      );
+      expect(await codeOfWork(telling.update('dcr-1', { name: 'Mine' }))).toBe('self_registered_client');
+      expect((await telling.setEnabled('dcr-1', false)).enabled).toBe(false);
+      expect(ended).toHaveLength(1);
+    });
+
+    it('lists a numbered page by client id, filtered by a substring of id or name and by tenant', async () => {
+      const tenants = database.dataSource.getRepository(TenantEntity);
+      await tenants.insert({
+        id: randomUUID(),
+        name: 'acme',
+        type: 'saas',
+        endpoint: 'https://acme',
+        enabled: true,
+        createdAt: new Date(),
+      });
+      await telling.create({ ...registration, clientId: 'b-etl', name: 'Billing 100%' });
+      await telling.create({ ...registration, clientId: 'a-etl', name: 'Audit', tenantName: 'acme' });
+      await telling.create({ ...registration, clientId: 'c', name: 'Other', operator: true });
+      const page = (filters: Parameters<ClientsService['page']>[0], limit = 25, pageNumber = 1) =>
+        telling
+          .page(filters, { limit, page: pageNumber, offset: (pageNumber - 1) * limit })
+          .then(({ clients, total }) => ({ ids: clients.map((c) => c.clientId), total }));
+      expect(await page({})).toEqual({ ids: ['a-etl', 'b-etl', 'c'], total: 3 });
+      expect(await page({}, 2, 2)).toEqual({ ids: ['c'], total: 3 });
+      expect(await page({ search: 'ETL' })).toEqual({ ids: ['a-etl', 'b-etl'], total: 2 });
+      expect(await page({ search: 'billing' })).toEqual({ ids: ['b-etl'], total: 1 });
+      expect(await page({ search: '0%' })).toEqual({ ids: ['b-etl'], total: 1 });
+      expect(await page({ search: '_' })).toEqual({ ids: [], total: 0 });
+      expect(await page({ tenantName: 'acme' })).toEqual({ ids: ['a-etl'], total: 1 });
+      expect(await page({ tenantName: 'nope' })).toEqual({ ids: [], total: 0 });
+    });
   });
 });

@@ -1,12 +1,9 @@
+import { type NumberedPageParams } from '@fed/contracts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ClientEntity, isClientIdShaped, isPublicClient } from './client.entity';
-import {
-  type ClientRegistration,
-  validPostLogoutRedirectUris,
-  validRedirectUris,
-  validateRegistration,
-} from './client-registration';
-import { ClientRepository } from './client.repository';
+import { type ClientRegistration, validateRegistration } from './client-registration';
+import { type ClientFilters, ClientRepository } from './client.repository';
+import { type ClientTokenRevocations } from './client-token-revocations';
 import { DEFAULT_TENANT } from '../tenants/tenant.repository';
 import { ClientsError } from './clients.errors';
 
@@ -25,6 +22,30 @@ export interface CreatedPublicClient {
 }
 
 type NewClient = ClientRegistration & { tenantName?: string };
+
+/** What may change of a registered client; the lists given replace the stored ones. */
+export interface ClientChanges {
+  name?: string;
+  redirectUris?: readonly string[];
+  postLogoutRedirectUris?: readonly string[];
+  scopes?: readonly string[];
+  consentRequired?: boolean;
+  enabled?: boolean;
+  /** Needed when `scopes` gives an application (authorization_code) a management scope, as at registration. */
+  allowManagementScopes?: boolean;
+}
+
+export interface ClientsSettings {
+  defaultTenantEndpoint: string;
+  /**
+   * Clients the platform itself signs in with (the web app, whose console is where clients are managed): never
+   * deleted or disabled unless `force` (platformctl `--force`); the HTTP API never forces.
+   */
+  protectedClientIds?: readonly string[];
+  /** Told when a client's tokens end (disabled, deleted); absent: its access tokens expire by themselves. */
+  revocations?: ClientTokenRevocations;
+  now?: () => Date;
+}
 
 // Compared against for an unknown client, so the answer takes the same time either way.
 const UNKNOWN_CLIENT_HASH = hashClientSecret(randomBytes(32).toString('base64url'));
@@ -54,7 +75,7 @@ export class ClientsService {
 
   constructor(
     private readonly repository: ClientRepository,
-    private readonly settings: { defaultTenantEndpoint: string; now?: () => Date },
+    private readonly settings: ClientsSettings,
   ) {
     this.now = settings.now ?? (() => new Date());
   }
@@ -104,8 +125,14 @@ export class ClientsService {
     return (await this.repository.list()).map(toView);
   }
 
+  /** A numbered page by client id (the admin API's and `platformctl clients list`'s order). */
+  async page(filters: ClientFilters, page: NumberedPageParams): Promise<{ clients: ClientView[]; total: number }> {
+    const { clients, total } = await this.repository.page(filters, page);
+    return { clients: clients.map(toView), total };
+  }
+
   async setPostLogoutRedirectUris(clientId: string, uris: readonly string[]): Promise<ClientView> {
-    return this.setRedirectUris(clientId, { postLogoutRedirectUris: uris });
+    return this.update(clientId, { postLogoutRedirectUris: uris });
   }
 
   /** Replaces the lists given, by the rules of registration (a code-flow client keeps at least one redirect URI). */
@@ -113,25 +140,72 @@ export class ClientsService {
     clientId: string,
     uris: { redirectUris?: readonly string[]; postLogoutRedirectUris?: readonly string[] },
   ): Promise<ClientView> {
-    const existing = await this.repository.find(clientId);
-    if (!existing) throw new ClientsError('client_not_found', `no client ${clientId}`);
-    const valid = {
-      ...(uris.redirectUris
-        ? { redirectUris: validRedirectUris(uris.redirectUris, existing.grantTypes.includes('authorization_code')) }
-        : {}),
-      ...(uris.postLogoutRedirectUris
-        ? { postLogoutRedirectUris: validPostLogoutRedirectUris(uris.postLogoutRedirectUris) }
-        : {}),
-    };
-    if (!(await this.repository.updateRedirectUris(clientId, valid, this.now()))) {
-      throw new ClientsError('client_not_found', `no client ${clientId}`);
+    return this.update(clientId, uris);
+  }
+
+  /**
+   * Checks the client as it would be by the rules of registration (its grants, tenant and kind kept), under the
+   * row's lock. Disabling it ends every session of it, as deleting does: its refresh tokens are revoked (enabling it
+   * again lets its users sign in again, not refresh), its users' live access tokens revoked and its own (client
+   * credentials) refused. Other changes apply from the next token: live access tokens keep the scopes they carry
+   * until they expire. A client that registered itself may only be disabled or enabled.
+   */
+  async update(clientId: string, changes: ClientChanges, options: { force?: boolean } = {}): Promise<ClientView> {
+    const at = this.now();
+    const { allowManagementScopes: _flag, ...fields } = changes;
+    if (Object.values(fields).every((value) => value === undefined)) {
+      throw new ClientsError('nothing_to_change', 'nothing to change: give at least one field');
     }
-    return toView((await this.repository.find(clientId)) as ClientEntity);
+    if (changes.enabled === false) this.refuseIfProtected(clientId, 'disabled', options);
+    const updated = await this.repository.updateLocked(clientId, (existing) => changedColumns(existing, changes, at));
+    if (!updated) throw new ClientsError('client_not_found', `no client ${clientId}`);
+    if (updated.ended) await this.settings.revocations?.clientTokensEnded(updated.ended, at);
+    return toView(updated.client);
+  }
+
+  setEnabled(clientId: string, enabled: boolean, options: { force?: boolean } = {}): Promise<ClientView> {
+    return this.update(clientId, { enabled }, options);
+  }
+
+  /**
+   * Removes the client with its refresh tokens, consents and sign-ins under way; the live access tokens of its
+   * users are revoked and its own refused, everywhere within a second (given `revocations`).
+   */
+  async delete(clientId: string, options: { force?: boolean } = {}): Promise<void> {
+    this.refuseIfProtected(clientId, 'deleted', options);
+    const at = this.now();
+    const ended = await this.repository.delete(clientId);
+    if (!ended) throw new ClientsError('client_not_found', `no client ${clientId}`);
+    await this.settings.revocations?.clientTokensEnded(ended, at);
+  }
+
+  get protectedClientIds(): readonly string[] {
+    return this.settings.protectedClientIds ?? [];
+  }
+
+  isProtected(clientId: string): boolean {
+    return this.protectedClientIds.includes(clientId);
+  }
+
+  private refuseIfProtected(clientId: string, what: string, options: { force?: boolean }): void {
+    if (this.isProtected(clientId) && options.force !== true) {
+      throw new ClientsError(
+        'protected_client',
+        `client ${clientId} is the platform's own (the web app and its console sign in with it): it is not ${what} ` +
+          'here; platformctl can, with --force',
+      );
+    }
   }
 
   async find(clientId: string): Promise<ClientView | undefined> {
     const client = await this.repository.find(clientId);
     return client ? toView(client) : undefined;
+  }
+
+  async get(clientId: string): Promise<ClientView> {
+    const client = isClientIdShaped(clientId) ? await this.repository.find(clientId) : null;
+    if (!client) throw new ClientsError('client_not_found', `no client ${clientId}`);
+    return toView(client);
   }
 
   async rotateSecret(clientId: string): Promise<IssuedSecret> {
@@ -151,4 +225,41 @@ export class ClientsService {
     const client = isClientIdShaped(clientId) ? await this.repository.find(clientId) : null;
     return client && clientSecretMatches(client, clientSecret) && client.enabled ? toView(client) : null;
   }
+}
+
+/** The columns `changes` sets, checked by the rules of registration against the client as it is. */
+function changedColumns(existing: ClientEntity, changes: ClientChanges, at: Date) {
+  const fields = (['name', 'redirectUris', 'postLogoutRedirectUris', 'scopes', 'consentRequired'] as const).filter(
+    (field) => changes[field] !== undefined,
+  );
+  if (existing.registration !== 'operator') {
+    // Its own registration says what it is; the operator may only stop and start it.
+    if (fields.length > 0) {
+      throw new ClientsError(
+        'self_registered_client',
+        `client ${existing.clientId} registered itself: only enabled may change (its registration sets the rest)`,
+      );
+    }
+    return { ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}), updatedAt: at };
+  }
+  const valid = validateRegistration({
+    clientId: existing.clientId,
+    name: changes.name ?? existing.name,
+    grantTypes: existing.grantTypes,
+    redirectUris: changes.redirectUris ?? existing.redirectUris,
+    postLogoutRedirectUris: changes.postLogoutRedirectUris ?? existing.postLogoutRedirectUris,
+    scopes: changes.scopes ?? existing.scopes,
+    publicationStatus: existing.publicationStatus,
+    consentRequired: changes.consentRequired ?? existing.consentRequired,
+    requirePkce: existing.requirePkce,
+    // Kept scopes were allowed when they were set; new ones need the flag, as at registration.
+    allowManagementScopes: changes.scopes === undefined ? true : changes.allowManagementScopes,
+    operator: existing.tenantId === null,
+    publicClient: isPublicClient(existing),
+  });
+  return {
+    ...Object.fromEntries(fields.map((field) => [field, valid[field]])),
+    ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+    updatedAt: at,
+  };
 }

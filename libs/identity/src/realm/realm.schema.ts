@@ -182,6 +182,12 @@ export const realmSchema = {
           },
           role: { enum: ['admin', 'user'], default: 'user' },
           developer: { type: 'boolean', default: false },
+          platformOperator: {
+            type: 'boolean',
+            default: false,
+            description:
+              "An account of the platform itself (role admin only): while an admin, it may hold platform:manage, the platform operator's scope (clients, gateway keys, tool servers, tenants, signing keys). Turning it off ends the user's sessions.",
+          },
           status: { enum: ['unverified', 'pending', 'approved'], default: 'approved' },
           tenant: {
             type: 'string',

@@ -140,6 +140,73 @@ describe('realm import and export (real PostgreSQL)', () => {
     ]);
   });
 
+  it('imports a platform operator (an admin only), exports it, and imports that again (round trip)', async () => {
+    const file = realmFile();
+    const [alice, bob] = file.users as NonNullable<RealmFile['users']>;
+    file.users = [{ ...alice, platformOperator: true }, bob];
+    await realm.import(file);
+    const users = new UsersService(new UserRepository(database.dataSource), settings);
+    expect((await users.findByLogin('alice@acme.example.com')).platformOperator).toBe(true);
+    expect((await users.findByLogin('bob@example.com')).platformOperator).toBe(false);
+    const exported = await realm.export();
+    expect(exported.users?.map((u) => [u.email, u.platformOperator])).toEqual([
+      ['alice@acme.example.com', true],
+      ['bob@example.com', undefined],
+    ]);
+
+    const other = await createTestDatabase({ entities: identityEntities });
+    try {
+      await new RealmService(other.dataSource, settings).import(exported);
+      const imported = new UsersService(new UserRepository(other.dataSource), settings);
+      expect((await imported.findByLogin('alice@acme.example.com')).platformOperator).toBe(true);
+      expect((await imported.findByLogin('bob@example.com')).platformOperator).toBe(false);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('refuses a platform operator who is not an admin, and names the record', async () => {
+    const file = realmFile();
+    const [alice, bob] = file.users as NonNullable<RealmFile['users']>;
+    file.users = [alice, { ...bob, platformOperator: true }];
+    expect(await problemsOf(realm.import(file))).toEqual([
+      '/users/1: only an admin (role admin) may be a platform operator',
+    ]);
+  });
+
+  it("refuses platform:manage on a tenant's client_credentials client, and takes it on the operator's integration", async () => {
+    const file = realmFile();
+    const [crm, etl] = file.clients as NonNullable<RealmFile['clients']>;
+    file.clients = [crm, { ...etl, scopes: ['platform:manage'] }];
+    expect((await problemsOf(realm.import(file)))[0]).toMatch(
+      /^\/clients\/1: platform:manage on a client_credentials client only for the platform operator's own integration/,
+    );
+    const { tenant: _tenant, ...tenantless } = etl;
+    file.clients = [crm, { ...tenantless, scopes: ['platform:manage'], operator: true }];
+    expect((await realm.import(file)).clients.created).toBe(2);
+  });
+
+  it('ends the sessions of a platform operator the file no longer makes one, and tells the services', async () => {
+    const file = realmFile();
+    const [alice, bob] = file.users as NonNullable<RealmFile['users']>;
+    file.users = [{ ...alice, platformOperator: true }, bob];
+    await realm.import(file);
+    const told: string[] = [];
+    const telling = new RealmService(database.dataSource, {
+      ...settings,
+      invalidations: { invalidate: async (userId) => void told.push(userId) },
+    });
+    expect((await telling.import(file)).sessionsEnded).toEqual([]);
+    file.users = [alice, bob];
+    const report = await telling.import(file);
+    const users = new UsersService(new UserRepository(database.dataSource), settings);
+    const operator = await users.findByLogin('alice@acme.example.com');
+    expect(report.sessionsEnded).toEqual([operator.id]);
+    expect(told).toEqual([operator.id]);
+    expect(operator).toMatchObject({ platformOperator: false, role: 'admin' });
+    expect(operator.sessionsValidAfter).toBeInstanceOf(Date);
+  });
+
   it('takes a management scope on an authorization_code client only with allowManagementScopes, and exports the flag', async () => {
     const file = realmFile();
     const [crm, etl] = file.clients as NonNullable<RealmFile['clients']>;

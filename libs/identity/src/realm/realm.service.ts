@@ -87,8 +87,11 @@ export class RealmService {
     const emails = new Set<string>();
     (input.users ?? []).forEach((user, index) => {
       explain(problems, `/users/${index}`, () => {
-        const { email } = validateUserFields(user);
+        const { email, role } = validateUserFields(user);
         if (emails.has(email)) throw new UsersError('user_exists', `${email} appears twice`);
+        if (user.platformOperator === true && role !== 'admin') {
+          throw new UsersError('operator_needs_admin', 'only an admin (role admin) may be a platform operator');
+        }
         emails.add(email);
         if (user.bio !== undefined) validateBio(user.bio);
       });
@@ -204,6 +207,8 @@ export class RealmService {
         ...(u.passwordHash ? { passwordHash: u.passwordHash } : {}),
         role: u.role,
         developer: u.developer,
+        // A demoted operator's flag holds nothing and is not written: an import refuses it on a non-admin.
+        ...(u.platformOperator && u.role === 'admin' ? { platformOperator: true } : {}),
         status: u.status,
         tenant: u.tenant?.name ?? DEFAULT_TENANT,
         ...(u.organization ? { organization: u.organization } : {}),
@@ -305,11 +310,14 @@ export class RealmService {
       const unchanged = existing?.passwordHash && (await verifyPasswordHash(existing.passwordHash, user.password));
       passwordHash = unchanged ? (existing?.passwordHash as string) : newPasswordHash;
     }
-    // A user the file demotes (role, developer) or no longer approves loses their sessions, as by platformctl.
+    // A user the file demotes (role, developer, platform operator) or no longer approves loses their sessions, as
+    // by platformctl.
+    const platformOperator = user.platformOperator ?? false;
     const sessionsEnd =
       existing !== null &&
       ((existing.role === 'admin' && fields.role !== 'admin') ||
         (existing.developer && !(user.developer ?? false)) ||
+        (existing.platformOperator && !platformOperator) ||
         (existing.status === 'approved' && fields.status !== 'approved'));
     if (sessionsEnd) report.sessionsEnded.push(existing.id);
     const values = {
@@ -321,6 +329,7 @@ export class RealmService {
       passwordHash,
       role: fields.role,
       developer: user.developer ?? false,
+      platformOperator,
       status: fields.status,
       organization: user.organization ?? null,
       job: user.job ?? null,

@@ -45,6 +45,8 @@ export interface RealmUser {
   passwordHash?: string;
   role?: UserRole;
   developer?: boolean;
+  /** An account of the platform itself: with role admin, it may hold `platform:manage`. */
+  platformOperator?: boolean;
   status?: UserStatus;
   tenant?: string;
   organization?: Labelled;

@@ -57,6 +57,13 @@ export class UserEntity {
   @Column({ type: 'boolean' })
   developer!: boolean;
 
+  /**
+   * An account of the platform itself: while also `admin`, it may hold `platform:manage`. Set only by
+   * `platformctl users set-operator` and realm files, never by a tenant-facing route.
+   */
+  @Column({ type: 'boolean', default: false })
+  platformOperator!: boolean;
+
   @Column({ type: 'text' })
   status!: UserStatus;
 

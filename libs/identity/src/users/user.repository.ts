@@ -79,6 +79,26 @@ export class UserRepository {
     return { changed: updated.length === 1, sessionsInvalidated: updated[0]?.invalidated === true };
   }
 
+  /**
+   * One statement, so a concurrent demotion cannot slip between the role check and the change: on only for an
+   * admin; turning it off ends sessions issued before `at`.
+   */
+  async setPlatformOperator(
+    id: string,
+    operator: boolean,
+    at: Date,
+  ): Promise<{ changed: boolean; sessionsInvalidated: boolean }> {
+    const [updated] = (await this.dataSource.query(
+      `UPDATE "identity"."users"
+          SET "platform_operator" = $2, "updated_at" = $3,
+              "sessions_valid_after" = CASE WHEN "platform_operator" AND NOT $2 THEN $3 ELSE "sessions_valid_after" END
+        WHERE "id" = $1 AND (NOT $2 OR "role" = 'admin')
+    RETURNING ("sessions_valid_after" IS NOT DISTINCT FROM $3) AS "invalidated"`,
+      [id, operator, at],
+    )) as [{ invalidated: boolean }[], number];
+    return { changed: updated.length === 1, sessionsInvalidated: updated[0]?.invalidated === true };
+  }
+
   /** Another tenant's user is as absent as an unknown one. */
   findInScope(id: string, scope: UserScope): Promise<UserEntity | null> {
     return this.dataSource.manager.findOne(UserEntity, {

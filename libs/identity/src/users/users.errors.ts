@@ -17,6 +17,8 @@ export class UsersError extends domainErrors({
   // An admin removing their own account would lock the tenant out of its admin API by mistake.
   cannot_delete_self: 'invalid_request',
   nothing_to_change: 'invalid_request',
+  // Management scopes need the admin role, so an operator who is not an admin would hold nothing.
+  operator_needs_admin: 'invalid_request',
   // Name and bio of an identity-provider user are rewritten at each sign-in.
   profile_managed_by_idp: 'invalid_request',
 }) {}

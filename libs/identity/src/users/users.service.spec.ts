@@ -102,4 +102,46 @@ describe('users (real PostgreSQL)', () => {
     });
     expect(await codeOf(users.setRole(pending.id, 'admin'))).toBe('invalid_status');
   });
+
+  it('makes only an admin a platform operator; turning it off ends their sessions and tells the services', async () => {
+    const told: string[] = [];
+    const telling = new UsersService(
+      new UserRepository(database.dataSource),
+      { defaultTenantEndpoint: 'http://localhost:8080' },
+      { invalidate: async (userId) => void told.push(userId) },
+    );
+    const { user: admin } = await users.create({ ...alice, role: 'admin' });
+    const { user: plain } = await users.create({ ...alice, email: 'bob@example.com', displayName: 'Bob' });
+    expect(admin.platformOperator).toBe(false);
+
+    expect(await telling.setPlatformOperator(admin.id, true)).toEqual({ sessionsInvalidated: false });
+    expect(await users.findByLogin('alice@example.com')).toMatchObject({
+      platformOperator: true,
+      sessionsValidAfter: null,
+    });
+    expect(await codeOf(telling.setPlatformOperator(plain.id, true))).toBe('operator_needs_admin');
+    expect(await codeOf(telling.setPlatformOperator('00000000-0000-4000-8000-000000000000', true))).toBe(
+      'user_not_found',
+    );
+    expect((await users.findByLogin('bob@example.com')).platformOperator).toBe(false);
+    expect(told).toEqual([]);
+
+    expect(await telling.setPlatformOperator(admin.id, false)).toEqual({ sessionsInvalidated: true });
+    const off = await users.findByLogin('alice@example.com');
+    expect(off.platformOperator).toBe(false);
+    expect(off.sessionsValidAfter).toBeInstanceOf(Date);
+    expect(told).toEqual([admin.id]);
+    // Off again is no change: nothing more ends.
+    expect(await telling.setPlatformOperator(admin.id, false)).toEqual({ sessionsInvalidated: false });
+    expect(told).toEqual([admin.id]);
+  });
+
+  it('keeps the flag of a demoted operator, who then holds nothing by it (and may not be made one again)', async () => {
+    const { user } = await users.create({ ...alice, role: 'admin' });
+    await users.setPlatformOperator(user.id, true);
+    await users.setRole(user.id, 'user');
+    expect(await users.findByLogin('alice@example.com')).toMatchObject({ role: 'user', platformOperator: true });
+    expect(await codeOf(users.setPlatformOperator(user.id, true))).toBe('operator_needs_admin');
+    expect(await users.setPlatformOperator(user.id, false)).toEqual({ sessionsInvalidated: true });
+  });
 });

@@ -76,6 +76,7 @@ export class UsersService {
       passwordHash,
       role,
       developer: input.developer ?? false,
+      platformOperator: false,
       status,
       organization: input.organization ?? null,
       job: input.job ?? null,
@@ -150,6 +151,22 @@ export class UsersService {
     if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
     // Admin calls check the current role, so the change holds from the next one.
     await this.invalidations?.roleChanged?.(userId, role, at);
+    return { sessionsInvalidated: result.sessionsInvalidated };
+  }
+
+  /**
+   * A platform operator (an account of the platform itself) holds `platform:manage` while also an admin; only an
+   * admin may become one. Turning it off ends the user's sessions everywhere, as a demotion does. Never called by
+   * a tenant-facing route: platformctl and realm files only.
+   */
+  async setPlatformOperator(userId: string, operator: boolean): Promise<{ sessionsInvalidated: boolean }> {
+    const at = this.now();
+    const result = await this.repository.setPlatformOperator(userId, operator, at);
+    if (!result.changed) {
+      if (!(await this.repository.findInScope(userId, {}))) throw new UsersError('user_not_found', 'no such user');
+      throw new UsersError('operator_needs_admin', 'only an admin may be a platform operator');
+    }
+    if (result.sessionsInvalidated) await this.invalidations?.invalidate(userId, at);
     return { sessionsInvalidated: result.sessionsInvalidated };
   }
 

@@ -34,6 +34,7 @@ import { RefreshTokenAuthTimeToTheMillisecond1795405000000 } from './17954050000
 import { AllowOperatorClients1795406000000 } from './1795406000000-allow-operator-clients';
 import { AddRefreshTokenResource1795407000000 } from './1795407000000-add-refresh-token-resource';
 import { AddPublicClients1795407100000 } from './1795407100000-add-public-clients';
+import { AddPlatformOperators1795408000000 } from './1795408000000-add-platform-operators';
 import { AddGatewayUsageRollup1795408200000 } from './1795408200000-add-gateway-usage-rollup';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -76,5 +77,6 @@ export const migrations: readonly MigrationClass[] = [
   AllowOperatorClients1795406000000,
   AddRefreshTokenResource1795407000000,
   AddPublicClients1795407100000,
+  AddPlatformOperators1795408000000,
   AddGatewayUsageRollup1795408200000,
 ];

@@ -10,7 +10,6 @@ import {
   isPublicClient,
   OIDC_BASE_PATH,
   type UserRepository,
-  type UserRole,
 } from '@fed/identity/internal';
 import { type ConsentRepository } from '../consents/consent.repository';
 import { type ArtifactStore } from './artifacts/artifact-store';
@@ -18,7 +17,7 @@ import { type ClientCache } from './client-cache';
 import { type SessionSettings } from './grants/user-grants';
 import { PROVIDER_OFFLINE_ACCESS, fromProviderScope } from './offline-access';
 import { providerErrorPage } from './interactions/pages';
-import { scopesHeldBy, scopesWithheldFrom } from './role-scopes';
+import { type ScopeHolder, scopesHeldBy, scopesWithheldFrom } from './role-scopes';
 
 export { INTERACTION_PATH, OIDC_BASE_PATH };
 
@@ -102,19 +101,22 @@ function adapterFor(clients: ClientCache, artifacts: ArtifactStore) {
  * A rejected scope counts as answered, so a request naming it skips the consent screen and the code omits it.
  * A rejection of an earlier role is lifted.
  */
-export function grantScopesOfRole(grant: Grant, role: UserRole, clientScopes: readonly string[]): void {
+export function grantScopesOfRole(grant: Grant, user: ScopeHolder, clientScopes: readonly string[]): void {
   grant.rejected = undefined;
   grant.addOIDCScope(
-    [...ALWAYS_ALLOWED_SCOPES, PROVIDER_OFFLINE_ACCESS, ...scopesHeldBy(role, clientScopes)].join(' '),
+    [...ALWAYS_ALLOWED_SCOPES, PROVIDER_OFFLINE_ACCESS, ...scopesHeldBy(user, clientScopes)].join(' '),
   );
-  const withheld = scopesWithheldFrom(role, clientScopes);
+  const withheld = scopesWithheldFrom(user, clientScopes);
   if (withheld.length > 0) grant.rejectOIDCScope(withheld.join(' '));
 }
 
-/** Management scopes only for an admin; `openid` and `offline_access` included, in the request's order. */
-export function scopesToConsent(requested: unknown, role: UserRole, clientScopes: readonly string[]): string[] {
+/**
+ * Management scopes only for an admin (`platform:manage` for an admin who is a platform operator); `openid` and
+ * `offline_access` included, in the request's order.
+ */
+export function scopesToConsent(requested: unknown, user: ScopeHolder, clientScopes: readonly string[]): string[] {
   const names = fromProviderScope(typeof requested === 'string' ? requested.split(' ').filter(Boolean) : []);
-  const held = new Set([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(role, clientScopes)]);
+  const held = new Set([...ALWAYS_ALLOWED_SCOPES, ...scopesHeldBy(user, clientScopes)]);
   return [...new Set(names.filter((name) => held.has(name)))];
 }
 
@@ -135,7 +137,7 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
     if (decided && existing) return existing;
     const user = await users.find(accountId);
     if (!user) return undefined;
-    const asked = scopesToConsent(ctx.oidc.params?.scope, user.role, client.scopes).filter(
+    const asked = scopesToConsent(ctx.oidc.params?.scope, user, client.scopes).filter(
       (name) => !ALWAYS_ALLOWED_SCOPES.includes(name),
     );
     if (client.consentRequired && !(await consents.covers(accountId, client.clientId, asked))) return undefined;
@@ -145,7 +147,7 @@ function loadExistingGrant(clients: ClientRepository, consents: ConsentRepositor
       existing && existing.accountId === accountId
         ? existing
         : new provider.Grant({ accountId, clientId: client.clientId });
-    grantScopesOfRole(grant, user.role, client.scopes);
+    grantScopesOfRole(grant, user, client.scopes);
     await grant.save();
     return grant;
   };

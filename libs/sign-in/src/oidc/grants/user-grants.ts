@@ -166,9 +166,9 @@ export function userGrants(deps: UserGrantDependencies) {
     checkResource(params.resource, stored.resource, 'the authorization request');
     const user = await eligibleUser(client, stored.accountId, stored.authTime);
 
-    // The role now, not at the consent: a user demoted since gets no management scope.
+    // The role and operator flag now, not at the consent: a user demoted since gets no management scope.
     const asked = fromProviderScope(stored.scope.split(' '));
-    const scope = scopesHeldBy(user.role, asked.filter(grantable(client))).join(' ');
+    const scope = scopesHeldBy(user, asked.filter(grantable(client))).join(' ');
     return rotate(
       {
         login: {
@@ -223,7 +223,7 @@ export function userGrants(deps: UserGrantDependencies) {
     if (!token) throw errors.invalidGrant('refresh token is invalid or expired');
     checkResource(params.resource, token.resource, 'the refresh token');
     const user = await eligibleUser(client, token.userId, token.authTime);
-    const held = scopesHeldBy(user.role, token.scope.split(' ').filter(grantable(client)));
+    const held = scopesHeldBy(user, token.scope.split(' ').filter(grantable(client)));
     let scope = held;
     if (params.scope !== undefined) {
       const requested = [...new Set(params.scope.split(' ').filter(Boolean))];

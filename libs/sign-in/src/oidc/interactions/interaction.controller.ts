@@ -85,7 +85,7 @@ export class InteractionController {
         action: `${INTERACTION_PATH}/${uid}/consent`,
         csrf: this.csrf(uid),
         clientName: client.name,
-        scopes: scopesToConsent(details.params.scope, user.role, client.scopes),
+        scopes: scopesToConsent(details.params.scope, user, client.scopes),
         registeredBy: registeredByOf(client, details.params.redirect_uri),
       }),
     );
@@ -167,12 +167,10 @@ export class InteractionController {
     }
     const existing = details.grantId ? await this.provider.Grant.find(details.grantId) : undefined;
     const grant = existing ?? new this.provider.Grant({ accountId, clientId: client.clientId });
-    grantScopesOfRole(grant, user.role, client.scopes);
+    grantScopesOfRole(grant, user, client.scopes);
     const grantId = await grant.save();
-    const held = scopesHeldBy(user.role, client.scopes);
-    const agreed = scopesToConsent(details.params.scope, user.role, client.scopes).filter((name) =>
-      held.includes(name),
-    );
+    const held = scopesHeldBy(user, client.scopes);
+    const agreed = scopesToConsent(details.params.scope, user, client.scopes).filter((name) => held.includes(name));
     await this.consents.record(accountId, client.clientId, agreed, held);
     await this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
