@@ -165,7 +165,7 @@ describe('gateway usage (GET /api/v1/admin/gateway-usage): per UTC day and model
         [keyA1, 2],
         [keyA2, 1],
         [keyB1, 1],
-      ].sort(([a], [b]) => String(a).localeCompare(String(b))),
+      ].sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
       [null, 2],
     ]);
     expect(byKey.days.filter((day) => day.day === '2026-05-01').map((day) => day.group)).toEqual([keyA1, keyA2].sort());
@@ -275,7 +275,7 @@ describe('gateway usage (GET /api/v1/admin/gateway-usage): per UTC day and model
         { scopes: new Set(['platform:manage']), tenant: { id: tenantA } as never },
         { from: '2026-05-01', to: '2026-05-03', groupBy: 'model' },
       );
-      expect(report).toMatchObject({ tenantId: null, rows: { totals: { requests: '6' } } });
+      expect(report).toMatchObject({ tenantId: null, totals: { requests: 6, costUnits: 160_000_000n } });
     });
 
     it('refuses a request without a token (401), a plain user (403), and a tenant client without logs:read (403)', async () => {

@@ -15,7 +15,6 @@ export class GatewayUsageController {
     @CurrentPrincipal() principal: AccessTokenPrincipal,
     @Query() query: GatewayUsageQuery,
   ): Promise<GatewayUsageResponse> {
-    const { rows, ...range } = await this.usage.read(principal, query);
-    return toGatewayUsageResponse(range, rows);
+    return toGatewayUsageResponse(await this.usage.read(principal, query));
   }
 }

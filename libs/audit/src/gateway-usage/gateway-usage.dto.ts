@@ -1,12 +1,11 @@
 import { isUuid } from '@fed/contracts';
 import { Checks, IsNotBlank, IsStorableText, MaxCharacters, isCalendarDay, withCode } from '@fed/server';
 import { IsDefined, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
-import { type GatewayUsageDimension, type GatewayUsageRows, type GatewayUsageSums } from './gateway-usage.repository';
+import { type GatewayUsageDimension } from './gateway-usage.repository';
+import { costText, gatewayUsageDimensions } from './gateway-usage.rules';
+import { type GatewayUsageReport, type GatewayUsageSums } from './gateway-usage.service';
 
 const refusal = (message: string) => withCode('invalid_parameter', message);
-export const gatewayUsageDimensions: readonly GatewayUsageDimension[] = ['model', 'key', 'user'];
-/** A year and a day, so that a leap year's whole year fits. */
-export const MAX_USAGE_DAYS = 366;
 
 /** @openapi {"type": "string", "format": "date"} */
 function UsageDay(name: string): PropertyDecorator {
@@ -122,24 +121,24 @@ export interface GatewayUsageResponse {
 
 function toFigures(sums: GatewayUsageSums): GatewayUsageFigures {
   return {
-    requests: Number(sums.requests),
-    errors: Number(sums.errors),
-    inputTokens: Number(sums.inputTokens),
-    outputTokens: Number(sums.outputTokens),
-    totalTokens: Number(sums.totalTokens),
-    cachedTokens: Number(sums.cachedTokens),
-    costUsd: sums.costUsd,
+    requests: sums.requests,
+    errors: sums.errors,
+    inputTokens: sums.inputTokens,
+    outputTokens: sums.outputTokens,
+    totalTokens: sums.totalTokens,
+    cachedTokens: sums.cachedTokens,
+    costUsd: costText(sums.costUnits),
   };
 }
 
-export function toGatewayUsageResponse(
-  range: { from: string; to: string; groupBy: GatewayUsageDimension; tenantId: string | null },
-  rows: GatewayUsageRows,
-): GatewayUsageResponse {
+export function toGatewayUsageResponse(report: GatewayUsageReport): GatewayUsageResponse {
   return {
-    ...range,
-    days: rows.days.map((row) => ({ day: row.day, group: row.group, ...toFigures(row) })),
-    groups: rows.groups.map((row) => ({ group: row.group, ...toFigures(row) })),
-    totals: toFigures(rows.totals),
+    from: report.from,
+    to: report.to,
+    groupBy: report.groupBy,
+    tenantId: report.tenantId,
+    days: report.days.map(({ day, group, ...sums }) => ({ day, group, ...toFigures(sums) })),
+    groups: report.groups.map(({ group, ...sums }) => ({ group, ...toFigures(sums) })),
+    totals: toFigures(report.totals),
   };
 }

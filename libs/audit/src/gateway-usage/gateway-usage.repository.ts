@@ -21,8 +21,10 @@ export interface GatewayUsageSelection {
   user?: string;
 }
 
-/** Sums as PostgreSQL gives them (bigint and numeric as text). */
-export interface GatewayUsageSums {
+/** One day and group's sums as PostgreSQL gives them (bigint and numeric as text, so nothing is rounded). */
+export interface GatewayUsageDayRow {
+  day: string;
+  group: string | null;
   requests: string;
   errors: string;
   inputTokens: string;
@@ -32,40 +34,15 @@ export interface GatewayUsageSums {
   costUsd: string;
 }
 
-export interface GatewayUsageRows {
-  /** Per day and group, by day then group. */
-  days: (GatewayUsageSums & { day: string; group: string | null })[];
-  /** Per group over the range. */
-  groups: (GatewayUsageSums & { group: string | null })[];
-  totals: GatewayUsageSums;
-}
-
-const SUMS = `coalesce(sum("requests"), 0)::text AS "requests", coalesce(sum("errors"), 0)::text AS "errors",
-  coalesce(sum("input_tokens"), 0)::text AS "inputTokens", coalesce(sum("output_tokens"), 0)::text AS "outputTokens",
-  coalesce(sum("total_tokens"), 0)::text AS "totalTokens", coalesce(sum("cached_tokens"), 0)::text AS "cachedTokens",
-  round(coalesce(sum("cost_usd"), 0), 8)::text AS "costUsd"`;
-
-const ZERO: GatewayUsageSums = {
-  requests: '0',
-  errors: '0',
-  inputTokens: '0',
-  outputTokens: '0',
-  totalTokens: '0',
-  cachedTokens: '0',
-  costUsd: '0.00000000',
-};
-
-type Row = GatewayUsageSums & { day: string | null; group: string | null; level: number };
-
 @Injectable()
 export class GatewayUsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * One statement over the day rollup (never the log): per day and group, per group, and the totals, as grouping
-   * sets. The tenant, when given, is in the WHERE clause; a month is a few rows per bucket and day.
+   * The day rollup (never the log) summed per day and group; the tenant, when given, is in the WHERE clause. A
+   * month is a few rows per bucket and day, read through the (day, ...) or (tenant_id, day) index.
    */
-  async read(selection: GatewayUsageSelection, dimension: GatewayUsageDimension): Promise<GatewayUsageRows> {
+  async days(selection: GatewayUsageSelection, dimension: GatewayUsageDimension): Promise<GatewayUsageDayRow[]> {
     const values: unknown[] = [selection.from, selection.to];
     const conditions = ['"day" >= $1::date', '"day" <= $2::date'];
     const equal = (column: string, value: string | undefined) => {
@@ -78,30 +55,15 @@ export class GatewayUsageRepository {
     equal('"virtual_key_id"', selection.keyId);
     equal('"principal"', selection.user);
     const group = DIMENSION[dimension];
-    const rows = (await this.dataSource.query(
-      `SELECT to_char("day", 'YYYY-MM-DD') AS "day", ${group} AS "group", GROUPING("day", ${group}) AS "level", ${SUMS}
+    return (await this.dataSource.query(
+      `SELECT to_char("day", 'YYYY-MM-DD') AS "day", ${group} AS "group", sum("requests")::text AS "requests",
+              sum("errors")::text AS "errors", sum("input_tokens")::text AS "inputTokens",
+              sum("output_tokens")::text AS "outputTokens", sum("total_tokens")::text AS "totalTokens",
+              sum("cached_tokens")::text AS "cachedTokens", sum("cost_usd")::text AS "costUsd"
          FROM "audit"."llm_gateway_usage_days"
          WHERE ${conditions.join(' AND ')}
-         GROUP BY GROUPING SETS (("day", ${group}), (${group}), ())
-         ORDER BY "level", "day", "group" NULLS LAST`,
+         GROUP BY "day", ${group}`,
       values,
-    )) as Row[];
-    const sums = ({ requests, errors, inputTokens, outputTokens, totalTokens, cachedTokens, costUsd }: Row) => ({
-      requests,
-      errors,
-      inputTokens,
-      outputTokens,
-      totalTokens,
-      cachedTokens,
-      costUsd,
-    });
-    // GROUPING's bits: 0 is (day, group), 2 is (group), 3 is () (the day's bit is the higher one).
-    return {
-      days: rows
-        .filter((row) => row.level === 0)
-        .map((row) => ({ day: row.day as string, group: row.group, ...sums(row) })),
-      groups: rows.filter((row) => row.level === 2).map((row) => ({ group: row.group, ...sums(row) })),
-      totals: rows.find((row) => row.level === 3) ? sums(rows.find((row) => row.level === 3) as Row) : ZERO,
-    };
+    )) as GatewayUsageDayRow[];
   }
 }

@@ -101,10 +101,19 @@ export class ListApiKeysQuery extends NumberedPageQueryDto {
   search?: string;
 }
 
-/** Any letter case; anything but a UUID is the same 404 as an unknown key. */
+/**
+ * Any letter case; anything but a UUID is the same 404 as an unknown key.
+ * @openapi {"type": "string", "format": "uuid"}
+ */
+function KeyId(): PropertyDecorator {
+  return Checks(
+    Transform(({ value }: { value: unknown }) => (isUuid(value) ? value.toLowerCase() : value)),
+    ValidateBy({ name: 'isKeyId', validator: { validate: isUuid } }, withCode('not_found', 'no such key')),
+  );
+}
+
 export class ApiKeyIdParams {
-  @Transform(({ value }: { value: unknown }) => (isUuid(value) ? value.toLowerCase() : value))
-  @ValidateBy({ name: 'isKeyId', validator: { validate: isUuid } }, withCode('not_found', 'no such key'))
+  @KeyId()
   keyId!: string;
 }
 
