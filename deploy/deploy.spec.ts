@@ -448,7 +448,15 @@ describe('route table (deploy/routes.ts)', () => {
   it("routes the web app's paths to web-service with the static profile, `/` exactly, so no unknown path reaches it", () => {
     const web = routes.filter((r) => r.app === webService);
     expect(web.map((r) => `${r.pathType} ${r.path}`).sort()).toEqual(
-      ['Exact /', 'Exact /callback', 'Exact /signed-out', 'Prefix /c', 'Prefix /assets', 'Exact /favicon.svg'].sort(),
+      [
+        'Exact /',
+        'Exact /callback',
+        'Exact /signed-out',
+        'Prefix /c',
+        'Prefix /console',
+        'Prefix /assets',
+        'Exact /favicon.svg',
+      ].sort(),
     );
     for (const route of web) expect([route.path, route.profile]).toEqual([route.path, 'static']);
     // Not one of serviceNames (the services, with PostgreSQL and Redis): libs/config gives it neither.
@@ -1036,7 +1044,15 @@ describe('Kubernetes manifests (kubectl kustomize deploy/k8s)', () => {
     });
 
     it('lets out on HTTPS only the model gateway, the tool-server callers and auth-service, never to link-local addresses', () => {
-      const https = ['llm-gateway', 'agent-runtime', 'chat-service', 'agent-protocols', 'auth-service'];
+      // admin-service connects to tool servers when the operator adds, changes or refreshes one.
+      const https = [
+        'llm-gateway',
+        'agent-runtime',
+        'chat-service',
+        'agent-protocols',
+        'admin-service',
+        'auth-service',
+      ];
       const smtp = ['admin-service', 'auth-service'];
       for (const pod of pods) {
         const app = pod.labels['app.kubernetes.io/name'];

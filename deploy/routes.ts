@@ -67,8 +67,9 @@ export const routes: readonly Route[] = [
   { path: '/api/v1/users', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   { path: '/api/v1/organizations', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
   { path: '/api/v1/job-types', pathType: 'Prefix', app: 'chat-service', profile: 'api' },
-  // admin-service
+  // admin-service; the operator's library uploads (up to 512 MB, streamed) are its one upload path.
   { path: '/api/v1/admin', pathType: 'Prefix', app: 'admin-service', profile: 'api' },
+  { path: '/api/v1/admin/library/files', pathType: 'Exact', app: 'admin-service', profile: 'upload' },
   // agent-protocols: the A2A agent card, A2A and MCP (both stream events).
   { path: '/.well-known/agent-card.json', pathType: 'Exact', app: 'agent-protocols', profile: 'api' },
   // MCP's protected-resource metadata (RFC 9728), named by its 401 challenge.
@@ -88,6 +89,7 @@ export const routes: readonly Route[] = [
   { path: '/callback', pathType: 'Exact', app: webService, profile: 'static' },
   { path: '/signed-out', pathType: 'Exact', app: webService, profile: 'static' },
   { path: '/c', pathType: 'Prefix', app: webService, profile: 'static' },
+  { path: '/console', pathType: 'Prefix', app: webService, profile: 'static' },
   { path: '/assets', pathType: 'Prefix', app: webService, profile: 'static' },
   { path: '/favicon.svg', pathType: 'Exact', app: webService, profile: 'static' },
 ];
@@ -156,6 +158,11 @@ export const specPaths: readonly { path: string; app: Deployable }[] = [
     '/api/v1/admin/llm-gateway-logs',
     '/api/v1/admin/access-logs',
     '/api/v1/admin/guardrail-alerts',
+    // Beyond document 3: the platform operator's APIs (issue 38).
+    '/api/v1/admin/tool-servers/weather/refresh',
+    '/api/v1/admin/personas/analyst',
+    '/api/v1/admin/library',
+    '/api/v1/admin/library/files',
   ].map((path) => ({ path, app: 'admin-service' as const })),
   ...['/.well-known/agent-card.json', '/api/v1/a2a', '/api/v1/mcp'].map((path) => ({
     path,
@@ -175,6 +182,8 @@ export const specPaths: readonly { path: string; app: Deployable }[] = [
     '/callback',
     '/signed-out',
     '/c/0b9e2f3c-6a4d-4c1e-9f57-1c2d3e4f5a6b',
+    '/console',
+    '/console/users',
     '/assets/index-3f2a9c1b.js',
     '/favicon.svg',
   ].map((path) => ({ path, app: webService })),
@@ -191,6 +200,7 @@ export const unroutedPaths: readonly string[] = [
   '/callback/x',
   '/signed-out/x',
   '/cx',
+  '/consolex',
   '/assetsx',
   '/favicon.ico',
   '/favicon.svg/x',

@@ -5,6 +5,7 @@ import { FAST_ROUTES, type FastRoutes } from '@fed/server';
 import {
   WEB_APP_PATHS,
   WEB_ASSETS_PREFIX,
+  WEB_CONSOLE_PREFIX,
   WEB_CONVERSATION_PREFIX,
   WEB_FAVICON_PATH,
   type RunningWebSandbox,
@@ -41,6 +42,7 @@ export class WebAppRoutes implements OnModuleInit {
     }
     for (const appPath of WEB_APP_PATHS) this.routes.add('GET', appPath, files.serveIndex);
     this.routes.addPrefix(WEB_CONVERSATION_PREFIX, files.serveIndex, () => `${WEB_CONVERSATION_PREFIX}*`);
+    this.routes.addPrefix(WEB_CONSOLE_PREFIX, files.serveIndex, () => `${WEB_CONSOLE_PREFIX}*`);
     this.routes.add('GET', WEB_FAVICON_PATH, files.serveFavicon);
     this.routes.addPrefix(WEB_ASSETS_PREFIX, files.serveAsset);
   }

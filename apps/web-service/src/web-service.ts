@@ -3,6 +3,7 @@ import { type Logger } from '@fed/observability';
 import {
   WEB_APP_PATHS,
   WEB_ASSETS_PREFIX,
+  WEB_CONSOLE_PREFIX,
   WEB_CONVERSATION_PREFIX,
   WEB_FAVICON_PATH,
   loadWebAppFiles,
@@ -61,7 +62,9 @@ export async function startWebApp(config: AppConfig<'web-service'>, logger: Logg
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return json(res, 405, { error: { code: 'method_not_allowed', message: 'GET only' } }, { Allow: 'GET, HEAD' });
     }
-    if (appPaths.has(at) || at.startsWith(WEB_CONVERSATION_PREFIX)) return files.serveIndex(req, res);
+    if (appPaths.has(at) || at.startsWith(WEB_CONVERSATION_PREFIX) || at.startsWith(WEB_CONSOLE_PREFIX)) {
+      return files.serveIndex(req, res);
+    }
     if (at === WEB_FAVICON_PATH) return files.serveFavicon(req, res);
     if (at.startsWith(WEB_ASSETS_PREFIX)) return files.serveAsset(req, res);
     return notFound(res);

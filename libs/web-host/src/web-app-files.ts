@@ -10,11 +10,32 @@ import path from 'node:path';
 
 /** The web app's public client (the demo realm makes it; operators register theirs, docs/web.md). */
 export const WEB_CLIENT_ID = 'web';
-export const WEB_SCOPES = ['openid', 'profile', 'email', 'chat:exec', 'chat:history', 'chat:file'];
+/**
+ * The chat's scopes and the console's (docs/web.md, "The console"): the provider grants a user the management
+ * scopes only while an admin, and `platform:manage` only to a platform operator, so one sign-in serves both.
+ */
+export const WEB_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'chat:exec',
+  'chat:history',
+  'chat:file',
+  'users:read',
+  'users:manage',
+  'logs:read',
+  'master:manage',
+  'sharedmemory:query',
+  'platform:manage',
+];
 export const WEB_CALLBACK_PATH = '/callback';
 export const WEB_SIGNED_OUT_PATH = '/signed-out';
+/** The operator console (apps/web, `/console/<section>`). */
+export const WEB_CONSOLE_PATH = '/console';
 /** Paths the app itself routes (apps/web); each answers its index.html. */
-export const WEB_APP_PATHS = ['/', WEB_CALLBACK_PATH, WEB_SIGNED_OUT_PATH];
+export const WEB_APP_PATHS = ['/', WEB_CALLBACK_PATH, WEB_SIGNED_OUT_PATH, WEB_CONSOLE_PATH];
+/** A console screen (`/console/users`), also index.html. */
+export const WEB_CONSOLE_PREFIX = '/console/';
 /** A conversation opened in the app (`/c/<id>`), also index.html. */
 export const WEB_CONVERSATION_PREFIX = '/c/';
 export const WEB_ASSETS_PREFIX = '/assets/';

@@ -8,6 +8,8 @@ import { useAuth } from '../lib/auth/auth-context';
 import { useMessages } from '../lib/i18n/messages';
 import { LanguageSelect } from '../lib/preferences/LanguageSelect';
 import { usePath } from '../lib/use-path';
+import { CONSOLE_PATH, Console, useConsoleAllowed } from './Console';
+import { consoleText } from './console-messages';
 import { appText } from './messages';
 
 const CONVERSATION_PATH = /^\/c\/([0-9a-f-]{36})$/;
@@ -53,9 +55,40 @@ function skipToComposer(event: MouseEvent) {
   composer.focus();
 }
 
+/** Chat or console: the other one is a link in the top bar (the console's only for an admin's token). */
+function PlaceLink({ inConsole }: { inConsole: boolean }) {
+  const [, navigate] = usePath();
+  const t = useMessages(consoleText);
+  const allowed = useConsoleAllowed();
+  if (!inConsole && !allowed) return null;
+  const target = inConsole ? '/' : CONSOLE_PATH;
+  return (
+    <a
+      className="place-link"
+      href={target}
+      onClick={(event) => {
+        event.preventDefault();
+        navigate(target);
+      }}
+    >
+      {inConsole ? t.chat : t.console}
+    </a>
+  );
+}
+
+function skipToMain(event: MouseEvent) {
+  const main = document.getElementById('main');
+  if (!main) return;
+  event.preventDefault();
+  main.focus();
+}
+
 export function App() {
   const { state, signIn } = useAuth();
+  const [location] = usePath();
   const t = useMessages(appText);
+  const ct = useMessages(consoleText);
+  const inConsole = location.pathname === CONSOLE_PATH || location.pathname.startsWith(`${CONSOLE_PATH}/`);
   useEffect(() => {
     document.title = t.appName;
   }, [t]);
@@ -80,14 +113,21 @@ export function App() {
   }
   return (
     <div className="shell">
-      <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={skipToComposer}>
-        {t.skipToComposer}
-      </a>
+      {inConsole ? (
+        <a className="skip-link" href="#main" onClick={skipToMain}>
+          {ct.skipToContent}
+        </a>
+      ) : (
+        <a className="skip-link" href={`#${COMPOSER_ID}`} onClick={skipToComposer}>
+          {t.skipToComposer}
+        </a>
+      )}
       <header className="top-bar">
-        <h1>{t.appName}</h1>
+        <h1>{inConsole ? `${t.appName} · ${ct.console}` : t.appName}</h1>
+        <PlaceLink inConsole={inConsole} />
         <UserMenu />
       </header>
-      <Workspace />
+      {inConsole ? <Console /> : <Workspace />}
     </div>
   );
 }
