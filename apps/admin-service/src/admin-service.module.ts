@@ -1,3 +1,4 @@
+import { CatalogAdminModule, LibraryAdminModule, ToolServersAdminModule } from '@fed/agent';
 import {
   AccessLogsModule,
   AuditLogsModule,
@@ -35,6 +36,11 @@ import { Module } from '@nestjs/common';
     ClientsAdminModule,
     // shared memory (libs/memory): /v1/admin/memory/query with its monthly quota.
     MemoryQueryModule,
+    // the agent's platform-wide registries (libs/agent, platform:manage): /v1/admin/tool-servers,
+    // /v1/admin/{personas,playbooks,skills}, /v1/admin/library (its files in the blob store).
+    ToolServersAdminModule,
+    CatalogAdminModule,
+    LibraryAdminModule,
   ],
 })
 export class AdminServiceModule {}

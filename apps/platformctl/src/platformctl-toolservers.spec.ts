@@ -106,6 +106,35 @@ describe('platformctl toolservers', () => {
     expect((await run('toolservers', 'remove', 'argued')).code).toBe(0);
   }, 120_000);
 
+  it('updates the allowed tools and timeout with the service the HTTP route calls, and refuses a change the server does not take', async () => {
+    const add = ['add', 'changing', '--url', server.url, '--auth-header', 'Bearer s3cret-value', '--allow', 'echo'];
+    expect((await run('toolservers', ...add)).code).toBe(0);
+    expect(
+      await run('toolservers', 'update', 'changing', '--allow', 'echo,show_weather', '--timeout-seconds', '7'),
+    ).toEqual({
+      code: 0,
+      output: expect.stringContaining('updated tool server changing: changing__echo, changing__show_weather'),
+    });
+    expect((await run('toolservers', 'list')).output).toMatch(
+      /^changing {2}enabled .* auth=set {2}timeout=7s {2}allowed=echo,show_weather /m,
+    );
+    const refusals: [string[], string][] = [
+      [['update', 'changing', '--allow', 'forecast'], 'refused (unknown_tool)'],
+      // Without its header the server answers 401: nothing changes.
+      [['update', 'changing', '--no-auth-header'], 'refused (server_unreachable)'],
+      [['update', 'changing'], 'refused (nothing_to_update)'],
+      [['update', 'nothing', '--allow', 'echo'], 'refused (server_not_found)'],
+    ];
+    for (const [args, message] of refusals) {
+      const { code, output } = await run('toolservers', ...args);
+      expect([args, code, output]).toEqual([args, 1, expect.stringContaining(message)]);
+    }
+    expect((await run('toolservers', 'list')).output).toMatch(
+      /^changing .* auth=set {2}timeout=7s {2}allowed=echo,show_weather /m,
+    );
+    expect((await run('toolservers', 'remove', 'changing')).code).toBe(0);
+  }, 120_000);
+
   it('refuses a loopback or private URL unless TOOLSERVER_ALLOW_PRIVATE_ADDRESSES=true', async () => {
     for (const url of [server.url, server.url.replace('127.0.0.1', 'localhost'), 'http://169.254.169.254/mcp']) {
       const handle = startProcess(

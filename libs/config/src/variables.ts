@@ -38,7 +38,15 @@ const everyApp = appNames;
 const dataApps = [...serviceNames, 'platform', 'platformctl'] as const;
 /** What the web app's deployable reads: where it listens, the public addresses, the sandbox, the chat model. */
 const webApps = [...httpApps, 'web-service'] as const;
-const storageApps = ['chat-service', 'agent-runtime', 'agent-protocols', 'platform', 'platformctl'] as const;
+// admin-service publishes library files (`POST /api/v1/admin/library/files`).
+const storageApps = [
+  'chat-service',
+  'agent-runtime',
+  'agent-protocols',
+  'admin-service',
+  'platform',
+  'platformctl',
+] as const;
 
 const fail = (message: string): never => {
   throw new Error(message);
@@ -270,7 +278,7 @@ export const variables = [
     name: 'BLOB_DIR',
     key: 'storage.dir',
     description:
-      'Directory of the blobs when BLOB_STORE is `fs`, created at start (mode 0700). Deployed as separate services, every instance of chat-service, agent-runtime and agent-protocols must mount the same volume there (or use `s3`).',
+      'Directory of the blobs when BLOB_STORE is `fs`, created at start (mode 0700). Deployed as separate services, every instance of chat-service, agent-runtime, agent-protocols and admin-service must mount the same volume there (or use `s3`).',
     allowed: 'a directory path',
     default: { '*': '/var/lib/federation/blobs', platform: '{DATA_DIR}/blobs', platformctl: '{DATA_DIR}/blobs' },
     apps: storageApps,
@@ -1064,9 +1072,9 @@ export const variables = [
     name: 'TOOLSERVER_SECRET_KEY',
     key: 'toolServers.secretKey',
     description:
-      "Encrypts the `Authorization` header values of approved MCP tool servers in the database (AES-256-GCM); agent-runtime, chat-service and platformctl must share it. In `platform` and `platformctl`, leaving it unset uses a key derived from the signing keys' KEY_ENCRYPTION_KEY. Without a key, tool servers without an auth header still work.",
+      "Encrypts the `Authorization` header values of approved MCP tool servers in the database (AES-256-GCM); agent-runtime, chat-service, agent-protocols, admin-service and platformctl must share it. In `platform` and `platformctl`, leaving it unset uses a key derived from the signing keys' KEY_ENCRYPTION_KEY. Without a key, tool servers without an auth header still work.",
     allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
-    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform', 'platformctl'],
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'admin-service', 'platform', 'platformctl'],
     sensitive: true,
     parse: (raw) =>
       Buffer.from(raw, 'base64').length === 32 && /^[A-Za-z0-9+/]{43}=$/.test(raw)
@@ -1080,7 +1088,7 @@ export const variables = [
       'Lets approved MCP tool servers be on loopback, private, link-local and other non-public addresses (127.0.0.0/8, 10.0.0.0/8, 169.254.0.0/16, ::1, fc00::/7, ...). Off, such a URL is refused at `toolservers add`, and every connection is checked on the address it resolves to (DNS rebinding, redirects). Turn it on only for tool servers of your own network.',
     allowed: 'true or false',
     default: 'false',
-    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'platform', 'platformctl'],
+    apps: ['agent-runtime', 'chat-service', 'agent-protocols', 'admin-service', 'platform', 'platformctl'],
     parse: boolean,
   }),
 ] as const satisfies readonly VariableDefinition[];

@@ -52,7 +52,11 @@ export async function bootAdminStack(
     });
     started.push(auth);
     const other = { AUTH_URL: auth.config.auth.authUrl };
-    const admin = await start('admin-service', options.adminFeatures ?? [AdminServiceModule], other);
+    // admin-service publishes library files into the blobs chat-service reads, as a distributed install shares the volume.
+    const admin = await start('admin-service', options.adminFeatures ?? [AdminServiceModule], {
+      ...other,
+      BLOB_DIR: blobDir,
+    });
     started.push(admin);
     const chat = await start('chat-service', [ChatServiceModule], { ...other, BLOB_DIR: blobDir });
     started.push(chat);

@@ -30,6 +30,7 @@ function describe(item: ToolServerItem): string {
     `allowed=${item.allowedTools.join(',')}`,
     `tools=${item.agentTools.join(',') || 'none'}`,
     `updated=${item.updatedAt.toISOString()}`,
+    ...(item.refreshError ? [`failing=${JSON.stringify(item.refreshError)}`] : []),
   ].join('  ');
 }
 
@@ -41,6 +42,15 @@ interface AddOptions {
   timeoutSeconds?: string;
 }
 
+interface UpdateOptions {
+  url?: string;
+  /** `--no-auth-header` sets it false. */
+  authHeader?: string | false;
+  authHeaderStdin?: boolean;
+  allow?: string;
+  timeoutSeconds?: string;
+}
+
 // A secret on the command line shows in `ps` and shell history: standard input keeps it out of both.
 async function readAuthHeader(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -48,6 +58,22 @@ async function readAuthHeader(): Promise<string> {
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
+}
+
+/** The header of `--auth-header-stdin` or `--auth-header` (which warns); undefined when neither is given. */
+async function givenAuthHeader(options: {
+  authHeader?: string;
+  authHeaderStdin?: boolean;
+}): Promise<string | undefined> {
+  if (options.authHeaderStdin && options.authHeader !== undefined) {
+    throw new ToolServersError('invalid_auth_header', 'give --auth-header or --auth-header-stdin, not both');
+  }
+  if (options.authHeader !== undefined) {
+    process.stderr.write(
+      'warning: --auth-header puts the secret on the command line (ps, shell history): use --auth-header-stdin\n',
+    );
+  }
+  return options.authHeaderStdin ? readAuthHeader() : options.authHeader;
 }
 
 /** `platformctl toolservers add|list|remove|refresh`; agent-runtime reads the registry each turn: no cache to tell. */
@@ -68,17 +94,34 @@ export function registerToolServers(program: Command): void {
     .option('--auth-header <value>', 'the same on the command line, where `ps` and shell history show it: avoid')
     .option('--timeout-seconds <n>', 'longest a call may take, 1-300 (default 15)')
     .action(async (name: string, { authHeaderStdin, ...options }: AddOptions) => {
-      if (authHeaderStdin && options.authHeader !== undefined) {
-        throw new ToolServersError('invalid_auth_header', 'give --auth-header or --auth-header-stdin, not both');
-      }
-      if (options.authHeader !== undefined) {
-        process.stderr.write(
-          'warning: --auth-header puts the secret on the command line (ps, shell history): use --auth-header-stdin\n',
-        );
-      }
-      const authHeader = authHeaderStdin ? await readAuthHeader() : options.authHeader;
+      const authHeader = await givenAuthHeader({ authHeader: options.authHeader, authHeaderStdin });
       const item = await withToolServers((admin) => admin.add({ name, ...options, authHeader }));
       process.stdout.write(`added tool server ${item.name}: ${item.agentTools.join(', ')}\n`);
+    });
+
+  parent
+    .command('update <name>')
+    .description('change what add took (not the name); asks the server for its tools with the new settings first')
+    .option('--url <url>', 'its new streamable HTTP endpoint (another origin needs the auth header given again)')
+    .option('--allow <tools>', 'the tools the agent may call from now on, comma-separated, each by name')
+    .option('--auth-header-stdin', 'read a new Authorization header from standard input')
+    .option('--auth-header <value>', 'the same on the command line, where `ps` and shell history show it: avoid')
+    .option('--no-auth-header', 'send no Authorization header from now on')
+    .option('--timeout-seconds <n>', 'longest a call may take, 1-300')
+    .action(async (name: string, { authHeader, authHeaderStdin, ...options }: UpdateOptions) => {
+      // --no-auth-header makes it false; defined after --auth-header, it leaves the default undefined.
+      const removed = authHeader === false;
+      const given = await givenAuthHeader({
+        authHeader: typeof authHeader === 'string' ? authHeader : undefined,
+        authHeaderStdin,
+      });
+      if (removed && given !== undefined) {
+        throw new ToolServersError('invalid_auth_header', 'give a new auth header or --no-auth-header, not both');
+      }
+      const item = await withToolServers((admin) =>
+        admin.update(name, { ...options, authHeader: removed ? null : given }),
+      );
+      process.stdout.write(`updated tool server ${item.name}: ${item.agentTools.join(', ') || 'no tools'}\n`);
     });
 
   parent

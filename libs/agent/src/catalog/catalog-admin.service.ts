@@ -27,6 +27,13 @@ export interface CatalogFields {
   name?: string;
   description?: string;
   instructions?: string;
+  /** Playbooks (active) and skills (available) only; true when a record is created without it. */
+  enabled?: boolean;
+}
+
+export interface CatalogPage {
+  items: CatalogItem[];
+  total: number;
 }
 
 function toItem(kind: CatalogKind, row: PersonaEntity | PlaybookEntity | SkillEntity): CatalogItem {
@@ -36,7 +43,10 @@ function toItem(kind: CatalogKind, row: PersonaEntity | PlaybookEntity | SkillEn
   return { kind, ref, name, description, instructions, enabled, createdAt, updatedAt };
 }
 
-/** Creating, changing and removing catalog records (platformctl), with the text rules of catalog.rules. */
+/**
+ * Creating, changing and removing catalog records, with the text rules of catalog.rules: platformctl and
+ * `/api/v1/admin/{personas,playbooks,skills}` call the same methods.
+ */
 export class CatalogAdminService {
   private readonly now: () => Date;
 
@@ -57,7 +67,21 @@ export class CatalogAdminService {
     return rows.map((row) => toItem(kind, row));
   }
 
+  /** A numbered page in the order of `list`, and how many records of the kind there are. */
+  async page(kind: CatalogKind, params: { offset: number; limit: number }): Promise<CatalogPage> {
+    const [rows, total] = await this.repository.pageAll(kind, params.offset, params.limit);
+    return { items: rows.map((row) => toItem(kind, row)), total };
+  }
+
+  async get(kind: CatalogKind, ref: string): Promise<CatalogItem> {
+    this.checkRef(kind, ref);
+    const row = await this.repository.findByRef(kind, ref);
+    if (!row) throw notFound(kind, ref);
+    return toItem(kind, row);
+  }
+
   async create(kind: CatalogKind, fields: CatalogFields): Promise<CatalogItem> {
+    if (kind === 'persona' && fields.enabled !== undefined) throw personaAlwaysEnabled();
     if (kind !== 'persona' && fields.key !== undefined) {
       throw new CatalogError('invalid_key', `a ${kind} has no key: its id is generated`);
     }
@@ -81,36 +105,45 @@ export class CatalogAdminService {
       return toItem(kind, persona);
     }
     if (kind === 'playbook') {
-      const playbook = Object.assign(new PlaybookEntity(), { id: randomUUID(), active: true, ...text });
+      const playbook = Object.assign(new PlaybookEntity(), {
+        id: randomUUID(),
+        active: fields.enabled ?? true,
+        ...text,
+      });
       await this.repository.insertPlaybook(playbook);
       return toItem(kind, playbook);
     }
-    const skill = Object.assign(new SkillEntity(), { id: randomUUID(), available: true, ...text });
+    const skill = Object.assign(new SkillEntity(), { id: randomUUID(), available: fields.enabled ?? true, ...text });
     await this.repository.insertSkill(skill);
     return toItem(kind, skill);
   }
 
-  /** Replaces the given fields; the key or id never changes. */
-  async update(kind: CatalogKind, ref: string, fields: CatalogFields): Promise<void> {
+  /** Replaces the given fields (a playbook's or skill's `enabled` included); the key or id never changes. */
+  async update(kind: CatalogKind, ref: string, fields: CatalogFields): Promise<CatalogItem> {
     if (fields.key !== undefined) throw new CatalogError('invalid_key', 'a persona key cannot change');
-    const changes: CatalogTextChanges = {};
+    if (kind === 'persona' && fields.enabled !== undefined) throw personaAlwaysEnabled();
+    const changes: CatalogTextChanges & { active?: boolean; available?: boolean } = {};
     if (fields.name !== undefined) changes.name = catalogName(fields.name);
     if (fields.description !== undefined) changes.description = catalogDescription(fields.description);
     if (fields.instructions !== undefined) changes.instructions = catalogInstructions(fields.instructions);
+    if (fields.enabled !== undefined) changes[kind === 'playbook' ? 'active' : 'available'] = fields.enabled;
     if (Object.keys(changes).length === 0) {
-      throw new CatalogError('nothing_to_update', 'give at least one of the name, description or instructions');
+      throw new CatalogError(
+        'nothing_to_update',
+        kind === 'persona'
+          ? 'give at least one of the name, description or instructions'
+          : `give at least one of the name, description, instructions or whether it is ${kind === 'playbook' ? 'active' : 'available'}`,
+      );
     }
-    await this.change(kind, ref, { ...changes, updatedAt: this.now() });
+    this.checkRef(kind, ref);
+    const row = await this.repository.updateReturning(kind, ref, { ...changes, updatedAt: this.now() });
+    if (!row) throw notFound(kind, ref);
+    return toItem(kind, row);
   }
 
   /** Playbooks: activate or deactivate; skills: enable or disable. */
-  async setEnabled(kind: Exclude<CatalogKind, 'persona'>, id: string, enabled: boolean): Promise<void> {
-    const updatedAt = this.now();
-    await this.change(
-      kind,
-      id,
-      kind === 'playbook' ? { active: enabled, updatedAt } : { available: enabled, updatedAt },
-    );
+  async setEnabled(kind: Exclude<CatalogKind, 'persona'>, id: string, enabled: boolean): Promise<CatalogItem> {
+    return this.update(kind, id, { enabled });
   }
 
   async delete(kind: CatalogKind, ref: string): Promise<void> {
@@ -124,25 +157,14 @@ export class CatalogAdminService {
     if (!deleted) throw notFound(kind, ref);
   }
 
-  private async change(
-    kind: CatalogKind,
-    ref: string,
-    changes: CatalogTextChanges & { active?: boolean; available?: boolean; updatedAt: Date },
-  ): Promise<void> {
-    this.checkRef(kind, ref);
-    const changed =
-      kind === 'persona'
-        ? await this.repository.updatePersona(ref, changes)
-        : kind === 'playbook'
-          ? await this.repository.updatePlaybook(ref, changes)
-          : await this.repository.updateSkill(ref, changes);
-    if (!changed) throw notFound(kind, ref);
-  }
-
   // A ref of the wrong shape names nothing; checked here so it never reaches SQL (a uuid column refuses it).
   private checkRef(kind: CatalogKind, ref: string): void {
     if (kind === 'persona' ? !isPersonaKey(ref) : !isUuid(ref)) throw notFound(kind, ref);
   }
+}
+
+function personaAlwaysEnabled(): CatalogError {
+  return new CatalogError('invalid_enabled', 'a persona is always offered: only playbooks and skills are switched off');
 }
 
 function notFound(kind: CatalogKind, ref: string): CatalogError {

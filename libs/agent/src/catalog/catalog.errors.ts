@@ -6,6 +6,7 @@ export class CatalogError extends domainErrors({
   invalid_name: 'invalid_parameter',
   invalid_description: 'invalid_parameter',
   invalid_instructions: 'invalid_parameter',
+  invalid_enabled: 'invalid_parameter',
   nothing_to_update: 'invalid_request',
   persona_exists: 'conflict',
   persona_not_found: 'not_found',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { PersonasAdminController, PlaybooksAdminController, SkillsAdminController } from './catalog-admin.controller';
 import { CatalogAdminService } from './catalog-admin.service';
 import { CatalogController } from './catalog.controller';
 import { catalogEntities } from './catalog.entities';
@@ -22,6 +23,14 @@ export class CatalogStoreModule {}
   exports: [CatalogStoreModule],
 })
 export class CatalogModule {}
+
+/** `/api/v1/admin/{personas,playbooks,skills}` (admin-service): the service platformctl uses. */
+@Module({
+  imports: [TypeOrmModule.forFeature(catalogEntities)],
+  controllers: [PersonasAdminController, PlaybooksAdminController, SkillsAdminController],
+  providers: [{ provide: CatalogAdminService, inject: [DataSource], useFactory: catalogAdminServiceFor }],
+})
+export class CatalogAdminModule {}
 
 /** The administrator's service on a data source, as platformctl and the tests build it. */
 export function catalogAdminServiceFor(dataSource: DataSource): CatalogAdminService {

@@ -34,6 +34,14 @@ const personas: Table<PersonaEntity> = { entity: PersonaEntity, key: 'key' };
 const playbooks: Table<PlaybookEntity> = { entity: PlaybookEntity, key: 'id', listed: 'row.active' };
 const skills: Table<SkillEntity> = { entity: SkillEntity, key: 'id', listed: 'row.available' };
 
+export type CatalogTable = 'persona' | 'playbook' | 'skill';
+export type CatalogRow = PersonaEntity | PlaybookEntity | SkillEntity;
+const tables: Record<CatalogTable, Table<CatalogRow>> = {
+  persona: personas as Table<CatalogRow>,
+  playbook: playbooks as Table<CatalogRow>,
+  skill: skills as Table<CatalogRow>,
+};
+
 const SEED_LOCK = "hashtext('agent.catalog-seed')";
 
 /** The only place that queries the catalog (schema `agent`); it is platform-wide: no user or tenant column. */
@@ -79,6 +87,31 @@ export class CatalogRepository {
     return this.dataSource.manager.find(SkillEntity, { order: { name: 'ASC', id: 'ASC' } });
   }
 
+  /** Every record of the kind (deactivated ones too) in name order, a numbered page of them, and their count. */
+  pageAll(kind: CatalogTable, offset: number, limit: number): Promise<[CatalogRow[], number]> {
+    const table = tables[kind];
+    return this.dataSource.manager.findAndCount(table.entity, {
+      order: { name: 'ASC', [table.key]: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  findByRef(kind: CatalogTable, ref: string): Promise<CatalogRow | null> {
+    const table = tables[kind];
+    return this.dataSource.manager.findOne(table.entity, { where: { [table.key]: ref } });
+  }
+
+  /** The record as it is after the change, or null when there is none. */
+  async updateReturning(
+    kind: CatalogTable,
+    ref: string,
+    changes: CatalogTextChanges & { active?: boolean; available?: boolean; updatedAt: Date },
+  ): Promise<CatalogRow | null> {
+    if (!(await this.update(tables[kind], ref, changes))) return null;
+    return this.findByRef(kind, ref);
+  }
+
   /** False when the key is taken (atomic: no read-then-write). */
   insertPersona(persona: PersonaEntity): Promise<boolean> {
     return this.insert(personas, persona);
@@ -90,18 +123,6 @@ export class CatalogRepository {
 
   insertSkill(skill: SkillEntity): Promise<boolean> {
     return this.insert(skills, skill);
-  }
-
-  updatePersona(key: string, changes: CatalogTextChanges & { updatedAt: Date }): Promise<boolean> {
-    return this.update(personas, key, changes);
-  }
-
-  updatePlaybook(id: string, changes: Partial<PlaybookEntity> & { updatedAt: Date }): Promise<boolean> {
-    return this.update(playbooks, id, changes);
-  }
-
-  updateSkill(id: string, changes: Partial<SkillEntity> & { updatedAt: Date }): Promise<boolean> {
-    return this.update(skills, id, changes);
   }
 
   deletePersona(key: string): Promise<boolean> {

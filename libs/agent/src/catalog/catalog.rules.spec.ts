@@ -48,7 +48,7 @@ function serviceRefusal(check: () => string): string | undefined {
   return undefined;
 }
 
-describe('the text rules of catalog records, as DTO decorators', () => {
+describe("the text rules of catalog records, as DTO decorators (the code of the service's error)", () => {
   it('accepts what the admin service accepts, trimmed the same way', async () => {
     const dto = await pipe.transform(valid, { type: 'body', metatype: PersonaBody });
     expect(dto).toEqual({
@@ -69,10 +69,10 @@ describe('the text rules of catalog records, as DTO decorators', () => {
   ])('refuses %s %j with the message of the admin service', async (field, value, check) => {
     const message = serviceRefusal(check);
     expect(message).toBeDefined();
-    expect(await refusal({ ...valid, [field]: value })).toBe(`invalid_request: ${message}`);
+    expect(await refusal({ ...valid, [field]: value })).toBe(`invalid_parameter: ${message}`);
   });
 
   it('refuses a value that is not a string', async () => {
-    expect(await refusal({ ...valid, name: 42 })).toMatch(/^invalid_request: a name is/);
+    expect(await refusal({ ...valid, name: 42 })).toMatch(/^invalid_parameter: a name is/);
   });
 });

@@ -1,4 +1,5 @@
 import { isPrintableLine, isStorableText } from '@fed/contracts';
+import { withCode } from '@fed/server';
 import { Transform } from 'class-transformer';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { CatalogError, type CatalogErrorCode } from './catalog.errors';
@@ -53,21 +54,19 @@ function checked(rule: TextRule, value: string): string {
   return text;
 }
 
-/** The rule as a DTO property decorator; a trimmed rule also trims the value the DTO keeps. */
-function decoratorOf(rule: TextRule): (options?: ValidationOptions) => PropertyDecorator {
-  return (options) => {
-    const trim = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
-    const check = ValidateBy(
-      {
-        name: rule.code,
-        validator: { validate: (value: unknown) => typeof value === 'string' && rule.accepts(value) },
-      },
-      { message: rule.message, ...options },
-    );
-    return (target, property) => {
-      if (rule.trim) trim(target, property);
-      check(target, property);
-    };
+/** The rule as a DTO property decorator, refusing with the code the service's error maps to; a trimmed rule also trims the value the DTO keeps. */
+function decoratorOf(rule: TextRule, options?: ValidationOptions): PropertyDecorator {
+  const trim = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+  const check = ValidateBy(
+    {
+      name: rule.code,
+      validator: { validate: (value: unknown) => typeof value === 'string' && rule.accepts(value) },
+    },
+    withCode(CatalogError.apiCodes[rule.code], rule.message, options),
+  );
+  return (target, property) => {
+    if (rule.trim) trim(target, property);
+    check(target, property);
   };
 }
 
@@ -80,7 +79,22 @@ export const catalogName = (value: string): string => checked(rules.name, value)
 export const catalogDescription = (value: string): string => checked(rules.description, value);
 export const catalogInstructions = (value: string): string => checked(rules.instructions, value);
 
-export const IsPersonaKey = decoratorOf(rules.personaKey);
-export const IsCatalogName = decoratorOf(rules.name);
-export const IsCatalogDescription = decoratorOf(rules.description);
-export const IsCatalogInstructions = decoratorOf(rules.instructions);
+/** @openapi {"type": "string", "pattern": "^[a-z0-9_-]{1,64}$"} */
+export function IsPersonaKey(options?: ValidationOptions): PropertyDecorator {
+  return decoratorOf(rules.personaKey, options);
+}
+
+/** @openapi {"type": "string", "minLength": 1, "maxLength": 200} */
+export function IsCatalogName(options?: ValidationOptions): PropertyDecorator {
+  return decoratorOf(rules.name, options);
+}
+
+/** @openapi {"type": "string", "maxLength": 2000} */
+export function IsCatalogDescription(options?: ValidationOptions): PropertyDecorator {
+  return decoratorOf(rules.description, options);
+}
+
+/** @openapi {"type": "string", "minLength": 1, "maxLength": 20000} */
+export function IsCatalogInstructions(options?: ValidationOptions): PropertyDecorator {
+  return decoratorOf(rules.instructions, options);
+}

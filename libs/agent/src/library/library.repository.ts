@@ -61,6 +61,16 @@ export class LibraryRepository {
       .getMany();
   }
 
+  /** A numbered page in filepath order (as `all`), and how many items there are. */
+  numberedPage(offset: number, limit: number): Promise<[LibraryItemEntity[], number]> {
+    return this.dataSource.manager
+      .createQueryBuilder(LibraryItemEntity, 'item')
+      .orderBy('item.filepath COLLATE "C"', 'ASC')
+      .offset(offset)
+      .limit(limit)
+      .getManyAndCount();
+  }
+
   /** False when the filepath is taken (atomic: the unique index decides). */
   async insert(item: LibraryItemEntity): Promise<boolean> {
     const rows = (await this.dataSource.query(
@@ -93,6 +103,16 @@ export class LibraryRepository {
       [filepath],
     );
     return row ? { id: row.id, blobKey: row.blob_key } : null;
+  }
+
+  /** Deletes the item `id` (a UUID) and returns it (its blob is the caller's to delete); null when absent. */
+  async deleteById(id: string): Promise<{ id: string; filepath: string; blobKey: string | null } | null> {
+    const [row] = await modifyReturning<{ id: string; filepath: string; blob_key: string | null }>(
+      this.dataSource,
+      `DELETE FROM "agent"."library_items" WHERE "id" = $1 RETURNING "id", "filepath", "blob_key"`,
+      [id],
+    );
+    return row ? { id: row.id, filepath: row.filepath, blobKey: row.blob_key } : null;
   }
 
   /** Which of `keys` an item's `blob_key` names (the sweep's question), in one query. */

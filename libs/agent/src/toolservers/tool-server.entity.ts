@@ -11,6 +11,12 @@ export interface RecordedTool {
   ui?: Record<string, unknown>;
 }
 
+/** A tool of the server's last listing, allowed or not: what an operator chooses the allowed ones from. */
+export interface OfferedTool {
+  name: string;
+  description: string;
+}
+
 // An external MCP tool server an administrator approved (platformctl toolservers). The agent runtime
 // offers the recorded allowed tools of each enabled server as `<name>__<tool>`.
 @Entity({ schema: 'agent', name: 'tool_servers' })
@@ -37,6 +43,18 @@ export class ToolServerEntity {
   /** The allowed tools that the server listed when last added or refreshed. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   tools!: RecordedTool[];
+
+  /** Every tool the server listed when last added, changed or refreshed successfully. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  offeredTools!: OfferedTool[];
+
+  /** When the server was last asked for its tools (add, change, refresh); null: never since the column came. */
+  @Column({ type: 'timestamptz', nullable: true })
+  refreshedAt!: Date | null;
+
+  /** Why that last ask failed; null: it answered. The recorded tools are still the last successful listing's. */
+  @Column({ type: 'text', nullable: true })
+  refreshError!: string | null;
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;

@@ -8,18 +8,18 @@ import { ToolServersError } from './tool-servers.errors';
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 // MCP tool names (SEP-986): 1-128 characters of letters, digits, `_`, `-` and `.`.
 const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+export const MAX_TOOL_NAME = 128;
 const AGENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export const DEFAULT_TIMEOUT_MS = 15_000;
-const MAX_TIMEOUT_SECONDS = 300;
-const MAX_AUTH_HEADER = 8192;
+export const MAX_TIMEOUT_SECONDS = 300;
+export const MAX_AUTH_HEADER = 8192;
+export const MAX_URL = 2048;
+
+export const SERVER_NAME_RULE =
+  'a tool server name is 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit';
 
 export function serverName(raw: string): string {
-  if (!SERVER_NAME.test(raw)) {
-    throw new ToolServersError(
-      'invalid_name',
-      'a tool server name is 1-32 characters of a-z, 0-9, _ and -, starting with a letter or digit',
-    );
-  }
+  if (!SERVER_NAME.test(raw)) throw new ToolServersError('invalid_name', SERVER_NAME_RULE);
   return raw;
 }
 
@@ -29,6 +29,7 @@ export function isServerName(raw: string): boolean {
 
 /** An http(s) URL without credentials; address literals must be public unless allowed (names: on connect). */
 export function serverUrl(raw: string, allowPrivateAddresses: boolean): string {
+  if (raw.length > MAX_URL) throw new ToolServersError('invalid_url', `the URL is at most ${MAX_URL} characters`);
   let url: URL;
   try {
     url = new URL(raw);
@@ -62,10 +63,15 @@ export function authHeaderValue(raw: string): string {
   return raw;
 }
 
-/** `tool1,tool2` as the administrator wrote it: each tool named, no wildcard, no duplicates. */
-export function allowedTools(raw: string): string[] {
-  const names = raw
-    .split(',')
+/** At most this many tools are allowed on one server (the model sees each of them at every turn). */
+export const MAX_ALLOWED_TOOLS = 128;
+
+/**
+ * The allowed tools as the administrator named them (`tool1,tool2` on the command line, a list over HTTP): each
+ * tool named, no wildcard, no duplicates.
+ */
+export function allowedTools(raw: string | readonly string[]): string[] {
+  const names = (typeof raw === 'string' ? raw.split(',') : raw)
     .map((name) => name.trim())
     .filter((name) => name.length > 0);
   if (names.length === 0) throw new ToolServersError('invalid_allowed_tools', 'name at least one tool to allow');
@@ -77,12 +83,24 @@ export function allowedTools(raw: string): string[] {
       throw new ToolServersError('invalid_allowed_tools', `${JSON.stringify(name.slice(0, 130))} is not a tool name`);
     }
   }
-  return [...new Set(names)];
+  const unique = [...new Set(names)];
+  if (unique.length > MAX_ALLOWED_TOOLS) {
+    throw new ToolServersError('invalid_allowed_tools', `allow at most ${MAX_ALLOWED_TOOLS} tools of one server`);
+  }
+  return unique;
 }
 
-export function timeoutMs(seconds: string | undefined): number {
+/** Seconds as the command line (digits) or a JSON body (an integer) gives them. */
+export function timeoutMs(seconds: string | number | undefined): number {
   if (seconds === undefined) return DEFAULT_TIMEOUT_MS;
-  const value = /^[0-9]{1,4}$/.test(seconds) ? Number(seconds) : NaN;
+  const value =
+    typeof seconds === 'number'
+      ? Number.isInteger(seconds)
+        ? seconds
+        : NaN
+      : /^[0-9]{1,4}$/.test(seconds)
+        ? Number(seconds)
+        : NaN;
   if (!(value >= 1 && value <= MAX_TIMEOUT_SECONDS)) {
     throw new ToolServersError('invalid_timeout', `the timeout is 1-${MAX_TIMEOUT_SECONDS} seconds`);
   }

@@ -8,6 +8,7 @@ import { ToolServerRepository } from './tool-server.repository';
 import { type ToolServerSecrets, toolServerSecretsFor } from './tool-server-secrets';
 import { ToolServerNetwork } from './tool-server-network';
 import { ToolServerUiSource } from './tool-server-ui-source';
+import { ToolServersAdminController } from './tool-servers-admin.controller';
 import { ToolServersAdminService } from './tool-servers-admin.service';
 
 /** The sealing key of auth headers; undefined when the app has none (servers without a header still work). */
@@ -42,6 +43,26 @@ export const TOOL_SERVER_SECRETS = Symbol.for('fed.agent.ToolServerSecrets');
   exports: [ToolServerRepository, TOOL_SERVER_SECRETS, EXTERNAL_UI_SOURCE],
 })
 export class ToolServersModule {}
+
+/**
+ * `/api/v1/admin/tool-servers` (admin-service): the service platformctl uses, under this app's address rule
+ * (TOOLSERVER_ALLOW_PRIVATE_ADDRESSES) and key (TOOLSERVER_SECRET_KEY).
+ */
+@Module({
+  imports: [ToolServersModule],
+  controllers: [ToolServersAdminController],
+  providers: [
+    {
+      provide: ToolServersAdminService,
+      inject: [ToolServerRepository, TOOL_SERVER_SECRETS, SERVICE_CONFIG],
+      useFactory: (repository: ToolServerRepository, key: { secrets?: ToolServerSecrets }, config: ServiceConfig) =>
+        new ToolServersAdminService(repository, key.secrets, {
+          network: ToolServerNetwork.of(config.toolServers.allowPrivateAddresses),
+        }),
+    },
+  ],
+})
+export class ToolServersAdminModule {}
 
 /** The administrator's service on a data source, as platformctl and the tests build it. */
 export function toolServersAdminServiceFor(
