@@ -3,6 +3,8 @@
 // that needs them declares them from these shapes, in its own module scope.
 
 export interface PageElement {
+  id: string;
+  textContent: string | null;
   lang: string;
   dir: string;
   dataset: Record<string, string | undefined>;

@@ -287,6 +287,7 @@ function UserTable({
                       <button
                         key={action}
                         type="button"
+                        data-action={action}
                         className={action === 'delete' ? 'destructive' : undefined}
                         onClick={() => onAction(user, action)}
                       >
