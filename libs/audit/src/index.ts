@@ -35,3 +35,4 @@ export * from './guardrails/guardrail-alerts.repository';
 export * from './guardrails/guardrail-engine';
 export * from './guardrails/guardrail-rules';
 export * from './guardrails/guardrails.module';
+export * from './export/log-export';

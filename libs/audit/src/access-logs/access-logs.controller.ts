@@ -1,7 +1,11 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
+import { LogExportQueryDto, logExportRequest, streamLogExport } from '../export/log-export';
+import { ACCESS_LOG_EXPORT } from './access-log-export';
 import { type AccessLogList, toAccessLogResponse } from './access-logs.dto';
 import { AccessLogsRepository } from './access-logs.repository';
 
@@ -9,7 +13,10 @@ import { AccessLogsRepository } from './access-logs.repository';
 @SaasOnly()
 @Controller('api/v1/admin')
 export class AccessLogsController {
-  constructor(private readonly accessLogs: AccessLogsRepository) {}
+  constructor(
+    private readonly accessLogs: AccessLogsRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   @Get('access-logs')
   async list(
@@ -24,5 +31,19 @@ export class AccessLogsController {
       page,
     );
     return { accessLogs: rows.map(toAccessLogResponse), ...numberedPageEnvelope(page, total) };
+  }
+
+  /** The range as a CSV or JSON lines file, streamed; the same rows as the list's. */
+  @Get('access-logs/export')
+  async export(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogExportQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await streamLogExport(this.dataSource, ACCESS_LOG_EXPORT, logExportRequest(query, principal.tenant?.id), {
+      req,
+      res,
+    });
   }
 }

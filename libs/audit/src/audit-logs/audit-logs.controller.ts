@@ -1,7 +1,11 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
+import { LogExportQueryDto, logExportRequest, streamLogExport } from '../export/log-export';
+import { AUDIT_LOG_EXPORT } from './audit-log-export';
 import { type AuditLogList, toAuditLogResponse } from './audit-logs.dto';
 import { AuditLogsRepository } from './audit-logs.repository';
 
@@ -9,7 +13,10 @@ import { AuditLogsRepository } from './audit-logs.repository';
 @SaasOnly()
 @Controller('api/v1/admin')
 export class AuditLogsController {
-  constructor(private readonly auditLogs: AuditLogsRepository) {}
+  constructor(
+    private readonly auditLogs: AuditLogsRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   @Get('audit-logs')
   async list(
@@ -24,5 +31,19 @@ export class AuditLogsController {
       page,
     );
     return { auditLogs: rows.map(toAuditLogResponse), ...numberedPageEnvelope(page, total) };
+  }
+
+  /** The range as a CSV or JSON lines file, streamed; the same rows as the list's. */
+  @Get('audit-logs/export')
+  async export(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogExportQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await streamLogExport(this.dataSource, AUDIT_LOG_EXPORT, logExportRequest(query, principal.tenant?.id), {
+      req,
+      res,
+    });
   }
 }

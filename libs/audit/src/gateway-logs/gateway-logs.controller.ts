@@ -1,7 +1,11 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
+import { GATEWAY_LOG_EXPORT } from '../export/gateway-log-export';
+import { LogExportQueryDto, logExportRequest, streamLogExport } from '../export/log-export';
 import { type GatewayLogList, toGatewayLogResponse } from './gateway-logs.dto';
 import { GatewayLogsRepository } from './gateway-logs.repository';
 
@@ -9,7 +13,10 @@ import { GatewayLogsRepository } from './gateway-logs.repository';
 @SaasOnly()
 @Controller('api/v1/admin')
 export class GatewayLogsController {
-  constructor(private readonly gatewayLogs: GatewayLogsRepository) {}
+  constructor(
+    private readonly gatewayLogs: GatewayLogsRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   @Get('llm-gateway-logs')
   async list(
@@ -24,5 +31,19 @@ export class GatewayLogsController {
       page,
     );
     return { llmGatewayLogs: rows.map(toGatewayLogResponse), ...numberedPageEnvelope(page, total) };
+  }
+
+  /** The range as a CSV or JSON lines file, streamed; the same rows as the list's. */
+  @Get('llm-gateway-logs/export')
+  async export(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogExportQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await streamLogExport(this.dataSource, GATEWAY_LOG_EXPORT, logExportRequest(query, principal.tenant?.id), {
+      req,
+      res,
+    });
   }
 }

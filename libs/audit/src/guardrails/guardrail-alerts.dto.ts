@@ -2,6 +2,7 @@ import { type NumberedPageEnvelope, isUuid } from '@fed/contracts';
 import { LogPageQueryDto, withCode } from '@fed/server';
 import { IsIn, IsOptional, ValidateBy } from 'class-validator';
 import { type GuardrailAlertEntity } from './guardrail-alert.entity';
+import { EXPORT_FORMATS, type ExportFormat } from '../export/log-export';
 import { SEVERITIES } from './guardrail-rules';
 
 /** A guardrail alert record (docs/admin.md, "Guardrail alerts"; the spec leaves its fields open). */
@@ -72,4 +73,10 @@ export function toGuardrailAlertResponse(row: GuardrailAlertEntity): GuardrailAl
     tenantId: row.tenantId,
     caller: row.caller,
   };
+}
+
+/** `GET /v1/admin/guardrail-alerts/export`: the list's filters and `format`. */
+export class GuardrailAlertsExportQuery extends GuardrailAlertsQuery {
+  @IsIn(EXPORT_FORMATS, badParameter('format must be csv or jsonl'))
+  format!: ExportFormat;
 }

@@ -1,7 +1,11 @@
 import { type AccessTokenPrincipal, CurrentPrincipal, Scopes, SaasOnly } from '@fed/auth';
 import { dayRange, numberedPageEnvelope, toNumberedPageParams } from '@fed/contracts';
 import { LogPageQueryDto } from '@fed/server';
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
+import { LogExportQueryDto, logExportRequest, streamLogExport } from '../export/log-export';
+import { LLM_LOG_EXPORT } from './llm-log-export';
 import { type LlmLogList, toLlmLogResponse } from './llm-logs.dto';
 import { LlmLogsRepository } from './llm-logs.repository';
 
@@ -9,7 +13,10 @@ import { LlmLogsRepository } from './llm-logs.repository';
 @SaasOnly()
 @Controller('api/v1/admin')
 export class LlmLogsController {
-  constructor(private readonly llmLogs: LlmLogsRepository) {}
+  constructor(
+    private readonly llmLogs: LlmLogsRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   @Get('llm-logs')
   async list(
@@ -24,5 +31,16 @@ export class LlmLogsController {
       page,
     );
     return { llmLogs: rows.map(toLlmLogResponse), ...numberedPageEnvelope(page, total) };
+  }
+
+  /** The range as a CSV or JSON lines file, streamed; the same rows as the list's. */
+  @Get('llm-logs/export')
+  async export(
+    @CurrentPrincipal() principal: AccessTokenPrincipal,
+    @Query() query: LogExportQueryDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await streamLogExport(this.dataSource, LLM_LOG_EXPORT, logExportRequest(query, principal.tenant?.id), { req, res });
   }
 }
