@@ -348,6 +348,105 @@ describe('platformctl', () => {
       expect(cleared.output).toContain('portal  post-logout redirect URIs: -');
     });
 
+    it('changes name, redirect URIs, scopes and consent by the rules of registration (update)', async () => {
+      const updated = await run(
+        [
+          'clients',
+          'update',
+          'portal',
+          '--name',
+          'Portal 2',
+          '--redirect-uri',
+          'https://portal.example.com/cb2',
+          '--scope',
+          'openid',
+          '--scope',
+          'chat:exec',
+          '--consent',
+          'off',
+        ],
+        env(),
+      );
+      expect(updated.code).toBe(0);
+      expect(updated.output).toMatch(
+        /^portal {2}Published .* consent=off .* scopes=openid chat:exec {2}name="Portal 2"$/m,
+      );
+      expect(updated.output).toContain('portal  redirect URIs: https://portal.example.com/cb2');
+      const managed = await run(['clients', 'update', 'portal', '--scope', 'platform:manage'], env());
+      expect(managed.code).toBe(1);
+      expect(managed.output).toContain('refused (invalid_scope)');
+      const allowed = await run(
+        ['clients', 'update', 'portal', '--scope', 'platform:manage', '--allow-management-scopes'],
+        env(),
+      );
+      expect(allowed.output).toContain('scopes=platform:manage');
+      const nothing = await run(['clients', 'update', 'portal'], env());
+      expect([nothing.code, nothing.output.includes('refused (nothing_to_change)')]).toEqual([1, true]);
+    });
+
+    it("disables, enables and deletes a client (the admin API's methods), and the platform's own client only with --force", async () => {
+      const disabled = await run(['clients', 'disable', 'legacy'], env());
+      expect(disabled.code).toBe(0);
+      expect(disabled.output).toContain(
+        'legacy: disabled (its sessions and tokens ended; no REDIS_URL: running services',
+      );
+      expect((await run(['clients', 'list'], env())).output).toMatch(/^legacy .* disabled /m);
+      expect((await run(['clients', 'enable', 'legacy'], env())).output).toContain('legacy: enabled');
+      expect((await run(['clients', 'list'], env())).output).toMatch(/^legacy .* enabled /m);
+      const deleted = await run(['clients', 'delete', 'legacy'], env());
+      expect(deleted.output).toContain('legacy: deleted');
+      expect((await run(['clients', 'list'], env())).output).not.toMatch(/^legacy /m);
+      expect((await run(['clients', 'delete', 'legacy'], env())).output).toContain('refused (client_not_found)');
+
+      for (const command of ['disable', 'delete']) {
+        const refused = await run(['clients', command, 'web'], env());
+        expect([command, refused.code, refused.output.includes('refused (protected_client)')]).toEqual([
+          command,
+          1,
+          true,
+        ]);
+      }
+      expect((await run(['clients', 'disable', 'web', '--force'], env())).code).toBe(0);
+      expect((await run(['clients', 'delete', 'web', '--force'], env())).output).toContain('web: deleted');
+    });
+
+    it("refuses platform:manage on a tenant's client_credentials client, takes it on the operator's", async () => {
+      const tenantClient = await run(
+        [
+          'clients',
+          'create',
+          '--client-id',
+          'pm',
+          '--name',
+          'PM',
+          '--grant',
+          'client_credentials',
+          '--scope',
+          'platform:manage',
+        ],
+        env(),
+      );
+      expect(tenantClient.code).toBe(1);
+      expect(tenantClient.output).toContain('refused (invalid_scope)');
+      const operator = await run(
+        [
+          'clients',
+          'create',
+          '--client-id',
+          'pm',
+          '--name',
+          'PM',
+          '--grant',
+          'client_credentials',
+          '--scope',
+          'platform:manage',
+          '--operator',
+        ],
+        env(),
+      );
+      expect(operator.code).toBe(0);
+    });
+
     it('rotates a secret and says when the client does not exist', async () => {
       const rotated = await run(['clients', 'rotate-secret', 'etl'], env());
       expect(rotated.code).toBe(0);
@@ -410,6 +509,41 @@ describe('platformctl', () => {
       const unknown = await run(['users', 'set-role', 'nobody@example.com', 'admin'], env());
       expect(unknown.code).toBe(1);
       expect(unknown.output).toContain('refused (user_not_found)');
+    });
+  });
+
+  describe('platform operators', () => {
+    let operatorsDatabase: TestDatabase;
+    const env = () => ({ DATABASE_URL: operatorsDatabase.url });
+
+    beforeAll(async () => {
+      operatorsDatabase = await createTestDatabase();
+    });
+    afterAll(async () => {
+      await operatorsDatabase?.drop();
+    });
+
+    it('makes an admin a platform operator and back (set-operator on|off); off ends the sessions; never a user who is not an admin', async () => {
+      await run(['users', 'create', '--email', 'root@example.com', '--name', 'Root', '--role', 'admin'], env());
+      await run(['users', 'create', '--email', 'plain@example.com', '--name', 'Plain'], env());
+      const on = await run(['users', 'set-operator', 'root@example.com', 'on'], env());
+      expect([on.code, on.output.trim()]).toEqual([0, 'platform operator root@example.com: on']);
+      expect((await run(['users', 'list'], env())).output).toContain('root@example.com  admin+operator  approved');
+      const refused = await run(['users', 'set-operator', 'plain@example.com', 'on'], env());
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('refused (operator_needs_admin)');
+      expect((await run(['users', 'list'], env())).output).toContain('plain@example.com  user  approved');
+      const off = await run(['users', 'set-operator', 'root@example.com', 'off'], env());
+      expect(off.output).toContain(
+        'platform operator root@example.com: off (existing sessions ended; no REDIS_URL: running services accept',
+      );
+      expect((await run(['users', 'list'], env())).output).toContain('root@example.com  admin  approved');
+      const bad = await run(['users', 'set-operator', 'root@example.com', 'maybe'], env());
+      expect(bad.code).toBe(1);
+      expect(bad.output).toContain('expected on or off');
+      expect((await run(['users', 'set-operator', 'nobody@example.com', 'on'], env())).output).toContain(
+        'refused (user_not_found)',
+      );
     });
   });
 

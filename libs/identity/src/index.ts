@@ -11,7 +11,11 @@ export { MasterDataListsModule, MasterDataModule, masterDataServiceFor } from '.
 export { NotificationsModule } from './notifications/notifications.module';
 
 export { type ClientChanges, ClientsService, type ClientView, type IssuedSecret } from './clients/clients.service';
-export { type ClientTokenRevocations, signalClientTokenRevocations } from './clients/client-token-revocations';
+export {
+  CLIENT_CACHE_WINDOW_MS,
+  type ClientTokenRevocations,
+  signalClientTokenRevocations,
+} from './clients/client-token-revocations';
 export {
   FIRST_PARTY_WEB_CLIENT_ID,
   type FirstPartyWebClient,

@@ -5,6 +5,8 @@ import { TenantEntity } from '../tenants/tenant.entity';
 import { ClientRepository } from './client.repository';
 import { ClientsError } from './clients.errors';
 import { ClientsService } from './clients.service';
+import { ensureFirstPartyWebClient } from './first-party-web-client';
+import { managementScopes } from '@fed/contracts';
 import { randomUUID } from 'node:crypto';
 
 describe('client registry (real PostgreSQL)', () => {
@@ -365,6 +367,30 @@ describe('client registry (real PostgreSQL)', () => {
       expect(await codeOfWork(telling.update('dcr-1', { name: 'Mine' }))).toBe('self_registered_client');
       expect((await telling.setEnabled('dcr-1', false)).enabled).toBe(false);
       expect(ended).toHaveLength(1);
+    });
+
+    it('gives the first-party web client the management scopes and platform:manage, adding them to an existing one once, keeping its other scopes', async () => {
+      const web = {
+        clientId: 'web',
+        name: 'Web app',
+        scopes: ['openid', 'chat:exec'],
+        baseUrl: 'http://localhost:8080',
+        callbackPath: '/callback',
+        signedOutPath: '/signed-out',
+      };
+      await ensureFirstPartyWebClient(telling, web);
+      expect((await telling.get('web')).scopes).toEqual(['openid', 'chat:exec', ...managementScopes]);
+      expect(await telling.get('web')).toMatchObject({ tokenEndpointAuthMethod: 'none', consentRequired: false });
+
+      // A web client made before: its scopes gain what it lacks, its own stay; its redirects follow the address.
+      await telling.update('web', { scopes: ['openid', 'chat:exec', 'chat:file'] });
+      await ensureFirstPartyWebClient(telling, { ...web, baseUrl: 'https://platform.example.com' });
+      const updated = await telling.get('web');
+      expect(updated.scopes).toEqual(['openid', 'chat:exec', 'chat:file', ...managementScopes]);
+      expect(updated.redirectUris).toEqual(['https://platform.example.com/callback']);
+      const at = updated.updatedAt.getTime();
+      await ensureFirstPartyWebClient(telling, { ...web, baseUrl: 'https://platform.example.com' });
+      expect((await telling.get('web')).updatedAt.getTime()).toBe(at);
     });
 
     it('lists a numbered page by client id, filtered by a substring of id or name and by tenant', async () => {

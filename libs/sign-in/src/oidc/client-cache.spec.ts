@@ -64,6 +64,14 @@ describe('client cache of the token endpoint (real PostgreSQL)', () => {
     expect((await stale)?.enabled).toBe(true);
   });
 
+  it('makes the first lookup after a quiet spell wait for the read: an entry is never served twice its time old', async () => {
+    const cache = new ClientCache(repository, 1000);
+    await cache.find('etl');
+    await disable();
+    now += 60 * 60 * 1000;
+    expect((await cache.find('etl'))?.enabled).toBe(false);
+  });
+
   it('does not keep a failed read: the next lookup reads again', async () => {
     const cache = new ClientCache(repository, 1000);
     const reads = jest.spyOn(repository, 'find').mockRejectedValueOnce(new Error('connection terminated'));

@@ -50,6 +50,8 @@ export class ClientCache {
       return entry.client;
     }
     cached.refresh = entry.client;
-    return cached.client;
+    // Never older than twice `ttlMs`, also after a quiet spell: a client disabled, deleted or given a new secret
+    // an hour ago gets no token from an entry read before.
+    return now - cached.at < 2 * this.ttlMs ? cached.client : entry.client;
   }
 }

@@ -1,4 +1,4 @@
-import { type NumberedPageEnvelope } from '@fed/contracts';
+import { type NumberedPageEnvelope, isPrintableLine } from '@fed/contracts';
 import {
   Checks,
   IsNotBlank,
@@ -86,7 +86,9 @@ export class ClientIdParams {
   @ValidateBy(
     {
       name: 'isClientId',
-      validator: { validate: (value: unknown) => typeof value === 'string' && isClientIdShaped(value) },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && isClientIdShaped(value) && isPrintableLine(value),
+      },
     },
     withCode('not_found', 'no such client'),
   )

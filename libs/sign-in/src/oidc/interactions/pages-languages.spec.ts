@@ -39,8 +39,10 @@ describe('login, consent and error pages in every language', () => {
       redirectUris: [REDIRECT_URI],
       allowManagementScopes: true,
     });
-    // An admin, who may hold the management scopes too (a user is never offered those, nor anyone llm:invoke).
+    // An admin and platform operator, who may hold every management scope, platform:manage too (a user is never
+    // offered those, nor anyone llm:invoke).
     await createApprovedUser(users, 'ada', { password: PASSWORD, role: 'admin' });
+    await users.setPlatformOperator((await users.findByLogin('ada')).id, true);
   });
 
   afterAll(async () => {
