@@ -344,9 +344,9 @@ export const variables = [
     name: 'KEY_ENCRYPTION_KEY',
     key: 'signingKeys.encryptionKey',
     description:
-      'Encrypts the signing keys stored in the database (AES-256-GCM). In `platform` and `platformctl`, leaving it unset uses a key generated once and kept in DATA_DIR/key-encryption-key.',
+      "Encrypts the signing keys stored in the database (AES-256-GCM), and tenants' identity-provider secrets under a key derived from it. In `platform` and `platformctl`, leaving it unset uses a key generated once and kept in DATA_DIR/key-encryption-key. admin-service needs auth-service's value to rotate or revoke signing keys and to store a provider's secret over HTTP (`/api/v1/admin/signing-keys`, `/api/v1/admin/tenants`); without it those calls are refused (400) and the rest works.",
     allowed: '32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
-    apps: ['auth-service', 'platform', 'platformctl'],
+    apps: ['auth-service', 'admin-service', 'platform', 'platformctl'],
     requiredIn: ['auth-service'],
     sensitive: true,
     parse: (raw) =>

@@ -37,7 +37,8 @@ export interface AdminStack {
 
 export async function bootAdminStack(
   // `env` is given to all three services (`EDITION=marketplace`).
-  options: { adminFeatures?: Type[]; env?: Record<string, string> } = {},
+  // `adminEnv` is admin-service's alone (`KEY_ENCRYPTION_KEY: ''`: one without auth-service's key).
+  options: { adminFeatures?: Type[]; env?: Record<string, string>; adminEnv?: Record<string, string> } = {},
 ): Promise<AdminStack> {
   const redis = { url: testServiceUrls().redisUrl, keyPrefix: `test:${randomUUID().slice(0, 8)}:` };
   const database = await createTestDatabase();
@@ -45,10 +46,12 @@ export async function bootAdminStack(
   const started: RunningService[] = [];
   try {
     const authPort = await freePort();
+    // auth-service's key, which admin-service needs to rotate or revoke signing keys and seal providers' secrets.
+    const keyEncryptionKey = randomBytes(32).toString('base64');
     const auth = await start('auth-service', [AuthServiceModule], {
       PORT: String(authPort),
       PUBLIC_URL: `http://127.0.0.1:${authPort}`,
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      KEY_ENCRYPTION_KEY: keyEncryptionKey,
     });
     started.push(auth);
     const other = { AUTH_URL: auth.config.auth.authUrl };
@@ -56,6 +59,8 @@ export async function bootAdminStack(
     const admin = await start('admin-service', options.adminFeatures ?? [AdminServiceModule], {
       ...other,
       BLOB_DIR: blobDir,
+      KEY_ENCRYPTION_KEY: keyEncryptionKey,
+      ...options.adminEnv,
     });
     started.push(admin);
     const chat = await start('chat-service', [ChatServiceModule], { ...other, BLOB_DIR: blobDir });
