@@ -9,7 +9,14 @@ import {
   LogRetentionModule,
 } from '@fed/audit';
 import { ApiKeysAdminModule } from '@fed/gateway';
-import { AdminUsersModule, ClientsAdminModule, MasterDataModule } from '@fed/identity';
+import {
+  AdminUsersModule,
+  ClientsAdminModule,
+  MasterDataModule,
+  SigningKeysAdminModule,
+  TenantIdpAdminModule,
+  TenantsAdminModule,
+} from '@fed/identity';
 import { MemoryQueryModule } from '@fed/memory';
 import { Module } from '@nestjs/common';
 
@@ -32,6 +39,10 @@ import { Module } from '@nestjs/common';
     // users and master data (libs/identity): /v1/admin/users, /v1/admin/organizations, /v1/admin/job-types.
     AdminUsersModule,
     MasterDataModule,
+    // the platform operator's (platform:manage): /v1/admin/signing-keys, /v1/admin/tenants and their providers.
+    SigningKeysAdminModule,
+    TenantsAdminModule,
+    TenantIdpAdminModule,
     // the platform operator's clients (libs/identity, platform:manage): /v1/admin/clients.
     ClientsAdminModule,
     // shared memory (libs/memory): /v1/admin/memory/query with its monthly quota.

@@ -2,6 +2,9 @@
 
 export { RealmImportModule, realmServiceFor } from './realm/realm-import.module';
 export { SigningKeysModule, keyEncryptionFor, signingKeysServiceFor } from './signing-keys/signing-keys.module';
+export { SigningKeysAdminModule } from './signing-keys/signing-keys-admin.module';
+export { TenantsAdminModule, tenantsServiceFor } from './tenants/tenants.module';
+export { TenantIdpAdminModule } from './idp/tenant-idp-admin.module';
 export { ClientsModule, clientsServiceFor } from './clients/clients.module';
 export { ClientsAdminModule } from './clients/admin/clients-admin.module';
 export { UsersModule, usersServiceFor } from './users/users.module';
@@ -51,6 +54,23 @@ export {
 } from './signing-keys/signing-keys.service';
 export { type KeyEncryption, KeyDecryptionError } from './signing-keys/key-encryption';
 export { SigningKeysError, type SigningKeysErrorCode } from './signing-keys/signing-keys.errors';
+export {
+  DEFAULT_ACTIVATE_IN_SECONDS,
+  SigningKeyAdministration,
+  type SigningKeyRevocation,
+  type SigningKeyRevocations,
+  signalSigningKeyRevocations,
+} from './signing-keys/signing-keys-admin.service';
+
+export {
+  type NewTenant,
+  type TenantChanges,
+  type TenantKey,
+  type TenantRow,
+  TenantsService,
+} from './tenants/tenants.service';
+export { type TenantType, tenantTypes } from './tenants/tenant.entity';
+export { TenantsError, type TenantsErrorCode } from './tenants/tenants.errors';
 
 export { identityEntities } from './identity.entities';
 
@@ -59,6 +79,7 @@ export { type UiLocale, negotiateLocale, uiLocales } from '@fed/contracts';
 export { idpSecretsKeyFor, tenantIdpsServiceFor } from './idp/tenant-idps.factory';
 export { IDP_CALLBACK_PATH } from './pages/paths';
 export { TenantIdpsService, type TenantIdpView } from './idp/tenant-idps.service';
+export { type IdpCheckReport, TenantIdpCheck } from './idp/tenant-idp-check';
 export { type TenantIdpSettings } from './idp/tenant-idp.rules';
 export { type ClaimMapping, type MappedField, mappedFields } from './idp/claim-mapping';
 export { IdpError, type IdpErrorCode } from './idp/idp.errors';

@@ -53,3 +53,9 @@ export { UserRepository } from './users/user.repository';
 export { UsersError } from './users/users.errors';
 export { UsersModule } from './users/users.module';
 export { checkPassword, hashPassword, UsersService, type UserView, validateUserFields } from './users/users.service';
+export {
+  acceptedIdTokenAlgorithms,
+  discoverUpstream,
+  ID_TOKEN_ALGORITHMS,
+  UPSTREAM_TIMEOUT_SECONDS,
+} from './idp/upstream-discovery';

@@ -1,22 +1,32 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type AppConfig } from '@fed/config';
-import { DEFAULT_MAX_TOKEN_AGE_SECONDS } from '@fed/auth';
-import { type SigningKeysService, keyEncryptionFor, signingKeysServiceFor } from '@fed/identity';
+import {
+  DEFAULT_ACTIVATE_IN_SECONDS,
+  SigningKeyAdministration,
+  keyEncryptionFor,
+  signalSigningKeyRevocations,
+  signingKeysServiceFor,
+} from '@fed/identity';
 import { withIdentity } from './database';
 import { tellRunningServices } from './signals';
 
-// Verifiers refresh their JWKS at least every 10 minutes, so all know the new key before it signs.
-const DEFAULT_ACTIVATE_IN_SECONDS = 600;
-
-function withSigningKeys<T>(
-  work: (keys: SigningKeysService, config: AppConfig<'platformctl'>) => Promise<T>,
-): Promise<T> {
-  return withIdentity(async (dataSource, config) => {
+/** The service the admin API's /api/v1/admin/signing-keys calls, telling running services as platformctl can. */
+function withSigningKeys<T>(work: (keys: SigningKeyAdministration) => Promise<T>): Promise<T> {
+  return withIdentity(async (dataSource, config: AppConfig<'platformctl'>) => {
     // A key generated into DATA_DIR is only right for the embedded database it was made with.
     if (config.database.url && !config.signingKeys.encryptionKey) {
       throw new Error('KEY_ENCRYPTION_KEY must be set: it is the key auth-service uses');
     }
-    return work(signingKeysServiceFor(dataSource, await keyEncryptionFor(config), config), config);
+    const keys = signingKeysServiceFor(dataSource, await keyEncryptionFor(config), config);
+    const revocations = {
+      announce: (kid: string) =>
+        tellRunningServices(config, (signals) =>
+          signalSigningKeyRevocations(signals)
+            .announce(kid)
+            .then(() => {}),
+        ),
+    };
+    return work(new SigningKeyAdministration(keys, revocations));
   });
 }
 
@@ -66,18 +76,10 @@ export function registerKeys(program: Command): void {
       'emergency withdrawal of a compromised key: out of the JWKS at once, its tokens refused everywhere; a key signing now is replaced at once',
     )
     .action(async (kid: string) => {
-      const { revoked, replacement, told } = await withSigningKeys(async (service, config) => {
-        const outcome = await service.revoke(kid);
-        // Retained for a day (the longest a verifier accepts any token) for services that start later.
-        const until = Math.floor(Date.now() / 1000) + DEFAULT_MAX_TOKEN_AGE_SECONDS;
-        const told = await tellRunningServices(config, (signals) =>
-          signals.publishRetained('auth.signing-key-revoked', { version: 1, kid: outcome.revoked.kid }, until),
-        );
-        return { ...outcome, told };
-      });
+      const { revoked, replacement, announced } = await withSigningKeys((service) => service.revoke(kid));
       process.stdout.write(`revoked ${revoked.kid}\n`);
       if (replacement) process.stdout.write(`added ${replacement.kid} (${replacement.state}); signs from now\n`);
-      if (!told) {
+      if (!announced) {
         process.stdout.write(
           '(no REDIS_URL: auth-service leaves it out of the JWKS within 5 s; other running services refuse its tokens once they refetch the JWKS, within 10 minutes)\n',
         );

@@ -1,8 +1,9 @@
 import { domainErrors } from '@fed/contracts';
 
-/** Messages are safe to show an operator; a tenant is only named in a request, so a missing one is a bad parameter. */
+/** Messages are safe to show an operator. */
 export class IdpError extends domainErrors({
-  tenant_not_found: 'invalid_parameter',
+  // The admin API names the tenant in its path (`/tenants/:tenantId/identity-provider`).
+  tenant_not_found: 'not_found',
   not_enterprise: 'invalid_request',
   idp_not_found: 'not_found',
   invalid_issuer: 'invalid_parameter',

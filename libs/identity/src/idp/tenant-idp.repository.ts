@@ -1,6 +1,7 @@
 import { In, IsNull, type DataSource, type EntityManager } from 'typeorm';
 import { JobTypeEntity, OrganizationEntity } from '../master-data/master-data.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
+import { type TenantKey } from '../tenants/tenant.repository';
 import { type ClaimMapping } from './claim-mapping';
 import { IdpError } from './idp.errors';
 import { TenantIdpDomainEntity, TenantIdpEntity } from './tenant-idp.entity';
@@ -24,6 +25,12 @@ export class TenantIdpRepository {
 
   tenantNamed(name: string, manager = this.dataSource.manager): Promise<TenantEntity | null> {
     return manager.findOneBy(TenantEntity, { name });
+  }
+
+  tenantOf(key: TenantKey, manager = this.dataSource.manager): Promise<TenantEntity | null> {
+    return 'tenantId' in key
+      ? manager.findOneBy(TenantEntity, { id: key.tenantId })
+      : this.tenantNamed(key.name, manager);
   }
 
   async find(tenant: TenantEntity, manager = this.dataSource.manager): Promise<StoredIdp | null> {

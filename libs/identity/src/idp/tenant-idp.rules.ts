@@ -10,8 +10,8 @@ export interface TenantIdpSettings {
   /** Default `openid profile email`; must include `openid`. */
   scopes?: string[];
   domains?: string[];
-  /** Upstream claim names, for the fields that differ from the defaults. */
-  claims?: Partial<Record<string, string>>;
+  /** Upstream claim names, for the fields that differ from the defaults (any field name: checked here). */
+  claims?: Partial<Record<string, string>> | Partial<ClaimMapping>;
 }
 
 export interface ValidTenantIdpSettings {
@@ -31,6 +31,10 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,6
 const CLAIM_NAME = /^[\x21-\x7E]{1,200}$/;
 
 function validIssuer(issuer: string): string {
+  // The URL parser drops tabs and newlines: an issuer stored with one would never match the upstream's `iss`.
+  if (typeof issuer !== 'string' || issuer.length > 2000 || !isPrintableLine(issuer) || issuer.trim() !== issuer) {
+    throw new IdpError('invalid_issuer', 'issuer must be an absolute URL of at most 2000 printable characters');
+  }
   let url: URL;
   try {
     url = new URL(issuer);
@@ -40,7 +44,7 @@ function validIssuer(issuer: string): string {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
     throw new IdpError('invalid_issuer', 'issuer must use https (http only for localhost)');
   }
-  if (url.search || url.hash || url.username || url.password || issuer.length > 2000) {
+  if (url.search || url.hash || url.username || url.password) {
     throw new IdpError('invalid_issuer', 'issuer must have no query, fragment or credentials');
   }
   // Kept as written: the upstream's `iss` is compared with it exactly.
@@ -69,7 +73,7 @@ function validDomains(domains: readonly string[] | undefined): string[] {
   return list;
 }
 
-function validClaims(claims: Partial<Record<string, string>> | undefined): ClaimMapping {
+function validClaims(claims: TenantIdpSettings['claims']): ClaimMapping {
   const mapping: ClaimMapping = { ...defaultClaimMapping };
   for (const [field, claim] of Object.entries(claims ?? {})) {
     if (!(mappedFields as readonly string[]).includes(field)) {

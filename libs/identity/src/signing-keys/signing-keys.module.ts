@@ -26,7 +26,7 @@ export async function keyEncryptionFor(config: Pick<ServiceConfig, 'signingKeys'
 
 export function signingKeysServiceFor(
   dataSource: DataSource,
-  encryption: KeyEncryption,
+  encryption: KeyEncryption | undefined,
   config: Pick<ServiceConfig, 'signingKeys' | 'auth'>,
 ): SigningKeysService {
   return new SigningKeysService(new SigningKeyRepository(dataSource), encryption, {

@@ -14,6 +14,9 @@ export type SigningKeyState = 'next' | 'active' | 'retired' | 'expired' | 'revok
 
 export interface SigningKeyStatus {
   kid: string;
+  alg: 'RS256';
+  /** The public half only, as the JWKS publishes it. */
+  publicJwk: PublicSigningJwk;
   state: SigningKeyState;
   createdAt: Date;
   activatesAt: Date;
@@ -28,6 +31,14 @@ export interface SigningKeysSettings {
   /** Added to the published period, for verifiers whose clocks run behind. */
   clockSkewSeconds: number;
   now?: () => Date;
+}
+
+export interface RevocationOutcome {
+  revoked: SigningKeyStatus;
+  /** A key that signs from now, when the revoked one was signing. */
+  replacement?: SigningKeyStatus;
+  /** It was revoked before this call: nothing changed. */
+  alreadyRevoked: boolean;
 }
 
 export interface ActiveSigningKey {
@@ -45,7 +56,8 @@ export class SigningKeysService {
 
   constructor(
     private readonly repository: SigningKeyRepository,
-    private readonly encryption: KeyEncryption,
+    /** Absent where KEY_ENCRYPTION_KEY is not known: the keys can be listed, not created, rotated or revoked. */
+    private readonly encryption: KeyEncryption | undefined,
     private readonly settings: SigningKeysSettings,
   ) {
     this.now = settings.now ?? (() => new Date());
@@ -66,6 +78,7 @@ export class SigningKeysService {
     if (!Number.isInteger(activateInSeconds) || activateInSeconds < 0) {
       throw new RangeError('activateInSeconds must be a non-negative integer');
     }
+    this.sealing();
     // A new key sealed with another encryption key would be unreadable: prove this one opens the current key first.
     if (await this.repository.signingAt(this.now())) await this.activeSigningKey();
     const created = await this.repository.locked(async (manager) => {
@@ -89,13 +102,15 @@ export class SigningKeysService {
    * When it is the key signing now, a new key signs at once, replacing an announced one. Telling running
    * verifiers (`auth.signing-key-revoked`) is the caller's job; repeating changes nothing.
    */
-  async revoke(kid: string): Promise<{ revoked: SigningKeyStatus; replacement?: SigningKeyStatus }> {
+  async revoke(kid: string): Promise<RevocationOutcome> {
+    this.sealing();
     // As in rotate(): a replacement sealed with another encryption key would be unreadable.
     if (await this.repository.signingAt(this.now())) await this.activeSigningKey();
     const outcome = await this.repository.locked(async (manager) => {
       const now = this.now();
       const key = await this.repository.find(manager, kid);
       if (!key) throw new SigningKeysError('key_not_found', `no signing key ${JSON.stringify(kid.slice(0, 100))}`);
+      const alreadyRevoked = key.revokedAt !== null;
       let replacement: SigningKeyEntity | undefined;
       const signing = await this.repository.signingAt(now, manager);
       if (signing?.kid === kid) {
@@ -109,13 +124,14 @@ export class SigningKeysService {
         key.revokedAt = now;
         await this.repository.revoke(manager, kid, now);
       }
-      return { key, replacement };
+      return { key, replacement, alreadyRevoked };
     });
     this.forgetSigningKey();
     const now = this.now();
     return {
       revoked: this.statusOf(outcome.key, now),
       ...(outcome.replacement ? { replacement: this.statusOf(outcome.replacement, now) } : {}),
+      alreadyRevoked: outcome.alreadyRevoked,
     };
   }
 
@@ -162,7 +178,7 @@ export class SigningKeysService {
     if (!key) throw new Error('no signing key is active: run ensureSigningKey() first');
     let privateKey = this.active?.key.kid === key.kid ? this.active.key.privateKey : undefined;
     if (!privateKey) {
-      const der = this.encryption.decrypt(key.privateKeyCiphertext, key.kid);
+      const der = this.sealing().decrypt(key.privateKeyCiphertext, key.kid);
       privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
     }
     const retiresAt = key.retiredAt?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -180,7 +196,7 @@ export class SigningKeysService {
       kid,
       alg: 'RS256' as const,
       publicJwk: { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: jwk.n, e: jwk.e } satisfies PublicSigningJwk,
-      privateKeyCiphertext: this.encryption.encrypt(privateKey.export({ format: 'der', type: 'pkcs8' }), kid),
+      privateKeyCiphertext: this.sealing().encrypt(privateKey.export({ format: 'der', type: 'pkcs8' }), kid),
       createdAt: now,
       activatesAt,
       retiredAt: null,
@@ -191,14 +207,22 @@ export class SigningKeysService {
     return key;
   }
 
+  private sealing(): KeyEncryption {
+    if (this.encryption) return this.encryption;
+    throw new SigningKeysError(
+      'no_encryption_key',
+      'KEY_ENCRYPTION_KEY is not set here: give this service the key auth-service uses, or use platformctl keys',
+    );
+  }
+
   private statusOf(key: SigningKeyEntity, now: Date): SigningKeyStatus {
     let state: SigningKeyState = 'active';
     if (key.revokedAt) state = 'revoked';
     else if (key.activatesAt > now) state = 'next';
     else if (key.expiresAt && key.expiresAt <= now) state = 'expired';
     else if (key.retiredAt && key.retiredAt <= now) state = 'retired';
-    const { kid, createdAt, activatesAt, retiredAt, expiresAt, revokedAt } = key;
-    return { kid, state, createdAt, activatesAt, retiredAt, expiresAt, revokedAt };
+    const { kid, alg, publicJwk, createdAt, activatesAt, retiredAt, expiresAt, revokedAt } = key;
+    return { kid, alg, publicJwk, state, createdAt, activatesAt, retiredAt, expiresAt, revokedAt };
   }
 }
 

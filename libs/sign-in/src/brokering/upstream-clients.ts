@@ -1,5 +1,14 @@
 import * as oidc from 'openid-client';
-import { IdpError, isLoopbackHttp, UnsealError, type UpstreamSettings } from '@fed/identity/internal';
+import {
+  acceptedIdTokenAlgorithms,
+  discoverUpstream,
+  ID_TOKEN_ALGORITHMS,
+  IdpError,
+  isLoopbackHttp,
+  UnsealError,
+  UPSTREAM_TIMEOUT_SECONDS,
+  type UpstreamSettings,
+} from '@fed/identity/internal';
 
 /** The spec's 502 `bad_gateway`. */
 export class UpstreamUnreachable extends Error {
@@ -19,21 +28,6 @@ export class UpstreamAnswerRejected extends UpstreamUnreachable {
     this.name = 'UpstreamAnswerRejected';
   }
 }
-
-/** Asymmetric only, whatever the metadata offers, so only the provider's private key can sign. */
-export const ID_TOKEN_ALGORITHMS: readonly string[] = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-];
 
 /** No provider, a secret that does not open, a mismatched issuer: 500 `server_error`. */
 export class UpstreamMisconfigured extends Error {
@@ -88,7 +82,6 @@ export function upstreamFailure(error: unknown): UpstreamUnreachable | UpstreamM
 }
 
 const CACHE_MS = 60 * 60_000;
-const TIMEOUT_SECONDS = 10;
 
 interface CachedConfiguration {
   version: number;
@@ -115,16 +108,14 @@ export class UpstreamClients {
     }
   }
 
+  // The outbound rules are shared with the operator's test of a provider (libs/identity/src/idp/upstream-discovery.ts).
   private async discover(settings: UpstreamSettings): Promise<oidc.Configuration> {
     // A development provider on this machine may speak plain http; any other must use https.
     const insecure = isLoopbackHttp(settings.issuer);
-    const discovered = await oidc.discovery(new URL(settings.issuer), settings.clientId, undefined, undefined, {
-      timeout: TIMEOUT_SECONDS,
-      execute: insecure ? [oidc.allowInsecureRequests] : [],
-    });
+    const discovered = await discoverUpstream(settings.issuer, settings.clientId);
     const { supportsPKCE: _helper, ...metadata } = discovered.serverMetadata();
     const offered = metadata.id_token_signing_alg_values_supported ?? ['RS256'];
-    const algorithms = offered.filter((alg) => ID_TOKEN_ALGORITHMS.includes(alg));
+    const algorithms = acceptedIdTokenAlgorithms(offered);
     if (algorithms.length === 0) {
       throw new UpstreamMisconfigured(
         `the identity provider signs ID tokens with ${offered.join(', ')}: none of ${ID_TOKEN_ALGORITHMS.join(', ')}`,
@@ -138,7 +129,7 @@ export class UpstreamClients {
       undefined,
       oidc.ClientSecretBasic(settings.clientSecret),
     );
-    configuration.timeout = TIMEOUT_SECONDS;
+    configuration.timeout = UPSTREAM_TIMEOUT_SECONDS;
     if (insecure) oidc.allowInsecureRequests(configuration);
     // openid-client otherwise trusts TLS for token-endpoint ID tokens; loopback http has none.
     oidc.enableNonRepudiationChecks(configuration);
