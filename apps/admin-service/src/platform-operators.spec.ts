@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { SIGNALS, type Signals } from '@fed/bus';
+import { SERVICE_CONFIG, type ServiceConfig } from '@fed/config';
 import { PLATFORM_SCOPE } from '@fed/contracts';
 import {
   ClientsService,
@@ -216,11 +217,8 @@ describe('platform operator accounts', () => {
     await operatorAdmin('rita');
     await stack.createUser('ron', { role: 'admin' });
     const signals = stack.auth.nest.get<Signals>(SIGNALS);
-    const realm = realmServiceFor(
-      stack.dataSource,
-      stack.auth.config,
-      signalSessionInvalidations(signals, stack.auth.config),
-    );
+    const config = stack.auth.nest.get<ServiceConfig>(SERVICE_CONFIG);
+    const realm = realmServiceFor(stack.dataSource, config, signalSessionInvalidations(signals, config));
     const exported = await realm.export();
     const users = (exported.users ?? []).filter((u) => u.email === 'rita@example.com' || u.email === 'ron@example.com');
     expect(users.map((u) => [u.email, u.role, u.platformOperator])).toEqual([
@@ -231,7 +229,7 @@ describe('platform operator accounts', () => {
     const other = await createTestDatabase({ entities: identityEntities });
     try {
       const file: RealmFile = { realm: 'federation', users };
-      await realmServiceFor(other.dataSource, stack.auth.config).import(file);
+      await realmServiceFor(other.dataSource, config).import(file);
       const rows = (await other.dataSource.query(
         `SELECT "email", "platform_operator" FROM "identity"."users" ORDER BY "email"`,
       )) as { email: string; platform_operator: boolean }[];
