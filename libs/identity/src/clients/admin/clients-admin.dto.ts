@@ -40,6 +40,7 @@ const FILTER_MESSAGE = (name: string) => `${name} must be 1-100 characters of te
 /** Validated when present: `null` is refused rather than read as absent. */
 const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
+/** @openapi {"type": "string", "minLength": 1, "maxLength": 100} */
 function Filter(name: string): PropertyDecorator {
   return Checks(
     IsString(refusal(FILTER_MESSAGE(name))),
@@ -49,6 +50,7 @@ function Filter(name: string): PropertyDecorator {
   );
 }
 
+/** @openapi {"type": "string", "maxLength": "$max"} */
 function Text(field: string, max = MAX_TEXT): PropertyDecorator {
   return Checks(IsString(refusal(`${field} must be a string`)), MaxLength(max, refusal(`${field} is too long`)));
 }
@@ -57,6 +59,7 @@ function Required(field: string): PropertyDecorator {
   return IsDefined(refusal(`${field} is required`));
 }
 
+/** @openapi {"type": "array", "maxItems": 50, "items": {"type": "string", "maxLength": 2000}} */
 function Texts(field: string): PropertyDecorator {
   return Checks(
     IsArray(refusal(`${field} must be a list of strings`)),
@@ -66,6 +69,7 @@ function Texts(field: string): PropertyDecorator {
   );
 }
 
+/** @openapi {"type": "boolean"} */
 function Flag(field: string): PropertyDecorator {
   return IsBoolean(refusal(`${field} must be true or false`));
 }
