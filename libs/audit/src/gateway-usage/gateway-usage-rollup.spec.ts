@@ -40,28 +40,47 @@ const INSERT = `INSERT INTO "audit"."llm_gateway_logs" ("id", "created_at", "ten
     "input_tokens", "output_tokens", "total_tokens", "cached_tokens", "cost_usd"
   FROM json_populate_recordset(NULL::"audit"."llm_gateway_logs", $1::json)`;
 
-const BUCKETS = `"day"::text AS "day", "tenant_id", "model_name", "virtual_key_id"::text AS "keyId", "principal"`;
-const ORDER = 'ORDER BY 1, 2, 3, 4, 5';
+/** Each rollup's bucket columns, as its table names them and as a log row gives them. */
+const GRAINS = {
+  llm_gateway_usage_days: ['day', 'tenant_id', 'model_name', 'virtual_key_id', 'principal'],
+  llm_gateway_usage_model_days: ['day', 'tenant_id', 'model_name'],
+  llm_gateway_usage_caller_days: ['day', 'tenant_id', 'virtual_key_id', 'principal'],
+} as const;
+type Grain = keyof typeof GRAINS;
 
-/** The log summed as the rollup should hold it, bucket by bucket. */
-const SUMMED_LOG = `SELECT ${BUCKETS}, count(*)::int AS "requests", count(*) FILTER (WHERE "success" IS NOT TRUE)::int AS "errors",
-    coalesce(sum("input_tokens"), 0)::int AS "inputTokens", coalesce(sum("output_tokens"), 0)::int AS "outputTokens",
-    coalesce(sum("total_tokens"), 0)::int AS "totalTokens", coalesce(sum("cached_tokens"), 0)::int AS "cachedTokens",
-    round(coalesce(sum("cost_usd"), 0), 8)::text AS "costUsd"
-  FROM (SELECT ("created_at" AT TIME ZONE 'UTC')::date AS "day", "metadata"->>'principal' AS "principal", *
+const bucketsOf = (table: Grain) =>
+  GRAINS[table].map((column) => (column === 'day' ? '"day"::text AS "day"' : `"${column}"::text`)).join(', ');
+const orderOf = (table: Grain) => `ORDER BY ${GRAINS[table].map((_, i) => i + 1).join(', ')}`;
+
+/** The log summed as a rollup should hold it, bucket by bucket. */
+const summedLog = (table: Grain) => `SELECT ${bucketsOf(table)}, count(*)::int AS "requests",
+    count(*) FILTER (WHERE "success" IS NOT TRUE)::int AS "errors", coalesce(sum("input_tokens"), 0)::int AS "inputTokens",
+    coalesce(sum("output_tokens"), 0)::int AS "outputTokens", coalesce(sum("total_tokens"), 0)::int AS "totalTokens",
+    coalesce(sum("cached_tokens"), 0)::int AS "cachedTokens", round(coalesce(sum("cost_usd"), 0), 8)::text AS "costUsd"
+  FROM (SELECT ("created_at" AT TIME ZONE 'UTC')::date AS "day", "metadata"->>'principal' AS "principal", "tenant_id",
+          "model_name", "virtual_key_id", "success", "input_tokens", "output_tokens", "total_tokens", "cached_tokens",
+          "cost_usd"
         FROM "audit"."llm_gateway_logs") AS l
-  GROUP BY 1, 2, 3, 4, 5 ${ORDER}`;
+  GROUP BY ${GRAINS[table].map((_, i) => i + 1).join(', ')} ${orderOf(table)}`;
 
-const ROLLUP = `SELECT ${BUCKETS}, "requests"::int, "errors"::int, "input_tokens"::int AS "inputTokens",
-    "output_tokens"::int AS "outputTokens", "total_tokens"::int AS "totalTokens", "cached_tokens"::int AS "cachedTokens",
-    round("cost_usd", 8)::text AS "costUsd"
-  FROM "audit"."llm_gateway_usage_days" ${ORDER}`;
+const rollupOf = (table: Grain) => `SELECT ${bucketsOf(table)}, "requests"::int, "errors"::int,
+    "input_tokens"::int AS "inputTokens", "output_tokens"::int AS "outputTokens", "total_tokens"::int AS "totalTokens",
+    "cached_tokens"::int AS "cachedTokens", round("cost_usd", 8)::text AS "costUsd"
+  FROM "audit"."${table}" ${orderOf(table)}`;
+
+const ROLLUP = rollupOf('llm_gateway_usage_days');
 
 describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trigger on the gateway log)', () => {
   let database: TestDatabase;
   const query = <T = Record<string, unknown>>(sql: string, parameters: unknown[] = []) =>
     database.dataSource.query(sql, parameters) as Promise<T[]>;
   const insert = (rows: Record<string, unknown>[]) => query(INSERT, [JSON.stringify(rows)]);
+  /** Every rollup holds exactly the log's sums at its grain. */
+  async function expectExact(): Promise<void> {
+    for (const table of Object.keys(GRAINS) as Grain[]) {
+      expect([table, await query(rollupOf(table))]).toEqual([table, await query(summedLog(table))]);
+    }
+  }
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -73,7 +92,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
 
   beforeEach(async () => {
     await query('DELETE FROM "audit"."llm_gateway_logs"');
-    await query('DELETE FROM "audit"."llm_gateway_usage_days"');
+    for (const table of Object.keys(GRAINS)) await query(`DELETE FROM "audit"."${table}"`);
   });
 
   it("adds a statement's rows to their day and bucket: requests, errors (success not true), tokens, exact cost", async () => {
@@ -124,7 +143,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
         day: '2026-03-01',
         tenant_id: tenant,
         model_name: 'claude',
-        keyId: key,
+        virtual_key_id: key,
         principal: 'api-key:ci',
         requests: 4,
         errors: 2,
@@ -138,7 +157,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
         day: '2026-03-02',
         tenant_id: tenant,
         model_name: 'claude',
-        keyId: key,
+        virtual_key_id: key,
         principal: 'api-key:ci',
         requests: 1,
         errors: 0,
@@ -152,7 +171,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
         day: '2026-03-02',
         tenant_id: null,
         model_name: null,
-        keyId: null,
+        virtual_key_id: null,
         principal: null,
         requests: 1,
         errors: 1,
@@ -163,6 +182,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
         costUsd: '0.00000000',
       },
     ]);
+    await expectExact();
   });
 
   it('stays exact under concurrent inserts from several writers at once (8 connections, shared buckets, no deadlock)', async () => {
@@ -195,7 +215,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
     const rollup = await query(ROLLUP);
     // Several buckets per day were written by every writer.
     expect(rollup.length).toBeGreaterThan(50);
-    expect(rollup).toEqual(await query(SUMMED_LOG));
+    await expectExact();
   });
 
   it('counts a retried batch once: rows that ON CONFLICT DO NOTHING skips add nothing', async () => {
@@ -205,7 +225,7 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
     await query(`${INSERT} ON CONFLICT ("id") DO NOTHING`, [JSON.stringify([...rows, logRow(0, Date.now())])]);
     const summed = await query<{ requests: number }>(ROLLUP);
     expect(summed.reduce((sum, row) => sum + row.requests, 0)).toBe(51);
-    expect(summed).toEqual(await query(SUMMED_LOG));
+    await expectExact();
     expect(once.reduce((sum, row) => sum + (row as { requests: number }).requests, 0)).toBe(50);
   });
 
@@ -213,14 +233,16 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
     const now = Date.now();
     // Ten days of rows; retention of 5 days deletes the older half, in batches.
     await insert(Array.from({ length: 400 }, (_, i) => logRow(i % 10, now)));
-    const before = await query(ROLLUP);
+    await expectExact();
+    const snapshot = () => Promise.all((Object.keys(GRAINS) as Grain[]).map((table) => query(rollupOf(table))));
+    const before = await snapshot();
     const deleted = await deleteExpiredLogRows(database.dataSource, 'gateway', 5, { now, batchRows: 50 });
     expect(deleted).toBeGreaterThan(100);
     const [{ n }] = (await query<{ n: number }>('SELECT count(*)::int AS "n" FROM "audit"."llm_gateway_logs"')) as [
       { n: number },
     ];
     expect(n).toBe(400 - deleted);
-    expect(await query(ROLLUP)).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     // Rows written after the deletion are added to the same days as before.
     await insert([logRow(0, now)]);
     const after = await query<{ requests: number }>(ROLLUP);
@@ -239,5 +261,15 @@ describe('the gateway usage rollup (audit.llm_gateway_usage_days, kept by a trig
          FROM "audit"."llm_gateway_usage_days" GROUP BY 1, 2`,
     );
     expect(buckets).toEqual([{ model: long.slice(0, 200), principal: long.slice(0, 200), requests: 2 }]);
+    expect(
+      await query(
+        `SELECT "model_name" AS "model", sum("requests")::int AS "requests" FROM "audit"."llm_gateway_usage_model_days" GROUP BY 1`,
+      ),
+    ).toEqual([{ model: long.slice(0, 200), requests: 2 }]);
+    expect(
+      await query(
+        `SELECT "principal", sum("requests")::int AS "requests" FROM "audit"."llm_gateway_usage_caller_days" GROUP BY 1`,
+      ),
+    ).toEqual([{ principal: long.slice(0, 200), requests: 2 }]);
   });
 });

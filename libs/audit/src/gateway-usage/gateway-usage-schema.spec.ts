@@ -1,8 +1,14 @@
 import { schemaDrift } from '@fed/persistence/testing';
-import { GatewayUsageDayEntity } from './gateway-usage-day.entity';
+import {
+  GatewayUsageCallerDayEntity,
+  GatewayUsageDayEntity,
+  GatewayUsageModelDayEntity,
+} from './gateway-usage-day.entity';
 
-describe('the gateway usage table', () => {
-  it('matches its entity (migrations and entities have not drifted)', async () => {
-    expect(await schemaDrift([GatewayUsageDayEntity])).toEqual([]);
+describe('the gateway usage tables', () => {
+  it('match their entities (migrations and entities have not drifted)', async () => {
+    expect(await schemaDrift([GatewayUsageDayEntity, GatewayUsageModelDayEntity, GatewayUsageCallerDayEntity])).toEqual(
+      [],
+    );
   });
 });

@@ -6,7 +6,7 @@ export type GatewayUsageDimension = 'model' | 'key' | 'user';
 
 const DIMENSION: Record<GatewayUsageDimension, string> = {
   model: '"model_name"',
-  key: '"virtual_key_id"::text',
+  key: '"virtual_key_id"',
   user: '"principal"',
 };
 
@@ -39,10 +39,18 @@ export class GatewayUsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * The day rollup (never the log) summed per day and group; the tenant, when given, is in the WHERE clause. A
-   * month is a few rows per bucket and day, read through the (day, ...) or (tenant_id, day) index.
+   * A day rollup (never the log) summed per day and group; the tenant, when given, is in the WHERE clause. The
+   * narrowest table that holds the grouping and the filters: by model, or by caller (key and principal), else the
+   * fine one. A month is then a row per model (or caller), tenant and day, read through the (day, ...) or
+   * (tenant_id, day) index.
    */
   async days(selection: GatewayUsageSelection, dimension: GatewayUsageDimension): Promise<GatewayUsageDayRow[]> {
+    const table =
+      dimension === 'model' && selection.keyId === undefined && selection.user === undefined
+        ? '"audit"."llm_gateway_usage_model_days"'
+        : dimension !== 'model' && selection.model === undefined
+          ? '"audit"."llm_gateway_usage_caller_days"'
+          : '"audit"."llm_gateway_usage_days"';
     const values: unknown[] = [selection.from, selection.to];
     const conditions = ['"day" >= $1::date', '"day" <= $2::date'];
     const equal = (column: string, value: string | undefined) => {
@@ -56,11 +64,12 @@ export class GatewayUsageRepository {
     equal('"principal"', selection.user);
     const group = DIMENSION[dimension];
     return (await this.dataSource.query(
-      `SELECT to_char("day", 'YYYY-MM-DD') AS "day", ${group} AS "group", sum("requests")::text AS "requests",
+      // Grouped by the columns themselves; texts are made of the few grouped rows only.
+      `SELECT to_char("day", 'YYYY-MM-DD') AS "day", ${group}::text AS "group", sum("requests")::text AS "requests",
               sum("errors")::text AS "errors", sum("input_tokens")::text AS "inputTokens",
               sum("output_tokens")::text AS "outputTokens", sum("total_tokens")::text AS "totalTokens",
               sum("cached_tokens")::text AS "cachedTokens", sum("cost_usd")::text AS "costUsd"
-         FROM "audit"."llm_gateway_usage_days"
+         FROM ${table}
          WHERE ${conditions.join(' AND ')}
          GROUP BY "day", ${group}`,
       values,

@@ -36,6 +36,7 @@ import { AddRefreshTokenResource1795407000000 } from './1795407000000-add-refres
 import { AddPublicClients1795407100000 } from './1795407100000-add-public-clients';
 import { AddPlatformOperators1795408000000 } from './1795408000000-add-platform-operators';
 import { AddGatewayUsageRollup1795408200000 } from './1795408200000-add-gateway-usage-rollup';
+import { AddGatewayUsageByModelAndCaller1795408200001 } from './1795408200001-add-gateway-usage-by-model-and-caller';
 import { AddToolServerRefreshState1795408460000 } from './1795408460000-add-tool-server-refresh-state';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -80,5 +81,6 @@ export const migrations: readonly MigrationClass[] = [
   AddPublicClients1795407100000,
   AddPlatformOperators1795408000000,
   AddGatewayUsageRollup1795408200000,
+  AddGatewayUsageByModelAndCaller1795408200001,
   AddToolServerRefreshState1795408460000,
 ];
