@@ -488,7 +488,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Lire les journaux d’audit, LLM, passerelle et accès',
     'master:manage': 'Créer, modifier et supprimer des services et des types de poste',
     'llm:invoke': 'Appeler la passerelle de modèles (/llm/v1)',
-    'platform:manage': 'Exploiter la plateforme : gérer les clients, les clés d’API, les serveurs d’outils, les locataires et les clés de signature',
+    'platform:manage':
+      'Exploiter la plateforme : gérer les clients, les clés d’API, les serveurs d’outils, les locataires et les clés de signature',
     offline_access: "Accès hors ligne : rester connecté en votre absence (un jeton d'actualisation)",
   },
   es: {
@@ -506,7 +507,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Leer los registros de auditoría, LLM, pasarela y acceso',
     'master:manage': 'Crear, modificar y eliminar departamentos y tipos de puesto',
     'llm:invoke': 'Llamar a la pasarela de modelos (/llm/v1)',
-    'platform:manage': 'Operar la plataforma: gestionar clientes, claves de API, servidores de herramientas, inquilinos y claves de firma',
+    'platform:manage':
+      'Operar la plataforma: gestionar clientes, claves de API, servidores de herramientas, inquilinos y claves de firma',
     offline_access: 'Acceso sin conexión: seguir conectado mientras no estás (un token de actualización)',
   },
   th: {
@@ -542,7 +544,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Membaca log audit, LLM, gateway, dan akses',
     'master:manage': 'Membuat, mengubah, dan menghapus departemen dan jenis pekerjaan',
     'llm:invoke': 'Memanggil gateway model (/llm/v1)',
-    'platform:manage': 'Mengoperasikan platform: mengelola klien, kunci API, server alat, tenant, dan kunci penandatanganan',
+    'platform:manage':
+      'Mengoperasikan platform: mengelola klien, kunci API, server alat, tenant, dan kunci penandatanganan',
     offline_access: 'Akses luring: tetap terhubung saat Anda tidak ada (token penyegaran)',
   },
   ar: {
@@ -614,7 +617,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Ler logs de auditoria, LLM, gateway e acesso',
     'master:manage': 'Criar, atualizar e excluir departamentos e tipos de cargo',
     'llm:invoke': 'Chamar o gateway de modelos (/llm/v1)',
-    'platform:manage': 'Operar a plataforma: gerenciar clientes, chaves de API, servidores de ferramentas, locatários e chaves de assinatura',
+    'platform:manage':
+      'Operar a plataforma: gerenciar clientes, chaves de API, servidores de ferramentas, locatários e chaves de assinatura',
     offline_access: 'Acesso offline: permanecer conectado enquanto você está ausente (um token de atualização)',
   },
   'de-DE': {
@@ -632,7 +636,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Audit-, LLM-, Gateway- und Zugriffsprotokolle lesen',
     'master:manage': 'Abteilungen und Berufsarten anlegen, ändern und löschen',
     'llm:invoke': 'Das Modell-Gateway (/llm/v1) aufrufen',
-    'platform:manage': 'Die Plattform betreiben: Clients, API-Schlüssel, Tool-Server, Mandanten und Signaturschlüssel verwalten',
+    'platform:manage':
+      'Die Plattform betreiben: Clients, API-Schlüssel, Tool-Server, Mandanten und Signaturschlüssel verwalten',
     offline_access: 'Offline-Zugriff: verbunden bleiben, während Sie abwesend sind (ein Aktualisierungstoken)',
   },
   'it-IT': {
@@ -686,7 +691,8 @@ export const scopeText = defineCatalog('scopes', {
     'logs:read': 'Đọc nhật ký kiểm tra, LLM, cổng và truy cập',
     'master:manage': 'Tạo, cập nhật và xóa phòng ban và loại công việc',
     'llm:invoke': 'Gọi cổng mô hình (/llm/v1)',
-    'platform:manage': 'Vận hành nền tảng: quản lý ứng dụng khách, khóa API, máy chủ công cụ, đối tượng thuê và khóa ký',
+    'platform:manage':
+      'Vận hành nền tảng: quản lý ứng dụng khách, khóa API, máy chủ công cụ, đối tượng thuê và khóa ký',
     offline_access: 'Truy cập ngoại tuyến: duy trì kết nối khi bạn vắng mặt (mã làm mới)',
   },
 });
