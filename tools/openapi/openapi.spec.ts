@@ -63,6 +63,52 @@ describe('the admin API OpenAPI document (docs/openapi.json)', () => {
     expect(parameters.find((p) => p.name === 'from')?.schema).toEqual({ type: 'string', format: 'date' });
   });
 
+  // docs/security.md, "Who may do what": one table says who may call each admin route; it must say what the code does.
+  it('gives every admin route the scopes of its row in docs/security.md', () => {
+    const markdown = readFileSync(path.join(root, 'docs/security.md'), 'utf8');
+    const section = markdown.split('### Who may do what')[1]!.split('\n### ')[0]!;
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !line.startsWith('| Resource') && !line.startsWith('|---'))
+      .map((line) => {
+        const [resource, routes, scopeCell] = line.split(' | ').map((cell) => cell.replace(/^\| /, ''));
+        const ticks = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+        return {
+          resource: resource!,
+          prefixes: ticks(routes!)
+            .filter((route) => route.startsWith('/'))
+            .map((route) => (route.startsWith('/api/') ? route : `/api/v1/admin${route}`)),
+          scopes: new Set(ticks(scopeCell!)),
+          seen: new Set<string>(),
+        };
+      });
+    expect(rows.length).toBeGreaterThan(10);
+    const unlisted: string[] = [];
+    const wrong: string[] = [];
+    for (const [route, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const declared = (operation as { 'x-scopes'?: string[] })['x-scopes'] ?? [];
+        const row = rows.find((candidate) =>
+          candidate.prefixes.some((prefix) => route === prefix || route.startsWith(`${prefix}/`)),
+        );
+        if (!row) {
+          unlisted.push(`${method.toUpperCase()} ${route}`);
+          continue;
+        }
+        for (const scope of declared) {
+          row.seen.add(scope);
+          if (!row.scopes.has(scope)) wrong.push(`${method.toUpperCase()} ${route}: ${scope} not in "${row.resource}"`);
+        }
+      }
+    }
+    expect(unlisted).toEqual([]);
+    expect(wrong).toEqual([]);
+    // And no row names a scope that none of its routes asks for.
+    expect(rows.map((row) => [row.resource, [...row.scopes].sort()])).toEqual(
+      rows.map((row) => [row.resource, [...row.seen].sort()]),
+    );
+  });
+
   it('refers every error status to the error envelope', () => {
     const envelope = (document as OpenApiDocument).components.schemas['ErrorEnvelope'] as { required: string[] };
     expect(envelope.required).toEqual(['error']);
