@@ -1,4 +1,5 @@
 import { type ReactNode } from 'react';
+import { ToolServersScreen } from '../features/admin-catalog/ToolServersScreen';
 import { UsersScreen } from '../features/admin-users/UsersScreen';
 import { useMe } from '../features/profile/use-me';
 import { useAuth } from '../lib/auth/auth-context';
@@ -26,6 +27,12 @@ const SECTIONS: readonly Section[] = [
     anyOf: ['users:read', 'users:manage'],
     title: (t) => t.users,
     render: ({ scopes, selfId }) => <UsersScreen selfId={selfId} canManage={scopes.has('users:manage')} />,
+  },
+  {
+    slug: 'tool-servers',
+    anyOf: ['platform:manage'],
+    title: (t) => t.toolServers,
+    render: () => <ToolServersScreen />,
   },
 ];
 

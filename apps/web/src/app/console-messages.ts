@@ -8,6 +8,7 @@ export const consoleText = defineMessages({
     notAllowed: 'このアカウントではコンソールを使えません。管理者ロールが必要です。',
     skipToContent: '本文へ移動',
     users: 'ユーザー',
+    toolServers: 'ツールサーバー',
   },
   en: {
     console: 'Console',
@@ -16,6 +17,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Your account may not use the console: it needs an administrator’s role.',
     skipToContent: 'Skip to the content',
     users: 'Users',
+    toolServers: 'Tool servers',
   },
   fr: {
     console: 'Console',
@@ -24,6 +26,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Votre compte ne peut pas utiliser la console : il faut le rôle d’administrateur.',
     skipToContent: 'Aller au contenu',
     users: 'Utilisateurs',
+    toolServers: 'Serveurs d’outils',
   },
   es: {
     console: 'Consola',
@@ -32,6 +35,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Tu cuenta no puede usar la consola: necesita el rol de administrador.',
     skipToContent: 'Ir al contenido',
     users: 'Usuarios',
+    toolServers: 'Servidores de herramientas',
   },
   th: {
     console: 'คอนโซล',
@@ -40,6 +44,7 @@ export const consoleText = defineMessages({
     notAllowed: 'บัญชีของคุณใช้คอนโซลไม่ได้ ต้องมีบทบาทผู้ดูแลระบบ',
     skipToContent: 'ไปยังเนื้อหา',
     users: 'ผู้ใช้',
+    toolServers: 'เซิร์ฟเวอร์เครื่องมือ',
   },
   id: {
     console: 'Konsol',
@@ -48,6 +53,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Akun Anda tidak dapat memakai konsol: perlu peran administrator.',
     skipToContent: 'Lompat ke konten',
     users: 'Pengguna',
+    toolServers: 'Server alat',
   },
   ar: {
     console: 'وحدة التحكم',
@@ -56,6 +62,7 @@ export const consoleText = defineMessages({
     notAllowed: 'لا يمكن لحسابك استخدام وحدة التحكم: يلزم دور المسؤول.',
     skipToContent: 'انتقل إلى المحتوى',
     users: 'المستخدمون',
+    toolServers: 'خوادم الأدوات',
   },
   'zh-CN': {
     console: '控制台',
@@ -64,6 +71,7 @@ export const consoleText = defineMessages({
     notAllowed: '你的帐户不能使用控制台:需要管理员角色。',
     skipToContent: '跳到内容',
     users: '用户',
+    toolServers: '工具服务器',
   },
   'zh-TW': {
     console: '主控台',
@@ -72,6 +80,7 @@ export const consoleText = defineMessages({
     notAllowed: '你的帳戶無法使用主控台:需要管理員角色。',
     skipToContent: '跳到內容',
     users: '使用者',
+    toolServers: '工具伺服器',
   },
   'pt-BR': {
     console: 'Console',
@@ -80,6 +89,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Sua conta não pode usar o console: é preciso a função de administrador.',
     skipToContent: 'Ir para o conteúdo',
     users: 'Usuários',
+    toolServers: 'Servidores de ferramentas',
   },
   'de-DE': {
     console: 'Konsole',
@@ -88,6 +98,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Ihr Konto kann die Konsole nicht nutzen: Dafür ist die Administratorrolle nötig.',
     skipToContent: 'Zum Inhalt springen',
     users: 'Benutzer',
+    toolServers: 'Tool-Server',
   },
   'it-IT': {
     console: 'Console',
@@ -96,6 +107,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Il tuo account non può usare la console: serve il ruolo di amministratore.',
     skipToContent: 'Vai al contenuto',
     users: 'Utenti',
+    toolServers: 'Server di strumenti',
   },
   ko: {
     console: '콘솔',
@@ -104,6 +116,7 @@ export const consoleText = defineMessages({
     notAllowed: '이 계정은 콘솔을 사용할 수 없습니다. 관리자 역할이 필요합니다.',
     skipToContent: '본문으로 건너뛰기',
     users: '사용자',
+    toolServers: '도구 서버',
   },
   vi: {
     console: 'Bảng điều khiển',
@@ -112,5 +125,6 @@ export const consoleText = defineMessages({
     notAllowed: 'Tài khoản của bạn không dùng được bảng điều khiển: cần vai trò quản trị viên.',
     skipToContent: 'Chuyển đến nội dung',
     users: 'Người dùng',
+    toolServers: 'Máy chủ công cụ',
   },
 });
