@@ -5,7 +5,7 @@ import { type Browser } from 'playwright-core';
 import { McpAppsServer, type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
 import { axeContext, describeWithChromium, expectNoAxeViolations, launchChromium } from '@fed/sign-in/testing';
 import { type DemoCredentials } from './demo-realm';
-import { htmlLangDir, signInToWebApp, submitLoginForm } from './testing/web-app';
+import { htmlLangDir, signInToWebApp, submitLoginForm, tabTo } from './testing/web-app';
 
 const main = 'dist/apps/platform/src/main.js';
 const cli = 'dist/apps/platformctl/src/main.js';
@@ -145,6 +145,61 @@ describeWithChromium('console-catalog-e2e.spec')('the console: tool servers', ()
     expect(response.status).toBe(403);
     await context.close();
   }, 60_000);
+
+  it('offers a plain user no console: no link, and /console/tool-servers says why', async () => {
+    const { context, page } = await signInToWebApp(
+      browser,
+      base,
+      { login: 'hal', password: PASSWORD },
+      { locale: 'en' },
+    );
+    expect(await page.getByRole('link', { name: 'Console' }).count()).toBe(0);
+    await page.goto(`${base}/console/tool-servers`);
+    await page.getByRole('alert').getByText('Your account may not use the console').waitFor();
+    await context.close();
+  }, 60_000);
+
+  it('is usable by keyboard alone: a server’s tools, a checkbox, saving, and the remove dialog (Escape cancels, focus returns)', async () => {
+    const other = await McpAppsServer.start();
+    try {
+      const handle = startProcess(
+        cli,
+        ['toolservers', 'add', 'keys', '--url', other.url, '--allow', 'echo'],
+        cleanEnv({ DATA_DIR: dataDir, TOOLSERVER_ALLOW_PRIVATE_ADDRESSES: 'true' }),
+      );
+      expect(await handle.exited(60_000)).toBe(0);
+      const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en' });
+      await page.goto(`${base}/console/tool-servers`);
+      await page.getByRole('rowheader', { name: 'keys' }).waitFor();
+      await tabTo(page, 'button[data-action="tools"]');
+      await page.keyboard.press('Enter');
+      await page.getByRole('region', { name: 'Tools of keys' }).waitFor();
+      await tabTo(page, 'input[type="checkbox"][value="show_weather"]');
+      await page.keyboard.press('Space');
+      await tabTo(page, 'form.console-form button[type="submit"]');
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').getByText('Saved the allowed tools of keys.').waitFor({ timeout: 30_000 });
+      expect(await platformctl(['toolservers', 'list'])).toMatch(
+        /^keys .* allowed=(echo,show_weather|show_weather,echo) /m,
+      );
+      await tabTo(page, 'button[data-action="remove"]', { backwards: true });
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog').waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      expect(
+        await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document
+              .activeElement?.textContent,
+        ),
+      ).toBe('Remove');
+      expect(await platformctl(['toolservers', 'list'])).toMatch(/^keys /m);
+      await context.close();
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
 
   it('has no WCAG 2.1 AA violation (axe) in Japanese, English and Arabic, and fits a phone', async () => {
     for (const [locale, width, height] of [
