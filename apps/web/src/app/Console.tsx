@@ -1,5 +1,6 @@
 import { type ReactNode } from 'react';
 import { ToolServersScreen } from '../features/admin-catalog/ToolServersScreen';
+import { UsageScreen } from '../features/admin-usage/UsageScreen';
 import { UsersScreen } from '../features/admin-users/UsersScreen';
 import { useMe } from '../features/profile/use-me';
 import { useAuth } from '../lib/auth/auth-context';
@@ -33,6 +34,12 @@ const SECTIONS: readonly Section[] = [
     anyOf: ['platform:manage'],
     title: (t) => t.toolServers,
     render: () => <ToolServersScreen />,
+  },
+  {
+    slug: 'usage',
+    anyOf: ['logs:read', 'platform:manage'],
+    title: (t) => t.usage,
+    render: ({ scopes }) => <UsageScreen canPickTenant={scopes.has('platform:manage')} />,
   },
 ];
 

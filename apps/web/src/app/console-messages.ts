@@ -8,6 +8,7 @@ export const consoleText = defineMessages({
     notAllowed: 'このアカウントではコンソールを使えません。管理者ロールが必要です。',
     skipToContent: '本文へ移動',
     users: 'ユーザー',
+    usage: '利用状況',
     toolServers: 'ツールサーバー',
   },
   en: {
@@ -17,6 +18,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Your account may not use the console: it needs an administrator’s role.',
     skipToContent: 'Skip to the content',
     users: 'Users',
+    usage: 'Usage',
     toolServers: 'Tool servers',
   },
   fr: {
@@ -26,6 +28,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Votre compte ne peut pas utiliser la console : il faut le rôle d’administrateur.',
     skipToContent: 'Aller au contenu',
     users: 'Utilisateurs',
+    usage: 'Utilisation',
     toolServers: 'Serveurs d’outils',
   },
   es: {
@@ -35,6 +38,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Tu cuenta no puede usar la consola: necesita el rol de administrador.',
     skipToContent: 'Ir al contenido',
     users: 'Usuarios',
+    usage: 'Uso',
     toolServers: 'Servidores de herramientas',
   },
   th: {
@@ -44,6 +48,7 @@ export const consoleText = defineMessages({
     notAllowed: 'บัญชีของคุณใช้คอนโซลไม่ได้ ต้องมีบทบาทผู้ดูแลระบบ',
     skipToContent: 'ไปยังเนื้อหา',
     users: 'ผู้ใช้',
+    usage: 'การใช้งาน',
     toolServers: 'เซิร์ฟเวอร์เครื่องมือ',
   },
   id: {
@@ -53,6 +58,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Akun Anda tidak dapat memakai konsol: perlu peran administrator.',
     skipToContent: 'Lompat ke konten',
     users: 'Pengguna',
+    usage: 'Penggunaan',
     toolServers: 'Server alat',
   },
   ar: {
@@ -62,6 +68,7 @@ export const consoleText = defineMessages({
     notAllowed: 'لا يمكن لحسابك استخدام وحدة التحكم: يلزم دور المسؤول.',
     skipToContent: 'انتقل إلى المحتوى',
     users: 'المستخدمون',
+    usage: 'الاستخدام',
     toolServers: 'خوادم الأدوات',
   },
   'zh-CN': {
@@ -71,6 +78,7 @@ export const consoleText = defineMessages({
     notAllowed: '你的帐户不能使用控制台:需要管理员角色。',
     skipToContent: '跳到内容',
     users: '用户',
+    usage: '用量',
     toolServers: '工具服务器',
   },
   'zh-TW': {
@@ -80,6 +88,7 @@ export const consoleText = defineMessages({
     notAllowed: '你的帳戶無法使用主控台:需要管理員角色。',
     skipToContent: '跳到內容',
     users: '使用者',
+    usage: '用量',
     toolServers: '工具伺服器',
   },
   'pt-BR': {
@@ -89,6 +98,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Sua conta não pode usar o console: é preciso a função de administrador.',
     skipToContent: 'Ir para o conteúdo',
     users: 'Usuários',
+    usage: 'Uso',
     toolServers: 'Servidores de ferramentas',
   },
   'de-DE': {
@@ -98,6 +108,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Ihr Konto kann die Konsole nicht nutzen: Dafür ist die Administratorrolle nötig.',
     skipToContent: 'Zum Inhalt springen',
     users: 'Benutzer',
+    usage: 'Nutzung',
     toolServers: 'Tool-Server',
   },
   'it-IT': {
@@ -107,6 +118,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Il tuo account non può usare la console: serve il ruolo di amministratore.',
     skipToContent: 'Vai al contenuto',
     users: 'Utenti',
+    usage: 'Utilizzo',
     toolServers: 'Server di strumenti',
   },
   ko: {
@@ -116,6 +128,7 @@ export const consoleText = defineMessages({
     notAllowed: '이 계정은 콘솔을 사용할 수 없습니다. 관리자 역할이 필요합니다.',
     skipToContent: '본문으로 건너뛰기',
     users: '사용자',
+    usage: '사용량',
     toolServers: '도구 서버',
   },
   vi: {
@@ -125,6 +138,7 @@ export const consoleText = defineMessages({
     notAllowed: 'Tài khoản của bạn không dùng được bảng điều khiển: cần vai trò quản trị viên.',
     skipToContent: 'Chuyển đến nội dung',
     users: 'Người dùng',
+    usage: 'Mức sử dụng',
     toolServers: 'Máy chủ công cụ',
   },
 });
