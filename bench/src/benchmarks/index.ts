@@ -4,6 +4,7 @@ import { chatBenchmark } from './chat.bench';
 import { filesBenchmark } from './files.bench';
 import { gatewayBenchmark } from './gateway.bench';
 import { gatewayTracingBenchmark } from './gateway-tracing.bench';
+import { gatewayUsageBenchmark } from './gateway-usage.bench';
 import { healthzBenchmark } from './healthz.bench';
 import { memoryQueryBenchmark } from './memory-query.bench';
 import { piecesBenchmark } from './pieces.bench';
@@ -28,6 +29,7 @@ export const benchmarks: Benchmark[] = [
   protocolsBenchmark,
   filesBenchmark,
   adminLogsBenchmark,
+  gatewayUsageBenchmark,
   memoryQueryBenchmark,
   searchBenchmark,
   turnHistoryBenchmark,
