@@ -1,6 +1,8 @@
 import { type ReactNode } from 'react';
+import { ClientsScreen } from '../features/admin-clients/ClientsScreen';
 import { ToolServersScreen } from '../features/admin-catalog/ToolServersScreen';
 import { UsageScreen } from '../features/admin-usage/UsageScreen';
+import { KeysScreen } from '../features/admin-keys/KeysScreen';
 import { UsersScreen } from '../features/admin-users/UsersScreen';
 import { useMe } from '../features/profile/use-me';
 import { useAuth } from '../lib/auth/auth-context';
@@ -40,6 +42,18 @@ const SECTIONS: readonly Section[] = [
     anyOf: ['logs:read', 'platform:manage'],
     title: (t) => t.usage,
     render: ({ scopes }) => <UsageScreen canPickTenant={scopes.has('platform:manage')} />,
+  },
+  {
+    slug: 'clients',
+    anyOf: ['platform:manage'],
+    title: (t) => t.clients,
+    render: () => <ClientsScreen />,
+  },
+  {
+    slug: 'keys',
+    anyOf: ['platform:manage'],
+    title: (t) => t.apiKeys,
+    render: () => <KeysScreen />,
   },
 ];
 
