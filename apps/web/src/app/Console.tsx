@@ -1,6 +1,7 @@
 import { type ReactNode } from 'react';
 import { ClientsScreen } from '../features/admin-clients/ClientsScreen';
 import { ToolServersScreen } from '../features/admin-catalog/ToolServersScreen';
+import { LogsScreen } from '../features/admin-logs/LogsScreen';
 import { UsageScreen } from '../features/admin-usage/UsageScreen';
 import { KeysScreen } from '../features/admin-keys/KeysScreen';
 import { UsersScreen } from '../features/admin-users/UsersScreen';
@@ -30,6 +31,12 @@ const SECTIONS: readonly Section[] = [
     anyOf: ['users:read', 'users:manage'],
     title: (t) => t.users,
     render: ({ scopes, selfId }) => <UsersScreen selfId={selfId} canManage={scopes.has('users:manage')} />,
+  },
+  {
+    slug: 'logs',
+    anyOf: ['logs:read'],
+    title: (t) => t.logs,
+    render: () => <LogsScreen />,
   },
   {
     slug: 'tool-servers',
