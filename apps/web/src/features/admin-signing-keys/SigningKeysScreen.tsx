@@ -1,0 +1,139 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { ApiRequestError } from '../../lib/api';
+import { useAuth } from '../../lib/auth/auth-context';
+import { useFormats } from '../../lib/i18n/format';
+import { useMessages } from '../../lib/i18n/messages';
+import { ConfirmDialog } from '../../lib/ui/ConfirmDialog';
+import { SIGNING_KEYS_KEY, type SigningKey, listSigningKeys, revokeSigningKey, rotateSigningKey } from './api';
+import { signingKeysText } from './messages';
+
+type Texts = ReturnType<typeof useMessages<typeof signingKeysText.en>>;
+type Pending = { kind: 'rotate'; now: boolean } | { kind: 'revoke'; key: SigningKey };
+
+function stateLabel(t: Texts, state: SigningKey['state']): string {
+  return { next: t.stateNext, active: t.stateActive, retired: t.stateRetired, expired: t.stateExpired, revoked: t.stateRevoked }[
+    state
+  ];
+}
+
+/** The OpenID provider's signing keys (platform:manage): list, rotate, revoke. */
+export function SigningKeysScreen() {
+  const auth = useAuth();
+  const t = useMessages(signingKeysText);
+  const formats = useFormats();
+  const queries = useQueryClient();
+  const id = useId();
+  const [pending, setPending] = useState<Pending | undefined>();
+  const [done, setDone] = useState('');
+  const keys = useQuery({
+    queryKey: SIGNING_KEYS_KEY,
+    queryFn: async () => listSigningKeys(await auth.accessToken()),
+  });
+  const act = useMutation({
+    mutationFn: async (action: Pending) =>
+      action.kind === 'rotate'
+        ? { kid: (await rotateSigningKey(await auth.accessToken(), action.now ? 0 : undefined)).kid }
+        : { kid: (await revokeSigningKey(await auth.accessToken(), action.key.kid)).revoked.kid },
+    onSuccess: ({ kid }, action) => {
+      setDone(action.kind === 'rotate' ? t.rotated(kid) : t.revoked(kid));
+      setPending(undefined);
+      void queries.invalidateQueries({ queryKey: SIGNING_KEYS_KEY });
+    },
+  });
+  const date = (iso: string | null) => (iso ? <time dateTime={iso}>{formats.dateTime(iso)}</time> : '');
+
+  return (
+    <section className="console-screen" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{t.signingKeys}</h2>
+      <p role="status" className="console-status">
+        {done}
+      </p>
+      <div className="console-toolbar">
+        <button type="button" data-action="rotate" onClick={() => setPending({ kind: 'rotate', now: false })}>
+          {t.rotate}
+        </button>
+        <button type="button" data-action="rotate-now" onClick={() => setPending({ kind: 'rotate', now: true })}>
+          {t.rotateNow}
+        </button>
+      </div>
+      {keys.error && <p role="alert">{keys.error.message}</p>}
+      {keys.data && (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label={t.signingKeys}>
+          <table className="console-table">
+            <thead>
+              <tr>
+                <th scope="col">{t.kid}</th>
+                <th scope="col">{t.algorithm}</th>
+                <th scope="col">{t.state}</th>
+                <th scope="col">{t.created}</th>
+                <th scope="col">{t.activates}</th>
+                <th scope="col">{t.retires}</th>
+                <th scope="col">{t.expires}</th>
+                <th scope="col">{t.revokedAt}</th>
+                <th scope="col">{t.actions}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((key) => (
+                <tr key={key.kid} data-kid={key.kid} data-state={key.state}>
+                  <th scope="row">
+                    <code>{key.kid}</code>
+                  </th>
+                  <td>{key.algorithm}</td>
+                  <td>{stateLabel(t, key.state)}</td>
+                  <td>{date(key.createdAt)}</td>
+                  <td>{date(key.activatesAt)}</td>
+                  <td>{date(key.retiredAt)}</td>
+                  <td>{date(key.expiresAt)}</td>
+                  <td>{date(key.revokedAt)}</td>
+                  <td>
+                    {key.state !== 'revoked' && key.state !== 'expired' && (
+                      <button
+                        type="button"
+                        data-action="revoke"
+                        className="destructive"
+                        aria-label={t.revokeKey(key.kid)}
+                        onClick={() => setPending({ kind: 'revoke', key })}
+                      >
+                        {t.revoke}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={pending !== undefined}
+        title={pending?.kind === 'revoke' ? t.revoke : pending?.now ? t.rotateNow : t.rotate}
+        confirmLabel={pending?.kind === 'revoke' ? t.revoke : t.rotate}
+        cancelLabel={t.cancel}
+        destructive={pending?.kind === 'revoke'}
+        busy={act.isPending}
+        onConfirm={() => pending && act.mutate(pending)}
+        onCancel={() => {
+          setPending(undefined);
+          act.reset();
+        }}
+      >
+        {pending && (
+          <p>
+            {pending.kind === 'revoke'
+              ? t.confirmRevoke(pending.key.kid, pending.key.state === 'active')
+              : pending.now
+                ? t.confirmRotateNow
+                : t.confirmRotate}
+          </p>
+        )}
+        {act.error && (
+          <p role="alert">
+            {act.error instanceof ApiRequestError ? `${act.error.message} (${act.error.code})` : act.error.message}
+          </p>
+        )}
+      </ConfirmDialog>
+    </section>
+  );
+}
