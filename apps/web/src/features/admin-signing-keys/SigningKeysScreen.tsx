@@ -12,9 +12,13 @@ type Texts = ReturnType<typeof useMessages<typeof signingKeysText.en>>;
 type Pending = { kind: 'rotate'; now: boolean } | { kind: 'revoke'; key: SigningKey };
 
 function stateLabel(t: Texts, state: SigningKey['state']): string {
-  return { next: t.stateNext, active: t.stateActive, retired: t.stateRetired, expired: t.stateExpired, revoked: t.stateRevoked }[
-    state
-  ];
+  return {
+    next: t.stateNext,
+    active: t.stateActive,
+    retired: t.stateRetired,
+    expired: t.stateExpired,
+    revoked: t.stateRevoked,
+  }[state];
 }
 
 /** The OpenID provider's signing keys (platform:manage): list, rotate, revoke. */

@@ -22,8 +22,7 @@ export const signingKeysText = defineMessages({
     revoke: '失効させる',
     revokeKey: (kid: string) => `鍵 ${kid} を失効させる`,
     cancel: 'キャンセル',
-    confirmRotate:
-      '新しい鍵を作成して公開しますか?すべての検証者が取得できるよう、既定の猶予のあとで署名を始めます。',
+    confirmRotate: '新しい鍵を作成して公開しますか?すべての検証者が取得できるよう、既定の猶予のあとで署名を始めます。',
     confirmRotateNow: '新しい鍵を作成し、すぐに署名を始めますか?検証者は初めて見る kid で JWKS を取り直します。',
     confirmRevoke: (kid: string, signing: boolean) =>
       `鍵 ${kid} を失効させますか?JWKS から外れ、この鍵で署名されたトークンは検証できなくなります。${signing ? '署名中の鍵なので、代わりの鍵がすぐに署名を始めます。' : ''}`,
@@ -199,7 +198,8 @@ export const signingKeysText = defineMessages({
     revoke: 'إبطال',
     revokeKey: (kid: string) => `إبطال المفتاح ${kid}`,
     cancel: 'إلغاء',
-    confirmRotate: 'هل تريد إنشاء مفتاح جديد ونشره؟ يبدأ التوقيع بعد المهلة الافتراضية، حين يكون كل المتحققين قد جلبوه.',
+    confirmRotate:
+      'هل تريد إنشاء مفتاح جديد ونشره؟ يبدأ التوقيع بعد المهلة الافتراضية، حين يكون كل المتحققين قد جلبوه.',
     confirmRotateNow: 'هل تريد إنشاء مفتاح جديد يوقّع فورًا؟ يعيد المتحققون جلب JWKS حين يرون معرّفه لأول مرة.',
     confirmRevoke: (kid: string, signing: boolean) =>
       `هل تريد إبطال المفتاح ${kid}؟ سيخرج من JWKS ولن يُتحقق بعدها من الرموز التي وقّعها.${signing ? ' إنه يوقّع الآن، لذا يبدأ بديل بالتوقيع فورًا.' : ''}`,

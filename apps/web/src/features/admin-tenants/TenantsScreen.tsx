@@ -181,7 +181,9 @@ export function TenantsScreen() {
       >
         {pending && (
           <p>
-            {pending.kind === 'delete-idp' ? t.confirmRemoveIdp(pending.tenant.name) : t.confirmDelete(pending.tenant.name)}
+            {pending.kind === 'delete-idp'
+              ? t.confirmRemoveIdp(pending.tenant.name)
+              : t.confirmDelete(pending.tenant.name)}
           </p>
         )}
         {remove.error && <p role="alert">{errorText(remove.error)}</p>}
@@ -407,11 +409,7 @@ function IdentityProviderPanel({
           {current ? t.secretKept : t.secretRequired}
         </p>
         <label htmlFor={`${id}-scopes`}>{t.scopes}</label>
-        <input
-          id={`${id}-scopes`}
-          name="scopes"
-          defaultValue={current?.scopes.join(' ') ?? 'openid profile email'}
-        />
+        <input id={`${id}-scopes`} name="scopes" defaultValue={current?.scopes.join(' ') ?? 'openid profile email'} />
         <label htmlFor={`${id}-domains`}>{t.domains}</label>
         <input
           id={`${id}-domains`}

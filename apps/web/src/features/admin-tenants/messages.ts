@@ -116,8 +116,7 @@ export const tenantsText = defineMessages({
     cancel: 'Cancel',
     confirmRemoveIdp: (name: string) =>
       `Remove the identity provider of ${name}? Its e-mail domains go with it and its users can no longer sign in through it.`,
-    confirmDelete: (name: string) =>
-      `Delete the tenant ${name}? It is refused while users or clients belong to it.`,
+    confirmDelete: (name: string) => `Delete the tenant ${name}? It is refused while users or clients belong to it.`,
     state: 'State',
     users: 'Users',
     clients: 'Clients',
@@ -232,7 +231,8 @@ export const tenantsText = defineMessages({
     secretRequired: 'Obligatoire la première fois. Il n’est plus jamais affiché une fois enregistré.',
     scopes: 'Portées',
     domains: 'Domaines de messagerie',
-    domainsHint: 'Séparés par des espaces ou des virgules : les utilisateurs de ces domaines se connectent par ce fournisseur.',
+    domainsHint:
+      'Séparés par des espaces ou des virgules : les utilisateurs de ces domaines se connectent par ce fournisseur.',
     saveIdp: 'Enregistrer le fournisseur d’identité',
     test: 'Tester',
     discoveryUrl: 'URL de découverte',
@@ -288,8 +288,7 @@ export const tenantsText = defineMessages({
     cancel: 'Cancelar',
     confirmRemoveIdp: (name: string) =>
       `¿Quitar el proveedor de identidad de ${name}? Sus dominios de correo se van con él y sus usuarios ya no podrán iniciar sesión con él.`,
-    confirmDelete: (name: string) =>
-      `¿Eliminar el inquilino ${name}? Se rechaza mientras tenga usuarios o clientes.`,
+    confirmDelete: (name: string) => `¿Eliminar el inquilino ${name}? Se rechaza mientras tenga usuarios o clientes.`,
     state: 'Estado',
     users: 'Usuarios',
     clients: 'Clientes',
@@ -593,7 +592,8 @@ export const tenantsText = defineMessages({
     keyType: 'نوع المفتاح',
     algorithm: 'الخوارزمية',
     usable: 'صالح للاستخدام',
-    testSignInHint: 'يسجّل الدخول عبر هذا الموفر في نافذة جديدة (prompt=login)، وتصبح تلك النافذة مسجّلة باسم مستخدم المستأجر.',
+    testSignInHint:
+      'يسجّل الدخول عبر هذا الموفر في نافذة جديدة (prompt=login)، وتصبح تلك النافذة مسجّلة باسم مستخدم المستأجر.',
     testSignIn: 'اختبار تسجيل الدخول',
     popupBlocked: 'تعذّر فتح النافذة: اسمح بالنوافذ المنبثقة لهذا الموقع.',
     noSignIn: 'المستأجر معطّل، لذا لا يمكن تجربة تسجيل الدخول.',
@@ -625,8 +625,7 @@ export const tenantsText = defineMessages({
     deleteTenant: '删除租户',
     delete: '删除',
     cancel: '取消',
-    confirmRemoveIdp: (name: string) =>
-      `要移除 ${name} 的身份提供方吗?其邮箱域名会一并移除,用户将无法再通过它登录。`,
+    confirmRemoveIdp: (name: string) => `要移除 ${name} 的身份提供方吗?其邮箱域名会一并移除,用户将无法再通过它登录。`,
     confirmDelete: (name: string) => `要删除租户 ${name} 吗?只要还有用户或客户端属于它,删除就会被拒绝。`,
     state: '状态',
     users: '用户',
@@ -1053,7 +1052,8 @@ export const tenantsText = defineMessages({
     cancel: '취소',
     confirmRemoveIdp: (name: string) =>
       `${name}의 ID 공급자를 제거할까요? 이메일 도메인도 함께 제거되며 사용자는 더 이상 이 공급자로 로그인할 수 없습니다.`,
-    confirmDelete: (name: string) => `테넌트 ${name}을(를) 삭제할까요? 사용자나 클라이언트가 속해 있는 동안에는 거부됩니다.`,
+    confirmDelete: (name: string) =>
+      `테넌트 ${name}을(를) 삭제할까요? 사용자나 클라이언트가 속해 있는 동안에는 거부됩니다.`,
     state: '상태',
     users: '사용자',
     clients: '클라이언트',
