@@ -1,4 +1,9 @@
-import { CatalogAdminModule, LibraryAdminModule, ToolServersAdminModule } from '@fed/agent';
+import {
+  CatalogAdminModule,
+  LibraryAdminModule,
+  MarketplaceAgentsAdminModule,
+  ToolServersAdminModule,
+} from '@fed/agent';
 import {
   AccessLogsModule,
   AuditLogsModule,
@@ -52,6 +57,8 @@ import { Module } from '@nestjs/common';
     ToolServersAdminModule,
     CatalogAdminModule,
     LibraryAdminModule,
+    // the Marketplace edition's admin panel (platform:manage; 404 in SaaS): /v1/admin/marketplace-agents.
+    MarketplaceAgentsAdminModule,
   ],
 })
 export class AdminServiceModule {}

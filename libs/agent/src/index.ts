@@ -66,7 +66,11 @@ export {
   type AgentModelConfig,
   marketplaceAgentEntities,
 } from './agents/marketplace-agent.entity';
-export { MarketplaceAgentsModule, marketplaceAgentsAdminServiceFor } from './agents/marketplace-agents.module';
+export {
+  MarketplaceAgentsAdminModule,
+  MarketplaceAgentsModule,
+  marketplaceAgentsAdminServiceFor,
+} from './agents/marketplace-agents.module';
 export { type AgentFields, MarketplaceAgentsAdminService } from './agents/marketplace-agents-admin.service';
 export { AgentsError, type AgentsErrorCode } from './agents/agents.errors';
 export { MAX_OUTPUT_TOKENS_MAX, MODEL_NAME_MAX, TEMPERATURE_MAX } from './agents/agent.rules';

@@ -8,13 +8,16 @@ import { setPrincipal } from './current-principal.decorator';
 import { type ProtectedResource, protectedResourceUrl } from './protected-resources';
 import { PUBLIC_METADATA } from './public.decorator';
 import { RESOURCES_METADATA } from './resources.decorator';
+import { MARKETPLACE_ONLY_METADATA } from './marketplace-only.decorator';
 import { SAAS_ONLY_METADATA } from './saas-only.decorator';
 import { SCOPES_METADATA } from './scopes.decorator';
 
-/** In Marketplace, scopes are not checked (spec: "token only, no scope check") and @SaasOnly() routes are 404. */
+/**
+ * In Marketplace, scopes are not checked (spec: "token only, no scope check") and @SaasOnly() routes are 404; its
+ * admin panel's @MarketplaceOnly() routes check theirs, and are 404 in SaaS.
+ */
 @Injectable()
 export class AccessTokenGuard implements CanActivate {
-  private readonly checksScopes: boolean;
   private readonly marketplace: boolean;
   private readonly publicUrl: string;
 
@@ -24,17 +27,18 @@ export class AccessTokenGuard implements CanActivate {
     @Inject(SERVICE_CONFIG) config: ServiceConfig,
   ) {
     this.marketplace = config.edition === 'marketplace';
-    this.checksScopes = !this.marketplace;
     this.publicUrl = config.http.publicUrl;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // Only HTTP is served; anything else is refused rather than waved through.
     if (context.getType() !== 'http') return false;
-    if (
-      this.marketplace &&
-      this.reflector.getAllAndOverride<boolean>(SAAS_ONLY_METADATA, [context.getHandler(), context.getClass()])
-    ) {
+    const targets = [context.getHandler(), context.getClass()];
+    const marketplaceOnly = this.reflector.getAllAndOverride<boolean>(MARKETPLACE_ONLY_METADATA, targets) === true;
+    const absent = this.marketplace
+      ? this.reflector.getAllAndOverride<boolean>(SAAS_ONLY_METADATA, targets) === true
+      : marketplaceOnly;
+    if (absent) {
       // Worded as Nest words an unknown route, so that the two answers are the same.
       const { method, originalUrl } = context.switchToHttp().getRequest<{ method: string; originalUrl: string }>();
       throw new ApiError('not_found', `Cannot ${method} ${originalUrl}`);
@@ -48,7 +52,8 @@ export class AccessTokenGuard implements CanActivate {
         context.getClass(),
       ])
       ?.map((resource) => protectedResourceUrl(this.publicUrl, resource));
-    const principal = await authenticateRequest(this.verifier, request, rule, this.checksScopes, resources);
+    const checksScopes = !this.marketplace || marketplaceOnly;
+    const principal = await authenticateRequest(this.verifier, request, rule, checksScopes, resources);
     setPrincipal(request, principal);
     return true;
   }

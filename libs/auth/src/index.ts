@@ -26,5 +26,6 @@ export { Public } from './public.decorator';
 export { ForResources, RESOURCES_METADATA } from './resources.decorator';
 export { type RevocableToken, RevocationList, type RevocationListOptions } from './revocation-list';
 export { SAAS_ONLY_METADATA, SaasOnly } from './saas-only.decorator';
+export { MARKETPLACE_ONLY_METADATA, MarketplaceOnly } from './marketplace-only.decorator';
 export { Scopes } from './scopes.decorator';
 export { DEFAULT_VERIFICATION_CACHE_SIZE, VerificationCache } from './verification-cache';

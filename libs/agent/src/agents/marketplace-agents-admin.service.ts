@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { agentId, agentInstructions, agentModelConfig, agentName, agentTenant } from './agent.rules';
 import { AgentsError } from './agents.errors';
 import { type AgentModelConfig, MarketplaceAgentEntity } from './marketplace-agent.entity';
-import { type AgentChanges, type MarketplaceAgentsRepository } from './marketplace-agents.repository';
+import { type AgentChanges, type AgentFilter, type MarketplaceAgentsRepository } from './marketplace-agents.repository';
 
 export interface AgentFields {
   /** Creation only; a UUID is generated when absent. */
@@ -28,6 +28,15 @@ export class MarketplaceAgentsAdminService {
 
   list(): Promise<MarketplaceAgentEntity[]> {
     return this.repository.all();
+  }
+
+  /** The admin panel's numbered list (`GET /api/v1/admin/marketplace-agents`). */
+  page(
+    filter: AgentFilter,
+    params: { limit: number; offset: number },
+  ): Promise<{ items: MarketplaceAgentEntity[]; total: number }> {
+    const tenantId = filter.tenantId === undefined ? undefined : agentTenant(filter.tenantId);
+    return this.repository.page({ ...filter, tenantId }, params.limit, params.offset);
   }
 
   async show(id: string): Promise<MarketplaceAgentEntity> {

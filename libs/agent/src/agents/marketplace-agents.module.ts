@@ -1,7 +1,8 @@
 import { MARKETPLACE_AGENTS, type MarketplaceAgentLookup } from '@fed/conversations';
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { type DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { MarketplaceAgentsAdminController } from './marketplace-agents-admin.controller';
 import { MarketplaceAgentsAdminService } from './marketplace-agents-admin.service';
 import { marketplaceAgentEntities } from './marketplace-agent.entity';
 import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
@@ -27,6 +28,16 @@ import { MarketplaceAgentsRepository } from './marketplace-agents.repository';
   exports: [MarketplaceAgentsRepository, MARKETPLACE_AGENTS],
 })
 export class MarketplaceAgentsModule {}
+
+/** The Marketplace admin panel's `/api/v1/admin/marketplace-agents` (admin-service; 404 in the SaaS edition). */
+@Module({
+  imports: [TypeOrmModule.forFeature(marketplaceAgentEntities)],
+  controllers: [MarketplaceAgentsAdminController],
+  providers: [
+    { provide: MarketplaceAgentsAdminService, inject: [DataSource], useFactory: marketplaceAgentsAdminServiceFor },
+  ],
+})
+export class MarketplaceAgentsAdminModule {}
 
 /** The administrator's service on a data source, as platformctl and the tests build it. */
 export function marketplaceAgentsAdminServiceFor(dataSource: DataSource): MarketplaceAgentsAdminService {

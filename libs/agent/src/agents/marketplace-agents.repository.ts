@@ -6,6 +6,12 @@ export type AgentChanges = Partial<
   Pick<MarketplaceAgentEntity, 'name' | 'instructions' | 'modelConfig' | 'enabled' | 'tenantId'>
 >;
 
+export interface AgentFilter {
+  search?: string;
+  enabled?: boolean;
+  tenantId?: string;
+}
+
 /** The only place that queries `agent.marketplace_agents`. */
 @Injectable()
 export class MarketplaceAgentsRepository {
@@ -31,6 +37,30 @@ export class MarketplaceAgentsRepository {
       where: { deletedAt: IsNull() },
       order: { name: 'ASC', id: 'ASC' },
     });
+  }
+
+  /** A numbered page of the live agents in name order; `search` is a case-insensitive substring of id or name. */
+  async page(
+    filter: AgentFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: MarketplaceAgentEntity[]; total: number }> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(MarketplaceAgentEntity, 'agent')
+      .where('agent.deletedAt IS NULL');
+    if (filter.search !== undefined) {
+      const pattern = `%${filter.search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      query.andWhere("(agent.id ILIKE :pattern ESCAPE '\\' OR agent.name ILIKE :pattern ESCAPE '\\')", { pattern });
+    }
+    if (filter.enabled !== undefined) query.andWhere('agent.enabled = :enabled', { enabled: filter.enabled });
+    if (filter.tenantId !== undefined) query.andWhere('agent.tenantId = :tenantId', { tenantId: filter.tenantId });
+    const [items, total] = await query
+      .orderBy('agent.name', 'ASC')
+      .addOrderBy('agent.id', 'ASC')
+      .take(limit)
+      .skip(offset)
+      .getManyAndCount();
+    return { items, total };
   }
 
   /** False when the id is taken, live or deleted; one statement, so two creations of one id cannot both succeed. */
