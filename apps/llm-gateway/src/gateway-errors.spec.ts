@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { ScriptedUpstream } from '@fed/testing';
 import OpenAI from 'openai';
+import { DataSource } from 'typeorm';
 import { type RunningGateway, bootGateway } from './testing/boot-gateway';
 
 /** Every gateway status of the spec, in the native error format of the endpoint's family. */
@@ -208,10 +209,14 @@ describe('model gateway: errors in each family', () => {
     });
 
     it('refuses an expired key', async () => {
-      const { apiKey: expired } = await gateway.keys.create({
+      // The service refuses an expiry in the past: a key that expired is one whose day came and went.
+      const { apiKey: expired, key } = await gateway.keys.create({
         name: 'expired',
-        expiresAt: new Date(Date.now() - 1000),
+        expiresAt: new Date(Date.now() + 60_000),
       });
+      await gateway.service.nest
+        .get(DataSource)
+        .query(`UPDATE "gateway"."api_keys" SET "expires_at" = now() - interval '1 second' WHERE "id" = $1`, [key.id]);
       await expectChatError(
         await post('/chat/completions', { model: 'gpt-test', messages: [] }, { authorization: `Bearer ${expired}` }),
         401,

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { type TestDatabase, createTestDatabase } from '@fed/persistence/testing';
 import { MetricsScrape, ScriptedUpstream } from '@fed/testing';
 import OpenAI from 'openai';
+import { DataSource } from 'typeorm';
 import { type RunningGateway, bootGateway, findLogRow } from './testing/boot-gateway';
 
 /** Retries, fallback, client aborts, limits and quotas, CORS, and the endpoints besides chat. */
@@ -394,6 +395,14 @@ describe('model gateway: reliability, limits, CORS and the other endpoints', () 
     it('answers 404 model_not_found for an unknown model, and for one the key may not use (another tenant sees it)', async () => {
       const tenantA = '0b6c3a52-54a3-4d5e-9a51-7f1c2b0e8d11';
       const tenantB = '5f2e9d40-1c7b-4b6a-8e3f-2a9c0d7e6b22';
+      // A key's tenant must exist: the service refuses one that does not.
+      await gateway.service.nest.get(DataSource).query(
+        `INSERT INTO "identity"."tenants" ("id", "name", "type", "endpoint", "enabled", "created_at")
+         VALUES ($1, 'tenant-a', 'enterprise', 'https://a.example.com', true, now()),
+                ($2, 'tenant-b', 'enterprise', 'https://b.example.com', true, now())
+         ON CONFLICT ("id") DO NOTHING`,
+        [tenantA, tenantB],
+      );
       const narrow = new OpenAI({
         baseURL: gateway.baseUrl,
         apiKey: await gateway.createKey({ tenantId: tenantA, allowedModels: ['claude-test'] }),

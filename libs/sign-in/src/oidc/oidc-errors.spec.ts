@@ -160,6 +160,7 @@ describe('OpenID provider: discovery and the error tables (spec document 1)', ()
           'logs:read',
           'master:manage',
           'llm:invoke',
+          'platform:manage',
           'offline_access',
         ],
         client_id_metadata_document_supported: true,
