@@ -1,10 +1,4 @@
-import { type ReactNode } from 'react';
-import { ClientsScreen } from '../features/admin-clients/ClientsScreen';
-import { ToolServersScreen } from '../features/admin-catalog/ToolServersScreen';
-import { LogsScreen } from '../features/admin-logs/LogsScreen';
-import { UsageScreen } from '../features/admin-usage/UsageScreen';
-import { KeysScreen } from '../features/admin-keys/KeysScreen';
-import { UsersScreen } from '../features/admin-users/UsersScreen';
+import { type ComponentType, type ReactNode, Suspense, lazy } from 'react';
 import { useMe } from '../features/profile/use-me';
 import { useAuth } from '../lib/auth/auth-context';
 import { grantedScopes, holdsAny } from '../lib/auth/scopes';
@@ -17,12 +11,26 @@ export const CONSOLE_PATH = '/console';
 
 type Texts = (typeof consoleText)['en'];
 
+/** What every screen is given. */
+interface ScreenProps {
+  scopes: ReadonlySet<string>;
+  selfId?: string;
+}
+
+/**
+ * A screen loaded when first opened: the chat's first bundle carries none of the console's screens, and a user
+ * without the console's scopes never downloads them.
+ */
+function screen<M>(load: () => Promise<M>, pick: (module: M) => (props: ScreenProps) => ReactNode) {
+  return lazy(async () => ({ default: pick(await load()) as ComponentType<ScreenProps> }));
+}
+
 /** A screen of the console, shown to a token holding one of `anyOf` (the scopes of the routes it calls). */
 interface Section {
   slug: string;
   anyOf: readonly string[];
   title(t: Texts): string;
-  render(context: { scopes: ReadonlySet<string>; selfId?: string }): ReactNode;
+  Screen: ComponentType<ScreenProps>;
 }
 
 const SECTIONS: readonly Section[] = [
@@ -30,37 +38,81 @@ const SECTIONS: readonly Section[] = [
     slug: 'users',
     anyOf: ['users:read', 'users:manage'],
     title: (t) => t.users,
-    render: ({ scopes, selfId }) => <UsersScreen selfId={selfId} canManage={scopes.has('users:manage')} />,
+    Screen: screen(
+      () => import('../features/admin-users/UsersScreen'),
+      ({ UsersScreen }) =>
+        ({ scopes, selfId }) => <UsersScreen selfId={selfId} canManage={scopes.has('users:manage')} />,
+    ),
   },
   {
     slug: 'logs',
     anyOf: ['logs:read'],
     title: (t) => t.logs,
-    render: () => <LogsScreen />,
-  },
-  {
-    slug: 'tool-servers',
-    anyOf: ['platform:manage'],
-    title: (t) => t.toolServers,
-    render: () => <ToolServersScreen />,
+    Screen: screen(
+      () => import('../features/admin-logs/LogsScreen'),
+      ({ LogsScreen }) =>
+        () => <LogsScreen />,
+    ),
   },
   {
     slug: 'usage',
     anyOf: ['logs:read', 'platform:manage'],
     title: (t) => t.usage,
-    render: ({ scopes }) => <UsageScreen canPickTenant={scopes.has('platform:manage')} />,
+    Screen: screen(
+      () => import('../features/admin-usage/UsageScreen'),
+      ({ UsageScreen }) =>
+        ({ scopes }) => <UsageScreen canPickTenant={scopes.has('platform:manage')} />,
+    ),
   },
   {
     slug: 'clients',
     anyOf: ['platform:manage'],
     title: (t) => t.clients,
-    render: () => <ClientsScreen />,
+    Screen: screen(
+      () => import('../features/admin-clients/ClientsScreen'),
+      ({ ClientsScreen }) =>
+        () => <ClientsScreen />,
+    ),
   },
   {
     slug: 'keys',
     anyOf: ['platform:manage'],
     title: (t) => t.apiKeys,
-    render: () => <KeysScreen />,
+    Screen: screen(
+      () => import('../features/admin-keys/KeysScreen'),
+      ({ KeysScreen }) =>
+        () => <KeysScreen />,
+    ),
+  },
+  {
+    slug: 'tool-servers',
+    anyOf: ['platform:manage'],
+    title: (t) => t.toolServers,
+    Screen: screen(
+      () => import('../features/admin-catalog/ToolServersScreen'),
+      ({ ToolServersScreen }) =>
+        () => <ToolServersScreen />,
+    ),
+  },
+  {
+    slug: 'tenants',
+    anyOf: ['platform:manage'],
+    title: (t) => t.tenants,
+    Screen: screen(
+      () => import('../features/admin-tenants/TenantsScreen'),
+      ({ TenantsScreen }) =>
+        () => <TenantsScreen />,
+    ),
+  },
+  {
+    slug: 'signing-keys',
+    anyOf: ['platform:manage'],
+    title: (t) => t.signingKeys,
+    Screen: screen(
+      () => import('../features/admin-signing-keys/SigningKeysScreen'),
+      ({ SigningKeysScreen }) =>
+        () => <SigningKeysScreen />,
+    ),
   },
 ];
 
@@ -110,7 +162,9 @@ export function Console() {
         </ul>
       </nav>
       <main id="main" className="console-main" tabIndex={-1}>
-        {current.render({ scopes, selfId: me.data?.userId })}
+        <Suspense fallback={<p role="status">{t.loading}</p>}>
+          <current.Screen scopes={scopes} selfId={me.data?.userId} />
+        </Suspense>
       </main>
     </div>
   );

@@ -149,7 +149,8 @@ export function UsersScreen({ selfId, canManage }: { selfId?: string; canManage:
             <button type="button" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
               {t.previous}
             </button>
-            <span aria-live="polite">{t.pageOf(page, pages, all.data.total)}</span>
+            {/* The page the rows shown are (the answer's), not the one asked for: the last page stays on screen until it comes. */}
+            <span aria-live="polite">{t.pageOf(all.data.page, pages, all.data.total)}</span>
             <button type="button" disabled={!all.data.hasMore} onClick={() => setPage((p) => p + 1)}>
               {t.next}
             </button>
