@@ -1,0 +1,256 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import { type ProcessHandle, buildDist, buildWeb, cleanEnv, freePort, startProcess } from '@fed/testing';
+import {
+  type UpstreamProvider,
+  axeContext,
+  describeWithChromium,
+  expectNoAxeViolations,
+  launchChromium,
+  startUpstreamProvider,
+} from '@fed/sign-in/testing';
+import { type DemoCredentials } from './demo-realm';
+import type { PageDocument } from './testing/page-globals';
+import { htmlLangDir, signInToWebApp, submitLoginForm, tabTo } from './testing/web-app';
+
+declare const document: PageDocument;
+
+const main = 'dist/apps/platform/src/main.js';
+const cli = 'dist/apps/platformctl/src/main.js';
+const PASSWORD = 'a long passphrase for the console';
+
+interface ListedTenant {
+  tenantId: string;
+  name: string;
+  type: string;
+  endpoint: string;
+  enabled: boolean;
+  userCount: number;
+  hasIdentityProvider: boolean;
+}
+
+interface ListedKey {
+  kid: string;
+  state: string;
+}
+
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+/**
+ * Issue 38, "The screens: tenants" and "signing keys": the demo administrator of `npm start` (a platform operator)
+ * manages tenants, their identity providers (with a real upstream OpenID provider and a test sign-in in a window of
+ * its own) and the provider's signing keys in the console.
+ */
+describeWithChromium('console-tenants-e2e.spec')('the console: tenants and signing keys', () => {
+  let dataDir: string;
+  let base: string;
+  let platform: ProcessHandle;
+  let browser: Browser;
+  let demo: DemoCredentials;
+  let upstream: UpstreamProvider;
+
+  async function platformctl(args: string[]): Promise<string> {
+    const handle = startProcess(cli, args, cleanEnv({ DATA_DIR: dataDir }));
+    const code = await handle.exited(60_000);
+    if (code !== 0) throw new Error(`platformctl ${args.join(' ')}: ${code}\n${handle.output()}`);
+    return handle.output();
+  }
+
+  /** Records the bearer token the page sends to the admin API (the latest one). */
+  function captureToken(page: Page): () => string {
+    let token: string | undefined;
+    page.on('request', (request) => {
+      const header = request.headers()['authorization'];
+      if (header?.startsWith('Bearer ') && new URL(request.url()).pathname.startsWith('/api/v1/')) token = header;
+    });
+    return () => {
+      if (!token) throw new Error('no bearer token seen yet');
+      return token;
+    };
+  }
+
+  async function api<T>(token: string, route: string): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${base}${route}`, { headers: { authorization: token } });
+    return { status: response.status, body: (await response.json()) as T };
+  }
+
+  // What the database holds, read through the API (not the screen).
+  async function tenantNamed(token: string, name: string): Promise<ListedTenant | undefined> {
+    const { body } = await api<{ tenants: ListedTenant[] }>(
+      token,
+      `/api/v1/admin/tenants?search=${encodeURIComponent(name)}`,
+    );
+    return body.tenants.find((tenant) => tenant.name === name);
+  }
+
+  async function signingKeys(token: string): Promise<ListedKey[]> {
+    return (await api<{ signingKeys: ListedKey[] }>(token, '/api/v1/admin/signing-keys')).body.signingKeys;
+  }
+
+  /** The kids of the JWKS at the issuer's jwks_uri, found through its discovery document. */
+  async function publishedKids(token: string): Promise<string[]> {
+    const issuer = String(claimsOf(token.slice('Bearer '.length)).iss);
+    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+      jwks_uri: string;
+    };
+    const jwks = (await (await fetch(discovery.jwks_uri, { cache: 'no-store' })).json()) as { keys: { kid: string }[] };
+    return jwks.keys.map((key) => key.kid);
+  }
+
+  beforeAll(async () => {
+    buildDist();
+    buildWeb();
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'fed-console-tenants-'));
+    const port = await freePort();
+    // 127.0.0.1, while the upstream provider is at localhost: two hosts, so the two providers' cookies stay apart.
+    base = `http://127.0.0.1:${port}`;
+    platform = startProcess(main, [], cleanEnv({ PORT: String(port), PUBLIC_URL: base, DATA_DIR: dataDir }));
+    await platform.waitForOutput(/Press Ctrl-C to stop/, 60_000);
+    demo = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const realm = path.join(dataDir, 'console-tenants.json');
+    writeFileSync(
+      realm,
+      JSON.stringify({
+        realm: 'federation',
+        users: [
+          // The tenant's administrator, not a platform operator.
+          { email: 'tara@example.com', username: 'tara', displayName: 'Tara', role: 'admin', password: PASSWORD },
+          { email: 'hal@example.com', username: 'hal', displayName: 'Hal', password: PASSWORD },
+        ],
+      }),
+    );
+    await platformctl(['realm', 'import', realm]);
+    upstream = await startUpstreamProvider({
+      redirectUri: `${base}/federation/auth/v1/idp/callback`,
+      accounts: { uma: { name: 'Uma Upstream', email: 'uma@globex.example', email_verified: true } },
+    });
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await upstream?.stop();
+    platform?.child.kill('SIGKILL');
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates a tenant (a bad endpoint refused), edits it, sets its identity provider, tests it, and signs in through it in a window of its own', async () => {
+    const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en' });
+    // The upstream's development login page imports a web font: not needed here.
+    await context.route('https://fonts.googleapis.com/**', (route) => route.abort());
+    const token = captureToken(page);
+    await page.getByRole('link', { name: 'Console' }).click();
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Tenants' }).click();
+    await page.getByRole('heading', { name: 'Tenants', level: 2 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/tenants');
+
+    const create = page.getByRole('region', { name: 'Create a tenant' });
+    await create.getByLabel('Name').fill('globex');
+    await create.getByLabel('Endpoint').fill('not a url');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.getByRole('alert').getByText('(invalid_parameter)').waitFor();
+    expect(await tenantNamed(token(), 'globex')).toBeUndefined();
+    await create.getByLabel('Endpoint').fill('https://globex.example');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Tenant globex created.').waitFor();
+    expect(await tenantNamed(token(), 'globex')).toMatchObject({
+      type: 'enterprise',
+      endpoint: 'https://globex.example',
+      enabled: true,
+      hasIdentityProvider: false,
+    });
+
+    const row = page.getByRole('row', { name: /globex/ });
+    await row.getByRole('button', { name: 'Manage' }).click();
+    const detail = page.getByRole('region', { name: 'Tenant globex' });
+    await detail.getByRole('heading', { name: 'Tenant globex' }).waitFor();
+    const edit = detail.getByRole('form', { name: 'Edit the tenant' });
+    await edit.getByLabel('Endpoint').fill('https://www.globex.example');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Tenant globex saved.').waitFor();
+    expect((await tenantNamed(token(), 'globex'))?.endpoint).toBe('https://www.globex.example');
+
+    await detail.getByText('No identity provider is set.').waitFor();
+    const idp = detail.getByRole('form', { name: 'Identity provider settings' });
+    await idp.getByLabel('Issuer').fill(upstream.issuer);
+    await idp.getByLabel('Client ID').fill(upstream.clientId);
+    await idp.getByLabel('Client secret').fill(upstream.clientSecret);
+    await idp.getByLabel('E-mail domains').fill('globex.example');
+    await idp.getByRole('button', { name: 'Save the identity provider' }).click();
+    await page.getByRole('status').getByText('The identity provider of globex was saved.').waitFor();
+    expect(await tenantNamed(token(), 'globex')).toMatchObject({ hasIdentityProvider: true });
+    const tenantId = (await tenantNamed(token(), 'globex'))!.tenantId;
+    const stored = await api<{ issuer: string; clientId: string; domains: string[]; redirectUri: string }>(
+      token(),
+      `/api/v1/admin/tenants/${tenantId}/identity-provider`,
+    );
+    expect(stored.body).toMatchObject({
+      issuer: upstream.issuer,
+      clientId: upstream.clientId,
+      domains: ['globex.example'],
+      redirectUri: `${base}/federation/auth/v1/idp/callback`,
+    });
+    expect(JSON.stringify(stored.body)).not.toContain(upstream.clientSecret);
+    await detail.getByText(`${base}/federation/auth/v1/idp/callback`).waitFor();
+    // The secret is write-only: it left the form once sent.
+    expect(await idp.getByLabel('Client secret').inputValue()).toBe('');
+
+    await detail.getByRole('button', { name: 'Test', exact: true }).click();
+    await detail.getByRole('heading', { name: 'Test passed: no problem found.' }).waitFor({ timeout: 30_000 });
+    await detail.getByText(`${upstream.issuer}/.well-known/openid-configuration`).waitFor();
+    await detail.getByText(`${upstream.issuer}/auth`).first().waitFor();
+    await detail.getByRole('region', { name: 'Keys of the provider' }).getByRole('row').nth(1).waitFor();
+
+    // The test sign-in: the platform's authorization request with idp_hint and prompt=login, in a new window.
+    const navigations: string[] = [];
+    context.on('request', (request) => {
+      if (request.isNavigationRequest()) navigations.push(request.url());
+    });
+    const [signIn] = await Promise.all([
+      context.waitForEvent('page'),
+      detail.getByRole('button', { name: 'Test sign-in' }).click(),
+    ]);
+    await signIn.waitForURL(`${upstream.issuer}/**`, { timeout: 30_000 });
+    const authorize = new URL(navigations[0]!);
+    expect(authorize.origin).toBe(base);
+    expect(authorize.searchParams.get('idp_hint')).toBe('globex');
+    expect(authorize.searchParams.get('prompt')).toBe('login');
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${base}/callback`);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    await signIn.locator('input[name="login"]').waitFor();
+    await signIn.fill('input[name="login"]', 'uma');
+    await signIn.fill('input[name="password"]', 'any password');
+    await signIn.click('button[type="submit"]');
+    // Back at the platform, which resumes the authorization request. It cannot finish while this browser holds the
+    // operator's session: oidc-provider then posts to its end_session confirmation, a route the platform does not
+    // serve (reported on issue 38). So the round trip is proven up to the platform's resume here, and the sign-in
+    // itself through the provider in a browser of its own below.
+    await signIn.waitForURL(`${base}/federation/auth/v1/**`, { timeout: 30_000 });
+    expect(navigations.some((url) => url.startsWith(`${base}/federation/auth/v1/idp/callback?code=`))).toBe(true);
+    await context.close();
+
+    const fresh = await browser.newContext({ locale: 'en' });
+    await fresh.route('https://fonts.googleapis.com/**', (route) => route.abort());
+    const uma = await fresh.newPage();
+    const umaToken = captureToken(uma);
+    await uma.goto(`${base}/`);
+    await uma.getByLabel('E-mail address or username').fill('uma@globex.example');
+    await uma.getByLabel('Password').fill('not the upstream password');
+    await uma.getByRole('button', { name: 'Sign in' }).click();
+    await uma.waitForURL(`${upstream.issuer}/**`, { timeout: 30_000 });
+    await uma.fill('input[name="login"]', 'uma');
+    await uma.fill('input[name="password"]', 'any password');
+    await uma.click('button[type="submit"]');
+    await uma.getByLabel('Message', { exact: true }).waitFor({ timeout: 30_000 });
+    // Signed in as the upstream's uma, a user of the tenant globex.
+    expect(claimsOf(umaToken().slice('Bearer '.length))).toMatchObject({
+      tenant: { id: tenantId, type: 'enterprise', endpoint: 'https://www.globex.example' },
+      idp: { sub: 'uma', preferred_username: 'uma@globex.example' },
+    });
+    expect((await tenantNamed(token(), 'globex'))?.userCount).toBe(1);
+    await fresh.close();
+  }, 180_000);
+});
