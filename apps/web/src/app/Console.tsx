@@ -95,6 +95,36 @@ const SECTIONS: readonly Section[] = [
     ),
   },
   {
+    slug: 'personas',
+    anyOf: ['platform:manage'],
+    title: (t) => t.personas,
+    Screen: screen(
+      () => import('../features/admin-catalog/CatalogScreen'),
+      ({ CatalogScreen }) =>
+        () => <CatalogScreen kind="personas" />,
+    ),
+  },
+  {
+    slug: 'playbooks',
+    anyOf: ['platform:manage'],
+    title: (t) => t.playbooks,
+    Screen: screen(
+      () => import('../features/admin-catalog/CatalogScreen'),
+      ({ CatalogScreen }) =>
+        () => <CatalogScreen kind="playbooks" />,
+    ),
+  },
+  {
+    slug: 'skills',
+    anyOf: ['platform:manage'],
+    title: (t) => t.skills,
+    Screen: screen(
+      () => import('../features/admin-catalog/CatalogScreen'),
+      ({ CatalogScreen }) =>
+        () => <CatalogScreen kind="skills" />,
+    ),
+  },
+  {
     slug: 'tenants',
     anyOf: ['platform:manage'],
     title: (t) => t.tenants,

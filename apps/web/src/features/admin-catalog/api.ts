@@ -1,4 +1,4 @@
-import { apiJson } from '../../lib/api';
+import { ApiRequestError, apiJson } from '../../lib/api';
 
 /** A tool of a server as `GET /api/v1/admin/tool-servers` lists it (docs/tool-servers.md, "Over HTTP"). */
 export interface ServerTool {
@@ -117,9 +117,14 @@ function toEntry(kind: CatalogKind, record: Record<string, unknown>): CatalogEnt
   };
 }
 
-export async function listCatalog(token: string, kind: CatalogKind, page: number): Promise<Page<CatalogEntry>> {
+export async function listCatalog(
+  token: string,
+  kind: CatalogKind,
+  page: number,
+  limit: number = PAGE_SIZE,
+): Promise<Page<CatalogEntry>> {
   const body = await apiJson<Omit<Page<unknown>, 'items'> & Record<string, unknown>>(
-    `/api/v1/admin/${kind}?limit=${PAGE_SIZE}&page=${page}`,
+    `/api/v1/admin/${kind}?limit=${limit}&page=${page}`,
     token,
   );
   const records = (body[SHAPES[kind].list] ?? []) as Record<string, unknown>[];
@@ -130,6 +135,44 @@ export async function listCatalog(token: string, kind: CatalogKind, page: number
     page: body.page,
     hasMore: body.hasMore,
   };
+}
+
+/** The API's largest page (ADMIN_PAGE.maxLimit). */
+const MAX_LIMIT = 100;
+/** At most this many pages are read for one list (10,000 records; the catalog holds a few dozen). */
+const MAX_PAGES = 100;
+
+/**
+ * Every record of the kind in name order: the admin lists take no search, so the screen searches what it read.
+ * Pages are read one after another until the API says there is no more.
+ */
+export async function listAllCatalog(token: string, kind: CatalogKind): Promise<CatalogEntry[]> {
+  const entries: CatalogEntry[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const body = await listCatalog(token, kind, page, MAX_LIMIT);
+    entries.push(...body.items);
+    if (!body.hasMore || body.items.length === 0) break;
+  }
+  return entries;
+}
+
+/** The form fields a refusal can name. */
+export type CatalogField = 'personaKey' | 'name' | 'description' | 'instructions' | 'enabled';
+
+// The envelope names no field: the message's first words do (libs/agent/src/catalog/catalog.rules.ts,
+// catalog-admin.service.ts and the DTOs' `active`/`available` refusal).
+const FIELD_WORDS: readonly [CatalogField, RegExp][] = [
+  ['personaKey', /^a persona (key|with the key|needs a key)\b/i],
+  ['name', /^a name\b/i],
+  ['description', /^a description\b/i],
+  ['instructions', /^instructions\b/i],
+  ['enabled', /^(active|available) must\b/i],
+];
+
+/** The field a 400 or 409 of a create or change is about, if its message names one. */
+export function catalogFieldOf(error: unknown): CatalogField | undefined {
+  if (!(error instanceof ApiRequestError) || (error.status !== 400 && error.status !== 409)) return undefined;
+  return FIELD_WORDS.find(([, words]) => words.test(error.message))?.[0];
 }
 
 export interface CatalogFields {
