@@ -65,6 +65,16 @@ const SECTIONS: readonly Section[] = [
     ),
   },
   {
+    slug: 'master-data',
+    anyOf: ['master:manage'],
+    title: (t) => t.masterData,
+    Screen: screen(
+      () => import('../features/admin-master-data/MasterDataScreen'),
+      ({ MasterDataScreen }) =>
+        () => <MasterDataScreen />,
+    ),
+  },
+  {
     slug: 'clients',
     anyOf: ['platform:manage'],
     title: (t) => t.clients,
@@ -122,6 +132,16 @@ const SECTIONS: readonly Section[] = [
       () => import('../features/admin-catalog/CatalogScreen'),
       ({ CatalogScreen }) =>
         () => <CatalogScreen kind="skills" />,
+    ),
+  },
+  {
+    slug: 'library',
+    anyOf: ['platform:manage'],
+    title: (t) => t.library,
+    Screen: screen(
+      () => import('../features/admin-library/LibraryScreen'),
+      ({ LibraryScreen }) =>
+        () => <LibraryScreen />,
     ),
   },
   {
