@@ -70,8 +70,11 @@ function matches(entry: CatalogEntry, search: string): boolean {
   return [entry.name, entry.id, entry.description].some((text) => text.toLocaleLowerCase().includes(needle));
 }
 
-/** A long description is cut in the list; the edit form shows it whole. */
-const short = (text: string) => (text.length > 140 ? `${text.slice(0, 139)}…` : text);
+/** A long description is cut in the list (between characters, never inside a surrogate pair); the edit form shows it whole. */
+function short(text: string): string {
+  const characters = Array.from(text);
+  return characters.length > 140 ? `${characters.slice(0, 139).join('')}…` : text;
+}
 
 /**
  * Personas, playbooks or skills (issue 38, platform:manage): a numbered list with search, create and edit in a
