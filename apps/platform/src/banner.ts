@@ -12,7 +12,8 @@ export function banner(
   // The Marketplace edition has neither the model gateway nor A2A and MCP (document 3): not listed there.
   const saas = config.edition !== 'marketplace';
   const rows: [string, string][] = [
-    ...(saas ? ([['Web app (open in a browser)', `${base}/`]] as [string, string][]) : []),
+    // The Marketplace edition's web app is its admin panel (the console, docs/marketplace.md).
+    [saas ? 'Web app (open in a browser)' : 'Admin panel (open in a browser)', `${base}/`],
     ['API base ({base_url})', `${base}/api/v1`],
     ['OpenID discovery', `${config.auth.issuer}/.well-known/openid-configuration`],
     ...(saas

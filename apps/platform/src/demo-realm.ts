@@ -44,8 +44,8 @@ export class DemoRealm implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.realmImport) return;
     if (!(await this.clients.any()) && !(await this.users.any())) await this.create();
-    // The web app is the SaaS edition's client (the Marketplace edition's callers are services).
-    if (this.config.edition !== 'marketplace' && existsSync(this.credentialsFile)) await this.ensureWebClient();
+    // The web app: the SaaS edition's chat and console, the Marketplace edition's admin panel (docs/marketplace.md).
+    if (existsSync(this.credentialsFile)) await this.ensureWebClient();
   }
 
   /**
@@ -53,7 +53,7 @@ export class DemoRealm implements OnApplicationBootstrap {
    * web app existed gets it too). First-party: no consent page.
    */
   private async ensureWebClient(): Promise<void> {
-    await ensureFirstPartyWebClient(this.clients, webAppClient(this.config.http.publicUrl));
+    await ensureFirstPartyWebClient(this.clients, webAppClient(this.config.http.publicUrl, this.config.edition));
   }
 
   /** A shared file and a prompt template, so the web app's library picker has something to pick. */
@@ -163,8 +163,9 @@ export function demoBanner(demo: DemoRealm, urls: DemoBannerUrls, tokenTtlSecond
     // The Marketplace edition: its own token call, an agent to create, no gateway for callers.
     return [
       heading,
+      `  operator        ${user.login} / ${user.password}  (signs in to the admin panel)`,
       `  service account ${service.clientId} / ${service.clientSecret}`,
-      `Create an agent, get a token ${token}, start a turn:`,
+      `Create an agent (in the admin panel, or as below), get a token ${token}, start a turn:`,
       `  npm run platformctl -- agents create --id demo-agent --name 'Demo agent' --instructions 'Answer briefly.'`,
       `  curl -X POST ${marketplace.tokenUrl} -H 'content-type: application/json' -d '{"client_id":"${service.clientId}","client_secret":"${service.clientSecret}"}'`,
       `  curl -N ${marketplace.chatUrl} -H 'authorization: Bearer <access_token>' -H 'x-agent-id: demo-agent' -H 'content-type: application/json' -d '{"model":"${marketplace.model}","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,

@@ -35,6 +35,7 @@ export class WebAppRoutes implements OnModuleInit {
       authUrl: this.config.auth.authUrl,
       chatModel: this.config.chat.modelName,
       sandboxUrl: this.config.web.sandboxUrl,
+      edition: this.config.edition,
     });
     if (!files) {
       this.logger.warn({ dir: WEB_DIR }, 'web app not built: run `node tools/build-web.mjs` (npm start does)');

@@ -57,9 +57,41 @@ describe('web-service', () => {
         endSessionEndpoint: 'https://login.example.test/federation/auth/v1/logout',
         chatModel: 'house-agent',
         sandboxUrl: 'https://sandbox.example.test',
+        // The SaaS edition (EDITION's default): chat and console, with the chat's scopes.
+        edition: 'saas',
+        scopes: expect.arrayContaining(['chat:exec', 'platform:manage']),
       });
     }
   });
+
+  it("tells the app in the Marketplace edition that it is that edition's admin panel, asking for no chat scope", async () => {
+    const marketplacePort = await freePort();
+    const marketplace = startProcess(
+      main,
+      [],
+      cleanEnv({
+        PORT: String(marketplacePort),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: 'https://panel.example.test',
+        AUTH_URL: 'https://login.example.test',
+        WEB_SANDBOX_PORT: String(await freePort()),
+        WEB_SANDBOX_URL: 'https://sandbox.example.test',
+        EDITION: 'marketplace',
+      }),
+    );
+    try {
+      await marketplace.waitForOutput(/web-service listening/, 30_000);
+      const html = await (await fetch(`http://127.0.0.1:${marketplacePort}/console/marketplace-agents`)).text();
+      const meta = /<meta name="fed-web-config" content="([^"]*)"/.exec(html)?.[1] ?? '';
+      expect(JSON.parse(meta.replace(/&quot;/g, '"').replace(/&amp;/g, '&'))).toMatchObject({
+        clientId: 'web',
+        edition: 'marketplace',
+        scopes: ['openid', 'profile', 'email', 'platform:manage'],
+      });
+    } finally {
+      marketplace.child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('serves hashed assets for a year and nothing else: no other file, no traversal, no API path, GET only', async () => {
     const html = await (await fetch(`${base}/`)).text();

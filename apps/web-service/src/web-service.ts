@@ -45,6 +45,7 @@ export async function startWebApp(config: AppConfig<'web-service'>, logger: Logg
     authUrl: config.auth.authUrl,
     chatModel: config.chat.modelName,
     sandboxUrl: config.web.sandboxUrl,
+    edition: config.edition,
   });
   if (!files) throw new Error(`the web app is not built in ${WEB_DIR} (node tools/build-web.mjs)`);
   const sandbox = await startWebSandbox({

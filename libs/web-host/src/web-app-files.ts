@@ -28,6 +28,15 @@ export const WEB_SCOPES = [
   'sharedmemory:query',
   'platform:manage',
 ];
+/**
+ * What the app asks for in the Marketplace edition, where it is that edition's admin panel (docs/marketplace.md,
+ * "The admin panel"): the console's one scope and the sign-in's, none of the chat's (that edition's chat API serves
+ * service accounts only).
+ */
+export const MARKETPLACE_WEB_SCOPES = ['openid', 'profile', 'email', 'platform:manage'];
+export type WebEdition = 'saas' | 'marketplace';
+export const webScopesFor = (edition: WebEdition = 'saas') =>
+  edition === 'marketplace' ? MARKETPLACE_WEB_SCOPES : WEB_SCOPES;
 export const WEB_CALLBACK_PATH = '/callback';
 export const WEB_SIGNED_OUT_PATH = '/signed-out';
 /** The operator console (apps/web, `/console/<section>`). */
@@ -41,12 +50,15 @@ export const WEB_CONVERSATION_PREFIX = '/c/';
 export const WEB_ASSETS_PREFIX = '/assets/';
 export const WEB_FAVICON_PATH = '/favicon.svg';
 
-/** The demo realm's client for the app served at `baseUrl` (apps/platform, `platformctl bootstrap`). */
-export function webAppClient(baseUrl: string) {
+/**
+ * The demo realm's client for the app served at `baseUrl` (apps/platform, `platformctl bootstrap`), in both editions:
+ * in the Marketplace edition the app is its admin panel, and the client has the scopes the app asks for there.
+ */
+export function webAppClient(baseUrl: string, edition: WebEdition = 'saas') {
   return {
     clientId: WEB_CLIENT_ID,
-    name: 'Web app',
-    scopes: WEB_SCOPES,
+    name: edition === 'marketplace' ? 'Admin panel' : 'Web app',
+    scopes: webScopesFor(edition),
     baseUrl,
     callbackPath: WEB_CALLBACK_PATH,
     signedOutPath: WEB_SIGNED_OUT_PATH,
@@ -64,6 +76,8 @@ export interface WebAppSettings {
   /** The UI resource sandbox's origin (WEB_SANDBOX_URL). */
   sandboxUrl: string;
   clientId?: string;
+  /** EDITION: the SaaS edition's app (chat and console) or the Marketplace edition's admin panel (console only). */
+  edition?: WebEdition;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -105,10 +119,11 @@ export function webIndexHtml(template: string, settings: WebAppSettings): string
   const webConfig = {
     issuer: settings.issuer,
     clientId: settings.clientId ?? WEB_CLIENT_ID,
-    scopes: WEB_SCOPES,
+    scopes: webScopesFor(settings.edition),
     endSessionEndpoint: `${settings.authUrl}/federation/auth/v1/logout`,
     chatModel: settings.chatModel,
     sandboxUrl: settings.sandboxUrl,
+    edition: settings.edition ?? 'saas',
   };
   const meta = `<meta name="fed-web-config" content="${escapeAttribute(JSON.stringify(webConfig))}" />`;
   return template.replace(/<meta name="fed-web-config" content="[^"]*"\s*\/?>/, meta);

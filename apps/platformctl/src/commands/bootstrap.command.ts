@@ -177,11 +177,9 @@ async function bootstrap(dir: string, agentKeyDir: string): Promise<void> {
     try {
       await lock.query(`SELECT pg_advisory_lock(${BOOTSTRAP_LOCK})`);
       const realm = await ensureDemoRealm(dataSource, config, credentialsFile);
-      // The demo realm's web app (SaaS only, as all-in-one): its redirects follow PUBLIC_URL at every run.
-      const webApp =
-        realm.state !== 'not-created' && config.edition !== 'marketplace'
-          ? webAppClient(config.http.publicUrl)
-          : undefined;
+      // The demo realm's web app (the Marketplace edition's admin panel there), as all-in-one: its redirects follow
+      // PUBLIC_URL at every run.
+      const webApp = realm.state !== 'not-created' ? webAppClient(config.http.publicUrl, config.edition) : undefined;
       if (webApp) await ensureFirstPartyWebClient(clientsServiceFor(dataSource, config), webApp);
       return {
         realm,

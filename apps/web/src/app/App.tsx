@@ -8,6 +8,7 @@ import { useAuth } from '../lib/auth/auth-context';
 import { useMessages } from '../lib/i18n/messages';
 import { LanguageSelect } from '../lib/preferences/LanguageSelect';
 import { usePath } from '../lib/use-path';
+import { webEdition } from '../lib/web-config';
 import { CONSOLE_PATH, Console, useConsoleAllowed } from './Console';
 import { consoleText } from './console-messages';
 import { appText } from './messages';
@@ -88,7 +89,10 @@ export function App() {
   const [location] = usePath();
   const t = useMessages(appText);
   const ct = useMessages(consoleText);
-  const inConsole = location.pathname === CONSOLE_PATH || location.pathname.startsWith(`${CONSOLE_PATH}/`);
+  // The Marketplace edition's app is its admin panel: the console only, at every path (that edition has no chat).
+  const consoleOnly = webEdition() === 'marketplace';
+  const inConsole =
+    consoleOnly || location.pathname === CONSOLE_PATH || location.pathname.startsWith(`${CONSOLE_PATH}/`);
   useEffect(() => {
     document.title = t.appName;
   }, [t]);
@@ -124,7 +128,7 @@ export function App() {
       )}
       <header className="top-bar">
         <h1>{inConsole ? `${t.appName} · ${ct.console}` : t.appName}</h1>
-        <PlaceLink inConsole={inConsole} />
+        {!consoleOnly && <PlaceLink inConsole={inConsole} />}
         <UserMenu />
       </header>
       {inConsole ? <Console /> : <Workspace />}

@@ -4,6 +4,7 @@ import { useAuth } from '../lib/auth/auth-context';
 import { grantedScopes, holdsAny } from '../lib/auth/scopes';
 import { useMessages } from '../lib/i18n/messages';
 import { usePath } from '../lib/use-path';
+import { type Edition, webEdition } from '../lib/web-config';
 import { consoleText } from './console-messages';
 import './console.css';
 
@@ -29,6 +30,11 @@ function screen<M>(load: () => Promise<M>, pick: (module: M) => (props: ScreenPr
 interface Section {
   slug: string;
   anyOf: readonly string[];
+  /**
+   * The edition that serves the routes it calls; absent: `saas` (the @SaasOnly() routes, 404 in the Marketplace
+   * edition, whose console is its admin panel: docs/marketplace.md). `marketplace`: @MarketplaceOnly() routes.
+   */
+  edition?: Edition;
   title(t: Texts): string;
   Screen: ComponentType<ScreenProps>;
 }
@@ -155,6 +161,17 @@ const SECTIONS: readonly Section[] = [
     ),
   },
   {
+    slug: 'marketplace-agents',
+    anyOf: ['platform:manage'],
+    edition: 'marketplace',
+    title: (t) => t.marketplaceAgents,
+    Screen: screen(
+      () => import('../features/admin-marketplace-agents/MarketplaceAgentsScreen'),
+      ({ MarketplaceAgentsScreen }) =>
+        () => <MarketplaceAgentsScreen />,
+    ),
+  },
+  {
     slug: 'signing-keys',
     anyOf: ['platform:manage'],
     title: (t) => t.signingKeys,
@@ -166,11 +183,16 @@ const SECTIONS: readonly Section[] = [
   },
 ];
 
+/** The sections of the page's edition whose scopes the token holds. */
+function sectionsFor(scopes: ReadonlySet<string>): Section[] {
+  const edition = webEdition();
+  return SECTIONS.filter((section) => (section.edition ?? 'saas') === edition && holdsAny(scopes, section.anyOf));
+}
+
 /** Whether the signed-in user may open the console at all (the top bar's link). */
 export function useConsoleAllowed(): boolean {
   const { state } = useAuth();
-  const scopes = grantedScopes(state);
-  return SECTIONS.some((section) => holdsAny(scopes, section.anyOf));
+  return sectionsFor(grantedScopes(state)).length > 0;
 }
 
 /** The operator console (`/console/<section>`): its own navigation, each screen over the admin HTTP APIs. */
@@ -180,7 +202,7 @@ export function Console() {
   const [location, navigate] = usePath();
   const me = useMe();
   const scopes = grantedScopes(state);
-  const allowed = SECTIONS.filter((section) => holdsAny(scopes, section.anyOf));
+  const allowed = sectionsFor(scopes);
   const slug = location.pathname.slice(CONSOLE_PATH.length + 1).split('/')[0];
   const current = allowed.find((section) => section.slug === slug) ?? allowed[0];
 
