@@ -13,6 +13,10 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
   unique: true,
 })
 @Index('llm_gateway_usage_days_tenant_idx', ['tenantId', 'day'], { where: '"tenant_id" IS NOT NULL' })
+// A filter the narrower rollups cannot answer reads these (the fine rollup's only other indexes lead by day).
+@Index('llm_gateway_usage_days_model_idx', ['modelName', 'day'], { where: '"model_name" IS NOT NULL' })
+@Index('llm_gateway_usage_days_key_idx', ['virtualKeyId', 'day'], { where: '"virtual_key_id" IS NOT NULL' })
+@Index('llm_gateway_usage_days_principal_idx', ['principal', 'day'], { where: '"principal" IS NOT NULL' })
 export class GatewayUsageDayEntity {
   /** A bucket's columns may be null, so they cannot be the primary key. */
   @PrimaryGeneratedColumn('identity', {

@@ -38,6 +38,7 @@ import { AddPlatformOperators1795408000000 } from './1795408000000-add-platform-
 import { AddGatewayUsageRollup1795408200000 } from './1795408200000-add-gateway-usage-rollup';
 import { AddGatewayUsageByModelAndCaller1795408200001 } from './1795408200001-add-gateway-usage-by-model-and-caller';
 import { AddToolServerRefreshState1795408460000 } from './1795408460000-add-tool-server-refresh-state';
+import { IndexGatewayUsageFilters1795408500000 } from './1795408500000-index-gateway-usage-filters';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -83,4 +84,5 @@ export const migrations: readonly MigrationClass[] = [
   AddGatewayUsageRollup1795408200000,
   AddGatewayUsageByModelAndCaller1795408200001,
   AddToolServerRefreshState1795408460000,
+  IndexGatewayUsageFilters1795408500000,
 ];
