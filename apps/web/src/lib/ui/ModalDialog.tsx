@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react';
+import './forms.css';
 
 interface ModalDialogProps {
   open: boolean;
@@ -11,7 +12,8 @@ interface ModalDialogProps {
 
 /**
  * A native modal `<dialog>` for a form or a result (ConfirmDialog is for a yes or no): focus moves to its first
- * control (or the one marked `autoFocus`), Escape closes it, and focus goes back to the opener on close.
+ * control (or the one marked `data-autofocus`), Escape closes it, and focus goes back to the opener on close.
+ * React's `autoFocus` does not work inside: it focuses on mount, while the dialog is still closed.
  */
 export function ModalDialog(props: ModalDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -23,6 +25,7 @@ export function ModalDialog(props: ModalDialogProps) {
     if (props.open && !element.open) {
       opener.current = document.activeElement;
       element.showModal();
+      element.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     } else if (!props.open && element.open) {
       element.close();
       if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();

@@ -57,7 +57,7 @@ export function SecretDialog({ secret, subject, texts, onClose }: SecretDialogPr
           aria-describedby={`${id}-warning`}
           onFocus={(event) => event.currentTarget.select()}
         />
-        <button type="button" onClick={() => void copy()} autoFocus>
+        <button type="button" onClick={() => void copy()} data-autofocus>
           {texts.copy}
         </button>
       </div>
