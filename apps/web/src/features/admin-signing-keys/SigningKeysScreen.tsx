@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
@@ -21,6 +21,10 @@ function stateLabel(t: Texts, state: SigningKey['state']): string {
   }[state];
 }
 
+function errorText(error: Error): string {
+  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
+}
+
 /** The OpenID provider's signing keys (platform:manage): list, rotate, revoke. */
 export function SigningKeysScreen() {
   const auth = useAuth();
@@ -30,6 +34,7 @@ export function SigningKeysScreen() {
   const id = useId();
   const [pending, setPending] = useState<Pending | undefined>();
   const [done, setDone] = useState('');
+  const title = useRef<HTMLHeadingElement>(null);
   const keys = useQuery({
     queryKey: SIGNING_KEYS_KEY,
     queryFn: async () => listSigningKeys(await auth.accessToken()),
@@ -42,14 +47,28 @@ export function SigningKeysScreen() {
     onSuccess: ({ kid }, action) => {
       setDone(action.kind === 'rotate' ? t.rotated(kid) : t.revoked(kid));
       setPending(undefined);
+      revoked.current = action.kind === 'revoke';
       void queries.invalidateQueries({ queryKey: SIGNING_KEYS_KEY });
     },
   });
+  // A revoked key's row keeps no revoke button (the one the dialog gave the focus back to): once the refreshed list
+  // is on the page, the focus goes to the heading rather than nowhere.
+  const revoked = useRef(false);
+  useEffect(() => {
+    if (!revoked.current) return;
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) {
+      revoked.current = false;
+      title.current?.focus();
+    }
+  }, [keys.data]);
   const date = (iso: string | null) => (iso ? <time dateTime={iso}>{formats.dateTime(iso)}</time> : '');
 
   return (
     <section className="console-screen" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{t.signingKeys}</h2>
+      <h2 id={`${id}-title`} tabIndex={-1} ref={title}>
+        {t.signingKeys}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>
@@ -61,7 +80,7 @@ export function SigningKeysScreen() {
           {t.rotateNow}
         </button>
       </div>
-      {keys.error && <p role="alert">{keys.error.message}</p>}
+      {keys.error && <p role="alert">{errorText(keys.error)}</p>}
       {keys.data && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label={t.signingKeys}>
           <table className="console-table">
@@ -113,7 +132,7 @@ export function SigningKeysScreen() {
       <ConfirmDialog
         open={pending !== undefined}
         title={pending?.kind === 'revoke' ? t.revoke : pending?.now ? t.rotateNow : t.rotate}
-        confirmLabel={pending?.kind === 'revoke' ? t.revoke : t.rotate}
+        confirmLabel={pending?.kind === 'revoke' ? t.revoke : pending?.now ? t.rotateNow : t.rotate}
         cancelLabel={t.cancel}
         destructive={pending?.kind === 'revoke'}
         busy={act.isPending}
@@ -132,11 +151,7 @@ export function SigningKeysScreen() {
                 : t.confirmRotate}
           </p>
         )}
-        {act.error && (
-          <p role="alert">
-            {act.error instanceof ApiRequestError ? `${act.error.message} (${act.error.code})` : act.error.message}
-          </p>
-        )}
+        {act.error && <p role="alert">{errorText(act.error)}</p>}
       </ConfirmDialog>
     </section>
   );

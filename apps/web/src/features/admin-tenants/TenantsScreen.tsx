@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
@@ -33,6 +33,35 @@ const words = (text: string) => text.split(/[\s,]+/).filter((word) => word !== '
 
 type Pending = { kind: 'delete-tenant'; tenant: Tenant } | { kind: 'delete-idp'; tenant: Tenant };
 
+/**
+ * A heading that takes the focus when it appears and again whenever `key` changes (not at every render, which
+ * would pull the focus away from the control a keyboard user is on).
+ */
+function useFocusedHeading(key: unknown) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [key]);
+  return heading;
+}
+
+/**
+ * After a confirmed deletion, once the refreshed list is on the page: the button the dialog gave the focus back to
+ * (the row's Delete, the provider's Remove) went away with it, so the focus goes to `target` rather than nowhere.
+ */
+function useFocusAfterRemoval(target: { current: HTMLElement | null }, data: unknown) {
+  const removed = useRef(false);
+  useEffect(() => {
+    if (!removed.current) return;
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) {
+      removed.current = false;
+      target.current?.focus();
+    }
+  }, [target, data]);
+  return removed;
+}
+
+// A button busy with its request is aria-disabled, not disabled: a disabled button drops the keyboard focus.
+
 /** Tenants and their identity providers (platform:manage): list, create, change, delete, test a provider. */
 export function TenantsScreen() {
   const auth = useAuth();
@@ -44,12 +73,14 @@ export function TenantsScreen() {
   const [pending, setPending] = useState<Pending | undefined>();
   const [done, setDone] = useState('');
   const id = useId();
+  const title = useRef<HTMLHeadingElement>(null);
 
   const list = useQuery({
     queryKey: [...TENANTS_KEY, 'list', search, page],
     queryFn: async () => listTenants(await auth.accessToken(), search, page),
     placeholderData: keepPreviousData,
   });
+  const removed = useFocusAfterRemoval(title, list.data);
   const create = useMutation({
     mutationFn: async (input: Parameters<typeof createTenant>[1]) => createTenant(await auth.accessToken(), input),
     onSuccess: (tenant) => {
@@ -66,12 +97,14 @@ export function TenantsScreen() {
       setDone(action.kind === 'delete-tenant' ? t.deleted(action.tenant.name) : t.idpRemoved(action.tenant.name));
       if (action.kind === 'delete-tenant' && selectedId === action.tenant.tenantId) setSelectedId(undefined);
       setPending(undefined);
+      removed.current = true;
       void queries.invalidateQueries({ queryKey: TENANTS_KEY });
     },
   });
 
   const onCreate = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (create.isPending) return;
     const form = event.currentTarget;
     const data = new FormData(form);
     create.mutate(
@@ -90,7 +123,9 @@ export function TenantsScreen() {
 
   return (
     <section className="console-screen" aria-labelledby="tenants-title">
-      <h2 id="tenants-title">{t.tenants}</h2>
+      <h2 id="tenants-title" tabIndex={-1} ref={title}>
+        {t.tenants}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>
@@ -159,7 +194,7 @@ export function TenantsScreen() {
             <input name="enabled" type="checkbox" defaultChecked />
             {t.enabled}
           </label>
-          <button type="submit" disabled={create.isPending}>
+          <button type="submit" aria-disabled={create.isPending}>
             {t.create}
           </button>
           {create.error && <p role="alert">{errorText(create.error)}</p>}
@@ -268,6 +303,7 @@ function TenantDetail({
   const auth = useAuth();
   const queries = useQueryClient();
   const id = useId();
+  const heading = useFocusedHeading(tenant.tenantId);
   const update = useMutation({
     mutationFn: async (change: { endpoint?: string; enabled?: boolean }) =>
       updateTenant(await auth.accessToken(), tenant.tenantId, change),
@@ -278,6 +314,7 @@ function TenantDetail({
   });
   const onSave = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (update.isPending) return;
     const data = new FormData(event.currentTarget);
     const endpoint = field(data, 'endpoint');
     const enabled = data.get('enabled') === 'on';
@@ -288,7 +325,7 @@ function TenantDetail({
   };
   return (
     <section className="console-detail" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`} tabIndex={-1} ref={(heading) => heading?.focus()}>
+      <h3 id={`${id}-title`} tabIndex={-1} ref={heading}>
         {t.tenantTitle(tenant.name)}
       </h3>
       <form className="console-form" onSubmit={onSave} aria-label={t.editTenant}>
@@ -298,7 +335,7 @@ function TenantDetail({
           <input name="enabled" type="checkbox" defaultChecked={tenant.enabled} />
           {t.enabled}
         </label>
-        <button type="submit" disabled={update.isPending}>
+        <button type="submit" aria-disabled={update.isPending}>
           {t.save}
         </button>
         <button type="button" onClick={onClose}>
@@ -353,6 +390,7 @@ function IdentityProviderPanel({
 
   const onSave = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (save.isPending) return;
     const form = event.currentTarget;
     const data = new FormData(form);
     const secret = String(data.get('clientSecret') ?? '');
@@ -420,7 +458,7 @@ function IdentityProviderPanel({
         <p id={`${id}-domains-hint`} className="muted">
           {t.domainsHint}
         </p>
-        <button type="submit" disabled={save.isPending}>
+        <button type="submit" aria-disabled={save.isPending}>
           {t.saveIdp}
         </button>
         {current && (
@@ -432,7 +470,12 @@ function IdentityProviderPanel({
       </form>
       {current && (
         <div className="idp-test">
-          <button type="button" data-action="test-idp" disabled={test.isPending} onClick={() => test.mutate()}>
+          <button
+            type="button"
+            data-action="test-idp"
+            aria-disabled={test.isPending}
+            onClick={() => !test.isPending && test.mutate()}
+          >
             {t.test}
           </button>
           {test.error && <p role="alert">{errorText(test.error)}</p>}
@@ -466,6 +509,7 @@ function IdpReport({
 }) {
   const formats = useFormats();
   const id = useId();
+  const heading = useFocusedHeading(report.checkedAt);
   const rows: [string, string][] = [
     [t.discoveryUrl, report.discoveryUrl],
     [t.issuerMatches, report.issuerMatches === null ? t.unknown : report.issuerMatches ? t.yes : t.no],
@@ -478,7 +522,7 @@ function IdpReport({
   ];
   return (
     <section className="idp-report" aria-labelledby={`${id}-title`} data-ok={report.ok}>
-      <h5 id={`${id}-title`} tabIndex={-1} ref={(heading) => heading?.focus()}>
+      <h5 id={`${id}-title`} tabIndex={-1} ref={heading}>
         {report.ok ? t.reportOk : t.reportProblems(report.problems.length)}
       </h5>
       <p className="muted">
