@@ -242,6 +242,17 @@ describeWithChromium('console-catalog-e2e.spec')('the console: tool servers, per
       await row.getByRole('button', { name: 'Edit' }).click();
       const editing = page.getByRole('dialog', { name: `Edit ${entry.name}` });
       expect(await editing.getByLabel('Instructions', { exact: true }).inputValue()).toBe('Answer in one sentence.');
+      if (entry.kind === 'skills') {
+        // A change refused is shown at its field too.
+        await editing.getByLabel('Name', { exact: true }).fill(' ');
+        await editing.getByRole('button', { name: 'Save' }).click();
+        await editing
+          .locator('.field-error')
+          .getByText(/^a name is /)
+          .waitFor({ timeout: 30_000 });
+        expect(await focused(page, 'data-field')).toBe('name');
+        await editing.getByLabel('Name', { exact: true }).fill(entry.name);
+      }
       await editing.getByLabel('Description', { exact: true }).fill('Edited in the console');
       await editing.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('status').getByText(`Saved ${entry.name}.`).waitFor({ timeout: 30_000 });

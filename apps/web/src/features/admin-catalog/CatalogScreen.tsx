@@ -196,12 +196,14 @@ export function CatalogScreen({ kind }: { kind: CatalogKind }) {
       </form>
       {list.error && <p role="alert">{errorText(list.error)}</p>}
       {list.data && all.length === 0 && <p className="muted">{words.none}</p>}
-      {list.data && all.length > 0 && found.length === 0 && <p className="muted">{t.noMatches}</p>}
-      {list.data && all.length > 0 && search.trim() !== '' && (
-        <p className="muted" aria-live="polite">
-          {t.shown(found.length, all.length)}
-        </p>
-      )}
+      {/* Always there, so that a screen reader hears what a search found as it is typed. */}
+      <p className="muted catalog-found" aria-live="polite">
+        {list.data && all.length > 0 && search.trim() !== ''
+          ? found.length === 0
+            ? t.noMatches
+            : t.shown(found.length, all.length)
+          : ''}
+      </p>
       {rows.length > 0 && (
         <EntryTable
           kind={kind}
