@@ -1313,28 +1313,42 @@ describe('Marketplace overlay (kubectl kustomize deploy/k8s/overlays/marketplace
     expect(policies.allows(marketplace.pod('agent-runtime'), marketplace.pod('llm-gateway'), 8080)).toBe(true);
   });
 
-  it("runs no web app, the SaaS edition's client (no `web` client is made for Marketplace): web-service and all of it left out", () => {
-    expect(
-      marketplace.objects
-        .filter((o) => JSON.stringify(o).includes(webService))
-        .map((o) => `${o.kind} ${o.metadata.name}`),
-    ).toEqual([]);
+  it("serves the web app, the edition's admin panel: web-service and its routes as in the base, without the UI resource sandbox's host", () => {
+    const base = new Manifests(kustomize('deploy/k8s/base'));
+    const ofWebService = (manifests: Manifests) =>
+      manifests.objects
+        .filter((o) => o.metadata.labels?.['app.kubernetes.io/name'] === webService)
+        .map((o) => `${o.kind} ${o.metadata.name}`)
+        .sort();
+    // Everything of web-service but the sandbox's Ingress: the admin panel has no chat, so no UI resource.
+    expect(ofWebService(marketplace)).toEqual(ofWebService(base).filter((o) => o !== 'Ingress web-sandbox'));
+    expect(marketplace.find('Deployment', webService)).toBeDefined();
     expect(marketplace.find('Ingress', 'web-sandbox')).toBeUndefined();
-    const rules = marketplace
-      .all<Ingress>('Ingress')
-      .flatMap((ingress) =>
-        ingress.spec.rules.flatMap((rule) =>
-          rule.http.paths.map((p) => ({ path: p.path, pathType: p.pathType as PathType })),
-        ),
-      );
-    for (const route of routes.filter((r) => r.app === webService)) expect(resolve(rules, route.path)).toBeUndefined();
-    // Every other app is there as in the base.
+    const rules = marketplace.all<Ingress>('Ingress').flatMap((ingress) =>
+      ingress.spec.rules.flatMap((rule) =>
+        rule.http.paths.map((p) => ({
+          path: p.path,
+          pathType: p.pathType as PathType,
+          backend: p.backend.service.name,
+        })),
+      ),
+    );
+    for (const route of routes.filter((r) => r.app === webService)) {
+      expect([route.path, resolve(rules, route.path)?.backend]).toEqual([route.path, webService]);
+    }
+    // The ingress controller reaches it (its own policy, as in the base).
+    const policies = new NetworkPolicies(
+      marketplace.all<NetworkPolicy & K8sObject>('NetworkPolicy'),
+      'federation-marketplace',
+    );
+    expect(policies.allows({ ...outside.ingressController }, marketplace.pod(webService), 8080)).toBe(true);
+    // Every app of the base is there.
     expect(
       marketplace
         .all<Deployment>('Deployment')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual([...serviceNames].sort());
+    ).toEqual([...serviceNames, webService].sort());
   });
 });
 
