@@ -140,6 +140,8 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
     const code = addOrganization.getByLabel('Code');
     expect(await code.getAttribute('aria-invalid')).toBe('true');
     expect(await code.inputValue()).toBe('shared-org');
+    // The refused field has the focus, so its refusal is read with it.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('code');
     const errorId = (await addOrganization.getByRole('alert').getAttribute('id'))!;
     expect(((await code.getAttribute('aria-describedby')) ?? '').split(' ')).toContain(errorId);
 
@@ -235,6 +237,9 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
       .getByText('An item already has the path docs/notes.txt.')
       .waitFor({ timeout: 30_000 });
     expect(await addTemplate.getByLabel('Path').getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await page.evaluate(() => document.activeElement?.matches('form[data-form="template"] input[name="filepath"]')),
+    ).toBe(true);
     await addTemplate.getByLabel('Path').fill('templates/review.md');
     await addTemplate.getByRole('button', { name: 'Add' }).click();
     await page.getByRole('status').getByText('Added templates/review.md.').waitFor({ timeout: 30_000 });
@@ -336,6 +341,8 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('status').getByText('Deleted kbd.').waitFor({ timeout: 30_000 });
+    // Its row is gone: the focus is on the screen's heading, not lost.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('master-data-title');
     expect(await platformctl(['organizations', 'list', '--tenant', 'default'])).not.toMatch(/^kbd /m);
     await context.close();
   }, 90_000);

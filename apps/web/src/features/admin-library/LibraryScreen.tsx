@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
@@ -42,6 +42,12 @@ export function LibraryScreen() {
   const [page, setPage] = useState(1);
   const [deleting, setDeleting] = useState<LibraryItem | undefined>();
   const [done, setDone] = useState('');
+  // After a delete the row and its button are gone: the focus goes to the screen's heading.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [deletions, setDeletions] = useState(0);
+  useEffect(() => {
+    if (deletions > 0) heading.current?.focus();
+  }, [deletions]);
 
   const list = useQuery({
     queryKey: [...LIBRARY_KEY, page],
@@ -54,6 +60,7 @@ export function LibraryScreen() {
     onSuccess: (_result, item) => {
       setDone(t.deleted(item.filepath));
       setDeleting(undefined);
+      setDeletions((count) => count + 1);
       void refreshed();
     },
   });
@@ -67,7 +74,9 @@ export function LibraryScreen() {
 
   return (
     <section className="console-screen" aria-labelledby="library-title">
-      <h2 id="library-title">{t.library}</h2>
+      <h2 id="library-title" ref={heading} tabIndex={-1}>
+        {t.library}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>
@@ -162,6 +171,9 @@ export function LibraryScreen() {
   );
 }
 
+/** The id of a form's control for a field (where its refusal moves the focus). */
+const fieldId = (form: string, field: LibraryField) => `${form}-${field}`;
+
 /** A labelled control with its hint and, when the API refused this field, the refusal under it. */
 function Field({
   id,
@@ -196,9 +208,14 @@ function Field({
 }
 
 /** Where a refusal goes: under its field, or under the form when it names none. */
-function useRefusal(t: Texts, error: Error | null, filepath: string) {
+function useRefusal(t: Texts, error: Error | null, filepath: string, idOf: (field: LibraryField) => string) {
   const field = error ? refusedField(error) : undefined;
   const text = error ? refusalText(t, error, filepath) : '';
+  const target = field ? idOf(field) : undefined;
+  // The refused field takes the focus, so its refusal is read with it.
+  useEffect(() => {
+    if (target) document.getElementById(target)?.focus();
+  }, [error, target]);
   return {
     at: (name: LibraryField) => (field === name ? text : undefined),
     form: error && field === undefined ? text : undefined,
@@ -212,7 +229,7 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
     mutationFn: async (input: Parameters<typeof uploadLibraryFile>[1]) =>
       uploadLibraryFile(await auth.accessToken(), input),
   });
-  const refusal = useRefusal(t, add.error, add.variables?.filepath ?? '');
+  const refusal = useRefusal(t, add.error, add.variables?.filepath ?? '', (field) => fieldId(id, field));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -237,12 +254,12 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
     );
   };
   return (
-    <form className="lib-form" aria-labelledby={`${id}-title`} onSubmit={submit} data-form="file">
-      <h3 id={`${id}-title`}>{t.addFile}</h3>
-      <Field id={`${id}-file`} label={t.file} error={refusal.at('file')}>
+    <form className="lib-form" aria-labelledby={`${id}-heading`} onSubmit={submit} data-form="file">
+      <h3 id={`${id}-heading`}>{t.addFile}</h3>
+      <Field id={fieldId(id, 'file')} label={t.file} error={refusal.at('file')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-file`}
+            id={fieldId(id, 'file')}
             name="file"
             type="file"
             required
@@ -251,10 +268,10 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
           />
         )}
       </Field>
-      <Field id={`${id}-path`} label={t.filepath} hint={t.filepathHint} error={refusal.at('filepath')}>
+      <Field id={fieldId(id, 'filepath')} label={t.filepath} hint={t.filepathHint} error={refusal.at('filepath')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-path`}
+            id={fieldId(id, 'filepath')}
             name="filepath"
             required
             maxLength={255}
@@ -265,10 +282,10 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
           />
         )}
       </Field>
-      <Field id={`${id}-title-field`} label={t.title} hint={t.fileTitleHint} error={refusal.at('title')}>
+      <Field id={fieldId(id, 'title')} label={t.title} hint={t.fileTitleHint} error={refusal.at('title')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-title-field`}
+            id={fieldId(id, 'title')}
             name="title"
             maxLength={200}
             autoComplete="off"
@@ -277,10 +294,10 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
           />
         )}
       </Field>
-      <Field id={`${id}-description`} label={t.description} error={refusal.at('description')}>
+      <Field id={fieldId(id, 'description')} label={t.description} error={refusal.at('description')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-description`}
+            id={fieldId(id, 'description')}
             name="description"
             maxLength={2000}
             autoComplete="off"
@@ -289,10 +306,10 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
           />
         )}
       </Field>
-      <Field id={`${id}-type`} label={t.mimeType} hint={t.mimeTypeHint} error={refusal.at('mimeType')}>
+      <Field id={fieldId(id, 'mimeType')} label={t.mimeType} hint={t.mimeTypeHint} error={refusal.at('mimeType')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-type`}
+            id={fieldId(id, 'mimeType')}
             name="mimeType"
             autoComplete="off"
             spellCheck={false}
@@ -316,7 +333,7 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
     mutationFn: async (input: Parameters<typeof addLibraryTemplate>[1]) =>
       addLibraryTemplate(await auth.accessToken(), input),
   });
-  const refusal = useRefusal(t, add.error, add.variables?.filepath ?? '');
+  const refusal = useRefusal(t, add.error, add.variables?.filepath ?? '', (field) => fieldId(id, field));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -338,12 +355,12 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
     );
   };
   return (
-    <form className="lib-form" aria-labelledby={`${id}-title`} onSubmit={submit} data-form="template">
-      <h3 id={`${id}-title`}>{t.addTemplate}</h3>
-      <Field id={`${id}-path`} label={t.filepath} hint={t.filepathHint} error={refusal.at('filepath')}>
+    <form className="lib-form" aria-labelledby={`${id}-heading`} onSubmit={submit} data-form="template">
+      <h3 id={`${id}-heading`}>{t.addTemplate}</h3>
+      <Field id={fieldId(id, 'filepath')} label={t.filepath} hint={t.filepathHint} error={refusal.at('filepath')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-path`}
+            id={fieldId(id, 'filepath')}
             name="filepath"
             required
             maxLength={255}
@@ -354,10 +371,10 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
           />
         )}
       </Field>
-      <Field id={`${id}-title-field`} label={t.title} error={refusal.at('title')}>
+      <Field id={fieldId(id, 'title')} label={t.title} error={refusal.at('title')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-title-field`}
+            id={fieldId(id, 'title')}
             name="title"
             required
             maxLength={200}
@@ -367,10 +384,10 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
           />
         )}
       </Field>
-      <Field id={`${id}-text`} label={t.text} error={refusal.at('text')}>
+      <Field id={fieldId(id, 'text')} label={t.text} error={refusal.at('text')}>
         {(describedBy, invalid) => (
           <textarea
-            id={`${id}-text`}
+            id={fieldId(id, 'text')}
             name="text"
             required
             rows={5}
@@ -380,10 +397,10 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
           />
         )}
       </Field>
-      <Field id={`${id}-description`} label={t.description} error={refusal.at('description')}>
+      <Field id={fieldId(id, 'description')} label={t.description} error={refusal.at('description')}>
         {(describedBy, invalid) => (
           <input
-            id={`${id}-description`}
+            id={fieldId(id, 'description')}
             name="description"
             maxLength={2000}
             autoComplete="off"

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiRequestError } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useMessages } from '../../lib/i18n/messages';
@@ -42,6 +42,12 @@ export function MasterDataScreen() {
   const [done, setDone] = useState('');
   const [editing, setEditing] = useState<Target | undefined>();
   const [deleting, setDeleting] = useState<Target | undefined>();
+  // After a delete the row and its button are gone: the focus goes to the screen's heading.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [deletions, setDeletions] = useState(0);
+  useEffect(() => {
+    if (deletions > 0) heading.current?.focus();
+  }, [deletions]);
 
   const changed = (kind: MasterKind) => {
     void queries.invalidateQueries({ queryKey: masterKey(kind) });
@@ -52,6 +58,7 @@ export function MasterDataScreen() {
     onSuccess: (_result, { kind, entry }) => {
       setDone(t.deleted(entry.code));
       setDeleting(undefined);
+      setDeletions((count) => count + 1);
       changed(kind);
     },
   });
@@ -63,7 +70,9 @@ export function MasterDataScreen() {
 
   return (
     <section className="console-screen" aria-labelledby="master-data-title">
-      <h2 id="master-data-title">{t.masterData}</h2>
+      <h2 id="master-data-title" ref={heading} tabIndex={-1}>
+        {t.masterData}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>
@@ -237,6 +246,10 @@ function AddForm({
     );
   };
   const field = add.error ? refusedField(add.error) : undefined;
+  // The refused field takes the focus, so its refusal is read with it.
+  useEffect(() => {
+    if (field) document.getElementById(`${id}-${field}`)?.focus();
+  }, [add.error, field, id]);
   const refusal = add.error
     ? add.error instanceof ApiRequestError && add.error.status === 409
       ? t.codeTaken(add.variables?.code ?? '')
