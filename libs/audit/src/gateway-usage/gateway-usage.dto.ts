@@ -2,8 +2,8 @@ import { isUuid } from '@fed/contracts';
 import { Checks, IsNotBlank, IsStorableText, MaxCharacters, isCalendarDay, withCode } from '@fed/server';
 import { IsDefined, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { type GatewayUsageDimension } from './gateway-usage.repository';
-import { costText, gatewayUsageDimensions } from './gateway-usage.rules';
-import { type GatewayUsageReport, type GatewayUsageSums } from './gateway-usage.service';
+import { gatewayUsageDimensions } from './gateway-usage.rules';
+import { type GatewayUsageReport } from './gateway-usage.service';
 
 const refusal = (message: string) => withCode('invalid_parameter', message);
 
@@ -119,26 +119,15 @@ export interface GatewayUsageResponse {
   totals: GatewayUsageFigures;
 }
 
-function toFigures(sums: GatewayUsageSums): GatewayUsageFigures {
-  return {
-    requests: sums.requests,
-    errors: sums.errors,
-    inputTokens: sums.inputTokens,
-    outputTokens: sums.outputTokens,
-    totalTokens: sums.totalTokens,
-    cachedTokens: sums.cachedTokens,
-    costUsd: costText(sums.costUnits),
-  };
-}
-
+/** The report's figures are the answer's already (the cost a decimal string): no copy of the days. */
 export function toGatewayUsageResponse(report: GatewayUsageReport): GatewayUsageResponse {
   return {
     from: report.from,
     to: report.to,
     groupBy: report.groupBy,
     tenantId: report.tenantId,
-    days: report.days.map(({ day, group, ...sums }) => ({ day, group, ...toFigures(sums) })),
-    groups: report.groups.map(({ group, ...sums }) => ({ group, ...toFigures(sums) })),
-    totals: toFigures(report.totals),
+    days: report.days,
+    groups: report.groups,
+    totals: report.totals,
   };
 }

@@ -21,30 +21,46 @@ export interface GatewayUsageSelection {
   user?: string;
 }
 
-/** One day and group's sums as PostgreSQL gives them (bigint and numeric as text, so nothing is rounded). */
-export interface GatewayUsageDayRow {
-  day: string;
-  group: string | null;
+/** One row's sums as PostgreSQL gives them (bigint and numeric as text, so nothing is rounded). */
+export interface GatewayUsageSumsRow {
   requests: string;
   errors: string;
   inputTokens: string;
   outputTokens: string;
   totalTokens: string;
   cachedTokens: string;
+  /** With exactly 8 decimals (the log's scale). */
   costUsd: string;
 }
+
+/** A day and group's sums, a group's over the range (day null), or the range's totals (both null). */
+export type GatewayUsageRow = GatewayUsageSumsRow &
+  (
+    | { level: 'day'; day: string; group: string | null }
+    | { level: 'group'; day: null; group: string | null }
+    | {
+        level: 'total';
+        day: null;
+        group: null;
+      }
+  );
+
+/** GROUPING("day", group): 0 for a (day, group) bucket, 2 for a group, 3 for the totals. */
+const LEVEL: Record<number, GatewayUsageRow['level']> = { 0: 'day', 2: 'group', 3: 'total' };
 
 @Injectable()
 export class GatewayUsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * A day rollup (never the log) summed per day and group; the tenant, when given, is in the WHERE clause. The
+   * A day rollup (never the log) summed per day and group, per group and in all, in one statement (GROUPING SETS):
+   * the sums are PostgreSQL's exact ones, ordered by day, then group in code point order (the C collation), none
+   * last; the totals row comes even when nothing matches. The tenant, when given, is in the WHERE clause. The
    * narrowest table that holds the grouping and the filters: by model, or by caller (key and principal), else the
-   * fine one. A month is then a row per model (or caller), tenant and day, read through the (day, ...) or
-   * (tenant_id, day) index.
+   * fine one, through its index on the filtered column. A month is then a row per model (or caller), tenant and
+   * day, read through the (day, ...), (tenant_id, day) or (column, day) index.
    */
-  async days(selection: GatewayUsageSelection, dimension: GatewayUsageDimension): Promise<GatewayUsageDayRow[]> {
+  async usage(selection: GatewayUsageSelection, dimension: GatewayUsageDimension): Promise<GatewayUsageRow[]> {
     const table =
       dimension === 'model' && selection.keyId === undefined && selection.user === undefined
         ? '"audit"."llm_gateway_usage_model_days"'
@@ -63,16 +79,18 @@ export class GatewayUsageRepository {
     equal('"virtual_key_id"', selection.keyId);
     equal('"principal"', selection.user);
     const group = DIMENSION[dimension];
-    return (await this.dataSource.query(
-      // Grouped by the columns themselves; texts are made of the few grouped rows only.
-      `SELECT to_char("day", 'YYYY-MM-DD') AS "day", ${group}::text AS "group", sum("requests")::text AS "requests",
-              sum("errors")::text AS "errors", sum("input_tokens")::text AS "inputTokens",
-              sum("output_tokens")::text AS "outputTokens", sum("total_tokens")::text AS "totalTokens",
-              sum("cached_tokens")::text AS "cachedTokens", sum("cost_usd")::text AS "costUsd"
+    const sum = (column: string) => `coalesce(sum("${column}"), 0)::text`;
+    const rows = (await this.dataSource.query(
+      `SELECT GROUPING("day", ${group}) AS "level", to_char("day", 'YYYY-MM-DD') AS "day", ${group}::text AS "group",
+              ${sum('requests')} AS "requests", ${sum('errors')} AS "errors", ${sum('input_tokens')} AS "inputTokens",
+              ${sum('output_tokens')} AS "outputTokens", ${sum('total_tokens')} AS "totalTokens",
+              ${sum('cached_tokens')} AS "cachedTokens", round(coalesce(sum("cost_usd"), 0), 8)::text AS "costUsd"
          FROM ${table}
          WHERE ${conditions.join(' AND ')}
-         GROUP BY "day", ${group}`,
+         GROUP BY GROUPING SETS (("day", ${group}), (${group}), ())
+         ORDER BY 1, "day", ${group}::text COLLATE "C" NULLS LAST`,
       values,
-    )) as GatewayUsageDayRow[];
+    )) as (Omit<GatewayUsageRow, 'level'> & { level: number })[];
+    return rows.map((row) => ({ ...row, level: LEVEL[row.level]! }) as GatewayUsageRow);
   }
 }

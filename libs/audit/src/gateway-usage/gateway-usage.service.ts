@@ -4,17 +4,17 @@ import { Injectable } from '@nestjs/common';
 import { type GatewayUsageQuery } from './gateway-usage.dto';
 import { GatewayUsageError } from './gateway-usage.errors';
 import {
-  type GatewayUsageDayRow,
   type GatewayUsageDimension,
   GatewayUsageRepository,
+  type GatewayUsageSumsRow,
 } from './gateway-usage.repository';
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, costUnits } from './gateway-usage.rules';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from './gateway-usage.rules';
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const msOf = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
 
-/** What a set of log rows adds up to; the cost exactly, in units of 10^-8 USD (the log's scale). */
+/** What a set of log rows adds up to; the cost exact, as a decimal with 8 places (the log's scale). */
 export interface GatewayUsageSums {
   requests: number;
   errors: number;
@@ -22,7 +22,7 @@ export interface GatewayUsageSums {
   outputTokens: number;
   totalTokens: number;
   cachedTokens: number;
-  costUnits: bigint;
+  costUsd: string;
 }
 
 export interface GatewayUsageReport {
@@ -37,17 +37,7 @@ export interface GatewayUsageReport {
   totals: GatewayUsageSums;
 }
 
-const zero = (): GatewayUsageSums => ({
-  requests: 0,
-  errors: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  totalTokens: 0,
-  cachedTokens: 0,
-  costUnits: 0n,
-});
-
-function sumsOf(row: GatewayUsageDayRow): GatewayUsageSums {
+function sumsOf(row: GatewayUsageSumsRow): GatewayUsageSums {
   return {
     requests: Number(row.requests),
     errors: Number(row.errors),
@@ -55,23 +45,9 @@ function sumsOf(row: GatewayUsageDayRow): GatewayUsageSums {
     outputTokens: Number(row.outputTokens),
     totalTokens: Number(row.totalTokens),
     cachedTokens: Number(row.cachedTokens),
-    costUnits: costUnits(row.costUsd),
+    costUsd: row.costUsd,
   };
 }
-
-function add(into: GatewayUsageSums, sums: GatewayUsageSums): void {
-  into.requests += sums.requests;
-  into.errors += sums.errors;
-  into.inputTokens += sums.inputTokens;
-  into.outputTokens += sums.outputTokens;
-  into.totalTokens += sums.totalTokens;
-  into.cachedTokens += sums.cachedTokens;
-  into.costUnits += sums.costUnits;
-}
-
-// Code points, not the database's collation: the same order on every install.
-const byGroup = (a: string | null, b: string | null) =>
-  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
 
 /**
  * `platform:manage`, or a token of no tenant (the operator's own integration), reads every tenant's usage; any
@@ -102,7 +78,7 @@ export class GatewayUsageService {
     if (own !== undefined && asked !== undefined && asked !== own)
       throw new GatewayUsageError('other_tenant', "only platform:manage reads another tenant's usage");
     const tenantId = own ?? asked;
-    const rows = await this.repository.days(
+    const rows = await this.repository.usage(
       {
         from,
         to,
@@ -113,18 +89,14 @@ export class GatewayUsageService {
       },
       query.groupBy,
     );
-    // The groups and the totals from the days (a few hundred rows), not from a second pass over the rollup.
-    const days = rows
-      .map((row) => ({ day: row.day, group: row.group, ...sumsOf(row) }))
-      .sort((a, b) => (a.day === b.day ? byGroup(a.group, b.group) : a.day < b.day ? -1 : 1));
-    const groups = new Map<string | null, GatewayUsageSums & { group: string | null }>();
-    const totals = zero();
-    for (const day of days) {
-      const { day: _day, group, ...sums } = day;
-      let summed = groups.get(group);
-      if (!summed) groups.set(group, (summed = { group, ...zero() }));
-      add(summed, sums);
-      add(totals, sums);
+    // Summed and ordered by PostgreSQL (one statement): no arithmetic on costs here.
+    const days: GatewayUsageReport['days'] = [];
+    const groups: GatewayUsageReport['groups'] = [];
+    let totals: GatewayUsageSums | undefined;
+    for (const row of rows) {
+      if (row.level === 'day') days.push({ day: row.day, group: row.group, ...sumsOf(row) });
+      else if (row.level === 'group') groups.push({ group: row.group, ...sumsOf(row) });
+      else totals = sumsOf(row);
     }
     return {
       from,
@@ -132,8 +104,9 @@ export class GatewayUsageService {
       groupBy: query.groupBy,
       tenantId: tenantId ?? null,
       days,
-      groups: [...groups.values()].sort((a, b) => byGroup(a.group, b.group)),
-      totals,
+      groups,
+      // The empty grouping set answers a row even when nothing matched.
+      totals: totals!,
     };
   }
 }
