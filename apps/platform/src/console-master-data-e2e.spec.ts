@@ -85,7 +85,14 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
         users: [
           // The tenant's administrator, not a platform operator.
           { email: 'tara@example.com', username: 'tara', displayName: 'Tara', role: 'admin', password: PASSWORD },
-          { email: 'hal@example.com', username: 'hal', displayName: 'Hal', password: PASSWORD },
+          // Hal carries the job type `reviewer`, which therefore cannot be deleted (409).
+          {
+            email: 'hal@example.com',
+            username: 'hal',
+            displayName: 'Hal',
+            password: PASSWORD,
+            job: { id: 'reviewer', label: 'Reviewer' },
+          },
         ],
       }),
     );
@@ -106,7 +113,7 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('creates, renames and deletes an organization and a job type of the tenant; a taken code is refused at its field; the platform-wide entry is read-only', async () => {
+  it('creates, renames and deletes an organization and a job type of the tenant; a taken code is refused at its field and a code in use in the dialog; the platform-wide entry is read-only', async () => {
     const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en' });
     const token = recordAdminToken(page);
     await page.goto(`${base}/console/master-data`);
@@ -190,6 +197,19 @@ describeWithChromium('console-master-data-e2e.spec')('the console: master data a
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').getByText('Deleted engineer.').waitFor({ timeout: 30_000 });
     expect((await jobTypesOf()).map((entry) => entry.code)).not.toContain('engineer');
+
+    // A code a user still carries: the API's 409 is shown in the dialog, which stays open; nothing is deleted.
+    await jobTypes.locator('tr[data-code="reviewer"]').getByRole('button', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await confirm
+      .getByRole('alert')
+      .getByText(/users still belong to job type reviewer.*\(conflict\)$/)
+      .waitFor({
+        timeout: 30_000,
+      });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await jobTypesOf()).map((entry) => entry.code)).toContain('reviewer');
     await context.close();
   }, 120_000);
 
