@@ -117,7 +117,8 @@ export function LogsScreen() {
       </div>
 
       <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-tab-${kind}`} className="log-panel">
-        <form key={`${kind} ${rangeKey}`} className="console-filters" aria-label={t.filters} onSubmit={apply}>
+        {/* Keys apart from the table's (siblings): a shared key left the old form in the page beside the new one. */}
+        <form key={`form ${kind} ${rangeKey}`} className="console-filters" aria-label={t.filters} onSubmit={apply}>
           <fieldset className="log-range">
             <legend>{t.range}</legend>
             <label>
@@ -209,7 +210,7 @@ export function LogsScreen() {
         {first.data && total === 0 && <p className="muted">{t.noRows}</p>}
         {first.data && total > 0 && (
           <LogTable
-            key={`${kind} ${rangeKey}`}
+            key={`table ${kind} ${rangeKey}`}
             kind={kind}
             range={range}
             total={total}

@@ -133,8 +133,12 @@ export function UsageScreen({ canPickTenant }: { canPickTenant: boolean }) {
         </p>
       )}
       {!report && !usage.error && <p className="muted">{t.loading}</p>}
+      {/* The last figures stay while a new range is read: marked busy and said so, never shown as the new range's. */}
+      <p role="status" className="console-status">
+        {report && usage.isPlaceholderData ? t.loading : ''}
+      </p>
       {report && data && (
-        <>
+        <div className="usage-report" aria-busy={usage.isPlaceholderData || undefined}>
           <dl className="usage-totals" aria-label={t.total}>
             <div>
               <dt>{t.cost}</dt>
@@ -202,7 +206,7 @@ export function UsageScreen({ canPickTenant }: { canPickTenant: boolean }) {
               row,
             }))}
           />
-        </>
+        </div>
       )}
     </section>
   );
