@@ -256,6 +256,8 @@ describeWithChromium('console-clients-keys-e2e.spec')('the console: clients and 
     await crm.getByRole('button', { name: 'Delete' }).click();
     await remove.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No client matches.').waitFor();
+    // Its row and button are gone: the focus is on the screen's heading, not lost on the page's body.
+    await until(async () => (await page.evaluate(() => document.activeElement?.id)) === 'clients-title', 'focus');
     expect(await platformctl(['clients', 'list'])).not.toMatch(/^crm /m);
     await context.close();
   }, 120_000);
@@ -308,6 +310,7 @@ describeWithChromium('console-clients-keys-e2e.spec')('the console: clients and 
     await revoke.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('cell', { name: 'Revoked' }).waitFor();
     expect(await row.getByRole('button').count()).toBe(0);
+    await until(async () => (await page.evaluate(() => document.activeElement?.id)) === 'keys-title', 'focus');
     await until(async () => (await gatewayStatus(key)) === 401, 'the revoked key refused');
     expect((await platformctl(['apikeys', 'list'])).split('\n').find((line) => line.includes('"ci-bot"'))).toMatch(
       /  revoked \d{4}-/,

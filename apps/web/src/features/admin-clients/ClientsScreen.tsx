@@ -85,6 +85,7 @@ export function ClientsScreen() {
   // The secret lives here while its dialog is open, and nowhere else (the mutations are reset at once).
   const [shown, setShown] = useState<Shown | undefined>();
   const [done, setDone] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
 
   const list = useQuery({
     queryKey: [...CLIENTS_KEY, 'list', filters, page],
@@ -96,7 +97,7 @@ export function ClientsScreen() {
     queryFn: async () => listTenantChoices(await auth.accessToken()),
     staleTime: 60_000,
   });
-  const refresh = () => void queries.invalidateQueries({ queryKey: CLIENTS_KEY });
+  const refresh = () => queries.invalidateQueries({ queryKey: CLIENTS_KEY });
 
   const create = useMutation({
     gcTime: 0,
@@ -107,7 +108,7 @@ export function ClientsScreen() {
       setDone(t.created(created.clientId));
       if (created.clientSecret !== undefined) setShown({ subject: created.clientId, secret: created.clientSecret });
       else setDone(`${t.created(created.clientId)} ${t.publicCreated}`);
-      refresh();
+      void refresh();
     },
   });
   const edit = useMutation({
@@ -116,7 +117,7 @@ export function ClientsScreen() {
     onSuccess: (updated) => {
       setEditing(undefined);
       setDone(t.saved(updated.clientId));
-      refresh();
+      void refresh();
     },
   });
   const act = useMutation({
@@ -139,7 +140,10 @@ export function ClientsScreen() {
       setDone(t.actionDone(actionLabel(t, action), client.clientId));
       const secret = (result as { clientSecret?: string } | undefined)?.clientSecret;
       if (action === 'rotate' && secret !== undefined) setShown({ subject: client.clientId, secret });
-      refresh();
+      void refresh().then(() => {
+        // A deleted row takes its button with it: the focus goes to the screen's heading, not the page's body.
+        if (action === 'delete') heading.current?.focus();
+      });
     },
   });
 
@@ -154,7 +158,9 @@ export function ClientsScreen() {
 
   return (
     <section className="console-screen" aria-labelledby="clients-title">
-      <h2 id="clients-title">{t.clients}</h2>
+      <h2 id="clients-title" ref={heading} tabIndex={-1}>
+        {t.clients}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>

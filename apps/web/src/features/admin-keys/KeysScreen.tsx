@@ -63,6 +63,7 @@ export function KeysScreen() {
   // The key lives here while its dialog is open, and nowhere else (the mutation is reset at once).
   const [shown, setShown] = useState<Shown | undefined>();
   const [done, setDone] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
 
   const list = useQuery({
     queryKey: [...API_KEYS_KEY, 'list', filters, page],
@@ -76,7 +77,7 @@ export function KeysScreen() {
   });
   const tenantName = (tenantId: string | null) =>
     tenantId === null ? t.operatorKey : (tenants.data?.find((x) => x.tenantId === tenantId)?.name ?? tenantId);
-  const refresh = () => void queries.invalidateQueries({ queryKey: API_KEYS_KEY });
+  const refresh = () => queries.invalidateQueries({ queryKey: API_KEYS_KEY });
 
   const create = useMutation({
     gcTime: 0,
@@ -86,7 +87,7 @@ export function KeysScreen() {
       setCreating(false);
       setDone(t.created(issued.name));
       setShown({ subject: issued.name, secret: issued.apiKey });
-      refresh();
+      void refresh();
     },
   });
   const edit = useMutation({
@@ -95,7 +96,7 @@ export function KeysScreen() {
     onSuccess: (updated) => {
       setEditing(undefined);
       setDone(t.saved(updated.name));
-      refresh();
+      void refresh();
     },
   });
   const revoke = useMutation({
@@ -103,7 +104,8 @@ export function KeysScreen() {
     onSuccess: (revoked) => {
       setRevoking(undefined);
       setDone(t.revoked(revoked.name));
-      refresh();
+      // A revoked key's row offers no action: the focus goes to the screen's heading, not the page's body.
+      void refresh().then(() => heading.current?.focus());
     },
   });
 
@@ -122,7 +124,9 @@ export function KeysScreen() {
 
   return (
     <section className="console-screen" aria-labelledby="keys-title">
-      <h2 id="keys-title">{t.keys}</h2>
+      <h2 id="keys-title" ref={heading} tabIndex={-1}>
+        {t.keys}
+      </h2>
       <p role="status" className="console-status">
         {done}
       </p>
