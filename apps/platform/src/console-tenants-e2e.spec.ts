@@ -472,4 +472,41 @@ describeWithChromium('console-tenants-e2e.spec')('the console: tenants and signi
       await context.close();
     }
   }, 120_000);
+
+  it('revokes the key that signs the operator’s own token: a replacement signs, the kid leaves the JWKS, and the screen shows the new state and offers to sign in again', async () => {
+    const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en' });
+    const token = captureToken(page);
+    await page.goto(`${base}/console/signing-keys`);
+    await page.locator('tbody tr').first().waitFor();
+    const kidOf = (bearer: string) =>
+      String(
+        (JSON.parse(Buffer.from(bearer.slice(7).split('.')[0]!, 'base64url').toString('utf8')) as { kid: string }).kid,
+      );
+    const oldToken = token();
+    const own = kidOf(oldToken);
+    const table = page.getByRole('region', { name: 'Signing keys' });
+    await table.locator(`tr[data-kid="${own}"]`).getByRole('cell', { name: 'Signing' }).waitFor();
+    await table.getByRole('button', { name: `Revoke the key ${own}` }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke' });
+    await revoke.getByText('It is signing now, so a replacement starts signing at once.').waitFor();
+    await revoke.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('status').getByText(`Key ${own} revoked.`).waitFor();
+    // The answer's state, shown without another call (the page's token is refused from now on).
+    await table.locator(`tr[data-kid="${own}"]`).getByRole('cell', { name: 'Revoked', exact: true }).waitFor();
+    const replacement = await table.locator('tr[data-state="active"]').getAttribute('data-kid');
+    expect(replacement).not.toBe(own);
+    expect((await api(oldToken, '/api/v1/admin/signing-keys')).status).toBe(401);
+    expect(await publishedKids(oldToken)).toEqual(expect.arrayContaining([replacement]));
+    expect(await publishedKids(oldToken)).not.toContain(own);
+    const notice = page.getByRole('alert').filter({ hasText: 'Your own access token was signed by this key' });
+    await notice.waitFor();
+
+    await notice.getByRole('button', { name: 'Sign in again' }).click();
+    await page.waitForURL(`${base}/console/signing-keys`);
+    await table.locator(`tr[data-kid="${own}"][data-state="revoked"]`).waitFor();
+    expect(kidOf(token())).toBe(replacement);
+    expect((await signingKeys(token())).find((key) => key.kid === own)?.state).toBe('revoked');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await context.close();
+  }, 90_000);
 });

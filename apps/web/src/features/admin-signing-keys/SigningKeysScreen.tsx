@@ -25,6 +25,27 @@ function errorText(error: Error): string {
   return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
 }
 
+/** The `kid` in a JWT's header, if it has one. */
+function kidOf(token: string): string | undefined {
+  try {
+    const header = token.split('.')[0]!.replace(/-/g, '+').replace(/_/g, '/');
+    const kid = (JSON.parse(atob(header)) as { kid?: unknown }).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The list with the keys of an answer in place of their old rows (new ones at the end). */
+function withKeys(list: SigningKey[] | undefined, changed: SigningKey[]): SigningKey[] | undefined {
+  if (!list) return list;
+  const byKid = new Map(changed.map((key) => [key.kid, key]));
+  return [
+    ...list.map((key) => byKid.get(key.kid) ?? key),
+    ...changed.filter((key) => !list.some((old) => old.kid === key.kid)),
+  ];
+}
+
 /** The OpenID provider's signing keys (platform:manage): list, rotate, revoke. */
 export function SigningKeysScreen() {
   const auth = useAuth();
@@ -35,22 +56,34 @@ export function SigningKeysScreen() {
   const [pending, setPending] = useState<Pending | undefined>();
   const [done, setDone] = useState('');
   const title = useRef<HTMLHeadingElement>(null);
+  // The key just revoked signed this page's own access token, which the API now refuses (401 invalid_token).
+  const [ownTokenRevoked, setOwnTokenRevoked] = useState(false);
   const keys = useQuery({
     queryKey: SIGNING_KEYS_KEY,
     queryFn: async () => listSigningKeys(await auth.accessToken()),
+    enabled: !ownTokenRevoked,
   });
   const act = useMutation({
-    mutationFn: async (action: Pending) =>
-      action.kind === 'rotate'
-        ? { kid: (await rotateSigningKey(await auth.accessToken(), action.now ? 0 : undefined)).kid }
-        : { kid: (await revokeSigningKey(await auth.accessToken(), action.key.kid)).revoked.kid },
-    onSuccess: ({ kid }, action) => {
+    mutationFn: async (action: Pending) => {
+      const token = await auth.accessToken();
+      if (action.kind === 'rotate') return { changed: [await rotateSigningKey(token, action.now ? 0 : undefined)] };
+      const { revoked: key, replacement } = await revokeSigningKey(token, action.key.kid);
+      return { changed: replacement ? [key, replacement] : [key], own: kidOf(token) === key.kid };
+    },
+    onSuccess: ({ changed, own }, action) => {
+      const kid = changed[0]!.kid;
       setDone(action.kind === 'rotate' ? t.rotated(kid) : t.revoked(kid));
       setPending(undefined);
       revoked.current = action.kind === 'revoke';
-      void queries.invalidateQueries({ queryKey: SIGNING_KEYS_KEY });
+      // The answer is the new state of the keys it names: shown at once, also when no further call can be made.
+      queries.setQueryData<SigningKey[]>(SIGNING_KEYS_KEY, (list) => withKeys(list, changed));
+      if (own) setOwnTokenRevoked(true);
+      else void queries.invalidateQueries({ queryKey: SIGNING_KEYS_KEY });
     },
   });
+  // Tokens live in memory only: a new page signs in again (through the provider's session) and comes back here.
+  const signInAgain = () => window.location.reload();
+  const tokenRefused = keys.error instanceof ApiRequestError && keys.error.status === 401;
   // A revoked key's row keeps no revoke button (the one the dialog gave the focus back to): once the refreshed list
   // is on the page, the focus goes to the heading rather than nowhere.
   const revoked = useRef(false);
@@ -80,7 +113,24 @@ export function SigningKeysScreen() {
           {t.rotateNow}
         </button>
       </div>
-      {keys.error && <p role="alert">{errorText(keys.error)}</p>}
+      {ownTokenRevoked && (
+        <div role="alert" className="console-notice">
+          <p>{t.ownTokenRevoked}</p>
+          <button type="button" data-action="sign-in-again" onClick={signInAgain}>
+            {t.signInAgain}
+          </button>
+        </div>
+      )}
+      {keys.error && !ownTokenRevoked && (
+        <div role="alert">
+          <p>{errorText(keys.error)}</p>
+          {tokenRefused && (
+            <button type="button" data-action="sign-in-again" onClick={signInAgain}>
+              {t.signInAgain}
+            </button>
+          )}
+        </div>
+      )}
       {keys.data && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label={t.signingKeys}>
           <table className="console-table">

@@ -28,6 +28,9 @@ export const signingKeysText = defineMessages({
       `鍵 ${kid} を失効させますか?JWKS から外れ、この鍵で署名されたトークンは検証できなくなります。${signing ? '署名中の鍵なので、代わりの鍵がすぐに署名を始めます。' : ''}`,
     rotated: (kid: string) => `新しい鍵 ${kid} を作成しました。`,
     revoked: (kid: string) => `鍵 ${kid} を失効させました。`,
+    ownTokenRevoked:
+      'この鍵はあなた自身のアクセストークンに署名していたため、そのトークンはもう検証されません。続けるにはサインインし直してください。',
+    signInAgain: 'サインインし直す',
   },
   en: {
     signingKeys: 'Signing keys',
@@ -58,6 +61,8 @@ export const signingKeysText = defineMessages({
       `Revoke the key ${kid}? It leaves the JWKS and tokens it signed no longer verify.${signing ? ' It is signing now, so a replacement starts signing at once.' : ''}`,
     rotated: (kid: string) => `New key ${kid} created.`,
     revoked: (kid: string) => `Key ${kid} revoked.`,
+    ownTokenRevoked: 'Your own access token was signed by this key and no longer verifies: sign in again to go on.',
+    signInAgain: 'Sign in again',
   },
   fr: {
     signingKeys: 'Clés de signature',
@@ -88,6 +93,9 @@ export const signingKeysText = defineMessages({
       `Révoquer la clé ${kid} ? Elle quitte le JWKS et les jetons qu’elle a signés ne se vérifient plus.${signing ? ' Elle signe en ce moment : une remplaçante commence à signer tout de suite.' : ''}`,
     rotated: (kid: string) => `Nouvelle clé ${kid} créée.`,
     revoked: (kid: string) => `Clé ${kid} révoquée.`,
+    ownTokenRevoked:
+      'Votre propre jeton d’accès était signé par cette clé et n’est plus vérifié : reconnectez-vous pour continuer.',
+    signInAgain: 'Se reconnecter',
   },
   es: {
     signingKeys: 'Claves de firma',
@@ -118,6 +126,9 @@ export const signingKeysText = defineMessages({
       `¿Revocar la clave ${kid}? Sale del JWKS y los tokens que firmó dejan de verificarse.${signing ? ' Está firmando ahora: una sustituta empieza a firmar de inmediato.' : ''}`,
     rotated: (kid: string) => `Clave nueva ${kid} creada.`,
     revoked: (kid: string) => `Clave ${kid} revocada.`,
+    ownTokenRevoked:
+      'Su propio token de acceso estaba firmado con esta clave y ya no se verifica: vuelva a iniciar sesión para continuar.',
+    signInAgain: 'Volver a iniciar sesión',
   },
   th: {
     signingKeys: 'คีย์ลงนาม',
@@ -146,6 +157,8 @@ export const signingKeysText = defineMessages({
       `เพิกถอนคีย์ ${kid} หรือไม่ คีย์จะออกจาก JWKS และโทเค็นที่ลงนามด้วยคีย์นี้จะตรวจสอบไม่ผ่าน${signing ? ' คีย์นี้กำลังลงนามอยู่ คีย์ทดแทนจะเริ่มลงนามทันที' : ''}`,
     rotated: (kid: string) => `สร้างคีย์ใหม่ ${kid} แล้ว`,
     revoked: (kid: string) => `เพิกถอนคีย์ ${kid} แล้ว`,
+    ownTokenRevoked: 'โทเค็นการเข้าถึงของคุณเองถูกลงนามด้วยคีย์นี้และไม่ผ่านการตรวจสอบอีกต่อไป: ลงชื่อเข้าใช้อีกครั้งเพื่อดำเนินการต่อ',
+    signInAgain: 'ลงชื่อเข้าใช้อีกครั้ง',
   },
   id: {
     signingKeys: 'Kunci penandatanganan',
@@ -176,6 +189,9 @@ export const signingKeysText = defineMessages({
       `Cabut kunci ${kid}? Kunci keluar dari JWKS dan token yang ditandatanganinya tidak lagi terverifikasi.${signing ? ' Kunci ini sedang menandatangani, jadi pengganti langsung mulai menandatangani.' : ''}`,
     rotated: (kid: string) => `Kunci baru ${kid} dibuat.`,
     revoked: (kid: string) => `Kunci ${kid} dicabut.`,
+    ownTokenRevoked:
+      'Token akses Anda sendiri ditandatangani dengan kunci ini dan tidak lagi terverifikasi: masuk lagi untuk melanjutkan.',
+    signInAgain: 'Masuk lagi',
   },
   ar: {
     signingKeys: 'مفاتيح التوقيع',
@@ -205,6 +221,8 @@ export const signingKeysText = defineMessages({
       `هل تريد إبطال المفتاح ${kid}؟ سيخرج من JWKS ولن يُتحقق بعدها من الرموز التي وقّعها.${signing ? ' إنه يوقّع الآن، لذا يبدأ بديل بالتوقيع فورًا.' : ''}`,
     rotated: (kid: string) => `تم إنشاء المفتاح الجديد ${kid}.`,
     revoked: (kid: string) => `تم إبطال المفتاح ${kid}.`,
+    ownTokenRevoked: 'كان رمز الوصول الخاص بك موقّعًا بهذا المفتاح ولم يعد يُتحقَّق منه: سجّل الدخول مرة أخرى للمتابعة.',
+    signInAgain: 'تسجيل الدخول مرة أخرى',
   },
   'zh-CN': {
     signingKeys: '签名密钥',
@@ -233,6 +251,8 @@ export const signingKeysText = defineMessages({
       `要吊销密钥 ${kid} 吗?它将移出 JWKS,由它签名的令牌将无法再通过验证。${signing ? '它正在签名,替代密钥会立即开始签名。' : ''}`,
     rotated: (kid: string) => `已创建新密钥 ${kid}。`,
     revoked: (kid: string) => `已吊销密钥 ${kid}。`,
+    ownTokenRevoked: '您自己的访问令牌由此密钥签名,已无法通过验证:请重新登录以继续。',
+    signInAgain: '重新登录',
   },
   'zh-TW': {
     signingKeys: '簽章金鑰',
@@ -261,6 +281,8 @@ export const signingKeysText = defineMessages({
       `要撤銷金鑰 ${kid} 嗎?它將移出 JWKS,由它簽章的權杖將無法再通過驗證。${signing ? '它正在簽章,替代金鑰會立即開始簽章。' : ''}`,
     rotated: (kid: string) => `已建立新金鑰 ${kid}。`,
     revoked: (kid: string) => `已撤銷金鑰 ${kid}。`,
+    ownTokenRevoked: '您自己的存取權杖由此金鑰簽署,已無法通過驗證:請重新登入以繼續。',
+    signInAgain: '重新登入',
   },
   'pt-BR': {
     signingKeys: 'Chaves de assinatura',
@@ -291,6 +313,9 @@ export const signingKeysText = defineMessages({
       `Revogar a chave ${kid}? Ela sai do JWKS e os tokens que assinou deixam de ser verificados.${signing ? ' Ela está assinando agora: uma substituta começa a assinar imediatamente.' : ''}`,
     rotated: (kid: string) => `Nova chave ${kid} criada.`,
     revoked: (kid: string) => `Chave ${kid} revogada.`,
+    ownTokenRevoked:
+      'Seu próprio token de acesso foi assinado por esta chave e não é mais verificado: entre novamente para continuar.',
+    signInAgain: 'Entrar novamente',
   },
   'de-DE': {
     signingKeys: 'Signaturschlüssel',
@@ -321,6 +346,9 @@ export const signingKeysText = defineMessages({
       `Den Schlüssel ${kid} widerrufen? Er verlässt das JWKS, und von ihm signierte Tokens lassen sich nicht mehr prüfen.${signing ? ' Er signiert gerade, daher signiert sofort ein Ersatz.' : ''}`,
     rotated: (kid: string) => `Neuer Schlüssel ${kid} erzeugt.`,
     revoked: (kid: string) => `Schlüssel ${kid} widerrufen.`,
+    ownTokenRevoked:
+      'Ihr eigenes Zugriffstoken wurde mit diesem Schlüssel signiert und wird nicht mehr akzeptiert: Melden Sie sich erneut an, um fortzufahren.',
+    signInAgain: 'Erneut anmelden',
   },
   'it-IT': {
     signingKeys: 'Chiavi di firma',
@@ -351,6 +379,9 @@ export const signingKeysText = defineMessages({
       `Revocare la chiave ${kid}? Esce dal JWKS e i token che ha firmato non si verificano più.${signing ? ' Sta firmando ora: una sostituta inizia a firmare subito.' : ''}`,
     rotated: (kid: string) => `Nuova chiave ${kid} creata.`,
     revoked: (kid: string) => `Chiave ${kid} revocata.`,
+    ownTokenRevoked:
+      'Il tuo token di accesso era firmato con questa chiave e non viene più verificato: accedi di nuovo per continuare.',
+    signInAgain: 'Accedi di nuovo',
   },
   ko: {
     signingKeys: '서명 키',
@@ -379,6 +410,8 @@ export const signingKeysText = defineMessages({
       `키 ${kid}을(를) 폐기할까요? JWKS에서 빠지며 이 키로 서명된 토큰은 더 이상 검증되지 않습니다.${signing ? ' 지금 서명 중인 키이므로 대체 키가 즉시 서명을 시작합니다.' : ''}`,
     rotated: (kid: string) => `새 키 ${kid}을(를) 만들었습니다.`,
     revoked: (kid: string) => `키 ${kid}을(를) 폐기했습니다.`,
+    ownTokenRevoked: '내 액세스 토큰이 이 키로 서명되어 더 이상 검증되지 않습니다. 계속하려면 다시 로그인하세요.',
+    signInAgain: '다시 로그인',
   },
   vi: {
     signingKeys: 'Khóa ký',
@@ -408,5 +441,8 @@ export const signingKeysText = defineMessages({
       `Thu hồi khóa ${kid}? Khóa rời JWKS và các token nó đã ký không còn xác minh được.${signing ? ' Khóa đang ký nên một khóa thay thế bắt đầu ký ngay.' : ''}`,
     rotated: (kid: string) => `Đã tạo khóa mới ${kid}.`,
     revoked: (kid: string) => `Đã thu hồi khóa ${kid}.`,
+    ownTokenRevoked:
+      'Mã truy cập của chính bạn được ký bằng khóa này và không còn được xác minh: hãy đăng nhập lại để tiếp tục.',
+    signInAgain: 'Đăng nhập lại',
   },
 });
