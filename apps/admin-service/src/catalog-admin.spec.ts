@@ -202,6 +202,10 @@ describe('the catalog over HTTP: personas, playbooks and skills (platform:manage
       ['POST', 'skills', { name: 'X', description: 'd'.repeat(2_001), instructions: 'x' }, 400, 'invalid_parameter'],
       ['POST', 'skills', { name: 'X', instructions: 'x', available: 'no' }, 400, 'invalid_parameter'],
       ['POST', 'playbooks', { name: 'X', instructions: 'x', active: 1 }, 400, 'invalid_parameter'],
+      // A field of another kind (or none) is refused on creation as on a change: never silently dropped.
+      ['POST', 'playbooks', { name: 'X', instructions: 'x', available: false }, 400, 'invalid_parameter'],
+      ['POST', 'skills', { name: 'X', instructions: 'x', active: false }, 400, 'invalid_parameter'],
+      ['POST', 'personas', { ...persona, personaKey: 'other', enabled: false }, 400, 'invalid_parameter'],
       ['PATCH', 'personas/analyst', {}, 400, 'invalid_request'],
       ['PATCH', 'personas/analyst', { name: '' }, 400, 'invalid_parameter'],
       // A persona key never changes, and a persona is never switched off: refused, not ignored.

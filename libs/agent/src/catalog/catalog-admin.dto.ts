@@ -24,6 +24,7 @@ export class SkillIdParams {
   skillId!: string;
 }
 
+@RefuseUnknownFields()
 export class CreatePersonaBody {
   /** The chat request's `personaKey`; never changes. */
   @IsPersonaKey()
@@ -57,6 +58,7 @@ export class UpdatePersonaBody {
   instructions?: string;
 }
 
+@RefuseUnknownFields()
 export class CreatePlaybookBody {
   @IsCatalogName()
   name!: string;
@@ -94,6 +96,7 @@ export class UpdatePlaybookBody {
   active?: boolean;
 }
 
+@RefuseUnknownFields()
 export class CreateSkillBody {
   @IsCatalogName()
   name!: string;
