@@ -148,8 +148,8 @@ export function LibraryScreen() {
         </nav>
       )}
 
-      <AddFile t={t} onAdded={added} />
-      <AddTemplate t={t} onAdded={added} />
+      <AddFile t={t} onStart={() => setDone('')} onAdded={added} />
+      <AddTemplate t={t} onStart={() => setDone('')} onAdded={added} />
 
       <ConfirmDialog
         open={deleting !== undefined}
@@ -169,6 +169,13 @@ export function LibraryScreen() {
       </ConfirmDialog>
     </section>
   );
+}
+
+interface AddProps {
+  t: Texts;
+  /** A new add was asked for: the last outcome no longer applies. */
+  onStart(): void;
+  onAdded(item: LibraryItem): void;
 }
 
 /** The id of a form's control for a field (where its refusal moves the focus). */
@@ -222,7 +229,7 @@ function useRefusal(t: Texts, error: Error | null, filepath: string, idOf: (fiel
   };
 }
 
-function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void }) {
+function AddFile({ t, onStart, onAdded }: AddProps) {
   const auth = useAuth();
   const id = useId();
   const add = useMutation({
@@ -237,6 +244,7 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
     const text = (name: string) => String(data.get(name) ?? '').trim();
     const file = data.get('file');
     if (!(file instanceof Blob)) return;
+    onStart();
     add.mutate(
       {
         filepath: text('filepath'),
@@ -326,7 +334,7 @@ function AddFile({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void })
   );
 }
 
-function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): void }) {
+function AddTemplate({ t, onStart, onAdded }: AddProps) {
   const auth = useAuth();
   const id = useId();
   const add = useMutation({
@@ -339,6 +347,7 @@ function AddTemplate({ t, onAdded }: { t: Texts; onAdded(item: LibraryItem): voi
     const form = event.currentTarget;
     const data = new FormData(form);
     const text = (name: string) => String(data.get(name) ?? '');
+    onStart();
     add.mutate(
       {
         filepath: text('filepath').trim(),

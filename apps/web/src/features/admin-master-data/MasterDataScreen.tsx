@@ -83,6 +83,7 @@ export function MasterDataScreen() {
           title={title}
           addTitle={addTitle}
           t={t}
+          onStart={() => setDone('')}
           onAdded={(entry) => {
             setDone(t.added(entry.code));
             changed(kind);
@@ -143,6 +144,7 @@ function MasterKindPart({
   title,
   addTitle,
   t,
+  onStart,
   onAdded,
   onEdit,
   onDelete,
@@ -151,6 +153,8 @@ function MasterKindPart({
   title: string;
   addTitle: string;
   t: Texts;
+  /** A new add was asked for: the last outcome no longer applies. */
+  onStart(): void;
   onAdded(entry: MasterEntry): void;
   onEdit(entry: MasterEntry): void;
   onDelete(entry: MasterEntry): void;
@@ -209,7 +213,7 @@ function MasterKindPart({
           </table>
         </div>
       )}
-      <AddForm kind={kind} title={addTitle} t={t} onAdded={onAdded} />
+      <AddForm kind={kind} title={addTitle} t={t} onStart={onStart} onAdded={onAdded} />
     </div>
   );
 }
@@ -218,11 +222,13 @@ function AddForm({
   kind,
   title,
   t,
+  onStart,
   onAdded,
 }: {
   kind: MasterKind;
   title: string;
   t: Texts;
+  onStart(): void;
   onAdded(entry: MasterEntry): void;
 }) {
   const auth = useAuth();
@@ -235,6 +241,7 @@ function AddForm({
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
+    onStart();
     add.mutate(
       { code: String(data.get('code') ?? '').trim(), label: String(data.get('label') ?? '') },
       {
