@@ -138,7 +138,8 @@ describeWithChromium('console-tenants-e2e.spec')('the console: tenants and signi
   });
 
   it('creates a tenant (a bad endpoint refused), edits it, sets its identity provider, tests it, and signs in through it in a window of its own', async () => {
-    const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en' });
+    // CSP bypassed for axe (below, on the provider's report).
+    const { context, page } = await signInToWebApp(browser, base, demo.user, { locale: 'en', bypassCSP: true });
     // The upstream's development login page imports a web font: not needed here.
     await context.route('https://fonts.googleapis.com/**', (route) => route.abort());
     const token = captureToken(page);
@@ -205,6 +206,7 @@ describeWithChromium('console-tenants-e2e.spec')('the console: tenants and signi
     await detail.getByText(`${upstream.issuer}/.well-known/openid-configuration`).waitFor();
     await detail.getByText(`${upstream.issuer}/auth`).first().waitFor();
     await detail.getByRole('region', { name: 'Keys of the provider' }).getByRole('row').nth(1).waitFor();
+    await expectNoAxeViolations(page);
 
     // The test sign-in: the platform's authorization request with idp_hint and prompt=login, in a new window.
     const navigations: string[] = [];
