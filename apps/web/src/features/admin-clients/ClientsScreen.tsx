@@ -33,6 +33,8 @@ type RowAction = 'edit' | 'rotate' | 'disable' | 'enable' | 'delete';
 type ConfirmedAction = Exclude<RowAction, 'edit'>;
 
 const OPERATOR_CHOICE = '*operator';
+/** The fields the edit form has: a refusal about another one is shown above its buttons, not lost. */
+const EDITABLE: readonly ClientField[] = ['name', 'redirectUris', 'scopes'];
 
 /** What a row offers: a client that registered itself only stops, starts or goes; the protected one never stops. */
 function actionsFor(client: AdminClient): RowAction[] {
@@ -365,7 +367,8 @@ function ClientForm({
 }) {
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  const field = clientFieldOf(error);
+  const named = clientFieldOf(error);
+  const field = named && (!editing || EDITABLE.includes(named)) ? named : undefined;
   // A refusal moves the focus to the field it is about, whose description reads it out.
   useEffect(() => {
     if (!error) return;

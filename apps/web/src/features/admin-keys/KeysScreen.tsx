@@ -343,7 +343,9 @@ function KeyForm({
 }) {
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  const field = keyFieldOf(error);
+  // The edit form has no tenant: a refusal about it is shown above the buttons, not lost.
+  const named = keyFieldOf(error);
+  const field = named === 'tenantId' && editing ? undefined : named;
   // A refusal moves the focus to the field it is about, whose description reads it out.
   useEffect(() => {
     if (!error) return;
