@@ -21,11 +21,12 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 ];
 
 export function formatsFor(locale: UiLocale): Formats {
-  const unit = (name: string, digits = 0) =>
-    new Intl.NumberFormat(locale, { style: 'unit', unit: name, unitDisplay: 'short', maximumFractionDigits: digits });
+  const unit = (name: string, digits = 0, unitDisplay: 'short' | 'long' = 'short') =>
+    new Intl.NumberFormat(locale, { style: 'unit', unit: name, unitDisplay, maximumFractionDigits: digits });
   const ms = unit('millisecond');
   const s = unit('second', 1);
-  const b = unit('byte');
+  // Long: the short form has no plural in English or Japanese ('152 byte'), the long one does ('152 bytes').
+  const b = unit('byte', 0, 'long');
   const kb = unit('kilobyte');
   const mb = unit('megabyte', 1);
   const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
