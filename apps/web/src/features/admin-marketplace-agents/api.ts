@@ -92,10 +92,14 @@ export function deleteAgent(token: string, agentId: string): Promise<unknown> {
   return apiJson(agent(agentId), token, json('DELETE'));
 }
 
-/** A number typed in a field: its value when it reads as one, the text otherwise (the API refuses it). */
+/**
+ * A number typed in a field: its value when it reads as one (a decimal comma too, `0,5`, as many languages write
+ * it), the text otherwise (the API refuses it with its rule).
+ */
 export function numberInput(text: string): NumberInput {
-  const value = Number(text);
-  return text.trim() !== '' && Number.isFinite(value) ? value : text;
+  const trimmed = text.trim();
+  const value = Number(/^\d+,\d+$/.test(trimmed) ? trimmed.replace(',', '.') : trimmed);
+  return trimmed !== '' && Number.isFinite(value) ? value : text;
 }
 
 export type AgentField =
