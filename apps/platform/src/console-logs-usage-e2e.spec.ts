@@ -596,6 +596,24 @@ describeWithChromium('console-logs-usage-e2e.spec')('the console: logs and usage
     expect(await page.locator('.usage-legend').first().textContent()).toContain('second-model');
     const days = page.getByRole('region', { name: 'Per day' });
     await days.getByRole('cell', { name: 'second-model', exact: true }).first().waitFor();
+    // Per UTC day: the day of each log row, its requests adding up to the group's.
+    const secondDays = days
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'second-model', exact: true }) });
+    const perDay = await secondDays.evaluateAll((rows) =>
+      rows.map((row) => {
+        const cells = (row as PageElement & { children: ArrayLike<PageElement> }).children;
+        return { day: cells[0]?.textContent, requests: Number(cells[7]?.textContent) };
+      }),
+    );
+    expect(perDay.map((entry) => entry.day).sort()).toEqual(
+      [...new Set(secondRows.map((row) => String(row.createdAt).slice(0, 10)))].sort(),
+    );
+    expect(perDay.reduce((sum, entry) => sum + entry.requests, 0)).toBe(2);
+    // The spend chart's bars name their day, group and amount.
+    expect(
+      await page.locator('.usage-chart').first().locator('rect > title', { hasText: 'second-model' }).count(),
+    ).toBe(perDay.length);
 
     // Per key and per user.
     await page.getByLabel('Group by').selectOption('key');
