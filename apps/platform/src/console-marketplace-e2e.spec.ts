@@ -172,6 +172,9 @@ describeWithChromium('console-marketplace-e2e.spec')('the Marketplace admin pane
     expect(await sectionLinks(page)).toEqual(['Marketplace agents']);
     expect(await page.getByRole('link', { name: 'Chat' }).count()).toBe(0);
     expect(await page.getByLabel('Message', { exact: true }).count()).toBe(0);
+    // Nor any call of a SaaS-only route (the user information route is 404 here): no error shown.
+    await page.getByRole('rowheader', { name: 'taken' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
     await page.getByRole('rowheader', { name: 'taken' }).waitFor();
     // Search and the state filter.
     const filters = page.getByRole('search', { name: 'Filter agents' });
@@ -373,6 +376,8 @@ describeWithChromium('console-marketplace-e2e.spec')('the Marketplace admin pane
     const links = await sectionLinks(page);
     expect(links).toContain('Clients');
     expect(links).not.toContain('Marketplace agents');
+    // And the SaaS app's way back to the chat.
+    expect(await page.getByRole('link', { name: 'Chat' }).count()).toBe(1);
     await context.close();
   }, 60_000);
 });
