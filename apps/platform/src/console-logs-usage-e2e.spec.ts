@@ -356,6 +356,24 @@ describeWithChromium('console-logs-usage-e2e.spec')('the console: logs and usage
     await page.getByText(`${recentAudit.total} rows`, { exact: true }).waitFor();
     await table(page, 'Audit log').getByRole('cell', { name: 'config/organizations/create' }).waitFor();
     expect(await table(page, 'Audit log').getByRole('cell', { name: 'bulk/seed' }).count()).toBe(0);
+    // A new admin action, then Apply with the same range: the list is read anew, the new row first.
+    const again = await fetch(`${base}/api/v1/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${logsToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'console-logs-2', label: 'Console logs again' }),
+    });
+    expect(again.status).toBe(201);
+    const before = new Set((recentAudit.auditLogs as LogRecord[]).map((row) => row.auditLogId));
+    const [newest] = await rowsOf(
+      'audit-logs',
+      'auditLogs',
+      (row) => row.resource === 'config/organizations/create' && !before.has(row.auditLogId),
+    );
+    await applyRange(page, recent.from, recent.to);
+    await page.getByText(`${recentAudit.total + 1} rows`, { exact: true }).waitFor();
+    await table(page, 'Audit log')
+      .locator(`tbody tr[aria-rowindex="2"][data-row-id="${String(newest!.auditLogId)}"]`)
+      .waitFor();
     await applyRange(page, '2020-01-01', '2020-01-02');
     await page.getByText('No rows in this range.').waitFor();
     expect(await page.getByRole('region', { name: /scroll with the arrow keys/ }).count()).toBe(0);

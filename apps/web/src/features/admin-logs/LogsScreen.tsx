@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useLocale } from '../../lib/i18n/locale';
@@ -31,6 +31,7 @@ const severityLabel = (t: Texts, severity: string) =>
  */
 export function LogsScreen() {
   const auth = useAuth();
+  const queryClient = useQueryClient();
   const t = useMessages(logsText);
   const { locale } = useLocale();
   const id = useId();
@@ -81,6 +82,8 @@ export function LogsScreen() {
       [kind]: { from: text('from'), to: text('to'), severity: text('severity'), rule: text('rule') },
     }));
     setExported('');
+    // Apply reads the log anew, also for the same filters (its pages are otherwise kept for a minute).
+    void queryClient.invalidateQueries({ queryKey: ['admin', 'logs', kind] });
   };
   const clear = () => {
     setRanges((all) => ({ ...all, [kind]: {} }));
