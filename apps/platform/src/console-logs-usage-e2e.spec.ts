@@ -469,8 +469,9 @@ describeWithChromium('console-logs-usage-e2e.spec')('the console: logs and usage
 
     // A row's every field; Escape closes the dialog and the focus is back on the row's button.
     await applyRange(page, recent.from, recent.to);
+    // The first admin action's row (the one sent with its own user agent, a column shown now).
     const row = audit.locator('tbody tr[data-row-id]', {
-      has: page.getByRole('cell', { name: 'config/organizations/create' }),
+      has: page.getByRole('cell', { name: 'console-logs-e2e', exact: true }),
     });
     const rowId = await row.getAttribute('data-row-id');
     await row.getByRole('button').click();
@@ -765,7 +766,17 @@ describeWithChromium('console-logs-usage-e2e.spec')('the console: logs and usage
       await submitLoginForm(page, demo.user);
       await page.locator('#logs-title').waitFor();
       await page.locator('button.log-open').first().waitFor();
-      if (locale === 'ar') expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+      if (locale === 'ar') {
+        expect(await htmlLangDir(page)).toEqual(['ar', 'rtl']);
+        // Right to left, the arrows follow the reading direction: the left arrow goes to the next tab.
+        await page.locator('[role="tab"][aria-selected="true"]').focus();
+        await page.keyboard.press('ArrowLeft');
+        const focusedLog = () => page.evaluate(() => document.activeElement?.getAttribute('data-log'));
+        expect(await focusedLog()).toBe('llm');
+        await page.keyboard.press('ArrowRight');
+        expect(await focusedLog()).toBe('audit');
+        await page.locator('button.log-open').first().waitFor();
+      }
       const sideways = () => page.evaluate(() => document.documentElement.scrollWidth);
       if (width < 400) {
         expect(await sideways()).toBeLessThanOrEqual(width);
