@@ -48,7 +48,8 @@ const TENANT_COLUMNS = `t."id", t."name", t."type", t."endpoint", t."enabled", t
 // LIKE's wildcards and its escape character, matched literally.
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-const FOREIGN_KEY_VIOLATION = '23503';
+// A row still refers to the tenant: foreign_key_violation, or restrict_violation where the reference is RESTRICT.
+const STILL_REFERENCED = new Set(['23503', '23001']);
 
 export class TenantRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -103,7 +104,7 @@ export class TenantRepository {
       const result = await this.dataSource.manager.delete(TenantEntity, { id: tenantId });
       return result.affected === 1 ? 'deleted' : 'not_found';
     } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === FOREIGN_KEY_VIOLATION) return 'in_use';
+      if (STILL_REFERENCED.has((error as { driverError?: { code?: string } }).driverError?.code ?? '')) return 'in_use';
       throw error;
     }
   }

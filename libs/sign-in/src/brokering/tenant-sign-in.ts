@@ -27,6 +27,11 @@ const refusalPages = {
   not_approved: { status: 403, message: 'notApproved' },
 } as const;
 
+/** Signs a browser of another account out before the login finishes (BrowserSessions in the OIDC module). */
+export interface SessionHandOver {
+  handOver(req: Request, res: Response, interactionUid: string, accountId: string): Promise<void>;
+}
+
 const random = () => randomBytes(32).toString('base64url');
 
 /**
@@ -54,10 +59,12 @@ export class TenantSignIn {
     locale: UiLocale,
     req: Request,
     res: Response,
+    sessions: SessionHandOver,
   ): Promise<boolean> {
     const result = this.cookies.readResult(req.headers.cookie, details.uid);
     if (result) {
       res.append('Set-Cookie', this.cookies.clearResult(details.uid));
+      if ('accountId' in result) await sessions.handOver(req, res, details.uid, result.accountId);
       const outcome =
         'accountId' in result
           ? { login: { accountId: result.accountId } }

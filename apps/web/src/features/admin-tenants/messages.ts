@@ -82,7 +82,7 @@ export const tenantsText = defineMessages({
     algorithm: 'アルゴリズム',
     usable: '使用可能',
     testSignInHint:
-      '新しいウィンドウでこのプロバイダーからサインインします(prompt=login)。そのウィンドウはテナントのユーザーとしてサインインされます。',
+      '新しいウィンドウでこのプロバイダーからサインインします(prompt=login)。そのウィンドウはテナントのユーザーとしてサインインされます。このブラウザーのセッションはそのユーザーのものになり、コンソールは再度のサインインを求めます。',
     testSignIn: 'テストサインイン',
     popupBlocked: 'ウィンドウを開けませんでした。ポップアップを許可してください。',
     noSignIn: 'テナントが無効のため、サインインは試せません。',
@@ -167,7 +167,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algorithm',
     usable: 'Usable',
     testSignInHint:
-      'Signs in through this provider in a new window (prompt=login); that window is signed in as the tenant’s user.',
+      'Signs in through this provider in a new window (prompt=login); that window is signed in as the tenant’s user. This browser’s session becomes that user’s, so the console then asks you to sign in again.',
     testSignIn: 'Test sign-in',
     popupBlocked: 'The window could not be opened: allow pop-ups for this site.',
     noSignIn: 'The tenant is disabled, so no sign-in can be tried.',
@@ -254,7 +254,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algorithme',
     usable: 'Utilisable',
     testSignInHint:
-      'Se connecte par ce fournisseur dans une nouvelle fenêtre (prompt=login) ; cette fenêtre est connectée en tant qu’utilisateur du locataire.',
+      'Se connecte par ce fournisseur dans une nouvelle fenêtre (prompt=login) ; cette fenêtre est connectée en tant qu’utilisateur du locataire. La session de ce navigateur devient celle de cet utilisateur : la console vous demandera de vous reconnecter.',
     testSignIn: 'Tester la connexion',
     popupBlocked: 'La fenêtre n’a pas pu s’ouvrir : autorisez les fenêtres surgissantes pour ce site.',
     noSignIn: 'Le locataire est désactivé : aucune connexion ne peut être essayée.',
@@ -339,7 +339,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algoritmo',
     usable: 'Utilizable',
     testSignInHint:
-      'Inicia sesión con este proveedor en una ventana nueva (prompt=login); esa ventana queda con la sesión del usuario del inquilino.',
+      'Inicia sesión con este proveedor en una ventana nueva (prompt=login); esa ventana queda con la sesión del usuario del inquilino. La sesión de este navegador pasa a ser la de ese usuario, y la consola te pedirá que vuelvas a iniciar sesión.',
     testSignIn: 'Probar inicio de sesión',
     popupBlocked: 'No se pudo abrir la ventana: permite las ventanas emergentes de este sitio.',
     noSignIn: 'El inquilino está desactivado: no se puede probar el inicio de sesión.',
@@ -423,7 +423,8 @@ export const tenantsText = defineMessages({
     keyType: 'ชนิดคีย์',
     algorithm: 'อัลกอริทึม',
     usable: 'ใช้ได้',
-    testSignInHint: 'ลงชื่อเข้าใช้ผ่านผู้ให้บริการนี้ในหน้าต่างใหม่ (prompt=login) หน้าต่างนั้นจะลงชื่อเข้าใช้เป็นผู้ใช้ของผู้เช่า',
+    testSignInHint:
+      'ลงชื่อเข้าใช้ผ่านผู้ให้บริการนี้ในหน้าต่างใหม่ (prompt=login) หน้าต่างนั้นจะลงชื่อเข้าใช้เป็นผู้ใช้ของผู้เช่า เซสชันของเบราว์เซอร์นี้จะเป็นของผู้ใช้นั้น และคอนโซลจะขอให้ลงชื่อเข้าใช้อีกครั้ง',
     testSignIn: 'ทดสอบการลงชื่อเข้าใช้',
     popupBlocked: 'เปิดหน้าต่างไม่ได้ โปรดอนุญาตป๊อปอัปสำหรับเว็บไซต์นี้',
     noSignIn: 'ผู้เช่าถูกปิดใช้ จึงลองลงชื่อเข้าใช้ไม่ได้',
@@ -508,7 +509,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algoritma',
     usable: 'Dapat dipakai',
     testSignInHint:
-      'Masuk melalui penyedia ini di jendela baru (prompt=login); jendela itu masuk sebagai pengguna tenant.',
+      'Masuk melalui penyedia ini di jendela baru (prompt=login); jendela itu masuk sebagai pengguna tenant. Sesi peramban ini menjadi milik pengguna itu, sehingga konsol meminta Anda masuk lagi.',
     testSignIn: 'Uji masuk',
     popupBlocked: 'Jendela tidak dapat dibuka: izinkan pop-up untuk situs ini.',
     noSignIn: 'Tenant nonaktif, jadi tidak bisa mencoba masuk.',
@@ -593,7 +594,7 @@ export const tenantsText = defineMessages({
     algorithm: 'الخوارزمية',
     usable: 'صالح للاستخدام',
     testSignInHint:
-      'يسجّل الدخول عبر هذا الموفر في نافذة جديدة (prompt=login)، وتصبح تلك النافذة مسجّلة باسم مستخدم المستأجر.',
+      'يسجّل الدخول عبر هذا الموفر في نافذة جديدة (prompt=login)، وتصبح تلك النافذة مسجّلة باسم مستخدم المستأجر. وتصبح جلسة هذا المتصفح لذلك المستخدم، فتطلب منك وحدة التحكم تسجيل الدخول مجددًا.',
     testSignIn: 'اختبار تسجيل الدخول',
     popupBlocked: 'تعذّر فتح النافذة: اسمح بالنوافذ المنبثقة لهذا الموقع.',
     noSignIn: 'المستأجر معطّل، لذا لا يمكن تجربة تسجيل الدخول.',
@@ -676,7 +677,8 @@ export const tenantsText = defineMessages({
     keyType: '密钥类型',
     algorithm: '算法',
     usable: '可用',
-    testSignInHint: '在新窗口中通过此提供方登录(prompt=login);该窗口将以租户用户的身份登录。',
+    testSignInHint:
+      '在新窗口中通过此提供方登录(prompt=login);该窗口将以租户用户的身份登录。此浏览器的会话随之属于该用户,控制台会要求你重新登录。',
     testSignIn: '测试登录',
     popupBlocked: '无法打开窗口:请允许此网站的弹出窗口。',
     noSignIn: '租户已停用,无法尝试登录。',
@@ -760,7 +762,8 @@ export const tenantsText = defineMessages({
     keyType: '金鑰類型',
     algorithm: '演算法',
     usable: '可用',
-    testSignInHint: '在新視窗中透過此提供者登入(prompt=login);該視窗會以租戶使用者的身分登入。',
+    testSignInHint:
+      '在新視窗中透過此提供者登入(prompt=login);該視窗會以租戶使用者的身分登入。此瀏覽器的工作階段隨之屬於該使用者,主控台會要求你重新登入。',
     testSignIn: '測試登入',
     popupBlocked: '無法開啟視窗:請允許此網站的彈出式視窗。',
     noSignIn: '租戶已停用,無法嘗試登入。',
@@ -846,7 +849,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algoritmo',
     usable: 'Utilizável',
     testSignInHint:
-      'Entra por este provedor numa nova janela (prompt=login); essa janela fica conectada como o usuário do locatário.',
+      'Entra por este provedor numa nova janela (prompt=login); essa janela fica conectada como o usuário do locatário. A sessão deste navegador passa a ser desse usuário, e o console pedirá que você entre de novo.',
     testSignIn: 'Testar login',
     popupBlocked: 'Não foi possível abrir a janela: permita pop-ups para este site.',
     noSignIn: 'O locatário está desativado: não é possível testar o login.',
@@ -932,7 +935,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algorithmus',
     usable: 'Verwendbar',
     testSignInHint:
-      'Meldet sich in einem neuen Fenster über diesen Anbieter an (prompt=login); dieses Fenster ist dann als Benutzer des Mandanten angemeldet.',
+      'Meldet sich in einem neuen Fenster über diesen Anbieter an (prompt=login); dieses Fenster ist dann als Benutzer des Mandanten angemeldet. Die Sitzung dieses Browsers gehört dann diesem Benutzer, und die Konsole bittet Sie, sich erneut anzumelden.',
     testSignIn: 'Anmeldung testen',
     popupBlocked: 'Das Fenster ließ sich nicht öffnen: Erlauben Sie Pop-ups für diese Website.',
     noSignIn: 'Der Mandant ist deaktiviert, daher kann keine Anmeldung versucht werden.',
@@ -1018,7 +1021,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Algoritmo',
     usable: 'Utilizzabile',
     testSignInHint:
-      'Accede tramite questo provider in una nuova finestra (prompt=login); quella finestra risulta connessa come utente del tenant.',
+      'Accede tramite questo provider in una nuova finestra (prompt=login); quella finestra risulta connessa come utente del tenant. La sessione di questo browser diventa quella dell’utente, e la console ti chiederà di accedere di nuovo.',
     testSignIn: 'Prova l’accesso',
     popupBlocked: 'Impossibile aprire la finestra: consenti i pop-up per questo sito.',
     noSignIn: 'Il tenant è disattivato: non si può provare l’accesso.',
@@ -1103,7 +1106,8 @@ export const tenantsText = defineMessages({
     keyType: '키 유형',
     algorithm: '알고리즘',
     usable: '사용 가능',
-    testSignInHint: '새 창에서 이 공급자로 로그인합니다(prompt=login). 그 창은 테넌트 사용자로 로그인됩니다.',
+    testSignInHint:
+      '새 창에서 이 공급자로 로그인합니다(prompt=login). 그 창은 테넌트 사용자로 로그인됩니다. 이 브라우저의 세션은 그 사용자의 것이 되므로 콘솔에서 다시 로그인하라고 요청합니다.',
     testSignIn: '로그인 테스트',
     popupBlocked: '창을 열 수 없습니다. 이 사이트의 팝업을 허용하세요.',
     noSignIn: '테넌트가 사용 중지되어 로그인을 시도할 수 없습니다.',
@@ -1189,7 +1193,7 @@ export const tenantsText = defineMessages({
     algorithm: 'Thuật toán',
     usable: 'Dùng được',
     testSignInHint:
-      'Đăng nhập qua nhà cung cấp này trong một cửa sổ mới (prompt=login); cửa sổ đó được đăng nhập với tư cách người dùng của bên thuê.',
+      'Đăng nhập qua nhà cung cấp này trong một cửa sổ mới (prompt=login); cửa sổ đó được đăng nhập với tư cách người dùng của bên thuê. Phiên của trình duyệt này sẽ thuộc về người dùng đó, nên bảng điều khiển sẽ yêu cầu bạn đăng nhập lại.',
     testSignIn: 'Thử đăng nhập',
     popupBlocked: 'Không mở được cửa sổ: hãy cho phép cửa sổ bật lên cho trang này.',
     noSignIn: 'Bên thuê đã bị tắt nên không thể thử đăng nhập.',

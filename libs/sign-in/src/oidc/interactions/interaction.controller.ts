@@ -23,6 +23,7 @@ import { signInText } from './messages';
 import { type ErrorMessage, consentPage, errorPage, loginPage } from './pages';
 import { PasswordSignIn } from './password-sign-in';
 import { notApprovedAnswer } from '../../signup/sign-in-refusal';
+import { BrowserSessions } from '../sign-out/browser-sessions';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -41,6 +42,7 @@ export class InteractionController {
     private readonly users: UserRepository,
     private readonly signIn: PasswordSignIn,
     private readonly tenantSignIn: TenantSignIn,
+    private readonly sessions: BrowserSessions,
     encryption: KeyEncryption,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -57,7 +59,7 @@ export class InteractionController {
     if (!client) return this.fail(res, 400, 'invalid_client', 'clientUnavailable', locale);
     const switcher = interactionSwitcher(`${INTERACTION_PATH}/${uid}`);
     if (details.prompt.name === 'login') {
-      if (await this.tenantSignIn.onLoginPage(this.provider, details, locale, req, res)) return;
+      if (await this.tenantSignIn.onLoginPage(this.provider, details, locale, req, res, this.sessions)) return;
       return this.send(
         res,
         200,
@@ -139,6 +141,7 @@ export class InteractionController {
       return again(403, refusal.error, refusal.links);
     }
     if (attempt.deviceCookie) res.append('Set-Cookie', attempt.deviceCookie);
+    await this.sessions.handOver(req, res, uid, user.id);
     await this.provider.interactionFinished(
       req,
       res,

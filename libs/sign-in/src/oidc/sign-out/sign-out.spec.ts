@@ -38,6 +38,7 @@ describe('sign-out (provider session and its refresh tokens)', () => {
       secrets[clientId] = issued.clientSecret;
     }
     await createApprovedUser(users, 'ada', { password: PASSWORD, role: 'user' });
+    await createApprovedUser(users, 'bob', { password: PASSWORD, role: 'user' });
   });
 
   afterAll(async () => {
@@ -214,6 +215,36 @@ describe('sign-out (provider session and its refresh tokens)', () => {
     expect(confirm.html).toContain('<html lang="ar" dir="rtl">');
     const done = await browser.submit(confirm, { decision: 'sign_out' });
     expect(done.location).toBe(SIGNED_OUT_URI);
+  });
+
+  it('signs a browser of one account in as another (prompt=login): the first is signed out as by sign-out, and the code is the second’s', async () => {
+    const browser = new TestBrowser(service.url);
+    const ada = await signIn(browser, 'web');
+    const config = await relyingParty('web');
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid chat:exec',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      prompt: 'login',
+      state: 'st-bob',
+    });
+    const login = await browser.visit(url.href);
+    expect(login.html).toContain('name="password"');
+    // Before the hand-over, oidc-provider answered with a form posted to its end-session route, which is not served.
+    const done = await browser.submit(login, { login: 'bob', password: PASSWORD });
+    expect(done.location).toMatch(new RegExp(`^${REDIRECT_URI}\\?code=`));
+    const bob = await oidc.authorizationCodeGrant(config, new URL(done.location as string), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st-bob',
+    });
+    const bobId = (await registryOf(service).users.findByLogin('bob'))?.id;
+    expect(bob.claims()?.sub).toBe(bobId);
+    // Ada's session ended with her refresh tokens; the browser's session is Bob's now.
+    await expect(refreshes(ada)).rejects.toMatchObject({ error: 'invalid_grant' });
+    const again = await signIn(browser, 'other');
+    expect(again.tokens.claims()?.sub).toBe(bobId);
   });
 
   it('keeps one sign-out: discovery lists no end_session_endpoint and the provider’s own route is gone', async () => {
