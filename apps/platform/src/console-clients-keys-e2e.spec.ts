@@ -33,8 +33,8 @@ async function until(check: () => Promise<boolean>, what: string, timeout = 20_0
 
 /**
  * Waits out the token endpoint's client cache (2 s, CLIENT_CACHE_WINDOW_MS of libs/identity). The token endpoint is
- * then asked once, not polled: each refusal counts toward the lock of the client and address after 5 (ClientThrottle),
- * a disabled client's right secret too, which would lock it out for 15 minutes once enabled again.
+ * then asked once, not polled: each wrong secret (the one a rotation replaced) counts toward the lock of the client
+ * and address after 5 (ClientThrottle); a disabled client's right secret does not.
  */
 const settled = () => new Promise((resolve) => setTimeout(resolve, 2_500));
 

@@ -136,6 +136,29 @@ describe.each([
     expect((await token('etl', secrets.etl as string, '198.51.100.8')).status).toBe(200);
   });
 
+  it('refuses a disabled client its right secret without counting it: enabled again, it gets tokens at once', async () => {
+    const { clients } = registryOf(service);
+    const paused = await clients.create({
+      clientId: 'paused-etl',
+      name: 'paused',
+      grantTypes: ['client_credentials'],
+      scopes: ['users:read'],
+    });
+    await clients.update('paused-etl', { enabled: false });
+    // A service that keeps retrying while its client is disabled: ten times the throttle's budget of five.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const refused = await token('paused-etl', paused.clientSecret, '203.0.113.20');
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
+    }
+    await clients.update('paused-etl', { enabled: true });
+    let status = 0;
+    for (const started = Date.now(); status !== 200 && Date.now() - started < 5_000;) {
+      status = (await token('paused-etl', paused.clientSecret, '203.0.113.20')).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+  });
+
   it('keeps giving a client its tokens from its own address while others send it wrong secrets', async () => {
     for (let attempt = 0; attempt < 30; attempt++) {
       const address = `192.0.2.${attempt % 3}`;

@@ -101,8 +101,11 @@ export class TokenEndpoint implements OnModuleInit {
     if (client && isPublicClient(client)) {
       throw oauthErrors.invalidClient('this is a public client: send client_id alone, without a secret');
     }
-    const matches = clientSecretMatches(client, secret) && client?.enabled === true;
-    if (!(await this.throttle.accepts(clientId, source, matches)) || !client) throw oauthErrors.invalidClient();
+    // The throttle counts wrong secrets only: a disabled client's right one is refused without counting, so a
+    // service that retries while disabled is not locked out once enabled again.
+    const matches = clientSecretMatches(client, secret);
+    if (!(await this.throttle.accepts(clientId, source, matches)) || !client?.enabled)
+      throw oauthErrors.invalidClient();
     // The row belongs to the client's tenant.
     noteAuthz(req, 'allow', 'client_secret', client.tenantId);
     return client;
