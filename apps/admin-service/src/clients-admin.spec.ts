@@ -615,6 +615,28 @@ describe('the clients API (/api/v1/admin/clients, platform:manage)', () => {
       expect((await asOperator('GET', `/${FIRST_PARTY_WEB_CLIENT_ID}`)).body).toMatchObject({ enabled: true });
     });
 
+    it("refuses other redirect URIs, scopes or consent for the platform's own client (they follow PUBLIC_URL): 400, unchanged; its name may change", async () => {
+      const before = (await asOperator('GET', `/${FIRST_PARTY_WEB_CLIENT_ID}`)).body as unknown as ClientResponse;
+      for (const change of [
+        { redirectUris: ['https://elsewhere.example.com/callback'] },
+        { postLogoutRedirectUris: ['https://elsewhere.example.com/'] },
+        { scopes: ['openid'] },
+        { consentRequired: true },
+      ]) {
+        const answer = await asOperator('PATCH', `/${FIRST_PARTY_WEB_CLIENT_ID}`, change);
+        expect([change, answer.status, answer.body.error?.code]).toEqual([change, 400, 'invalid_request']);
+        expect(answer.body.error?.message).toMatch(/platformctl can, with --force/);
+      }
+      const renamed = await asOperator('PATCH', `/${FIRST_PARTY_WEB_CLIENT_ID}`, { name: 'The web app' });
+      expect(renamed.status).toBe(200);
+      expect((await asOperator('GET', `/${FIRST_PARTY_WEB_CLIENT_ID}`)).body).toMatchObject({
+        name: 'The web app',
+        redirectUris: before.redirectUris,
+        scopes: before.scopes,
+      });
+      await asOperator('PATCH', `/${FIRST_PARTY_WEB_CLIENT_ID}`, { name: before.name });
+    });
+
     it('lets only enabled change on a client that registered itself (RFC 7591)', async () => {
       // The row dynamic registration stores (OIDC_DYNAMIC_REGISTRATION is off in this stack).
       const clientId = 'dcr-host-1';

@@ -145,10 +145,12 @@ export function registerClients(program: Command): void {
     .option('--scope <scope>', 'scope of the spec (repeatable; replaces the list)', collect)
     .option('--consent <on|off>', 'show the consent screen or not', parseOnOff)
     .option('--allow-management-scopes', 'needed when --scope gives an authorization_code client a management scope')
+    .option('--force', "also the redirect URIs, scopes or consent of the platform's own client (web)")
     .action(
       async (
         clientId: string,
         options: {
+          force?: boolean;
           name?: string;
           redirectUri?: string[];
           postLogoutRedirectUri?: string[];
@@ -160,14 +162,18 @@ export function registerClients(program: Command): void {
       ) => {
         const postLogoutRedirectUris = options.postLogoutRedirectUris ? options.postLogoutRedirectUri : [];
         const client = await withClients((service) =>
-          service.update(clientId, {
-            name: options.name,
-            redirectUris: options.redirectUri,
-            postLogoutRedirectUris,
-            scopes: options.scope,
-            consentRequired: options.consent,
-            allowManagementScopes: options.allowManagementScopes,
-          }),
+          service.update(
+            clientId,
+            {
+              name: options.name,
+              redirectUris: options.redirectUri,
+              postLogoutRedirectUris,
+              scopes: options.scope,
+              consentRequired: options.consent,
+              allowManagementScopes: options.allowManagementScopes,
+            },
+            { force: options.force },
+          ),
         );
         process.stdout.write(
           `${clientLine(client)}\n${client.clientId}  redirect URIs: ${client.redirectUris.join(' ') || '-'}\n` +

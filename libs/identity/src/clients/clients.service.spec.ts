@@ -383,7 +383,7 @@ describe('client registry (real PostgreSQL)', () => {
       expect(await telling.get('web')).toMatchObject({ tokenEndpointAuthMethod: 'none', consentRequired: false });
 
       // A web client made before: its scopes gain what it lacks, its own stay; its redirects follow the address.
-      await telling.update('web', { scopes: ['openid', 'chat:exec', 'chat:file'] });
+      await telling.update('web', { scopes: ['openid', 'chat:exec', 'chat:file'] }, { force: true });
       await ensureFirstPartyWebClient(telling, { ...web, baseUrl: 'https://platform.example.com' });
       const updated = await telling.get('web');
       expect(updated.scopes).toEqual(['openid', 'chat:exec', 'chat:file', ...managementScopes]);

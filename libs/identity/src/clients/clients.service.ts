@@ -157,6 +157,10 @@ export class ClientsService {
       throw new ClientsError('nothing_to_change', 'nothing to change: give at least one field');
     }
     if (changes.enabled === false) this.refuseIfProtected(clientId, 'disabled', options);
+    // Its redirects and scopes are the platform's (they follow PUBLIC_URL at every start): only its name may change.
+    if (SHAPING_FIELDS.some((field) => changes[field] !== undefined)) {
+      this.refuseIfProtected(clientId, 'given other redirect URIs, scopes or consent', options);
+    }
     const updated = await this.repository.updateLocked(clientId, (existing) => changedColumns(existing, changes, at));
     if (!updated) throw new ClientsError('client_not_found', `no client ${clientId}`);
     if (updated.ended) await this.settings.revocations?.clientTokensEnded(updated.ended, at);
@@ -226,6 +230,9 @@ export class ClientsService {
     return client && clientSecretMatches(client, clientSecret) && client.enabled ? toView(client) : null;
   }
 }
+
+/** What makes a client sign people in where it does, with what it may ask for. */
+const SHAPING_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'scopes', 'consentRequired'] as const;
 
 /** The columns `changes` sets, checked by the rules of registration against the client as it is. */
 function changedColumns(existing: ClientEntity, changes: ClientChanges, at: Date) {

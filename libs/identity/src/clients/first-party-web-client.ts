@@ -50,8 +50,13 @@ export async function ensureFirstPartyWebClient(clients: ClientsService, client:
     existing.redirectUris.join(' ') !== uris.redirectUris.join(' ') ||
     existing.postLogoutRedirectUris.join(' ') !== uris.postLogoutRedirectUris.join(' ');
   if (!moved && missing.length === 0) return;
-  await clients.update(client.clientId, {
-    ...(moved ? uris : {}),
-    ...(missing.length > 0 ? { scopes: [...existing.scopes, ...missing], allowManagementScopes: true } : {}),
-  });
+  await clients.update(
+    client.clientId,
+    {
+      ...(moved ? uris : {}),
+      ...(missing.length > 0 ? { scopes: [...existing.scopes, ...missing], allowManagementScopes: true } : {}),
+    },
+    // The platform's own client is protected from the console and platformctl, not from the platform.
+    { force: true },
+  );
 }

@@ -259,12 +259,15 @@ export function ClientsScreen() {
             onSubmit={(form) =>
               edit.mutate({
                 clientId: editing.clientId,
-                changes: {
-                  name: form.name,
-                  redirectUris: form.redirectUris,
-                  scopes: form.scopes,
-                  ...(form.allowManagementScopes ? { allowManagementScopes: true } : {}),
-                },
+                // The platform's own client keeps the redirects and scopes its start gives it: only its name changes.
+                changes: editing.protected
+                  ? { name: form.name }
+                  : {
+                      name: form.name,
+                      redirectUris: form.redirectUris,
+                      scopes: form.scopes,
+                      ...(form.allowManagementScopes ? { allowManagementScopes: true } : {}),
+                    },
               })
             }
           />
@@ -454,6 +457,7 @@ function ClientForm({
           rows={3}
           spellCheck={false}
           defaultValue={editing?.redirectUris.join('\n')}
+          readOnly={editing?.protected}
           {...describe('redirectUris', 'hint')}
         />
         <p id={`${id}-redirectUris-hint`} className="field-hint">
@@ -468,6 +472,7 @@ function ClientForm({
           name="scopes"
           spellCheck={false}
           defaultValue={editing?.scopes.join(' ')}
+          readOnly={editing?.protected}
           {...describe('scopes', 'hint')}
         />
         <p id={`${id}-scopes-hint`} className="field-hint">
