@@ -9,6 +9,11 @@ export class ApiRequestError extends Error {
   }
 }
 
+/** What a screen shows of a failed call: the API's message and its code, or the error's message. */
+export function errorText(error: Error): string {
+  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
+}
+
 /** GET (or another method) of a documented JSON endpoint with the user's token. */
 export async function apiJson<T>(path: string, token: string, init: RequestInit = {}): Promise<T> {
   const response = await fetch(path, {

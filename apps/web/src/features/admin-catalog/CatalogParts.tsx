@@ -1,12 +1,7 @@
-import { ApiRequestError } from '../../lib/api';
 import { type catalogText } from './messages';
 import { type Page } from './api';
 
 /** The API's refusal as it says it, with its code (`invalid_parameter`, `upstream_api_error`, ...). */
-export function errorText(error: Error): string {
-  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-}
-
 export function Pager({
   t,
   page,

@@ -1,3 +1,4 @@
+import { errorText } from '../../lib/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
@@ -20,7 +21,7 @@ import {
   listAllCatalog,
   updateCatalogEntry,
 } from './api';
-import { Pager, errorText } from './CatalogParts';
+import { Pager } from './CatalogParts';
 import { entryText } from './entry-messages';
 import { catalogText } from './messages';
 import './catalog.css';

@@ -1,3 +1,4 @@
+import { errorText } from '../../lib/api';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useAuth } from '../../lib/auth/auth-context';
@@ -13,7 +14,7 @@ import {
   removeToolServer,
   setAllowedTools,
 } from './api';
-import { Pager, errorText } from './CatalogParts';
+import { Pager } from './CatalogParts';
 import { catalogText } from './messages';
 import './catalog.css';
 

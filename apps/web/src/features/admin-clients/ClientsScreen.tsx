@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useLocale } from '../../lib/i18n/locale';
@@ -66,9 +66,6 @@ function kindOf(t: Texts, client: AdminClient): string {
 }
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
-const errorText = (error: Error) =>
-  error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-
 interface Shown {
   subject: string;
   secret: string;

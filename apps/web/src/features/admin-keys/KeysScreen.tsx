@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useLocale } from '../../lib/i18n/locale';
@@ -28,9 +28,6 @@ import { keysText } from './messages';
 type Texts = ReturnType<typeof useMessages<typeof keysText.en>>;
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
-const errorText = (error: Error) =>
-  error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-
 /** Empty clears; a number is sent as one; anything else as typed, for the API to refuse by its rule. */
 function numberOrText(text: string): number | null {
   if (text === '') return null;

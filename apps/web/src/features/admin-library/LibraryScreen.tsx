@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { ApiRequestError, errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useMessages } from '../../lib/i18n/messages';
@@ -21,10 +21,6 @@ import './library.css';
 type Texts = ReturnType<typeof useMessages<typeof libraryText.en>>;
 
 /** The API's refusal as it says it, with its code (`conflict`, `invalid_parameter`, ...). */
-function errorText(error: Error): string {
-  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-}
-
 /** A refusal in words: a taken filepath in the page's language, the rest as the API says it. */
 function refusalText(t: Texts, error: Error, filepath: string): string {
   return error instanceof ApiRequestError && error.status === 409 ? t.pathTaken(filepath) : errorText(error);

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useLocale } from '../../lib/i18n/locale';
@@ -39,9 +39,6 @@ function confirmText(t: Texts, action: ConfirmedAction, agentId: string): string
     delete: t.confirmDelete(agentId),
   }[action];
 }
-
-const errorText = (error: Error) =>
-  error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
 
 /** What the form holds, as typed (numbers as text, so that the API judges them). */
 interface FormValues {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { ApiRequestError, errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useMessages } from '../../lib/i18n/messages';
 import { ConfirmDialog } from '../../lib/ui/ConfirmDialog';
@@ -22,10 +22,6 @@ import './master-data.css';
 type Texts = ReturnType<typeof useMessages<typeof masterDataText.en>>;
 
 /** The API's refusal as it says it, with its code (`conflict`, `platform_entry_read_only`, ...). */
-function errorText(error: Error): string {
-  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-}
-
 interface Target {
   kind: MasterKind;
   entry: MasterEntry;

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { ApiRequestError, errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useMessages } from '../../lib/i18n/messages';
@@ -19,10 +19,6 @@ function stateLabel(t: Texts, state: SigningKey['state']): string {
     expired: t.stateExpired,
     revoked: t.stateRevoked,
   }[state];
-}
-
-function errorText(error: Error): string {
-  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
 }
 
 /** The `kid` in a JWT's header, if it has one. */

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useLocale } from '../../lib/i18n/locale';
@@ -23,10 +23,6 @@ import {
 import { tenantsText } from './messages';
 
 type Texts = ReturnType<typeof useMessages<typeof tenantsText.en>>;
-
-function errorText(error: Error): string {
-  return error instanceof ApiRequestError ? `${error.message} (${error.code})` : error.message;
-}
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
 const words = (text: string) => text.split(/[\s,]+/).filter((word) => word !== '');

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useMemo, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useLocale } from '../../lib/i18n/locale';
 import { useMessages } from '../../lib/i18n/messages';
@@ -125,13 +125,7 @@ export function UsageScreen({ canPickTenant }: { canPickTenant: boolean }) {
         <button type="submit">{t.apply}</button>
       </form>
       {formError && <p role="alert">{formError}</p>}
-      {usage.error && (
-        <p role="alert">
-          {usage.error instanceof ApiRequestError
-            ? `${usage.error.message} (${usage.error.code})`
-            : usage.error.message}
-        </p>
-      )}
+      {usage.error && <p role="alert">{errorText(usage.error)}</p>}
       {!report && !usage.error && <p className="muted">{t.loading}</p>}
       {/* The last figures stay while a new range is read: marked busy and said so, never shown as the new range's. */}
       <p role="status" className="console-status">

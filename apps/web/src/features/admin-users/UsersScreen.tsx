@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { ApiRequestError } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { useAuth } from '../../lib/auth/auth-context';
 import { useFormats } from '../../lib/i18n/format';
 import { useMessages } from '../../lib/i18n/messages';
@@ -172,11 +172,7 @@ export function UsersScreen({ selfId, canManage }: { selfId?: string; canManage:
         }}
       >
         {pending && <p>{confirmText(t, pending.action, pending.user.email)}</p>}
-        {act.error && (
-          <p role="alert">
-            {act.error instanceof ApiRequestError ? `${act.error.message} (${act.error.code})` : act.error.message}
-          </p>
-        )}
+        {act.error && <p role="alert">{errorText(act.error)}</p>}
       </ConfirmDialog>
     </section>
   );
