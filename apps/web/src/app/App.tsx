@@ -33,6 +33,8 @@ function Workspace() {
     },
     [navigate, queries],
   );
+  // Again when the answer ends: the list read when the turn started may predate the conversation's row or title.
+  const ended = useCallback(() => void queries.invalidateQueries({ queryKey: CONVERSATIONS_KEY }), [queries]);
   return (
     <div className="workspace">
       <aside className="sidebar">
@@ -42,7 +44,7 @@ function Workspace() {
         <ConversationList selected={selected} onSelect={select} />
       </aside>
       <main id="main" className="main" tabIndex={-1}>
-        <Chat conversationId={selected} focusMessageId={focusMessageId} onStarted={started} />
+        <Chat conversationId={selected} focusMessageId={focusMessageId} onStarted={started} onEnded={ended} />
       </main>
     </div>
   );

@@ -18,10 +18,16 @@ interface Props {
   focusMessageId?: string;
   /** A new conversation's id, from its first turn's stream. */
   onStarted(conversationId: string): void;
+  /** A turn's stream ended: lists may show the conversation anew. */
+  onEnded?(conversationId: string): void;
 }
 
-export function Chat({ conversationId, focusMessageId, onStarted }: Props) {
-  const { items, streaming, send, stop, hasOlder, loadOlder } = useConversationTurns(conversationId, onStarted);
+export function Chat({ conversationId, focusMessageId, onStarted, onEnded }: Props) {
+  const { items, streaming, send, stop, hasOlder, loadOlder } = useConversationTurns(
+    conversationId,
+    onStarted,
+    onEnded,
+  );
   const t = useMessages(chatText);
   const [draft, setDraft] = useState('');
   const [options, setOptions] = useState(defaultTurnOptions);

@@ -88,7 +88,15 @@ function failureOf(error: unknown): Action {
  * The turns of one conversation: its history, then new turns streamed in. A conversation whose last answer is
  * still being written (a reload, a second tab) is followed through the reconnect endpoint to its end.
  */
-export function useConversationTurns(conversationId: string | undefined, onStarted: (conversationId: string) => void) {
+/**
+ * `onStarted`: a new conversation's id is known (its turn started). `onEnded`: a turn's stream ended, so the
+ * conversation's place and title in lists may have changed (a list read at the start may predate the row).
+ */
+export function useConversationTurns(
+  conversationId: string | undefined,
+  onStarted: (conversationId: string) => void,
+  onEnded?: (conversationId: string) => void,
+) {
   const auth = useAuth();
   const [{ items, older }, dispatch] = useReducer(reduceTurns, { items: [] });
   const loadingOlder = useRef<string | undefined>(undefined);
@@ -206,11 +214,13 @@ export function useConversationTurns(conversationId: string | undefined, onStart
           onStarted(started);
         }
         await follow(response, controller);
+        const turnOf = started ?? current.current;
+        if (turnOf) onEnded?.(turnOf);
       } catch (error) {
         if (!controller.signal.aborted) dispatch(failureOf(error));
       }
     },
-    [auth, follow, onStarted],
+    [auth, follow, onStarted, onEnded],
   );
 
   const stop = useCallback(async () => {
