@@ -49,6 +49,10 @@ function sumsOf(row: GatewayUsageSumsRow): GatewayUsageSums {
   };
 }
 
+// Code points, not the database's collation: the same order on every install; none last.
+const byGroup = (a: string | null, b: string | null) =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
+
 /**
  * `platform:manage`, or a token of no tenant (the operator's own integration), reads every tenant's usage; any
  * other reader (`logs:read` of a tenant) its own tenant's only.
@@ -89,7 +93,7 @@ export class GatewayUsageService {
       },
       query.groupBy,
     );
-    // Summed and ordered by PostgreSQL (one statement): no arithmetic on costs here.
+    // Summed by PostgreSQL (one statement): no arithmetic on costs here, only the order.
     const days: GatewayUsageReport['days'] = [];
     const groups: GatewayUsageReport['groups'] = [];
     let totals: GatewayUsageSums | undefined;
@@ -98,6 +102,8 @@ export class GatewayUsageService {
       else if (row.level === 'group') groups.push({ group: row.group, ...sumsOf(row) });
       else totals = sumsOf(row);
     }
+    days.sort((a, b) => (a.day === b.day ? byGroup(a.group, b.group) : a.day < b.day ? -1 : 1));
+    groups.sort((a, b) => byGroup(a.group, b.group));
     return {
       from,
       to,
