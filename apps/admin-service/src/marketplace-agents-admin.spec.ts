@@ -207,6 +207,26 @@ describe('Marketplace agents over HTTP (EDITION=marketplace, platform:manage)', 
     expect([support?.name, support?.instructions, support?.enabled]).toEqual(['Support bot', 'x', true]);
   });
 
+  it('refuses hostile bodies before the agents see them: too large 413, too deep or a repeated member 400', async () => {
+    const oversized = JSON.stringify({ ...AGENT, instructions: 'i'.repeat(3 * 1024 * 1024) });
+    expect((await asOperator('POST', ROUTE, oversized)).status).toBe(413);
+    const deep = `{"agentId":"deep","name":"X","instructions":${'['.repeat(100)}${']'.repeat(100)}}`;
+    expect(await asOperator('POST', ROUTE, deep)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_json' } },
+    });
+    const repeated = '{"agentId":"twice","name":"X","instructions":"x","enabled":true,"enabled":false}';
+    expect(await asOperator('POST', ROUTE, repeated)).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_json' } },
+    });
+    await cli().create({ id: 'kept', name: 'Kept', instructions: 'x' });
+    const deepChange = `{"name":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`;
+    expect((await asOperator('PATCH', `${ROUTE}/kept`, deepChange)).status).toBe(400);
+    expect((await cli().show('kept')).name).toBe('Kept');
+    expect((await asOperator('GET', ROUTE)).body).toMatchObject({ total: 1 });
+  });
+
   it('keeps hostile text as given and answers it as JSON, never as markup', async () => {
     const name = '<img src=x onerror=alert(1)> \u202e Bot';
     const created = await asOperator('POST', ROUTE, { agentId: 'hostile', name, instructions: "'; DROP TABLE x; --" });
