@@ -90,6 +90,10 @@ export class GatewayUsageRepository {
          GROUP BY GROUPING SETS (("day", ${group}), (${group}), ())`,
       values,
     )) as (Omit<GatewayUsageRow, 'level'> & { level: number })[];
-    return rows.map((row) => ({ ...row, level: LEVEL[row.level]! }) as GatewayUsageRow);
+    // In place: the service copies each row once into the answer; a second copy of 2,000 rows here buys nothing.
+    for (const row of rows as unknown as { level: number | GatewayUsageRow['level'] }[]) {
+      row.level = LEVEL[row.level as number]!;
+    }
+    return rows as unknown as GatewayUsageRow[];
   }
 }
